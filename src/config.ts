@@ -1,0 +1,63 @@
+/*
+ * Configuration read from the environment, once, with a default for every
+ * setting (design §4). Numbers carry their unit in the name. Nothing else in
+ * the service reads process.env: the config object is passed down.
+ */
+import path from 'node:path'
+
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly dataDir: string
+  readonly baseDomain: string
+  /** API keys accepted for login, refresh and public calls; empty: one is generated on first start. */
+  readonly apiKeys: readonly string[]
+  readonly maxBodyBytes: number
+  readonly tokenLifetimeMs: number
+  readonly refreshedTokenLifetimeMs: number
+  readonly refreshTokenLifetimeMs: number
+  readonly snapshotEveryCommands: number
+  readonly snapshotEveryLogBytes: number
+  readonly snapshotsKept: number
+  readonly logRetentionMs: number
+  readonly lmdbMapSizeBytes: number
+  readonly maxFileBytes: number
+  readonly rateLimitRequests: number
+  readonly rateLimitWindowMs: number
+  readonly scryptCost: number
+  readonly quiet: boolean
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name]
+  if (text === undefined || text === '') return fallback
+  const value = Number(text)
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got '${text}'`)
+  return value
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const MINUTE_MS = 60_000
+  const DAY_MS = 24 * 60 * MINUTE_MS
+  return {
+    port: integer(env, 'PORT', 8080),
+    host: env.HOST || '127.0.0.1',
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    baseDomain: (env.BASE_DOMAIN || 'localhost').toLowerCase(),
+    apiKeys: (env.API_KEYS ?? '').split(',').map((key) => key.trim()).filter((key) => key !== ''),
+    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024),
+    tokenLifetimeMs: integer(env, 'TOKEN_LIFETIME_MS', 60 * MINUTE_MS),
+    refreshedTokenLifetimeMs: integer(env, 'REFRESHED_TOKEN_LIFETIME_MS', 7 * DAY_MS),
+    refreshTokenLifetimeMs: integer(env, 'REFRESH_TOKEN_LIFETIME_MS', 30 * DAY_MS),
+    snapshotEveryCommands: integer(env, 'SNAPSHOT_EVERY_COMMANDS', 50_000),
+    snapshotEveryLogBytes: integer(env, 'SNAPSHOT_EVERY_LOG_BYTES', 64 * 1024 * 1024),
+    snapshotsKept: Math.max(1, integer(env, 'SNAPSHOTS_KEPT', 3)),
+    logRetentionMs: integer(env, 'LOG_RETENTION_MS', 7 * DAY_MS),
+    lmdbMapSizeBytes: integer(env, 'LMDB_MAP_SIZE_BYTES', 16 * 1024 * 1024 * 1024),
+    maxFileBytes: integer(env, 'MAX_FILE_BYTES', 5 * 1024 * 1024),
+    rateLimitRequests: integer(env, 'RATE_LIMIT_REQUESTS', 500),
+    rateLimitWindowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 10_000),
+    scryptCost: integer(env, 'SCRYPT_COST', 16384),
+    quiet: env.QUIET === '1',
+  }
+}

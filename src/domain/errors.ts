@@ -1,0 +1,74 @@
+/*
+ * The error catalogue (design §4): every error the service answers is an
+ * ApiError carrying one of these codes. The HTTP layer turns it into the
+ * error body {status, code, message, description, constraintViolation,
+ * constraintViolations}; anything that is not an ApiError is a bug (9001).
+ */
+
+export const ERROR_CATALOGUE = {
+  'TL01-1001': { status: 401, when: 'wrong credentials or API key at login' },
+  'TL01-1002': { status: 400, when: 'token missing' },
+  'TL01-1005': { status: 404, when: 'unknown tenant' },
+  'TL01-1006': { status: 400, when: 'confirmation id invalid' },
+  'TL01-1007': { status: 401, when: 'account or user not confirmed' },
+  'TL01-1008': { status: 403, when: 'access denied' },
+  'TL01-1010': { status: 401, when: 'token invalid or expired' },
+  'TL01-1011': { status: 401, when: 'refresh token invalid, expired or already used' },
+  'TL01-1101': { status: 404, when: 'object not found' },
+  'TL01-1102': { status: 409, when: 'object already exists' },
+  'TL01-1103': { status: 400, when: 'operation not allowed' },
+  'TL01-1104': { status: 412, when: 'validation error (constraint violation)' },
+  'TL01-1105': { status: 400, when: 'wrong parameters' },
+  'TL01-1106': { status: 412, when: 'illegal state' },
+  'TL01-1107': { status: 409, when: 'version stale' },
+  'TL01-1108': { status: 424, when: 'batch transaction failed because another item of its group failed' },
+  'TL01-1109': { status: 412, when: 'file size limit exceeded' },
+  'TL01-9001': { status: 500, when: 'internal error (a bug), logged with a request id' },
+  'TL01-9002': { status: 412, when: 'limit exceeded (list, batch, storage size, body size)' },
+  'TL01-9003': { status: 404, when: 'resource path not found' },
+  'TL01-9004': { status: 405, when: 'method not allowed on this path' },
+  'TL01-9005': { status: 406, when: 'content type not supported' },
+  'TL01-9010': { status: 429, when: 'too many requests' },
+  'TL01-9011': { status: 503, when: 'engine cannot accept writes now' },
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE
+
+export interface ConstraintViolation {
+  entityType: string
+  field: string
+  constraint: string
+  message: string
+}
+
+export class ApiError extends Error {
+  readonly status: number
+  readonly headers: Record<string, string>
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly description: string | null = null,
+    readonly constraintViolations: readonly ConstraintViolation[] = [],
+    headers: Record<string, string> = {},
+  ) {
+    super(message)
+    this.status = ERROR_CATALOGUE[code].status
+    this.headers = headers
+  }
+}
+
+export const notFound = (type: string, id: string): ApiError =>
+  new ApiError('TL01-1101', `${type} with id '${id}' not found`)
+
+export const wrongParameter = (message: string): ApiError => new ApiError('TL01-1105', message)
+
+export const accessDenied = (message = 'access denied'): ApiError => new ApiError('TL01-1008', message)
+
+export const violation = (violations: ConstraintViolation[]): ApiError =>
+  new ApiError('TL01-1104', violations.map((item) => item.message).join('; '), null, violations)
+
+/** Internal invariant check: a failure is a bug, never a user error. */
+export function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`assertion failed: ${message}`)
+}

@@ -1,0 +1,153 @@
+/*
+ * Reading a request body into a record, driven by the declaration: only
+ * declared, writable fields are taken (unknown and read-only fields are
+ * ignored, so `__proto__` and friends never reach a record); each value is
+ * converted to its stored form or rejected with 400 naming the field; then
+ * the whole record is checked against every constraint (412 with the
+ * violations) and every reference must name an existing object of the same
+ * tenant that is not in the trash.
+ */
+import { ApiError, type ConstraintViolation, violation, wrongParameter } from './errors.js'
+import type { FieldDecl, Rec, ResourceDecl } from './schema.js'
+import { isEmail, parseDate } from './values.js'
+
+/** Where a value comes from: JSON keeps its types; text (XML, query strings) is parsed. */
+export type ValueSource = 'json' | 'text'
+
+export const MAX_STRING_LENGTH = 65_536
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Converts one wire value to the stored form of the field; throws 400 when it cannot. */
+export function convertValue(decl: ResourceDecl, fieldDecl: FieldDecl, raw: unknown, source: ValueSource): unknown {
+  if (raw === null || (source === 'text' && raw === '' && fieldDecl.type !== 'String')) return null
+  const bad = (expected: string) => wrongParameter(`${decl.type}.${fieldDecl.name} must be ${expected}`)
+  if (fieldDecl.ref !== undefined) {
+    if (isPlainObject(raw)) raw = raw.id
+    if (raw === undefined || raw === null || raw === '') return null
+    if (typeof raw !== 'string' || raw.length > 64) throw bad(`a reference {"id": "…"}`)
+    return raw
+  }
+  switch (fieldDecl.type) {
+    case 'String':
+      if (typeof raw === 'number' && source === 'text') return String(raw)
+      if (typeof raw !== 'string') throw bad('a string')
+      if (raw.length > MAX_STRING_LENGTH) throw bad(`at most ${MAX_STRING_LENGTH} characters`)
+      return raw
+    case 'Boolean':
+      if (typeof raw === 'boolean') return raw
+      if (source === 'text' && (raw === 'true' || raw === 'false')) return raw === 'true'
+      throw bad('true or false')
+    case 'Long':
+    case 'Integer': {
+      const value = source === 'text' && typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw bad('an integer')
+      if (fieldDecl.type === 'Integer' && Math.abs(value) > 2 ** 31) throw bad('a 32-bit integer')
+      return value
+    }
+    case 'Double': {
+      const value = source === 'text' && typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw bad('a number')
+      return value
+    }
+    case 'Date': {
+      const value = parseDate(raw)
+      if (value === undefined) throw bad('a date (/Date(ms)/ or ISO 8601)')
+      return value
+    }
+    default:
+      throw new Error(`field ${decl.type}.${fieldDecl.name} has unknown type ${fieldDecl.type}`)
+  }
+}
+
+/** The writable fields present in a body, converted. `id` is taken only when creating. */
+export function readFields(decl: ResourceDecl, body: Record<string, unknown>, source: ValueSource, creating: boolean): Record<string, unknown> {
+  const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>
+  for (const fieldDecl of decl.fields) {
+    if (!Object.prototype.hasOwnProperty.call(body, fieldDecl.name)) continue
+    if (fieldDecl.access === 'READ_ONLY' || fieldDecl.computed || fieldDecl.name === 'version') continue
+    if (fieldDecl.name === 'id' && !creating) continue
+    values[fieldDecl.name] = convertValue(decl, fieldDecl, body[fieldDecl.name], source)
+  }
+  return values
+}
+
+/** Default values of a new record. */
+export function defaults(decl: ResourceDecl): Record<string, unknown> {
+  const values: Record<string, unknown> = {}
+  for (const fieldDecl of decl.fields) {
+    if (fieldDecl.defaultValue !== undefined) values[fieldDecl.name] = fieldDecl.defaultValue
+  }
+  return values
+}
+
+function constraintViolations(decl: ResourceDecl, rec: Rec): ConstraintViolation[] {
+  const violations: ConstraintViolation[] = []
+  const add = (fieldDecl: FieldDecl, constraint: string, message: string) =>
+    violations.push({ entityType: decl.type, field: fieldDecl.name, constraint, message: `${decl.type}.${fieldDecl.name} ${message}` })
+  for (const fieldDecl of decl.fields) {
+    if (fieldDecl.computed) continue
+    const value = rec[fieldDecl.name]
+    for (const constraint of fieldDecl.constraints) {
+      if (constraint.type === 'NotNull') {
+        if (value === null || value === undefined) add(fieldDecl, 'NotNull', 'may not be null')
+        continue
+      }
+      if (value === null || value === undefined) continue
+      switch (constraint.type) {
+        case 'Size':
+          if (typeof value === 'string' && (value.length < constraint.min || value.length > constraint.max)) {
+            add(fieldDecl, 'Size', `size must be between ${constraint.min} and ${constraint.max}`)
+          }
+          break
+        case 'Pattern':
+          if (typeof value === 'string' && !new RegExp(`^(?:${constraint.regexp})$`).test(value)) {
+            add(fieldDecl, 'Pattern', `must match "${constraint.regexp}"`)
+          }
+          break
+        case 'Min':
+          if (typeof value === 'number' && value < constraint.value) add(fieldDecl, 'Min', `must be at least ${constraint.value}`)
+          break
+        case 'Max':
+          if (typeof value === 'number' && value > constraint.value) add(fieldDecl, 'Max', `must be at most ${constraint.value}`)
+          break
+        case 'Email':
+          if (typeof value === 'string' && !isEmail(value)) add(fieldDecl, 'Email', 'must be a well-formed e-mail address')
+          break
+        case 'Enum':
+          if (typeof value === 'string' && !constraint.values.includes(value)) add(fieldDecl, 'Enum', `must be one of ${constraint.values.join(', ')}`)
+          break
+      }
+    }
+  }
+  return violations
+}
+
+/** Checks constraints and references of a record about to be stored; throws 412 with every violation. */
+export function checkRecord(decl: ResourceDecl, rec: Rec, exists: (type: string, id: string) => boolean): void {
+  const violations = constraintViolations(decl, rec)
+  for (const fieldDecl of decl.fields) {
+    const id = rec[fieldDecl.name]
+    if (fieldDecl.ref === undefined || fieldDecl.name === 'trashItem' || typeof id !== 'string') continue
+    if (!exists(fieldDecl.ref, id)) {
+      violations.push({
+        entityType: decl.type,
+        field: fieldDecl.name,
+        constraint: 'Reference',
+        message: `${decl.type}.${fieldDecl.name} refers to ${fieldDecl.ref} '${id}', which does not exist`,
+      })
+    }
+  }
+  if (violations.length > 0) throw violation(violations)
+}
+
+/** Parses `version` of an update body; null when absent. */
+export function readVersion(body: Record<string, unknown>, source: ValueSource): number | null {
+  const raw = body.version
+  if (raw === undefined || raw === null) return null
+  const value = source === 'text' && typeof raw === 'string' ? Number(raw) : raw
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new ApiError('TL01-1105', 'version must be an integer')
+  return value
+}

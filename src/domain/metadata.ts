@@ -1,0 +1,42 @@
+/* The `$metadata` document of a resource, read straight off its declaration. */
+import type { Constraint, ResourceDecl } from './schema.js'
+import { resourceByType } from './resources/index.js'
+
+function constraintDetails(constraint: Constraint): string {
+  switch (constraint.type) {
+    case 'NotNull':
+    case 'Email':
+      return ''
+    case 'Size':
+      return `min ${constraint.min}, max ${constraint.max}`
+    case 'Pattern':
+      return constraint.regexp
+    case 'Min':
+    case 'Max':
+      return `value ${constraint.value}`
+    case 'Enum':
+      return constraint.values.join(', ')
+  }
+}
+
+export function metadataOf(decl: ResourceDecl): Record<string, unknown> {
+  return {
+    type: decl.type,
+    path: decl.path === null ? null : `/v1/${decl.path}`,
+    fields: decl.fields.map((fieldDecl) => {
+      const referenced = fieldDecl.ref === undefined ? undefined : resourceByType(fieldDecl.ref)
+      return {
+        type: fieldDecl.type,
+        ...(referenced?.path ? { path: `/v1/${referenced.path}` } : {}),
+        name: fieldDecl.name,
+        description: fieldDecl.description,
+        ...(fieldDecl.defaultValue === undefined ? {} : { defaultValue: String(fieldDecl.defaultValue) }),
+        access: fieldDecl.access,
+        ...(fieldDecl.constraints.length === 0
+          ? {}
+          : { constraints: fieldDecl.constraints.map((constraint) => ({ type: constraint.type, details: constraintDetails(constraint) })) }),
+      }
+    }),
+    cascades: decl.cascades.length === 0 ? [] : [{ cascadeType: 'REMOVE', objectTypes: [...decl.cascades] }],
+  }
+}

@@ -1,0 +1,75 @@
+/*
+ * Visibility and permissions, in one place (resources.md, "Visibility and
+ * permissions"). Reads: everything of the tenant is visible except personal
+ * projects of other users and whatever belongs to such a project (its time
+ * records, tasks, members, …). Writes: the declaration's WriteRule says who
+ * may change a resource; the owner and admins always may.
+ */
+import { accessDenied } from './errors.js'
+import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
+
+export interface Caller {
+  readonly userId: string
+  readonly superuser: boolean
+}
+
+/** Fields a user may not change on their own User object. */
+const SELF_PROTECTED_FIELDS = ['admin', 'active', 'projectManager'] as const
+
+function projectOf(decl: ResourceDecl, rec: Rec, context: DisplayContext): Rec | undefined {
+  if (decl.type === 'Project') return rec
+  const projectId = rec.project
+  return typeof projectId === 'string' && decl.fieldsByName.get('project')?.ref === 'Project' ? context.get('Project', projectId) : undefined
+}
+
+export function canSee(caller: Caller, decl: ResourceDecl, rec: Rec, context: DisplayContext): boolean {
+  if (decl.internal) return false
+  const project = projectOf(decl, rec, context)
+  return project === undefined || project.personal !== true || project.owner === caller.userId
+}
+
+function isProjectManager(caller: Caller, context: DisplayContext): boolean {
+  return context.get('User', caller.userId)?.projectManager === true
+}
+
+function allowedByRule(caller: Caller, decl: ResourceDecl, rec: Rec, before: Rec | undefined, context: DisplayContext): boolean {
+  switch (decl.writeRule) {
+    case 'superuser':
+      return false
+    case 'projectManager':
+      return isProjectManager(caller, context)
+    case 'projectOwner': {
+      const projects = [projectOf(decl, rec, context), before && projectOf(decl, before, context)]
+      if (decl.type === 'Project' && before === undefined) return rec.owner === caller.userId || isProjectManager(caller, context)
+      return projects.every((project) => project === undefined || project.owner === caller.userId) || isProjectManager(caller, context)
+    }
+    case 'ownRecord': {
+      const owned = rec.user === caller.userId && (before === undefined || before.user === caller.userId)
+      if (owned) return true
+      const project = projectOf(decl, rec, context)
+      return isProjectManager(caller, context) && project !== undefined && project.owner === caller.userId
+    }
+    case 'self':
+      return (
+        before !== undefined &&
+        rec.id === caller.userId &&
+        SELF_PROTECTED_FIELDS.every((name) => rec[name] === before[name])
+      )
+  }
+}
+
+/** Throws 403 unless the caller may store `rec` (replacing `before`, if any). */
+export function checkWrite(caller: Caller, decl: ResourceDecl, rec: Rec, before: Rec | undefined, context: DisplayContext): void {
+  if (decl.internal) throw accessDenied(`${decl.type} cannot be written directly`)
+  if (!canSee(caller, decl, rec, context) || (before !== undefined && !canSee(caller, decl, before, context))) {
+    throw accessDenied(`no access to this ${decl.type}`)
+  }
+  if (caller.superuser) return
+  if (!allowedByRule(caller, decl, rec, before, context)) throw accessDenied(`you may not change this ${decl.type}`)
+}
+
+/** Throws 403 unless the caller may remove `rec`. */
+export function checkRemove(caller: Caller, decl: ResourceDecl, rec: Rec, context: DisplayContext): void {
+  checkWrite(caller, decl, rec, rec, context)
+  if (decl.writeRule === 'self' && !caller.superuser) throw accessDenied(`you may not delete this ${decl.type}`)
+}

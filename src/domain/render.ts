@@ -1,0 +1,56 @@
+/*
+ * Turning a stored record into what a client sees, driven by the
+ * declaration: write-only fields never appear; dates become OutDate (JSON
+ * `/Date(ms)/`, XML ISO 8601); references become the embedded object (whose
+ * own references are stubs, so output is bounded) or, with no_expand, a
+ * stub; counters filled by `append` come from live aggregates.
+ */
+import { resourceByType } from './resources/index.js'
+import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
+import { OutDate } from './values.js'
+
+export type OutObject = { [field: string]: unknown }
+
+export interface RenderOptions {
+  noExpand: boolean
+  /** Values of `append` counters for a record, keyed by field name. */
+  counters?: (rec: Rec) => Record<string, number>
+}
+
+function outValue(type: string, value: unknown): unknown {
+  if (value === undefined) return null
+  if (type === 'Date' && typeof value === 'number') return new OutDate(value)
+  return value
+}
+
+/** A stub: id, version, displayName and the parts of the display name. */
+export function renderStub(decl: ResourceDecl, rec: Rec, context: DisplayContext): OutObject {
+  const out: OutObject = {}
+  for (const fieldDecl of decl.fields) {
+    if (!fieldDecl.inStub || fieldDecl.access === 'WRITE_ONLY') continue
+    out[fieldDecl.name] = fieldDecl.name === 'displayName' ? decl.displayName(rec, context) : outValue(fieldDecl.type, rec[fieldDecl.name])
+  }
+  return out
+}
+
+function renderReference(refType: string, id: unknown, context: DisplayContext, expand: boolean): unknown {
+  if (typeof id !== 'string') return null
+  const target = resourceByType(refType)
+  const rec = context.get(refType, id)
+  if (rec === undefined) return { id }
+  return expand ? renderRecord(target, rec, context, { noExpand: true }) : renderStub(target, rec, context)
+}
+
+export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayContext, options: RenderOptions): OutObject {
+  const counters = options.counters?.(rec)
+  const out: OutObject = {}
+  for (const fieldDecl of decl.fields) {
+    if (fieldDecl.access === 'WRITE_ONLY') continue
+    const name = fieldDecl.name
+    if (name === 'displayName') out[name] = decl.displayName(rec, context)
+    else if (fieldDecl.computed) out[name] = counters?.[name] ?? null
+    else if (fieldDecl.ref !== undefined) out[name] = renderReference(fieldDecl.ref, rec[name], context, !options.noExpand)
+    else out[name] = outValue(fieldDecl.type, rec[name])
+  }
+  return out
+}

@@ -1,0 +1,39 @@
+/* Client (time/clients): a customer that projects and bills are for. */
+import { declareResource, email, externalSyncFields, field, pattern, size } from '../schema.js'
+
+export const Client = declareResource({
+  type: 'Client',
+  path: 'time/clients',
+  aliases: ['clients'],
+  writeRule: 'projectManager',
+  description: 'a client',
+  cascades: ['Bill', 'ContactPerson'],
+  displayName: (rec) => String(rec.name ?? ''),
+  appends: [
+    { name: 'projects-count', field: 'projectsCount', childType: 'Project', via: 'client' },
+    { name: 'bills-count', field: 'billsCount', childType: 'Bill', via: 'client' },
+  ],
+  inner: [
+    { name: 'projects', childType: 'Project', via: 'client' },
+    { name: 'bills', childType: 'Bill', via: 'client' },
+    { name: 'contacts', childType: 'ContactPerson', via: 'client' },
+  ],
+  fields: [
+    field.string('name', 'name of the client', { inStub: true }),
+    field.string('code', 'short code', { constraints: [size(0, 20)] }),
+    field.boolean('active', 'client is active', { defaultValue: true }),
+    field.string('email', 'e-mail address', { constraints: [email] }),
+    field.string('phone', 'phone number'),
+    field.string('website', 'web site'),
+    field.string('vatId', 'VAT identifier'),
+    field.string('streetAddress', 'street address'),
+    field.string('additionalAddressInfo', 'additional address line'),
+    field.string('zipCode', 'postal code'),
+    field.string('city', 'city'),
+    field.string('state', 'state or region'),
+    field.string('countryCode', 'country code', { constraints: [size(3, 3), pattern('[A-Z]+')] }),
+    ...externalSyncFields(),
+    field.long('projectsCount', 'number of projects (append=projects-count)', { access: 'READ_ONLY', computed: true }),
+    field.long('billsCount', 'number of bills (append=bills-count)', { access: 'READ_ONLY', computed: true }),
+  ],
+})

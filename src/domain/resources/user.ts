@@ -1,0 +1,27 @@
+/* User (users): a person who logs in to a tenant. `email` is the login and is set once. */
+import { declareResource, email, field, max, min, personName, size } from '../schema.js'
+
+export const User = declareResource({
+  type: 'User',
+  path: 'users',
+  writeRule: 'self',
+  description: 'a user of the account',
+  cascades: ['Access', 'ProjectMember', 'SecretKey', 'SpendingTimeUnit'],
+  displayName: (rec) => personName(rec),
+  inner: [{ name: 'projects', childType: 'Project', via: 'owner' }],
+  fields: [
+    field.string('firstName', 'first name', { inStub: true }),
+    field.string('lastName', 'last name', { inStub: true }),
+    field.string('email', 'e-mail address, the login; set once', { required: true, constraints: [email], indexed: true }),
+    field.string('password', 'password (at least 8 characters)', { access: 'WRITE_ONLY', hashed: true, constraints: [size(8, 1024)] }),
+    field.string('phone', 'phone number'),
+    field.string('position', 'job position'),
+    field.boolean('active', 'user may log in', { required: true, defaultValue: true }),
+    field.boolean('admin', 'may do everything in the tenant', { required: true, defaultValue: false }),
+    field.boolean('projectManager', 'manages the time records of other users', { required: true, defaultValue: false }),
+    field.string('language', 'preferred language'),
+    field.string('timeZone', 'IANA time zone'),
+    field.integer('weekStart', 'first day of the week, Monday = 1', { constraints: [min(1), max(7)] }),
+    field.boolean('confirmed', 'the user confirmed the e-mail address', { access: 'READ_ONLY' }),
+  ],
+})

@@ -1,0 +1,233 @@
+/*
+ * Resource declarations: the single description of every resource (fields,
+ * types, access, defaults, constraints, references, cascades, indexes,
+ * display name). Every generic behaviour — input parsing and validation,
+ * rendering, stubs, $metadata, $dummy, XML names, indexes, trash cascades —
+ * reads a ResourceDecl; nothing is written again per resource.
+ *
+ * In memory a stored object is a `Rec`: scalar fields as JSON values, dates
+ * as epoch milliseconds, references as the referenced id (or null).
+ */
+
+export type ScalarType = 'String' | 'Boolean' | 'Long' | 'Integer' | 'Double' | 'Date'
+export type FieldAccess = 'READ_WRITE' | 'READ_ONLY' | 'WRITE_ONLY'
+
+export type Constraint =
+  | { type: 'NotNull' }
+  | { type: 'Size'; min: number; max: number }
+  | { type: 'Pattern'; regexp: string }
+  | { type: 'Min'; value: number }
+  | { type: 'Max'; value: number }
+  | { type: 'Email' }
+  | { type: 'Enum'; values: readonly string[] }
+
+export interface FieldDecl {
+  readonly name: string
+  /** A scalar type, or for references the referenced resource type name. */
+  readonly type: ScalarType | string
+  /** Set for references: the referenced resource type. */
+  readonly ref?: string
+  readonly access: FieldAccess
+  readonly description: string
+  readonly defaultValue?: string | number | boolean
+  readonly constraints: readonly Constraint[]
+  /** A secondary index (references are always indexed). */
+  readonly indexed: boolean
+  /** Kept in stubs (a part of the display name). */
+  readonly inStub: boolean
+  /** Counters filled by `append` are not stored: the engine fills them from live aggregates. */
+  readonly computed: boolean
+  /** A password: stored as its scrypt hash, never shown. */
+  readonly hashed: boolean
+}
+
+export type Rec = {
+  id: string
+  version: number
+  createdAt: number
+  updatedAt: number
+  trashItem: string | null
+  [field: string]: unknown
+}
+
+/** What a display name may consult: other records (a time record shows its user's name). */
+export interface DisplayContext {
+  get(type: string, id: string): Rec | undefined
+  /** The display name of the referenced object, '' when the reference is empty or dangling. */
+  displayNameOf(type: string, id: unknown): string
+}
+
+export interface ResourceDecl {
+  readonly type: string
+  /** The collection path under /v1, e.g. `time/projects`; null for internal collections. */
+  readonly path: string | null
+  /** Other paths that address the same collection (`projects` for `time/projects`). */
+  readonly aliases: readonly string[]
+  readonly description: string
+  readonly fields: readonly FieldDecl[]
+  readonly fieldsByName: ReadonlyMap<string, FieldDecl>
+  /** Types moved to the trash (or removed) together with an object of this type. */
+  readonly cascades: readonly string[]
+  readonly displayName: (rec: Rec, context: DisplayContext) => string
+  /** Element name of one object in XML (`project`); a list's root is the last path segment. */
+  readonly xmlItemName: string
+  readonly xmlListName: string
+  /** Not exposed over HTTP (tokens, storage entries, confirmations). */
+  readonly internal: boolean
+  /** Who may create, change and delete objects of this resource (policy.ts reads it). */
+  readonly writeRule: WriteRule
+  /** `append` counters this resource offers. */
+  readonly appends: readonly AppendCounter[]
+  /** Inner collections: `/{path}/{id}/{name}` lists children whose `via` field is the id. */
+  readonly inner: readonly InnerCollection[]
+}
+
+/**
+ * An `append` counter: `field` of a parent shows how many live (not
+ * trashed) `childType` records refer to it through `via` and pass `counts`.
+ */
+export interface AppendCounter {
+  readonly name: string
+  readonly field: string
+  readonly childType: string
+  readonly via: string
+  readonly counts?: (child: Rec) => boolean
+}
+
+export interface InnerCollection {
+  readonly name: string
+  readonly childType: string
+  readonly via: string
+}
+
+/**
+ * Write permission families of resources.md. The account owner and admins
+ * ("superusers") may always write; beyond them:
+ * - superuser: nobody else;
+ * - projectManager: users with projectManager;
+ * - projectOwner: the owner of the project (a Project's `owner`, or the
+ *   `project` a record belongs to), and project managers;
+ * - ownRecord: the user the record belongs to (`user`), and a project
+ *   manager who owns the record's project;
+ * - self: a user on their own User object, except admin, active and
+ *   projectManager.
+ */
+export type WriteRule = 'superuser' | 'projectManager' | 'projectOwner' | 'ownRecord' | 'self'
+
+// ---------------------------------------------------------------------------
+// Builders: declarations read like the tables of resources.md.
+
+export interface FieldOptions {
+  access?: FieldAccess
+  required?: boolean
+  defaultValue?: string | number | boolean
+  constraints?: Constraint[]
+  indexed?: boolean
+  inStub?: boolean
+  computed?: boolean
+  hashed?: boolean
+}
+
+function makeField(name: string, type: string, ref: string | undefined, description: string, options: FieldOptions): FieldDecl {
+  const constraints: Constraint[] = [...(options.required ? [{ type: 'NotNull' } as const] : []), ...(options.constraints ?? [])]
+  return {
+    name,
+    type,
+    ...(ref === undefined ? {} : { ref }),
+    access: options.access ?? 'READ_WRITE',
+    description,
+    ...(options.defaultValue === undefined ? {} : { defaultValue: options.defaultValue }),
+    constraints,
+    indexed: ref !== undefined || (options.indexed ?? false),
+    inStub: options.inStub ?? false,
+    computed: options.computed ?? false,
+    hashed: options.hashed ?? false,
+  }
+}
+
+export const field = {
+  string: (name: string, description: string, options: FieldOptions = {}) => makeField(name, 'String', undefined, description, options),
+  boolean: (name: string, description: string, options: FieldOptions = {}) => makeField(name, 'Boolean', undefined, description, options),
+  long: (name: string, description: string, options: FieldOptions = {}) => makeField(name, 'Long', undefined, description, options),
+  integer: (name: string, description: string, options: FieldOptions = {}) => makeField(name, 'Integer', undefined, description, options),
+  double: (name: string, description: string, options: FieldOptions = {}) => makeField(name, 'Double', undefined, description, options),
+  date: (name: string, description: string, options: FieldOptions = {}) => makeField(name, 'Date', undefined, description, options),
+  ref: (name: string, type: string, description: string, options: FieldOptions = {}) => makeField(name, type, type, description, options),
+}
+
+export const size = (min: number, max: number): Constraint => ({ type: 'Size', min, max })
+export const min = (value: number): Constraint => ({ type: 'Min', value })
+export const max = (value: number): Constraint => ({ type: 'Max', value })
+export const oneOf = (...values: string[]): Constraint => ({ type: 'Enum', values })
+export const pattern = (regexp: string): Constraint => ({ type: 'Pattern', regexp })
+export const email: Constraint = { type: 'Email' }
+
+export const ID_PATTERN = '[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}'
+
+/** Fields every stored object has. */
+export function commonFields(): FieldDecl[] {
+  return [
+    field.string('id', 'identifier of the object', { required: true, constraints: [pattern(ID_PATTERN)], inStub: true }),
+    field.long('version', 'object version number, +1 per change', { inStub: true }),
+    field.date('createdAt', 'when the object was created', { access: 'READ_ONLY' }),
+    field.date('updatedAt', 'when the object was last changed', { access: 'READ_ONLY' }),
+    field.string('displayName', 'human-readable description of the object', { access: 'READ_ONLY', inStub: true, computed: true }),
+    field.ref('trashItem', 'TrashItem', 'an object is in the trash when a trash item is set', { access: 'READ_ONLY' }),
+  ]
+}
+
+/** The external-sync fields that Project, Task, TimeRecord, Impulse, Client and WorkType carry. */
+export function externalSyncFields(): FieldDecl[] {
+  return [
+    field.ref('externalSystem', 'ExternalSystem', 'system that maintains the object'),
+    field.string('externalResourceId', 'identifier in an external system'),
+    field.string('externalBrowsableUrl', 'link in an external system'),
+    field.boolean('externalSynced', 'synced with external system', { access: 'WRITE_ONLY' }),
+    field.date('externalSyncedAt', 'set when externalSynced is true', { access: 'READ_ONLY' }),
+  ]
+}
+
+export interface ResourceOptions {
+  type: string
+  path: string | null
+  aliases?: string[]
+  description: string
+  fields: FieldDecl[]
+  cascades?: string[]
+  displayName: (rec: Rec, context: DisplayContext) => string
+  internal?: boolean
+  /** Include the common fields (id, version, dates, displayName, trashItem); default true. */
+  common?: boolean
+  /** Default: only superusers write. */
+  writeRule?: WriteRule
+  appends?: AppendCounter[]
+  inner?: InnerCollection[]
+}
+
+export function declareResource(options: ResourceOptions): ResourceDecl {
+  const fields = [...(options.common === false ? [] : commonFields()), ...options.fields]
+  const fieldsByName = new Map(fields.map((decl) => [decl.name, decl]))
+  if (fieldsByName.size !== fields.length) throw new Error(`resource ${options.type} declares a field twice`)
+  const lastSegment = options.path?.split('/').at(-1) ?? options.type.toLowerCase()
+  return {
+    type: options.type,
+    path: options.path,
+    aliases: options.aliases ?? [],
+    description: options.description,
+    fields,
+    fieldsByName,
+    cascades: options.cascades ?? [],
+    displayName: options.displayName,
+    xmlItemName: options.type.charAt(0).toLowerCase() + options.type.slice(1),
+    xmlListName: lastSegment,
+    internal: options.internal ?? false,
+    writeRule: options.writeRule ?? 'superuser',
+    appends: options.appends ?? [],
+    inner: options.inner ?? [],
+  }
+}
+
+/** "lastName firstName" of a person-like record, skipping missing parts. */
+export function personName(rec: Rec): string {
+  return [rec.lastName, rec.firstName].filter((part) => typeof part === 'string' && part !== '').join(' ')
+}

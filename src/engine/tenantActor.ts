@@ -1,0 +1,217 @@
+/*
+ * The tenant actor: the only owner of one tenant's state.
+ *
+ * Writes. A write is decided and applied synchronously against the current
+ * state (WriteTx), then its operations are appended to the log as one entry
+ * with the next sequence number. Because deciding is synchronous, writes are
+ * serialized without locks; every write issued in one event-loop turn shares
+ * an LMDB commit (group commit). The caller gets its result only after the
+ * entry is flushed to disk.
+ *
+ * Reads. A read computes its answer from memory at once, then waits until
+ * every entry applied so far is durable before the answer is released, so
+ * no response shows state that a crash could take back (design §2.3).
+ *
+ * Exclusive jobs. Activation, a batch and an online restore need the tenant
+ * to themselves across awaits; they run one at a time and other requests wait
+ * for them (the mailbox).
+ *
+ * Failure. If an append fails (disk or map full), nothing from that entry on
+ * is acknowledged: the tenant truncates the log after the last entry that
+ * made it and reloads its state from disk, so memory never holds a change the
+ * log does not. Callers get 503 TL01-9011 and may retry.
+ */
+import type { Config } from '../config.js'
+import { ApiError, assert } from '../domain/errors.js'
+import type { LogStore } from '../persist/logStore.js'
+import { recoverTenant, snapshotBodyOf, type RecoveryReport } from '../persist/recovery.js'
+import { encodeSnapshot, pruneSnapshots, tenantSnapshotDir, writeSnapshotFile } from '../persist/snapshotFile.js'
+import { indexGlobals } from './globalIndexes.js'
+import { LOG_ENTRY_FORMAT, type LogEntry } from './logEntry.js'
+import { TenantState } from './tenantState.js'
+import { WriteTx } from './writeTx.js'
+
+export interface SnapshotResult {
+  seq: number
+  file: string
+  bytes: number
+  durationMs: number
+}
+
+
+export class TenantActor {
+  state: TenantState
+  /** Highest sequence number known to be on disk. */
+  private durableSeq: number
+  /** The flush of the newest appended entry (it covers every earlier one). */
+  private lastFlush: Promise<void> = Promise.resolve()
+  /** Set when an append failed: entries from this sequence on are not durable. */
+  private failedFromSeq: number | null = null
+  private busy: Promise<void> | null = null
+  private entriesSinceSnapshot = 0
+  private logBytesSinceSnapshot = 0
+  private snapshotRunning: Promise<SnapshotResult> | null = null
+  lastRecovery: RecoveryReport
+  lastSnapshotAt: number | null = null
+
+  private constructor(
+    readonly tenant: string,
+    private readonly config: Config,
+    private readonly store: LogStore,
+    state: TenantState,
+    report: RecoveryReport,
+  ) {
+    this.state = state
+    this.durableSeq = state.seq
+    this.lastRecovery = report
+    this.entriesSinceSnapshot = report.replayedEntries
+  }
+
+  /** Activates an existing tenant: its newest valid snapshot plus the log after it. */
+  static recover(tenant: string, config: Config, store: LogStore): TenantActor {
+    const { state, report } = recoverTenant(tenant, config.dataDir, store)
+    return new TenantActor(tenant, config, store, state, report)
+  }
+
+  /** A tenant that is being created: empty state, nothing logged yet. */
+  static fresh(tenant: string, config: Config, store: LogStore): TenantActor {
+    const report: RecoveryReport = { snapshotSeq: 0, snapshotFile: null, replayedEntries: 0, skippedSnapshots: [], durationMs: 0 }
+    return new TenantActor(tenant, config, store, new TenantState(tenant), report)
+  }
+
+  /** Runs a synchronous read and releases its answer once everything it could see is durable. */
+  async read<T>(query: (state: TenantState) => T): Promise<T> {
+    while (this.busy !== null) await this.busy
+    const result = query(this.state)
+    await this.durable(this.state.seq)
+    return result
+  }
+
+  /** Decides and applies a write, logs it, and resolves once it is on disk. */
+  async write<T>(decide: (tx: WriteTx) => T): Promise<T> {
+    while (this.busy !== null) await this.busy
+    return this.writeNow(decide)
+  }
+
+  /** A write for a caller that already holds the tenant (inside an exclusive job). */
+  async writeNow<T>(decide: (tx: WriteTx) => T): Promise<T> {
+    this.refuseWhileFailed()
+    const tx = new WriteTx(this.state, Date.now())
+    let result: T
+    try {
+      result = decide(tx)
+    } catch (error) {
+      tx.rollback()
+      throw error
+    }
+    await this.commit(tx)
+    return result
+  }
+
+  /** Logs what a WriteTx applied (nothing when it applied nothing) and waits for it to be durable. */
+  async commit(tx: WriteTx): Promise<void> {
+    if (tx.ops.length === 0) return this.durable(this.state.seq)
+    const seq = this.state.seq + 1
+    this.state.seq = seq
+    const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: tx.now, ops: tx.ops }
+    indexGlobals(this.store, this.tenant, tx.ops)
+    const flush = this.store.append(this.tenant, seq, entry).then(
+      (bytes) => {
+        if (this.failedFromSeq !== null && seq >= this.failedFromSeq) throw unavailable()
+        if (seq > this.durableSeq) this.durableSeq = seq
+        this.noteLogged(bytes)
+      },
+      (error: unknown) => {
+        this.fail(seq, error)
+        throw unavailable()
+      },
+    )
+    this.lastFlush = flush.catch(() => undefined)
+    return flush
+  }
+
+  /** Runs a job that needs the tenant to itself across awaits. */
+  async exclusive<T>(job: () => Promise<T>): Promise<T> {
+    while (this.busy !== null) await this.busy
+    let release!: () => void
+    this.busy = new Promise((resolve) => (release = resolve))
+    try {
+      return await job()
+    } finally {
+      this.busy = null
+      release()
+    }
+  }
+
+  /** Resolves once every entry up to `seq` is on disk. */
+  async durable(seq: number): Promise<void> {
+    if (seq <= this.durableSeq) return
+    await this.lastFlush
+    if (this.failedFromSeq !== null || seq > this.durableSeq) throw unavailable()
+  }
+
+  /** Writes a snapshot of the current state (once the log under it is durable) and prunes what it covers. */
+  snapshot(): Promise<SnapshotResult> {
+    if (this.snapshotRunning !== null) return this.snapshotRunning
+    const started = performance.now()
+    const seq = this.state.seq
+    const at = Date.now()
+    const bytes = encodeSnapshot(this.tenant, seq, at, snapshotBodyOf(this.state))
+    this.entriesSinceSnapshot = 0
+    this.logBytesSinceSnapshot = 0
+    this.snapshotRunning = (async () => {
+      await this.durable(seq)
+      const file = await writeSnapshotFile(tenantSnapshotDir(this.config.dataDir, this.tenant), seq, bytes)
+      const oldestKept = await pruneSnapshots(this.config.dataDir, this.tenant, this.config.snapshotsKept)
+      await this.store.prune(this.tenant, oldestKept, at - this.config.logRetentionMs)
+      this.lastSnapshotAt = at
+      return { seq, file, bytes: bytes.length, durationMs: performance.now() - started }
+    })().finally(() => {
+      this.snapshotRunning = null
+    })
+    return this.snapshotRunning
+  }
+
+  /** Replaces the whole state (online restore): the caller holds the tenant exclusively. */
+  replaceState(state: TenantState): void {
+    assert(this.busy !== null, 'replaceState outside an exclusive job')
+    this.state = state
+    this.durableSeq = state.seq
+    this.failedFromSeq = null
+  }
+
+  private noteLogged(bytes: number): void {
+    this.entriesSinceSnapshot += 1
+    this.logBytesSinceSnapshot += bytes
+    const due =
+      this.entriesSinceSnapshot >= this.config.snapshotEveryCommands || this.logBytesSinceSnapshot >= this.config.snapshotEveryLogBytes
+    if (due && this.snapshotRunning === null) {
+      setImmediate(() => {
+        this.snapshot().catch((error: unknown) => console.error(`snapshot of tenant '${this.tenant}' failed:`, error))
+      })
+    }
+  }
+
+  private refuseWhileFailed(): void {
+    if (this.failedFromSeq !== null) throw unavailable()
+  }
+
+  private fail(seq: number, error: unknown): void {
+    if (this.failedFromSeq !== null && this.failedFromSeq <= seq) return
+    this.failedFromSeq = seq
+    console.error(`tenant '${this.tenant}': log append of entry ${seq} failed, reloading from disk:`, error instanceof Error ? error.message : error)
+    void this.exclusive(async () => {
+      await this.store.flushed().catch(() => undefined)
+      await this.store.truncateAfter(this.tenant, seq - 1).catch(() => undefined)
+      const { state, report } = recoverTenant(this.tenant, this.config.dataDir, this.store)
+      this.state = state
+      this.durableSeq = state.seq
+      this.lastRecovery = report
+      this.failedFromSeq = null
+    })
+  }
+}
+
+function unavailable(): ApiError {
+  return new ApiError('TL01-9011', 'the engine cannot accept writes now (the log could not be written); try again', null, [], { 'Retry-After': '1' })
+}

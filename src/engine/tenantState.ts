@@ -1,0 +1,87 @@
+/*
+ * All of one tenant's state: a Collection per declared resource, the log
+ * sequence number the state includes, and the observers that keep live
+ * aggregates (append counters, report totals) in step with every change.
+ * `applyEntry` is the only way state changes; it is deterministic.
+ */
+import { RESOURCES, resourceByType } from '../domain/resources/index.js'
+import type { DisplayContext, Rec } from '../domain/schema.js'
+import { assert } from '../domain/errors.js'
+import { AppendCounters } from './appendCounters.js'
+import { Collection } from './collection.js'
+import type { LogEntry, Op } from './logEntry.js'
+
+/** Sees every change: before is undefined on insert, after is undefined on removal. */
+export interface StateObserver {
+  onChange(type: string, before: Rec | undefined, after: Rec | undefined): void
+  /** Forget everything (the state is being rebuilt). */
+  reset(): void
+}
+
+export class TenantState implements DisplayContext {
+  readonly collections = new Map<string, Collection>()
+  /** Sequence number of the last log entry applied. */
+  seq = 0
+  /** Live `append` counters. */
+  readonly counters = new AppendCounters()
+  private readonly observers: StateObserver[] = [this.counters]
+
+  constructor(readonly tenant: string) {
+    for (const decl of RESOURCES) this.collections.set(decl.type, new Collection(decl))
+  }
+
+  /** Loads a record from a snapshot (observers see it as an insert). */
+  load(type: string, rec: Rec): void {
+    const before = this.collection(type).put(rec)
+    assert(before === undefined, `tenant ${this.tenant}: snapshot holds ${type} ${rec.id} twice`)
+    this.notify(type, undefined, rec)
+  }
+
+  addObserver(observer: StateObserver): void {
+    this.observers.push(observer)
+    for (const collection of this.collections.values()) {
+      for (const rec of collection.values()) observer.onChange(collection.decl.type, undefined, rec)
+    }
+  }
+
+  collection(type: string): Collection {
+    const collection = this.collections.get(type)
+    assert(collection !== undefined, `tenant has no collection ${type}`)
+    return collection
+  }
+
+  get(type: string, id: string): Rec | undefined {
+    return this.collections.get(type)?.get(id)
+  }
+
+  displayNameOf(type: string, id: unknown): string {
+    if (typeof id !== 'string') return ''
+    const rec = this.get(type, id)
+    return rec === undefined ? '' : resourceByType(type).displayName(rec, this)
+  }
+
+  /** Applies one logged entry: the state moves to `seq`. */
+  applyEntry(seq: number, entry: LogEntry): void {
+    assert(seq === this.seq + 1, `tenant ${this.tenant}: entry ${seq} applied after ${this.seq}`)
+    for (const op of entry.ops) this.applyOp(op)
+    this.seq = seq
+  }
+
+  /** Applies one operation and returns the operation that undoes it. */
+  applyOp(op: Op): Op {
+    const collection = this.collection(op.type)
+    if (op.op === 'put') {
+      const before = collection.put(op.rec)
+      this.notify(op.type, before, op.rec)
+      return before === undefined ? { op: 'del', type: op.type, id: op.rec.id } : { op: 'put', type: op.type, rec: before }
+    }
+    const before = collection.remove(op.id)
+    assert(before !== undefined, `tenant ${this.tenant}: del of missing ${op.type} ${op.id}`)
+    this.notify(op.type, before, undefined)
+    return { op: 'put', type: op.type, rec: before }
+  }
+
+  private notify(type: string, before: Rec | undefined, after: Rec | undefined): void {
+    for (const observer of this.observers) observer.onChange(type, before, after)
+  }
+}

@@ -1,0 +1,46 @@
+/*
+ * Who is calling: the access token from the `token` query parameter (or
+ * `Authorization: Bearer`) is looked up by its SHA-256 in the tenant's
+ * AuthToken collection. Missing → 400 TL01-1002; unknown, expired, or of a
+ * user who is inactive or in the trash → 401 TL01-1010. A token of another
+ * tenant is simply unknown here.
+ */
+import { ApiError } from '../domain/errors.js'
+import { secretId } from '../domain/credentials.js'
+import type { Rec } from '../domain/schema.js'
+import type { TenantState } from '../engine/tenantState.js'
+import type { Call, Principal } from './call.js'
+
+export function tokenOf(call: Call): string | undefined {
+  const fromQuery = call.request.query.get('token')
+  if (fromQuery !== undefined && fromQuery !== '') return fromQuery
+  const header = call.request.headers.get('authorization')
+  if (header !== undefined && /^Bearer\s+/i.test(header)) return header.replace(/^Bearer\s+/i, '').trim()
+  return undefined
+}
+
+export function accountOf(state: TenantState): Rec {
+  for (const account of state.collection('Account').values()) return account
+  throw new Error(`tenant ${state.tenant} has no account`)
+}
+
+export function principalFor(state: TenantState, user: Rec, tokenId: string): Principal {
+  const isOwner = accountOf(state).owner === user.id
+  return { userId: user.id, superuser: isOwner || user.admin === true, isOwner, tokenId }
+}
+
+export async function authenticate(call: Call): Promise<Principal> {
+  if (call.tenant === null) throw new ApiError('TL01-1005', 'this call needs a tenant address')
+  const token = tokenOf(call)
+  if (token === undefined) throw new ApiError('TL01-1002', 'an access token is required (query parameter token)')
+  const tokenId = secretId(token)
+  const now = Date.now()
+  return call.tenant.read((state) => {
+    const rec = state.get('AuthToken', tokenId)
+    if (rec === undefined || rec.kind !== 'access') throw new ApiError('TL01-1010', 'the access token is invalid')
+    if ((rec.expiresAt as number) <= now) throw new ApiError('TL01-1010', 'the access token has expired')
+    const user = state.get('User', rec.user as string)
+    if (user === undefined || user.active !== true || user.trashItem !== null) throw new ApiError('TL01-1010', 'the user of this token cannot sign in')
+    return principalFor(state, user, tokenId)
+  })
+}

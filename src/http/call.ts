@@ -1,0 +1,47 @@
+/*
+ * What a handler works with: the services of this server, the request, and
+ * — for calls on a tenant URL — the tenant and (once authenticated) the
+ * user. `tenant` is the tenant's mailbox as this call may use it: the
+ * actor itself for a plain request, or a batch's shared transaction.
+ */
+import type { Config } from '../config.js'
+import type { Rec } from '../domain/schema.js'
+import type { TenantState } from '../engine/tenantState.js'
+import type { TenantRegistry } from '../engine/tenantRegistry.js'
+import type { WriteTx } from '../engine/writeTx.js'
+import type { ApiRequest } from './request.js'
+import type { ApiResponse } from './response.js'
+
+export interface Services {
+  readonly config: Config
+  readonly registry: TenantRegistry
+  readonly apiKeys: ReadonlySet<string>
+}
+
+export interface TenantAccess {
+  read<T>(query: (state: TenantState) => T): Promise<T>
+  write<T>(decide: (tx: WriteTx) => T): Promise<T>
+}
+
+export interface Principal {
+  readonly userId: string
+  /** The account owner or an admin: may do everything in the tenant. */
+  readonly superuser: boolean
+  readonly isOwner: boolean
+  readonly tokenId: string
+}
+
+export interface Call {
+  readonly services: Services
+  readonly request: ApiRequest
+  readonly tenantName: string | null
+  readonly tenant: TenantAccess | null
+  principal: Principal | null
+}
+
+export type Handler = (call: Call) => Promise<ApiResponse>
+
+/** The current user record, read inside a state callback. */
+export function currentUser(state: TenantState, principal: Principal): Rec | undefined {
+  return state.get('User', principal.userId)
+}

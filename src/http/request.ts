@@ -1,0 +1,71 @@
+/*
+ * The request model every handler sees, whether it came over a socket or as
+ * an item of a batch: method (after the `method=` override), the path below
+ * /v1 split into decoded segments, the query, lower-cased headers, the body
+ * and the tenant the host names. Nothing here refers to uWebSockets.js.
+ */
+
+export interface ApiRequest {
+  readonly method: string
+  /** Path segments after `/v1`, percent-decoded; a `.json` JSONP suffix is removed. */
+  readonly segments: readonly string[]
+  readonly query: ReadonlyMap<string, string>
+  readonly headers: ReadonlyMap<string, string>
+  readonly body: Buffer
+  /** The tenant named by the host, or null for the public URL. */
+  readonly tenant: string | null
+  readonly remoteAddress: string
+  /** The request asked for JSONP with `.json?callback=`. */
+  readonly jsonpSuffix: boolean
+  /** Set for items of a batch: nested batches are refused. */
+  readonly inBatch: boolean
+}
+
+export class PathError extends Error {}
+
+/** Splits `/v1/a/b%2Fc` into ['a', 'b/c']; throws PathError for malformed paths. */
+export function splitPath(rawPath: string): { segments: string[]; jsonpSuffix: boolean; versioned: boolean } {
+  const parts = rawPath.split('/').filter((part, index) => index > 0 || part !== '')
+  if (parts[0] === '') parts.shift()
+  const versioned = parts[0] === 'v1'
+  if (versioned) parts.shift()
+  let jsonpSuffix = false
+  const segments = parts.map((part) => {
+    if (part.length > 1024) throw new PathError('path segment longer than 1024 characters')
+    try {
+      return decodeURIComponent(part)
+    } catch {
+      throw new PathError(`path segment '${part.slice(0, 64)}' is not valid percent-encoding`)
+    }
+  })
+  while (segments.length > 0 && segments.at(-1) === '') segments.pop()
+  const last = segments.at(-1)
+  if (last !== undefined && last.endsWith('.json')) {
+    segments[segments.length - 1] = last.slice(0, -'.json'.length)
+    jsonpSuffix = true
+  }
+  if (segments.some((segment) => segment === '..' || segment === '.')) throw new PathError('path may not contain . or .. segments')
+  return { segments, jsonpSuffix, versioned }
+}
+
+export function parseQuery(queryString: string): Map<string, string> {
+  const query = new Map<string, string>()
+  if (queryString === '') return query
+  for (const [key, value] of new URLSearchParams(queryString)) if (!query.has(key)) query.set(key, value)
+  return query
+}
+
+/** The tenant named by the host: `acme.localhost:8080` → `acme`; the bare domain → null. */
+export function tenantFromHost(host: string, baseDomain: string): string | null | undefined {
+  const name = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '')
+  if (name === baseDomain || name === '' || name === '127.0.0.1' || name === '[::1]') return null
+  if (name.endsWith(`.${baseDomain}`)) {
+    const tenant = name.slice(0, -(baseDomain.length + 1))
+    return tenant.includes('.') ? undefined : tenant
+  }
+  return undefined
+}
+
+export function queryFlag(request: ApiRequest, name: string): boolean {
+  return request.query.get(name) === 'true'
+}

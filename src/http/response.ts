@@ -1,0 +1,107 @@
+/*
+ * Writing answers: JSON by default, XML on `format=xml` or `Accept:
+ * application/xml`, JSONP on `.json?callback=`; `suppress_response_code=true`
+ * turns every status into 200 with the error in the body. Errors always have
+ * the body of design §4.
+ */
+import { XMLBuilder } from 'fast-xml-parser'
+import { ApiError, ERROR_CATALOGUE } from '../domain/errors.js'
+import { OutDate } from '../domain/values.js'
+import { queryFlag, type ApiRequest } from './request.js'
+
+export interface ApiResponse {
+  status: number
+  headers: Record<string, string>
+  body: string | Buffer
+}
+
+export type Format = 'json' | 'xml' | 'jsonp'
+
+const CALLBACK_NAME = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/
+
+export function formatOf(request: ApiRequest): Format {
+  const format = request.query.get('format')
+  if (request.jsonpSuffix && request.query.has('callback')) return 'jsonp'
+  if (format === 'xml') return 'xml'
+  if (format === 'json') return 'json'
+  const accept = request.headers.get('accept') ?? ''
+  if (/\b(?:application|text)\/xml\b/.test(accept) && !/\bapplication\/json\b/.test(accept)) return 'xml'
+  return 'json'
+}
+
+const xmlBuilder = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: false })
+
+/** Dates become ISO text and nulls empty elements, for XML. */
+function toXmlValue(value: unknown): unknown {
+  if (value instanceof OutDate) return value.toISOString()
+  if (value === null || value === undefined) return ''
+  if (Array.isArray(value)) return value.map(toXmlValue)
+  if (typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [key, inner] of Object.entries(value)) out[key] = toXmlValue(inner)
+    return out
+  }
+  return value
+}
+
+export interface XmlNames {
+  /** Root element of a single object, or of a list. */
+  root: string
+  /** Element of each list item. */
+  item?: string
+}
+
+function renderXml(data: unknown, names: XmlNames): string {
+  const content = Array.isArray(data) ? { [names.item ?? 'item']: data.map(toXmlValue) } : toXmlValue(data)
+  return `<?xml version="1.0" encoding="UTF-8"?>${xmlBuilder.build({ [names.root]: content }) as string}`
+}
+
+function statusFor(request: ApiRequest, status: number): number {
+  return queryFlag(request, 'suppress_response_code') ? 200 : status
+}
+
+export function dataResponse(request: ApiRequest, data: unknown, names: XmlNames, status = 200, headers: Record<string, string> = {}): ApiResponse {
+  const format = formatOf(request)
+  if (format === 'xml') {
+    return { status: statusFor(request, status), headers: { 'Content-Type': 'application/xml; charset=utf-8', ...headers }, body: renderXml(data, names) }
+  }
+  const json = JSON.stringify(data)
+  if (format === 'jsonp') {
+    const callback = request.query.get('callback') ?? ''
+    if (!CALLBACK_NAME.test(callback) || callback.length > 128) {
+      return errorResponse({ ...request, jsonpSuffix: false }, new ApiError('TL01-1105', 'callback must be a JavaScript identifier'))
+    }
+    return { status: statusFor(request, status), headers: { 'Content-Type': 'application/javascript; charset=utf-8', ...headers }, body: `${callback}(${json});` }
+  }
+  return { status: statusFor(request, status), headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body: json }
+}
+
+export function textResponse(request: ApiRequest, text: string, contentType = 'text/plain; charset=utf-8'): ApiResponse {
+  return { status: statusFor(request, 200), headers: { 'Content-Type': contentType }, body: text }
+}
+
+export function errorBody(error: ApiError): Record<string, unknown> {
+  return {
+    status: error.status,
+    code: error.code,
+    message: error.message,
+    description: error.description,
+    constraintViolation: error.constraintViolations[0] ?? null,
+    constraintViolations: error.constraintViolations,
+  }
+}
+
+export function errorResponse(request: ApiRequest, error: ApiError): ApiResponse {
+  return dataResponse(request, errorBody(error), { root: 'error' }, error.status, error.headers)
+}
+
+/** An error for a request we could not even model (bad path, oversize body). */
+export function plainErrorResponse(error: ApiError): ApiResponse {
+  return { status: error.status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...error.headers }, body: JSON.stringify(errorBody(error)) }
+}
+
+export function internalError(requestId: string): ApiError {
+  return new ApiError('TL01-9001', 'internal error', `request id ${requestId}`)
+}
+
+export const KNOWN_CODES = Object.keys(ERROR_CATALOGUE)

@@ -1,0 +1,66 @@
+/*
+ * Dispatch: one request in, one response out, never a throw. Finds the
+ * tenant, the route (a fixed route of the table, else a declared resource
+ * path), authenticates when the route needs it, and turns every error into
+ * the error body: ApiError as it is, anything else as 500 TL01-9001 with a
+ * request id that is also logged.
+ */
+import { randomUUID } from 'node:crypto'
+import { ApiError } from '../domain/errors.js'
+import { RESOURCE_PATHS, resourceByPath } from '../domain/resources/index.js'
+import { authenticate } from './authenticate.js'
+import type { Call, Services } from './call.js'
+import type { ApiRequest } from './request.js'
+import { errorResponse, internalError, type ApiResponse } from './response.js'
+import { matchPattern, ROUTES } from './routeTable.js'
+import { handleResource, MethodNotAllowed } from './routes/resources.js'
+
+function findResource(segments: readonly string[]): { path: string; rest: readonly string[] } | null {
+  const joined = segments.join('/')
+  for (const path of RESOURCE_PATHS) {
+    if (joined === path || joined.startsWith(`${path}/`)) return { path, rest: segments.slice(path.split('/').length) }
+  }
+  return null
+}
+
+async function dispatch(call: Call): Promise<ApiResponse> {
+  const { request } = call
+  const scope = request.tenant === null ? 'public' : 'tenant'
+  const allowed: string[] = []
+  for (const route of ROUTES) {
+    if (route.scope !== scope) continue
+    const params = matchPattern(route.pattern, request.segments)
+    if (params === null) continue
+    if (route.method !== request.method) {
+      allowed.push(route.method)
+      continue
+    }
+    if (route.auth) call.principal = await authenticate(call)
+    return route.handle(call, params)
+  }
+  if (allowed.length > 0) throw new MethodNotAllowed(request.method, allowed)
+  const resource = scope === 'tenant' ? findResource(request.segments) : null
+  if (resource === null) {
+    throw new ApiError('TL01-9003', `no resource at /v1/${request.segments.join('/')}${scope === 'public' ? ' on the public address' : ''}`)
+  }
+  call.principal = await authenticate(call)
+  const decl = resourceByPath(resource.path)
+  if (decl === undefined) throw new Error(`resource path ${resource.path} has no declaration`)
+  return handleResource(call, decl, resource.rest)
+}
+
+export async function route(services: Services, request: ApiRequest): Promise<ApiResponse> {
+  try {
+    let tenant = null
+    if (request.tenant !== null) {
+      tenant = services.registry.get(request.tenant) ?? null
+      if (tenant === null) throw new ApiError('TL01-1005', `there is no account at '${request.tenant}'`)
+    }
+    return await dispatch({ services, request, tenantName: request.tenant, tenant, principal: null })
+  } catch (error) {
+    if (error instanceof ApiError) return errorResponse(request, error)
+    const requestId = randomUUID()
+    console.error(`request ${requestId} ${request.method} /v1/${request.segments.join('/')} failed:`, error)
+    return errorResponse(request, internalError(requestId))
+  }
+}

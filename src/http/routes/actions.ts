@@ -1,0 +1,21 @@
+/*
+ * Resource actions: operations beyond CRUD on one object or a collection,
+ * `/{path}/{id}/${name}` or `/{path}/${name}` (and, for the trash, what
+ * DELETE means). Each is registered under its resource type and name.
+ */
+import type { ResourceDecl } from '../../domain/schema.js'
+import type { Call } from '../call.js'
+import type { ApiResponse } from '../response.js'
+import { TRASH_ACTIONS } from './trashActions.js'
+
+export interface ResourceAction {
+  /** `id` is null for an action on the collection. */
+  handle(call: Call, decl: ResourceDecl, id: string | null): Promise<ApiResponse>
+}
+
+const ACTIONS = new Map<string, ResourceAction>([...TRASH_ACTIONS])
+
+export function findAction(type: string, name: string): ResourceAction | undefined {
+  return ACTIONS.get(`${type}:${name}`)
+}
+

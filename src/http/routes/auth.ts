@@ -1,0 +1,97 @@
+/*
+ * Login, refresh and logout on a tenant URL.
+ *
+ * Login: API key plus Basic `email:password` (or a secret key with an empty
+ * password). The password is checked with scrypt outside the tenant's
+ * mailbox; the tokens are issued in a write that checks again that the user
+ * is still the one that was verified. Refresh consumes the refresh token in
+ * the same write that issues the new pair, so it works exactly once.
+ */
+import { ApiError } from '../../domain/errors.js'
+import { secretId, verifyPassword } from '../../domain/credentials.js'
+import type { Rec } from '../../domain/schema.js'
+import type { TenantState } from '../../engine/tenantState.js'
+import { accountOf } from '../authenticate.js'
+import type { Call } from '../call.js'
+import { dataResponse, type ApiResponse } from '../response.js'
+import { requireApiKey } from './registration.js'
+import { dropExpiredTokens, issueTokens } from './tokens.js'
+
+function basicCredentials(call: Call): { user: string; password: string } {
+  const header = call.request.headers.get('authorization') ?? ''
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)
+  if (match === null) throw new ApiError('TL01-1001', 'login needs an Authorization: Basic header')
+  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon < 0) throw new ApiError('TL01-1001', 'the Basic credentials must be user:password')
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+}
+
+function tenantOf(call: Call) {
+  if (call.tenant === null) throw new ApiError('TL01-1005', 'log in on the tenant address')
+  return call.tenant
+}
+
+function checkCanSignIn(state: TenantState, user: Rec): void {
+  if (accountOf(state).confirmed !== true || user.confirmed !== true) throw new ApiError('TL01-1007', 'the account or user is not confirmed yet')
+  if (user.active !== true || user.trashItem !== null) throw new ApiError('TL01-1001', 'wrong credentials')
+}
+
+export async function login(call: Call): Promise<ApiResponse> {
+  requireApiKey(call)
+  const tenant = tenantOf(call)
+  const credentials = basicCredentials(call)
+  const { config } = call.services
+  const email = credentials.user.trim().toLowerCase()
+  const candidate = await tenant.read((state) => {
+    for (const user of state.collection('User').lookup('email', email)) return user
+    if (credentials.password === '') {
+      const key = state.get('SecretKey', secretId(credentials.user))
+      if (key !== undefined && key.trashItem === null) return state.get('User', key.user as string)
+    }
+    return undefined
+  })
+  const bySecretKey = candidate !== undefined && credentials.password === '' && candidate.email !== email
+  const verified = bySecretKey || (await verifyPassword(credentials.password, candidate?.password as string | undefined, config.scryptCost))
+  if (candidate === undefined || !verified) throw new ApiError('TL01-1001', 'wrong credentials')
+  const issued = await tenant.write((tx) => {
+    const user = tx.state.get('User', candidate.id)
+    if (user === undefined || user.password !== candidate.password) throw new ApiError('TL01-1001', 'wrong credentials')
+    checkCanSignIn(tx.state, user)
+    dropExpiredTokens(tx, user.id)
+    return issueTokens(tx, user.id, config.tokenLifetimeMs, config.refreshTokenLifetimeMs)
+  })
+  return dataResponse(call.request, issued, { root: 'token' })
+}
+
+export async function refresh(call: Call): Promise<ApiResponse> {
+  requireApiKey(call)
+  const tenant = tenantOf(call)
+  const refreshToken = call.request.query.get('refresh_token') ?? ''
+  if (refreshToken === '') throw new ApiError('TL01-1011', 'query parameter refresh_token is required')
+  const { config } = call.services
+  const issued = await tenant.write((tx) => {
+    const rec = tx.state.get('AuthToken', secretId(refreshToken))
+    if (rec === undefined || rec.kind !== 'refresh') throw new ApiError('TL01-1011', 'the refresh token is invalid or was already used')
+    if ((rec.expiresAt as number) <= tx.now) throw new ApiError('TL01-1011', 'the refresh token has expired')
+    const user = tx.state.get('User', rec.user as string)
+    if (user === undefined) throw new ApiError('TL01-1011', 'the refresh token is invalid')
+    checkCanSignIn(tx.state, user)
+    tx.del('AuthToken', rec.id)
+    return issueTokens(tx, user.id, config.refreshedTokenLifetimeMs, config.refreshTokenLifetimeMs)
+  })
+  return dataResponse(call.request, issued, { root: 'token' })
+}
+
+/** Ends the calling token (and the refresh token issued with it). */
+export async function logout(call: Call): Promise<ApiResponse> {
+  const tenant = tenantOf(call)
+  const principal = call.principal
+  if (principal === null) throw new ApiError('TL01-1002', 'an access token is required')
+  await tenant.write((tx) => {
+    for (const rec of [...tx.state.collection('AuthToken').lookup('user', principal.userId)]) {
+      if (rec.id === principal.tokenId || rec.pairId === principal.tokenId) tx.del('AuthToken', rec.id)
+    }
+  })
+  return dataResponse(call.request, { loggedOut: true }, { root: 'result' })
+}

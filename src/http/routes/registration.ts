@@ -1,0 +1,112 @@
+/*
+ * Self-registration on the public URL (API key, no token): checkurl,
+ * checkemail, findurl, signup; and `auth/confirm/{accountId}` on the new
+ * tenant's URL. Sign-up creates the tenant: its Account and owner User are
+ * the tenant's first log entry, both unconfirmed until confirm.
+ */
+import { ApiError, violation, wrongParameter } from '../../domain/errors.js'
+import { hashPassword, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, constantTimeEqual } from '../../domain/credentials.js'
+import { isPlainObject, readFields } from '../../domain/input.js'
+import { insertRecord, changeRecord } from '../../domain/records.js'
+import { Account, URL_PREFIX_PATTERN } from '../../domain/resources/account.js'
+import { User } from '../../domain/resources/user.js'
+import { TENANT_NAME_MAX_LENGTH } from '../../engine/tenantRegistry.js'
+import { accountOf } from '../authenticate.js'
+import { parseObjectBody } from '../body.js'
+import type { Call, Services } from '../call.js'
+import { dataResponse, type ApiResponse } from '../response.js'
+import { renderRecord } from '../../domain/render.js'
+
+export const RESERVED_TENANTS = new Set(['www', 'api', 'admin', 'mail', 'static'])
+
+export function requireApiKey(call: Call): void {
+  const key = call.request.query.get('apikey') ?? call.request.headers.get('x-api-key') ?? ''
+  let known = false
+  for (const candidate of call.services.apiKeys) if (constantTimeEqual(candidate, key)) known = true
+  if (!known) throw new ApiError('TL01-1001', 'a valid API key is required (query parameter apikey)')
+}
+
+function requiredParameter(call: Call, name: string): string {
+  const value = call.request.query.get(name)
+  if (value === undefined || value.trim() === '') throw wrongParameter(`query parameter '${name}' is required`)
+  return value.trim()
+}
+
+function isValidTenantName(name: string): boolean {
+  return name.length <= TENANT_NAME_MAX_LENGTH && new RegExp(`^${URL_PREFIX_PATTERN}$`).test(name) && !RESERVED_TENANTS.has(name)
+}
+
+export function tenantUrl(services: Services, tenant: string): string {
+  const port = services.config.port === 80 ? '' : `:${services.config.port}`
+  return `http://${tenant}.${services.config.baseDomain}${port}/v1`
+}
+
+export async function checkUrl(call: Call): Promise<ApiResponse> {
+  requireApiKey(call)
+  const url = requiredParameter(call, 'url').toLowerCase()
+  return dataResponse(call.request, { exists: call.services.registry.exists(url) }, { root: 'result' })
+}
+
+export async function checkEmail(call: Call): Promise<ApiResponse> {
+  requireApiKey(call)
+  const email = requiredParameter(call, 'email').toLowerCase()
+  return dataResponse(call.request, { exists: call.services.registry.store.emails.get(email) !== undefined }, { root: 'result' })
+}
+
+export async function findUrl(call: Call): Promise<ApiResponse> {
+  requireApiKey(call)
+  const email = requiredParameter(call, 'email').toLowerCase()
+  const tenant = call.services.registry.store.emails.get(email)
+  return dataResponse(call.request, { url: tenant === undefined ? null : tenantUrl(call.services, tenant) }, { root: 'result' })
+}
+
+export async function signUp(call: Call): Promise<ApiResponse> {
+  requireApiKey(call)
+  const { value: body, source } = parseObjectBody(call.request)
+  if (!isPlainObject(body.account) || !isPlainObject(body.owner)) throw wrongParameter('the body must be {account: {...}, owner: {...}}')
+  const urlPrefix = typeof body.account.urlPrefix === 'string' ? body.account.urlPrefix.trim().toLowerCase() : ''
+  if (!isValidTenantName(urlPrefix)) {
+    throw violation([
+      {
+        entityType: 'Account',
+        field: 'urlPrefix',
+        constraint: 'Pattern',
+        message: `Account.urlPrefix must be 1 to ${TENANT_NAME_MAX_LENGTH} lower-case letters, digits or '-' (not at either end), and not reserved`,
+      },
+    ])
+  }
+  const password = body.owner.password
+  if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw violation([
+      { entityType: 'User', field: 'password', constraint: 'Size', message: `User.password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters` },
+    ])
+  }
+  const ownerValues = readFields(User, body.owner, source, false)
+  const email = typeof ownerValues.email === 'string' ? ownerValues.email.trim().toLowerCase() : ''
+  if (email !== '' && call.services.registry.store.emails.get(email) !== undefined) {
+    throw new ApiError('TL01-1102', `a user with e-mail '${email}' already exists`)
+  }
+  const accountValues = readFields(Account, body.account, source, false)
+  const passwordHash = await hashPassword(password, call.services.config.scryptCost)
+  const accountId = await call.services.registry.create(urlPrefix, (tx) => {
+    const owner = insertRecord(tx, User, { ...ownerValues, email, password: passwordHash, admin: true, active: true, confirmed: false })
+    const account = insertRecord(tx, Account, { ...accountValues, urlPrefix, owner: owner.id, confirmed: false, docNumberSequence: 0 })
+    return account.id
+  })
+  return dataResponse(call.request, { id: accountId }, { root: 'account' }, 201)
+}
+
+/** Confirms a new account (and its owner) by the account id that sign-up answered. */
+export async function confirmAccount(call: Call, id: string): Promise<ApiResponse | null> {
+  const tenant = call.tenant
+  if (tenant === null) return null
+  const confirmed = await tenant.write((tx) => {
+    const account = accountOf(tx.state)
+    if (account.id !== id) return null
+    const owner = tx.state.get('User', account.owner as string)
+    const after = account.confirmed === true ? account : changeRecord(tx, Account, account, { confirmed: true })
+    if (owner !== undefined && owner.confirmed !== true) changeRecord(tx, User, owner, { confirmed: true })
+    return renderRecord(Account, after, tx.state, { noExpand: true })
+  })
+  return confirmed === null ? null : dataResponse(call.request, confirmed, { root: Account.xmlItemName })
+}

@@ -1,0 +1,276 @@
+/*
+ * The generic resource endpoints, driven entirely by the declarations:
+ *
+ *   GET    /{path}                  list ($filter, $orderby, $top, $skip, append, no_expand)
+ *   POST   /{path}                  create
+ *   GET    /{path}/$count           number of matching records (text/plain)
+ *   GET    /{path}/$metadata        the metadata document
+ *   GET    /{path}/$dummy           a random sample object
+ *   GET    /{path}/@deleted         trashed objects;  GET /{path}/{id}/@deleted  one of them
+ *   GET    /{path}/@{view}          a view (views.ts)
+ *   GET    /{path}/{id}             read;  PUT update;  DELETE to the trash (?hard=true: for good)
+ *   POST   /{path}/{id}/$set        set fields from the query
+ *   GET|POST /{path}/{id}/{inner}   an inner collection (children whose reference is the id)
+ *   *      /{path}/{id}/${action}   a resource action (actions.ts)
+ */
+import { ApiError, notFound, wrongParameter } from '../../domain/errors.js'
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/credentials.js'
+import { readFields, readVersion, convertValue, type ValueSource } from '../../domain/input.js'
+import { metadataOf } from '../../domain/metadata.js'
+import { dummyOf } from '../../domain/dummy.js'
+import { canSee, checkRemove, checkWrite, type Caller } from '../../domain/policy.js'
+import { changeRecord, insertRecord } from '../../domain/records.js'
+import { renderRecord, type OutObject } from '../../domain/render.js'
+import { resourceByType } from '../../domain/resources/index.js'
+import type { Rec, ResourceDecl } from '../../domain/schema.js'
+import { moveToTrash, removeForGood } from '../../domain/trash.js'
+import type { TenantState } from '../../engine/tenantState.js'
+import type { WriteTx } from '../../engine/writeTx.js'
+import { planList, type ListScope } from '../../query/plan.js'
+import { parseObjectBody } from '../body.js'
+import type { Call, Principal, TenantAccess } from '../call.js'
+import { queryFlag } from '../request.js'
+import { dataResponse, textResponse, type ApiResponse } from '../response.js'
+import { findAction } from './actions.js'
+import { findView } from './views.js'
+
+const METHODS_ON_COLLECTION = ['GET', 'POST']
+const METHODS_ON_ITEM = ['GET', 'PUT', 'DELETE']
+
+export class MethodNotAllowed extends ApiError {
+  constructor(method: string, allowed: readonly string[]) {
+    super('TL01-9004', `${method} is not allowed here; use ${allowed.join(', ')}`, null, [], { Allow: allowed.join(', ') })
+  }
+}
+
+function requirePrincipal(call: Call): { tenant: TenantAccess; principal: Principal } {
+  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
+  return { tenant: call.tenant, principal: call.principal }
+}
+
+function renderOptions(call: Call, decl: ResourceDecl, state: TenantState) {
+  const appendText = call.request.query.get('append')
+  const counters = appendText === undefined || appendText === '' ? [] : appendText.split(',').map((name) => name.trim())
+  const declared = counters.map((name) => {
+    const counter = decl.appends.find((candidate) => candidate.name === name)
+    if (counter === undefined) {
+      const offered = decl.appends.map((candidate) => candidate.name).join(', ') || 'none'
+      throw wrongParameter(`append '${name}' does not apply to ${decl.type} (offered: ${offered})`)
+    }
+    return counter
+  })
+  return {
+    noExpand: queryFlag(call.request, 'no_expand'),
+    ...(declared.length === 0
+      ? {}
+      : {
+          counters: (rec: Rec) => {
+            const values: Record<string, number> = {}
+            for (const counter of declared) values[counter.field] = state.counters.count(decl.type, counter.name, rec.id)
+            return values
+          },
+        }),
+  }
+}
+
+function listResponse(call: Call, decl: ResourceDecl, state: TenantState, recs: readonly Rec[]): ApiResponse {
+  const options = renderOptions(call, decl, state)
+  const out = recs.map((rec) => renderRecord(decl, rec, state, options))
+  return dataResponse(call.request, out, { root: decl.xmlListName, item: decl.xmlItemName })
+}
+
+function objectResponse(call: Call, decl: ResourceDecl, out: OutObject, status = 200): ApiResponse {
+  return dataResponse(call.request, out, { root: decl.xmlItemName }, status)
+}
+
+/** A live, visible object or 404 (objects in the trash and hidden ones do not exist here). */
+function findVisible(state: TenantState, caller: Caller, decl: ResourceDecl, id: string, inTrash = false): Rec {
+  const rec = state.get(decl.type, id)
+  if (rec === undefined || (rec.trashItem !== null) !== inTrash || !canSee(caller, decl, rec, state)) throw notFound(decl.type, id)
+  return rec
+}
+
+/** Reads a body into field values, hashing passwords first (that is slow, so it happens outside the mailbox). */
+async function readBodyValues(call: Call, decl: ResourceDecl, creating: boolean): Promise<{ values: Record<string, unknown>; version: number | null; source: ValueSource }> {
+  const { value, source } = parseObjectBody(call.request)
+  const values = readFields(decl, value, source, creating)
+  for (const fieldDecl of decl.fields) {
+    const plain = values[fieldDecl.name]
+    if (!fieldDecl.hashed || plain === undefined || plain === null) continue
+    if (typeof plain !== 'string' || plain.length < MIN_PASSWORD_LENGTH || plain.length > MAX_PASSWORD_LENGTH) {
+      throw new ApiError('TL01-1104', `${decl.type}.${fieldDecl.name} must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`, null, [
+        { entityType: decl.type, field: fieldDecl.name, constraint: 'Size', message: `${decl.type}.${fieldDecl.name} must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters` },
+      ])
+    }
+    values[fieldDecl.name] = await hashPassword(plain, call.services.config.scryptCost)
+  }
+  return { values, version: readVersion(value, source), source }
+}
+
+function writeAnswer(call: Call, decl: ResourceDecl, state: TenantState, rec: Rec, status: number): ApiResponse {
+  if (queryFlag(call.request, 'response_object')) return objectResponse(call, decl, renderRecord(decl, rec, state, renderOptions(call, decl, state)), status)
+  return objectResponse(call, decl, { id: rec.id, version: rec.version }, status)
+}
+
+/** Creates an object (also used by inner collections, which fix the parent reference). */
+export function createIn(tx: WriteTx, principal: Principal, decl: ResourceDecl, values: Record<string, unknown>): Rec {
+  const ownerDefaults: Record<string, unknown> = {}
+  for (const name of ['owner', 'user', 'author']) {
+    const fieldDecl = decl.fieldsByName.get(name)
+    if (fieldDecl?.ref === 'User' && values[name] === undefined && fieldDecl.constraints.some((c) => c.type === 'NotNull')) ownerDefaults[name] = principal.userId
+  }
+  const candidate = { ...ownerDefaults, ...values }
+  checkWrite(principal, decl, { ...candidate, id: '', version: 0, createdAt: 0, updatedAt: 0, trashItem: null }, undefined, tx.state)
+  return insertRecord(tx, decl, candidate)
+}
+
+export function updateIn(tx: WriteTx, principal: Principal, decl: ResourceDecl, id: string, values: Record<string, unknown>, version: number | null, versionRequired: boolean): Rec {
+  const before = findVisible(tx.state, principal, decl, id)
+  if (versionRequired && version === null) throw new ApiError('TL01-1107', `the update of ${decl.type} '${id}' must carry its version (or use version_ignore=true)`)
+  if (version !== null && version !== before.version) {
+    throw new ApiError('TL01-1107', `${decl.type} '${id}' is at version ${before.version}, the update was made for version ${version}`)
+  }
+  const candidate = { ...before, ...values }
+  checkWrite(principal, decl, candidate, before, tx.state)
+  return changeRecord(tx, decl, before, values)
+}
+
+async function list(call: Call, decl: ResourceDecl, scope: ListScope): Promise<ApiResponse> {
+  const { tenant, principal } = requirePrincipal(call)
+  const plan = planList(decl, call.request.query)
+  return tenant.read((state) => listResponse(call, decl, state, plan.run(state, principal, scope)))
+}
+
+async function count(call: Call, decl: ResourceDecl, scope: ListScope): Promise<ApiResponse> {
+  const { tenant, principal } = requirePrincipal(call)
+  const plan = planList(decl, call.request.query)
+  const total = await tenant.read((state) => plan.count(state, principal, scope))
+  return textResponse(call.request, String(total))
+}
+
+async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown> = {}): Promise<ApiResponse> {
+  const { tenant, principal } = requirePrincipal(call)
+  const { values } = await readBodyValues(call, decl, true)
+  return tenant.write((tx) => writeAnswer(call, decl, tx.state, createIn(tx, principal, decl, { ...values, ...fixed }), 201))
+}
+
+async function read(call: Call, decl: ResourceDecl, id: string, inTrash: boolean): Promise<ApiResponse> {
+  const { tenant, principal } = requirePrincipal(call)
+  return tenant.read((state) => {
+    const rec = findVisible(state, principal, decl, id, inTrash)
+    return objectResponse(call, decl, renderRecord(decl, rec, state, renderOptions(call, decl, state)))
+  })
+}
+
+async function update(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
+  const { tenant, principal } = requirePrincipal(call)
+  const { values, version } = await readBodyValues(call, decl, false)
+  const versionRequired = !queryFlag(call.request, 'version_ignore')
+  return tenant.write((tx) => writeAnswer(call, decl, tx.state, updateIn(tx, principal, decl, id, values, version, versionRequired), 200))
+}
+
+/** `$set?field=value&…`: a PUT from query parameters; the version is checked only when the query names it. */
+async function setFields(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
+  const { tenant, principal } = requirePrincipal(call)
+  const reserved = new Set(['token', 'format', 'callback', 'suppress_response_code', 'response_object', 'no_expand', 'version', 'version_ignore', 'method', 'apikey'])
+  const body: Record<string, unknown> = {}
+  for (const [name, value] of call.request.query) {
+    if (reserved.has(name)) continue
+    const fieldDecl = decl.fieldsByName.get(name)
+    if (fieldDecl === undefined) throw wrongParameter(`${decl.type} has no field '${name}'`)
+    if (fieldDecl.access === 'READ_ONLY' || fieldDecl.computed || name === 'id') throw wrongParameter(`${decl.type}.${name} is read-only`)
+    if (fieldDecl.hashed) throw wrongParameter(`${decl.type}.${name} cannot be set with $set`)
+    body[name] = convertValue(decl, fieldDecl, value, 'text')
+  }
+  const versionText = call.request.query.get('version')
+  const version = versionText === undefined ? null : readVersion({ version: versionText }, 'text')
+  return tenant.write((tx) => {
+    const after = updateIn(tx, principal, decl, id, body, version, false)
+    return objectResponse(call, decl, renderRecord(decl, after, tx.state, renderOptions(call, decl, tx.state)))
+  })
+}
+
+async function remove(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
+  const { tenant, principal } = requirePrincipal(call)
+  const hard = queryFlag(call.request, 'hard')
+  return tenant.write((tx) => {
+    const rec = hard ? tx.state.get(decl.type, id) : findVisible(tx.state, principal, decl, id)
+    if (rec === undefined || !canSee(principal, decl, rec, tx.state)) throw notFound(decl.type, id)
+    checkRemove(principal, decl, rec, tx.state)
+    if (hard) {
+      removeForGood(tx, decl, rec)
+      return objectResponse(call, decl, { id, deleted: true })
+    }
+    const item = moveToTrash(tx, decl, rec, principal.userId)
+    return objectResponse(call, decl, { id, trashItem: { id: item.id } })
+  })
+}
+
+/** Handles a request whose path starts with a resource path; `rest` is what follows it. */
+export async function handleResource(call: Call, decl: ResourceDecl, rest: readonly string[]): Promise<ApiResponse> {
+  const method = call.request.method
+  const [first, second, ...more] = rest
+  if (first === undefined) {
+    if (method === 'GET') return list(call, decl, { kind: 'all' })
+    if (method === 'POST') return create(call, decl)
+    throw new MethodNotAllowed(method, METHODS_ON_COLLECTION)
+  }
+  if (second === undefined && first.startsWith('$')) {
+    if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
+    requirePrincipal(call)
+    if (first === '$count') return count(call, decl, { kind: 'all' })
+    if (first === '$metadata') return dataResponse(call.request, metadataOf(decl), { root: 'metadata' })
+    if (first === '$dummy') return objectResponse(call, decl, dummyOf(decl))
+    const action = findAction(decl.type, first)
+    if (action !== undefined) return action.handle(call, decl, null)
+    throw new ApiError('TL01-9003', `unknown operation '${first}' on ${decl.path ?? decl.type}`)
+  }
+  if (second === undefined && first.startsWith('@')) {
+    if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
+    if (first === '@deleted') return list(call, decl, { kind: 'trashed' })
+    const view = findView(decl.type, first)
+    if (view === undefined) throw new ApiError('TL01-9003', `unknown view '${first}' of ${decl.path ?? decl.type}`)
+    const { principal } = requirePrincipal(call)
+    return list(call, decl, { kind: 'view', accepts: (rec, state) => view.accepts(rec, state, principal) })
+  }
+  const id = first
+  if (second === undefined) {
+    if (method === 'GET') return read(call, decl, id, false)
+    if (method === 'PUT') return update(call, decl, id)
+    if (method === 'DELETE') {
+      const action = findAction(decl.type, 'DELETE')
+      return action === undefined ? remove(call, decl, id) : action.handle(call, decl, id)
+    }
+    throw new MethodNotAllowed(method, METHODS_ON_ITEM)
+  }
+  if (more.length > 0 && !(more.length === 1 && more[0] === '$count' && decl.inner.some((inner) => inner.name === second))) {
+    throw new ApiError('TL01-9003', `no resource at this path`)
+  }
+  if (second === '@deleted') {
+    if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
+    return read(call, decl, id, true)
+  }
+  if (second === '$set') {
+    if (method !== 'POST' && method !== 'PUT') throw new MethodNotAllowed(method, ['POST'])
+    return setFields(call, decl, id)
+  }
+  if (second.startsWith('$')) {
+    const action = findAction(decl.type, second)
+    if (action === undefined) throw new ApiError('TL01-9003', `unknown operation '${second}' on ${decl.path ?? decl.type}`)
+    return action.handle(call, decl, id)
+  }
+  const inner = decl.inner.find((candidate) => candidate.name === second)
+  if (inner === undefined) throw new ApiError('TL01-9003', `${decl.path ?? decl.type} has no inner collection '${second}'`)
+  const childDecl = resourceByType(inner.childType)
+  const { tenant, principal } = requirePrincipal(call)
+  await tenant.read((state) => findVisible(state, principal, decl, id))
+  const scope: ListScope = { kind: 'children', via: inner.via, parentId: id }
+  if (more[0] === '$count') {
+    if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
+    return count(call, childDecl, scope)
+  }
+  if (method === 'GET') return list(call, childDecl, scope)
+  if (method === 'POST') return create(call, childDecl, { [inner.via]: id })
+  throw new MethodNotAllowed(method, METHODS_ON_COLLECTION)
+}
+

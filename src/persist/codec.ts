@@ -1,0 +1,40 @@
+/*
+ * The binary encodings of everything TimeLedger writes to disk. Both use
+ * msgpack with fixed options and no shared record structures, so a decoder
+ * made fresh in another process (or another version) reads what an encoder
+ * wrote: log entries as plain maps, snapshot bodies with msgpackr records
+ * whose definitions travel inline in the same buffer.
+ */
+import { Packr } from 'msgpackr'
+import type { LogEntry } from '../engine/logEntry.js'
+
+const logPackr = new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false })
+const snapshotPackr = new Packr({ useRecords: true, mapsAsObjects: true, moreTypes: false })
+
+export function encodeLogEntry(entry: LogEntry): Buffer {
+  return logPackr.pack(entry)
+}
+
+export function decodeLogEntry(bytes: Uint8Array): LogEntry {
+  const entry = logPackr.unpack(bytes) as LogEntry
+  if (typeof entry !== 'object' || entry === null || !Array.isArray(entry.ops) || typeof entry.at !== 'number') {
+    throw new Error('not a log entry')
+  }
+  return entry
+}
+
+export function encodeSnapshotBody(body: unknown): Buffer {
+  return snapshotPackr.pack(body)
+}
+
+export function decodeSnapshotBody(bytes: Uint8Array): unknown {
+  return new Packr({ useRecords: true, mapsAsObjects: true, moreTypes: false }).unpack(bytes)
+}
+
+export function encodePlain(value: unknown): Buffer {
+  return logPackr.pack(value)
+}
+
+export function decodePlain(bytes: Uint8Array): unknown {
+  return logPackr.unpack(bytes)
+}

@@ -1,0 +1,144 @@
+/*
+ * The LMDB environment in DATA_DIR: the write-ahead log and the small global
+ * tables beside it.
+ *
+ *   log      key [tenant, seq] → msgpack LogEntry (encoded by codec.ts)
+ *   tenants  tenant → TenantInfo (the tenant directory)
+ *   emails   lower-cased e-mail → tenant (for the public check/find calls)
+ *   files    [tenant, fileKey] → raw bytes of an uploaded file
+ *
+ * Group commit: lmdb-js gathers every put issued in one event-loop turn into
+ * one transaction, so all commands decided in a turn share a commit. append()
+ * resolves only after that commit is flushed to disk (`flushed`, not merely
+ * committed): a response that waits for it can never be taken back by a
+ * crash. Writes are never opened with noSync.
+ */
+import { open, type Database, type RootDatabase } from 'lmdb'
+import fs from 'node:fs'
+import path from 'node:path'
+import type { LogEntry } from '../engine/logEntry.js'
+import { decodeLogEntry, encodeLogEntry } from './codec.js'
+
+export interface TenantInfo {
+  createdAt: number
+  /** Set while a tenant cannot be opened (its log is damaged). */
+  damaged?: string
+}
+
+export class LogCorruptError extends Error {
+  constructor(readonly tenant: string, readonly seq: number, cause: unknown) {
+    super(`tenant '${tenant}': log entry ${seq} cannot be decoded (${cause instanceof Error ? cause.message : String(cause)})`)
+  }
+}
+
+export class LogStore {
+  private readonly root: RootDatabase
+  private readonly log: Database<Buffer, [string, number]>
+  readonly tenants: Database<TenantInfo, string>
+  readonly emails: Database<string, string>
+  readonly files: Database<Buffer, [string, string]>
+
+  private constructor(root: RootDatabase) {
+    this.root = root
+    this.log = root.openDB({ name: 'log', encoding: 'binary' })
+    this.tenants = root.openDB({ name: 'tenants', encoding: 'msgpack' })
+    this.emails = root.openDB({ name: 'emails', encoding: 'string' })
+    this.files = root.openDB({ name: 'files', encoding: 'binary' })
+  }
+
+  static open(dataDir: string, mapSizeBytes: number): LogStore {
+    fs.mkdirSync(dataDir, { recursive: true })
+    const root = open({
+      path: path.join(dataDir, 'ledger.mdb'),
+      maxDbs: 8,
+      mapSize: mapSizeBytes,
+      compression: false,
+      // Every write is flushed before it is acknowledged; see append().
+      noSync: false,
+    })
+    return new LogStore(root)
+  }
+
+  /** Queues the entry into the current group commit; resolves once it is on disk. */
+  async append(tenant: string, seq: number, entry: LogEntry): Promise<number> {
+    const bytes = encodeLogEntry(entry)
+    await this.log.put([tenant, seq], bytes)
+    await this.log.flushed
+    return bytes.length
+  }
+
+  /** Waits until every write issued so far is on disk. */
+  async flushed(): Promise<void> {
+    await this.log.committed
+    await this.log.flushed
+  }
+
+  *entriesAfter(tenant: string, afterSeq: number, uptoSeq = Number.MAX_SAFE_INTEGER): IterableIterator<{ seq: number; entry: LogEntry; bytes: number }> {
+    for (const { key, value } of this.log.getRange({ start: [tenant, afterSeq + 1], end: [tenant, uptoSeq + 1] })) {
+      const seq = key[1]
+      let entry: LogEntry
+      try {
+        entry = decodeLogEntry(value)
+      } catch (error) {
+        throw new LogCorruptError(tenant, seq, error)
+      }
+      yield { seq, entry, bytes: value.length }
+    }
+  }
+
+  /** The highest sequence number logged for the tenant, 0 when none. */
+  lastSeq(tenant: string): number {
+    for (const key of this.log.getKeys({ start: [tenant, Number.MAX_SAFE_INTEGER], end: [tenant, 0], reverse: true, limit: 1 })) return key[1]
+    return 0
+  }
+
+  firstSeq(tenant: string): number {
+    for (const key of this.log.getKeys({ start: [tenant, 0], end: [tenant, Number.MAX_SAFE_INTEGER], limit: 1 })) return key[1]
+    return 0
+  }
+
+  logLength(tenant: string): number {
+    return this.log.getKeysCount({ start: [tenant, 0], end: [tenant, Number.MAX_SAFE_INTEGER] })
+  }
+
+  /** Raw access for operators and tests (e.g. damaging an entry on purpose). */
+  rawEntry(tenant: string, seq: number): Buffer | undefined {
+    return this.log.get([tenant, seq])
+  }
+
+  async putRawEntry(tenant: string, seq: number, bytes: Buffer): Promise<void> {
+    await this.log.put([tenant, seq], bytes)
+    await this.log.flushed
+  }
+
+  /** Removes log entries up to and including `uptoSeq` that were written before `beforeMs`. */
+  async prune(tenant: string, uptoSeq: number, beforeMs: number): Promise<number> {
+    let removed = 0
+    await this.log.transaction(() => {
+      for (const { key, value } of this.log.getRange({ start: [tenant, 0], end: [tenant, uptoSeq + 1] })) {
+        let at: number
+        try {
+          at = decodeLogEntry(value).at
+        } catch {
+          break
+        }
+        if (at >= beforeMs) break
+        this.log.remove(key)
+        removed += 1
+      }
+    })
+    return removed
+  }
+
+  /** Removes every log entry of the tenant after `afterSeq` (a restore to an earlier point). */
+  async truncateAfter(tenant: string, afterSeq: number): Promise<void> {
+    await this.log.transaction(() => {
+      for (const key of this.log.getKeys({ start: [tenant, afterSeq + 1], end: [tenant, Number.MAX_SAFE_INTEGER] })) this.log.remove(key)
+    })
+    await this.log.flushed
+  }
+
+  async close(): Promise<void> {
+    await this.root.close()
+  }
+}

@@ -1,0 +1,132 @@
+/*
+ * Snapshot files: the whole state of one tenant at one log sequence number.
+ *
+ *   snapshots/<tenant>/<seq, 16 digits>.tlsnap
+ *
+ *   bytes 0..7    magic "TLSNAP01"
+ *   bytes 8..11   header length H (uint32, big-endian)
+ *   next H bytes  header, msgpack {format, tenant, seq, at, bodyBytes, sha256}
+ *   the rest      body, msgpack {collections: {type: Rec[]}}
+ *
+ * A file is written to a temporary name, fsynced, renamed into place and the
+ * folder fsynced, so a crash leaves either the old set of files or the new
+ * one. On load the length and SHA-256 of the body are checked before it is
+ * decoded: a torn or corrupt file is reported and skipped for an older one,
+ * never half-loaded.
+ */
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import { decodePlain, decodeSnapshotBody, encodePlain, encodeSnapshotBody } from './codec.js'
+
+const MAGIC = Buffer.from('TLSNAP01', 'ascii')
+export const SNAPSHOT_FORMAT = 1
+const SUFFIX = '.tlsnap'
+
+export interface SnapshotHeader {
+  format: number
+  tenant: string
+  seq: number
+  at: number
+  bodyBytes: number
+  sha256: string
+}
+
+export interface SnapshotBody {
+  collections: Record<string, unknown[]>
+}
+
+export interface SnapshotListing {
+  seq: number
+  file: string
+  bytes: number
+}
+
+export function tenantSnapshotDir(dataDir: string, tenant: string): string {
+  return path.join(dataDir, 'snapshots', tenant)
+}
+
+export function snapshotFileName(seq: number): string {
+  return `${String(seq).padStart(16, '0')}${SUFFIX}`
+}
+
+/** The tenant's snapshot files, newest first. */
+export function listSnapshots(dataDir: string, tenant: string): SnapshotListing[] {
+  const dir = tenantSnapshotDir(dataDir, tenant)
+  if (!fs.existsSync(dir)) return []
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith(SUFFIX) && /^\d{16}\.tlsnap$/.test(name))
+    .map((name) => {
+      const file = path.join(dir, name)
+      return { seq: Number(name.slice(0, 16)), file, bytes: fs.statSync(file).size }
+    })
+    .sort((a, b) => b.seq - a.seq)
+}
+
+export function encodeSnapshot(tenant: string, seq: number, at: number, body: SnapshotBody): Buffer {
+  const bodyBytes = encodeSnapshotBody(body)
+  const header: SnapshotHeader = {
+    format: SNAPSHOT_FORMAT,
+    tenant,
+    seq,
+    at,
+    bodyBytes: bodyBytes.length,
+    sha256: crypto.createHash('sha256').update(bodyBytes).digest('hex'),
+  }
+  const headerBytes = encodePlain(header)
+  const length = Buffer.alloc(4)
+  length.writeUInt32BE(headerBytes.length)
+  return Buffer.concat([MAGIC, length, headerBytes, bodyBytes])
+}
+
+export class SnapshotInvalidError extends Error {}
+
+export function decodeSnapshot(bytes: Buffer): { header: SnapshotHeader; body: SnapshotBody } {
+  if (bytes.length < 12 || !bytes.subarray(0, 8).equals(MAGIC)) throw new SnapshotInvalidError('not a TimeLedger snapshot (bad magic)')
+  const headerLength = bytes.readUInt32BE(8)
+  if (12 + headerLength > bytes.length) throw new SnapshotInvalidError('truncated header')
+  const header = decodePlain(bytes.subarray(12, 12 + headerLength)) as SnapshotHeader
+  if (typeof header !== 'object' || header === null || typeof header.seq !== 'number') throw new SnapshotInvalidError('bad header')
+  if (header.format > SNAPSHOT_FORMAT) throw new SnapshotInvalidError(`format ${header.format} is newer than this server reads`)
+  const bodyBytes = bytes.subarray(12 + headerLength)
+  if (bodyBytes.length !== header.bodyBytes) throw new SnapshotInvalidError(`body is ${bodyBytes.length} bytes, header says ${header.bodyBytes}`)
+  const sha256 = crypto.createHash('sha256').update(bodyBytes).digest('hex')
+  if (sha256 !== header.sha256) throw new SnapshotInvalidError('checksum mismatch')
+  const body = decodeSnapshotBody(bodyBytes) as SnapshotBody
+  if (typeof body !== 'object' || body === null || typeof body.collections !== 'object') throw new SnapshotInvalidError('bad body')
+  return { header, body }
+}
+
+export function readSnapshotFile(file: string): { header: SnapshotHeader; body: SnapshotBody } {
+  return decodeSnapshot(fs.readFileSync(file))
+}
+
+/** Writes atomically: temporary file, fsync, rename, fsync of the folder. */
+export async function writeSnapshotFile(dir: string, seq: number, bytes: Buffer): Promise<string> {
+  await fs.promises.mkdir(dir, { recursive: true })
+  const finalPath = path.join(dir, snapshotFileName(seq))
+  const temporaryPath = `${finalPath}.tmp-${process.pid}`
+  const handle = await fs.promises.open(temporaryPath, 'w')
+  try {
+    await handle.writeFile(bytes)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  await fs.promises.rename(temporaryPath, finalPath)
+  const dirHandle = await fs.promises.open(dir, 'r')
+  try {
+    await dirHandle.sync()
+  } finally {
+    await dirHandle.close()
+  }
+  return finalPath
+}
+
+/** Keeps the newest `kept` snapshots of a tenant and removes the rest; returns the oldest kept seq. */
+export async function pruneSnapshots(dataDir: string, tenant: string, kept: number): Promise<number> {
+  const listing = listSnapshots(dataDir, tenant)
+  for (const old of listing.slice(kept)) await fs.promises.rm(old.file, { force: true })
+  return listing.slice(0, kept).at(-1)?.seq ?? 0
+}

@@ -1,0 +1,385 @@
+/*
+ * `$filter` compiler: parsed FilterNode → predicate over records.
+ *
+ * One pass over the AST gives every node a static type and a closure that
+ * evaluates it; the closures are composed into `test`. No user text is ever
+ * run as code. Types are checked here, once, so a filter such as
+ * `name add 1` is a 400 before any record is read. At run time a missing
+ * value is null: functions and arithmetic on null give null, `eq`/`ne`
+ * treat null as a value (null eq null), ordering comparisons with null are
+ * false, and `and`/`or`/`not` count anything but `true` as false.
+ *
+ * Besides the predicate, the top-level `and` conjuncts are scanned for
+ * index pins (`<indexed path> eq <literal>`) and Date bounds, which the
+ * planner may use to narrow the candidates; the predicate always runs too.
+ */
+import { ApiError } from '../domain/errors.js'
+import type { DisplayContext, FieldDecl, Rec, ResourceDecl } from '../domain/schema.js'
+import { FILTER_FUNCTIONS, type BinaryNode, type CallNode, type FilterNode, type LiteralNode, type MemberNode, type UnaryNode, type ValueType } from './filterAst.js'
+import { FilterLimitError, FilterSyntaxError, parseFilter } from './filterParser.js'
+import { resolvePath, type ResolvedPath } from './fieldPath.js'
+
+export interface DateRange {
+  low?: number
+  lowInclusive: boolean
+  high?: number
+  highInclusive: boolean
+}
+
+export interface CompiledFilter {
+  /** True when the record passes the filter. */
+  test(rec: Rec, context: DisplayContext): boolean
+  /** Indexable pins from `<indexed path> eq <literal>` joined only by top-level `and`. */
+  equalities: ReadonlyMap<string, unknown>
+  /** Bounds on Date fields from top-level `and` conjuncts `<datefield> gt|ge|lt|le datetime'…'`. */
+  ranges: ReadonlyMap<string, DateRange>
+}
+
+/** Static type of a node; 'null' is the null literal, 'any' a field of an unknown type (checked at run time only). */
+export type FilterType = 'string' | 'number' | 'boolean' | 'date' | 'reference' | 'null' | 'any'
+
+type Evaluate = (rec: Rec, context: DisplayContext) => unknown
+
+interface Typed {
+  readonly type: FilterType
+  readonly evaluate: Evaluate
+}
+
+export function compileFilter(decl: ResourceDecl, text: string): CompiledFilter {
+  const root = parse(text)
+  const compiled = compileNode(decl, root)
+  if (compiled.type !== 'boolean' && compiled.type !== 'any') {
+    throw typeError(`the whole filter must be a boolean expression, not ${describe(compiled.type)}`, startOf(root))
+  }
+  const evaluate = compiled.evaluate
+  const conjuncts = topLevelConjuncts(root)
+  return {
+    test: (rec, context) => evaluate(rec, context) === true,
+    equalities: extractEqualities(decl, conjuncts),
+    ranges: extractRanges(decl, conjuncts),
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Parsing and errors
+
+function parse(text: string): FilterNode {
+  try {
+    return parseFilter(text)
+  } catch (err) {
+    if (err instanceof FilterSyntaxError) throw new ApiError('TL01-1105', `$filter: ${withPosition(err.message, err.position)}`)
+    if (err instanceof FilterLimitError) throw new ApiError('TL01-9002', `$filter: ${err.message}`)
+    throw err
+  }
+}
+
+/** Appends `at position n` unless the message already names that position. */
+function withPosition(message: string, position: number): string {
+  return message.includes(`position ${position}`) ? message : `${message} at position ${position}`
+}
+
+function typeError(problem: string, position: number): ApiError {
+  return new ApiError('TL01-1105', `$filter: ${problem} at position ${position}`)
+}
+
+/** Where a node's text begins (a binary node's `pos` is its operator). */
+function startOf(node: FilterNode): number {
+  return node.kind === 'binary' ? startOf(node.left) : node.pos
+}
+
+function describe(type: FilterType): string {
+  return type === 'null' ? 'null' : `a ${type}`
+}
+
+const isWild = (type: FilterType): boolean => type === 'any' || type === 'null'
+
+// ---------------------------------------------------------------------------
+// Compiling nodes
+
+function compileNode(decl: ResourceDecl, node: FilterNode): Typed {
+  switch (node.kind) {
+    case 'literal': {
+      const value = node.value
+      const type: FilterType = node.type === 'datetime' ? 'date' : node.type
+      return { type, evaluate: () => value }
+    }
+    case 'member':
+      return compileMember(decl, node)
+    case 'unary':
+      return compileUnary(decl, node)
+    case 'binary':
+      return compileBinary(decl, node)
+    case 'call':
+      return compileCall(decl, node)
+  }
+}
+
+function resolveMember(decl: ResourceDecl, node: MemberNode): ResolvedPath {
+  try {
+    return resolvePath(decl, node.path)
+  } catch (err) {
+    if (err instanceof ApiError) throw new ApiError(err.code, `$filter: ${err.message} at position ${node.pos}`)
+    throw err
+  }
+}
+
+function fieldType(field: FieldDecl): FilterType {
+  if (field.ref !== undefined) return 'reference'
+  switch (field.type) {
+    case 'String': return 'string'
+    case 'Boolean': return 'boolean'
+    case 'Long':
+    case 'Integer':
+    case 'Double': return 'number'
+    case 'Date': return 'date'
+    default: return 'any'
+  }
+}
+
+function compileMember(decl: ResourceDecl, node: MemberNode): Typed {
+  const path = resolveMember(decl, node)
+  const get = path.get
+  return { type: fieldType(path.field), evaluate: (rec, context) => get(rec, context) ?? null }
+}
+
+function compileUnary(decl: ResourceDecl, node: UnaryNode): Typed {
+  const operand = compileNode(decl, node.operand)
+  const evaluate = operand.evaluate
+  if (node.op === 'not') {
+    if (operand.type !== 'boolean' && operand.type !== 'any') throw typeError(`'not' needs a boolean, not ${describe(operand.type)}`, node.pos)
+    return { type: 'boolean', evaluate: (rec, context) => evaluate(rec, context) !== true }
+  }
+  if (operand.type !== 'number' && !isWild(operand.type)) throw typeError(`'-' needs a number, not ${describe(operand.type)}`, node.pos)
+  return {
+    type: 'number',
+    evaluate: (rec, context) => {
+      const value = evaluate(rec, context)
+      return typeof value === 'number' ? -value : null
+    },
+  }
+}
+
+function compileBinary(decl: ResourceDecl, node: BinaryNode): Typed {
+  const left = compileNode(decl, node.left)
+  const right = compileNode(decl, node.right)
+  switch (node.op) {
+    case 'and':
+    case 'or':
+      return compileLogic(node.op, node.pos, left, right)
+    case 'eq':
+    case 'ne':
+    case 'lt':
+    case 'le':
+    case 'gt':
+    case 'ge':
+      return compileComparison(node.op, node.pos, left, right)
+    case 'add':
+    case 'sub':
+    case 'mul':
+    case 'div':
+    case 'mod':
+      return compileArithmetic(node.op, node.pos, left, right)
+  }
+}
+
+function compileLogic(op: 'and' | 'or', pos: number, left: Typed, right: Typed): Typed {
+  for (const side of [left, right]) {
+    if (side.type !== 'boolean' && side.type !== 'any') throw typeError(`'${op}' needs booleans, not ${describe(side.type)}`, pos)
+  }
+  const [a, b] = [left.evaluate, right.evaluate]
+  const evaluate: Evaluate = op === 'and'
+    ? (rec, context) => a(rec, context) === true && b(rec, context) === true
+    : (rec, context) => a(rec, context) === true || b(rec, context) === true
+  return { type: 'boolean', evaluate }
+}
+
+// --- comparisons
+
+/** Whether values of the two types may be compared; references only by eq/ne, with a string id. */
+function comparable(a: FilterType, b: FilterType, ordered: boolean): boolean {
+  if (isWild(a) || isWild(b)) return true
+  if (a === 'reference' || b === 'reference') return !ordered && (a === 'string' || a === 'reference') && (b === 'string' || b === 'reference')
+  return a === b
+}
+
+/** -1, 0 or 1 for two non-null values of one primitive type; null otherwise. */
+function order(a: unknown, b: unknown): number | null {
+  if (a === null || b === null || typeof a !== typeof b) return null
+  if (typeof a === 'string') return sign(a < (b as string), a > (b as string))
+  if (typeof a !== 'number' && typeof a !== 'boolean') return null
+  const [x, y] = [Number(a), Number(b)] // false < true
+  return sign(x < y, x > y)
+}
+
+const sign = (less: boolean, greater: boolean): number => (less ? -1 : greater ? 1 : 0)
+
+const COMPARE: Record<'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge', (a: unknown, b: unknown) => boolean> = {
+  eq: (a, b) => a === b,
+  ne: (a, b) => a !== b,
+  lt: (a, b) => (order(a, b) ?? 0) < 0,
+  le: (a, b) => { const o = order(a, b); return o !== null && o <= 0 },
+  gt: (a, b) => (order(a, b) ?? 0) > 0,
+  ge: (a, b) => { const o = order(a, b); return o !== null && o >= 0 },
+}
+
+function compileComparison(op: keyof typeof COMPARE, pos: number, left: Typed, right: Typed): Typed {
+  const ordered = op !== 'eq' && op !== 'ne'
+  if (!comparable(left.type, right.type, ordered)) {
+    throw typeError(`'${op}' cannot compare ${describe(left.type)} with ${describe(right.type)}`, pos)
+  }
+  const compare = COMPARE[op]
+  const [a, b] = [left.evaluate, right.evaluate]
+  return { type: 'boolean', evaluate: (rec, context) => compare(a(rec, context), b(rec, context)) }
+}
+
+// --- arithmetic
+
+/** Result type of `left op right`, or undefined when the operation makes no sense; null and any act as numbers. */
+function arithmeticType(op: keyof typeof ARITHMETIC, left: FilterType, right: FilterType): FilterType | undefined {
+  const l = isWild(left) ? 'number' : left
+  const r = isWild(right) ? 'number' : right
+  if (l === 'number' && r === 'number') return 'number'
+  if (op === 'add' && ((l === 'date' && r === 'number') || (l === 'number' && r === 'date'))) return 'date'
+  if (op === 'sub' && l === 'date' && r === 'number') return 'date'
+  if (op === 'sub' && l === 'date' && r === 'date') return 'number'
+  return undefined
+}
+
+const ARITHMETIC: Record<'add' | 'sub' | 'mul' | 'div' | 'mod', (a: number, b: number) => number | null> = {
+  add: (a, b) => a + b,
+  sub: (a, b) => a - b,
+  mul: (a, b) => a * b,
+  div: (a, b) => (b === 0 ? null : a / b),
+  mod: (a, b) => (b === 0 ? null : a % b),
+}
+
+function compileArithmetic(op: keyof typeof ARITHMETIC, pos: number, left: Typed, right: Typed): Typed {
+  const type = arithmeticType(op, left.type, right.type)
+  if (type === undefined) throw typeError(`'${op}' cannot combine ${describe(left.type)} with ${describe(right.type)}`, pos)
+  const operate = ARITHMETIC[op]
+  const [a, b] = [left.evaluate, right.evaluate]
+  return {
+    type,
+    evaluate: (rec, context) => {
+      const x = a(rec, context)
+      const y = b(rec, context)
+      return typeof x === 'number' && typeof y === 'number' ? operate(x, y) : null
+    },
+  }
+}
+
+// --- functions
+
+type Implementation = (args: readonly unknown[]) => unknown
+
+const str = (value: unknown): string => value as string
+const int = (value: unknown): number => Math.trunc(value as number)
+
+/** substring(s, start[, length]), 0-based; a negative start counts as 0, a start past the end or a negative length gives ''. */
+function substring(s: string, start: number, length?: number): string {
+  const from = Math.max(0, start)
+  if (from > s.length || (length !== undefined && length < 0)) return ''
+  return length === undefined ? s.slice(from) : s.slice(from, from + length)
+}
+
+const FUNCTIONS: Record<CallNode['name'], Implementation> = {
+  substring: ([s, start, length]) => substring(str(s), int(start), length === undefined ? undefined : int(length)),
+  substringof: ([needle, haystack]) => str(haystack).includes(str(needle)),
+  startswith: ([s, prefix]) => str(s).startsWith(str(prefix)),
+  endswith: ([s, suffix]) => str(s).endsWith(str(suffix)),
+  length: ([s]) => str(s).length,
+  indexof: ([s, part]) => str(s).indexOf(str(part)),
+  tolower: ([s]) => str(s).toLowerCase(),
+  toupper: ([s]) => str(s).toUpperCase(),
+  concat: ([a, b]) => str(a) + str(b),
+}
+
+function compileCall(decl: ResourceDecl, node: CallNode): Typed {
+  const signature = FILTER_FUNCTIONS[node.name]
+  if (node.args.length < signature.minArgs || node.args.length > signature.maxArgs) {
+    const expected = signature.minArgs === signature.maxArgs ? `${signature.minArgs}` : `${signature.minArgs} to ${signature.maxArgs}`
+    throw typeError(`${node.name} takes ${expected} arguments, not ${node.args.length}`, node.pos)
+  }
+  const argTypes: readonly ValueType[] = signature.argTypes
+  const args = node.args.map((arg, index) => {
+    const compiled = compileNode(decl, arg)
+    const expected = argTypes[index] as ValueType
+    if (compiled.type !== expected && !isWild(compiled.type)) {
+      throw typeError(`argument ${index + 1} of ${node.name} must be a ${expected}, not ${describe(compiled.type)}`, startOf(arg))
+    }
+    return { expected, evaluate: compiled.evaluate }
+  })
+  const implementation = FUNCTIONS[node.name]
+  return {
+    type: signature.returns,
+    evaluate: (rec, context) => {
+      const values: unknown[] = []
+      for (const arg of args) {
+        const value = arg.evaluate(rec, context)
+        if (typeof value !== arg.expected) return null // null, missing, or a stored value of another type
+        values.push(value)
+      }
+      return implementation(values)
+    },
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Index pins and date bounds from the top-level `and`
+
+function topLevelConjuncts(node: FilterNode): FilterNode[] {
+  if (node.kind === 'binary' && node.op === 'and') return [...topLevelConjuncts(node.left), ...topLevelConjuncts(node.right)]
+  return [node]
+}
+
+/** `member op literal` or `literal op member` as [member, literal, op as seen from the member]. */
+function memberAgainstLiteral(node: FilterNode): { member: MemberNode; literal: LiteralNode; op: BinaryNode['op'] } | undefined {
+  if (node.kind !== 'binary') return undefined
+  if (node.left.kind === 'member' && node.right.kind === 'literal') return { member: node.left, literal: node.right, op: node.op }
+  if (node.left.kind === 'literal' && node.right.kind === 'member') return { member: node.right, literal: node.left, op: FLIPPED[node.op] ?? node.op }
+  return undefined
+}
+
+const FLIPPED: Partial<Record<BinaryNode['op'], BinaryNode['op']>> = { lt: 'gt', le: 'ge', gt: 'lt', ge: 'le' }
+
+function extractEqualities(decl: ResourceDecl, conjuncts: readonly FilterNode[]): Map<string, unknown> {
+  const pins = new Map<string, unknown>()
+  for (const conjunct of conjuncts) {
+    const match = memberAgainstLiteral(conjunct)
+    if (match === undefined || match.op !== 'eq') continue
+    const indexed = resolvePath(decl, match.member.path).indexedField
+    if (indexed !== null) pins.set(indexed, match.literal.value)
+  }
+  return pins
+}
+
+function extractRanges(decl: ResourceDecl, conjuncts: readonly FilterNode[]): Map<string, DateRange> {
+  const ranges = new Map<string, DateRange>()
+  for (const conjunct of conjuncts) {
+    const match = memberAgainstLiteral(conjunct)
+    if (match === undefined || match.literal.type !== 'datetime' || match.member.path.length !== 1) continue
+    const field = resolvePath(decl, match.member.path).field
+    if (field.type !== 'Date' || field.ref !== undefined) continue
+    const range = ranges.get(field.name) ?? { lowInclusive: false, highInclusive: false }
+    const value = match.literal.value
+    if (match.op === 'gt' || match.op === 'ge') tightenLow(range, value, match.op === 'ge')
+    else if (match.op === 'lt' || match.op === 'le') tightenHigh(range, value, match.op === 'le')
+    else continue
+    ranges.set(field.name, range)
+  }
+  return ranges
+}
+
+function tightenLow(range: DateRange, value: number, inclusive: boolean): void {
+  if (range.low === undefined || value > range.low || (value === range.low && !inclusive)) {
+    range.low = value
+    range.lowInclusive = inclusive
+  }
+}
+
+function tightenHigh(range: DateRange, value: number, inclusive: boolean): void {
+  if (range.high === undefined || value < range.high || (value === range.high && !inclusive)) {
+    range.high = value
+    range.highInclusive = inclusive
+  }
+}

@@ -1,0 +1,20 @@
+// Prints a FilterNode in Olingo's fully bracketed tree notation, the form
+// used by the conformance corpus: `{left op right}`, `{not x}`, `{- x}`,
+// `{name(arg,arg)}`, paths left-nested as `{{a/b}/c}`, literals as written.
+
+import type { FilterNode } from './filterAst.js';
+
+export function printFilterTree(node: FilterNode): string {
+  switch (node.kind) {
+    case 'binary':
+      return `{${printFilterTree(node.left)} ${node.op} ${printFilterTree(node.right)}}`;
+    case 'unary':
+      return `{${node.op === 'not' ? 'not' : '-'} ${printFilterTree(node.operand)}}`;
+    case 'call':
+      return `{${node.name}(${node.args.map(printFilterTree).join(',')})}`;
+    case 'member':
+      return node.path.reduce((left, name) => `{${left}/${name}}`);
+    case 'literal':
+      return node.text;
+  }
+}
