@@ -13,6 +13,8 @@ export interface ApiResponse {
   status: number
   headers: Record<string, string>
   body: string | Buffer
+  /** Set on error answers (whatever status suppress_response_code gave them). */
+  error?: ApiError
 }
 
 export type Format = 'json' | 'xml' | 'jsonp'
@@ -92,7 +94,7 @@ export function errorBody(error: ApiError): Record<string, unknown> {
 }
 
 export function errorResponse(request: ApiRequest, error: ApiError): ApiResponse {
-  return dataResponse(request, errorBody(error), { root: 'error' }, error.status, error.headers)
+  return { ...dataResponse(request, errorBody(error), { root: 'error' }, error.status, error.headers), error }
 }
 
 /** An error for a request we could not even model (bad path, oversize body). */

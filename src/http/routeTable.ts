@@ -7,6 +7,7 @@
 import type { Call } from './call.js'
 import type { ApiResponse } from './response.js'
 import { login, logout, refresh } from './routes/auth.js'
+import { runBatch } from './routes/batch.js'
 import { checkEmail, checkUrl, confirmAccount, findUrl, signUp } from './routes/registration.js'
 import { ApiError } from '../domain/errors.js'
 
@@ -35,6 +36,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'auth/refreshtoken', auth: false, handle: refresh },
   { method: 'GET', scope: 'tenant', pattern: 'auth/logout', auth: true, handle: logout },
   { method: 'DELETE', scope: 'tenant', pattern: 'auth/token', auth: true, handle: logout },
+  { method: 'POST', scope: 'tenant', pattern: 'batch', auth: true, handle: runBatch },
 ]
 
 /** Matches a path against a pattern; the captured segments, or null. */

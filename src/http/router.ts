@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { ApiError } from '../domain/errors.js'
 import { RESOURCE_PATHS, resourceByPath } from '../domain/resources/index.js'
 import { authenticate } from './authenticate.js'
-import type { Call, Services } from './call.js'
+import type { Call, Services, TenantAccess } from './call.js'
 import type { ApiRequest } from './request.js'
 import { errorResponse, internalError, type ApiResponse } from './response.js'
 import { matchPattern, ROUTES } from './routeTable.js'
@@ -49,11 +49,12 @@ async function dispatch(call: Call): Promise<ApiResponse> {
   return handleResource(call, decl, resource.rest)
 }
 
-export async function route(services: Services, request: ApiRequest): Promise<ApiResponse> {
+/** Answers a request; `access` replaces the tenant's actor (a batch runs its items in one transaction). */
+export async function route(services: Services, request: ApiRequest, access?: TenantAccess): Promise<ApiResponse> {
   try {
-    let tenant = null
+    let tenant: TenantAccess | null = null
     if (request.tenant !== null) {
-      tenant = services.registry.get(request.tenant) ?? null
+      tenant = access ?? services.registry.get(request.tenant) ?? null
       if (tenant === null) throw new ApiError('TL01-1005', `there is no account at '${request.tenant}'`)
     }
     return await dispatch({ services, request, tenantName: request.tenant, tenant, principal: null })
