@@ -28,6 +28,8 @@ export type ListScope =
 export interface ListPlan {
   run(state: TenantState, caller: Caller, scope: ListScope): Rec[]
   count(state: TenantState, caller: Caller, scope: ListScope): number
+  /** Every matching record, unsorted and unpaged (for summaries and reports). */
+  matching(state: TenantState, caller: Caller, scope: ListScope): Iterable<Rec>
 }
 
 function candidates(decl: ResourceDecl, state: TenantState, scope: ListScope, filter: CompiledFilter | null): Iterable<Rec> {
@@ -60,5 +62,9 @@ export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>)
   return {
     run: (state, caller, scope) => runList(candidates(decl, state, scope, filter), scopePredicate(decl, state, caller, scope, filter), order, paging, state),
     count: (state, caller, scope) => countMatching(candidates(decl, state, scope, filter), scopePredicate(decl, state, caller, scope, filter)),
+    matching: function* (state, caller, scope) {
+      const accepts = scopePredicate(decl, state, caller, scope, filter)
+      for (const rec of candidates(decl, state, scope, filter)) if (accepts(rec)) yield rec
+    },
   }
 }

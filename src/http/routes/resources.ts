@@ -6,6 +6,7 @@
  *   GET    /{path}/$count           number of matching records (text/plain)
  *   GET    /{path}/$metadata        the metadata document
  *   GET    /{path}/$dummy           a random sample object
+ *   GET    /{path}/summary          summary=[<groupedBy>;]<fn>[;…] with $filter
  *   GET    /{path}/@deleted         trashed objects;  GET /{path}/{id}/@deleted  one of them
  *   GET    /{path}/@{view}          a view (views.ts)
  *   GET    /{path}/{id}             read;  PUT update;  DELETE to the trash (?hard=true: for good)
@@ -27,6 +28,7 @@ import { moveToTrash, removeForGood } from '../../domain/trash.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import type { WriteTx } from '../../engine/writeTx.js'
 import { planList, type ListScope } from '../../query/plan.js'
+import { parseSummary, runSummary } from '../../query/summary.js'
 import { parseObjectBody } from '../body.js'
 import type { Call, Principal, TenantAccess } from '../call.js'
 import { queryFlag } from '../request.js'
@@ -148,6 +150,15 @@ async function count(call: Call, decl: ResourceDecl, scope: ListScope): Promise<
   return textResponse(call.request, String(total))
 }
 
+/** `summary?summary=[<groupedBy>;]<fn>[;…]` over the records a list with the same $filter would give. */
+async function summary(call: Call, decl: ResourceDecl, scope: ListScope): Promise<ApiResponse> {
+  const { tenant, principal } = requirePrincipal(call)
+  const plan = planList(decl, call.request.query)
+  const summaryPlan = parseSummary(decl, call.request.query.get('summary'))
+  const entries = await tenant.read((state) => runSummary(summaryPlan, plan.matching(state, principal, scope), state))
+  return dataResponse(call.request, entries, { root: 'summaries', item: 'summary' })
+}
+
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown> = {}): Promise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
   const { values } = await readBodyValues(call, decl, true)
@@ -232,6 +243,10 @@ export async function handleResource(call: Call, decl: ResourceDecl, rest: reado
     if (view === undefined) throw new ApiError('TL01-9003', `unknown view '${first}' of ${decl.path ?? decl.type}`)
     const { principal } = requirePrincipal(call)
     return list(call, decl, { kind: 'view', accepts: (rec, state) => view.accepts(rec, state, principal) })
+  }
+  if (first === 'summary' && second === undefined) {
+    if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
+    return summary(call, decl, { kind: 'all' })
   }
   const id = first
   if (second === undefined) {

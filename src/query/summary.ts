@@ -1,0 +1,109 @@
+/*
+ * Summaries: `GET /{resource}/summary?summary=[<groupedBy>;]<fn>[;<fn>…]`.
+ * Functions are count(), sum(path), avg(path), min(path), max(path) over
+ * numbers and dates (dates as epoch ms); the optional first part groups by
+ * any field path. The answer is one `{key, summaries: [{name, value}]}` per
+ * group (key `*` when not grouped), values as text, groups sorted by key.
+ * sum and count of nothing are "0"; avg, min and max of nothing are null.
+ */
+import { wrongParameter } from '../domain/errors.js'
+import type { DisplayContext, Rec, ResourceDecl } from '../domain/schema.js'
+import { resolvePath, type ResolvedPath } from './fieldPath.js'
+
+type Aggregate = 'count' | 'sum' | 'avg' | 'min' | 'max'
+
+interface SummaryFunction {
+  name: string
+  aggregate: Aggregate
+  path: ResolvedPath | null
+}
+
+export interface SummaryPlan {
+  groupBy: ResolvedPath | null
+  functions: SummaryFunction[]
+}
+
+export interface SummaryEntry {
+  key: string
+  summaries: { name: string; value: string | null }[]
+}
+
+const FUNCTION = /^(count|sum|avg|min|max)\(\s*([^()]*?)\s*\)$/
+export const MAX_SUMMARY_FUNCTIONS = 16
+
+export function parseSummary(decl: ResourceDecl, text: string | undefined): SummaryPlan {
+  const parts = (text === undefined || text.trim() === '' ? 'count()' : text).split(';').map((part) => part.trim())
+  if (parts.length > MAX_SUMMARY_FUNCTIONS + 1) throw wrongParameter(`summary takes at most ${MAX_SUMMARY_FUNCTIONS} functions`)
+  let groupBy: ResolvedPath | null = null
+  if (parts.length > 1 && !FUNCTION.test(parts[0] as string)) {
+    const groupText = parts.shift() as string
+    groupBy = resolvePath(decl, groupText.split('/'), groupText)
+  }
+  const functions = parts.map((part): SummaryFunction => {
+    const match = FUNCTION.exec(part)
+    if (match === null) throw wrongParameter(`summary part '${part}' is not count(), sum(f), avg(f), min(f) or max(f)`)
+    const aggregate = match[1] as Aggregate
+    const argument = match[2] ?? ''
+    if (aggregate === 'count') {
+      if (argument !== '') throw wrongParameter('count() takes no argument')
+      return { name: part, aggregate, path: null }
+    }
+    if (argument === '') throw wrongParameter(`${aggregate}() needs a field`)
+    const path = resolvePath(decl, argument.split('/'), argument)
+    if (!['Long', 'Integer', 'Double', 'Date'].includes(path.field.type)) throw wrongParameter(`${aggregate}(${argument}): '${argument}' is not a number or date`)
+    return { name: part, aggregate, path }
+  })
+  return { groupBy, functions }
+}
+
+class Accumulator {
+  count = 0
+  sum = 0
+  min: number | null = null
+  max: number | null = null
+
+  add(value: unknown): void {
+    if (typeof value !== 'number') return
+    this.count += 1
+    this.sum += value
+    if (this.min === null || value < this.min) this.min = value
+    if (this.max === null || value > this.max) this.max = value
+  }
+}
+
+function text(value: number | null): string | null {
+  return value === null ? null : String(Math.round(value * 1e6) / 1e6)
+}
+
+export function runSummary(plan: SummaryPlan, recs: Iterable<Rec>, context: DisplayContext): SummaryEntry[] {
+  const groups = new Map<string, { records: number; accumulators: Accumulator[] }>()
+  for (const rec of recs) {
+    const raw = plan.groupBy === null ? '*' : plan.groupBy.get(rec, context)
+    const key = raw === null ? 'null' : String(raw)
+    let group = groups.get(key)
+    if (group === undefined) {
+      group = { records: 0, accumulators: plan.functions.map(() => new Accumulator()) }
+      groups.set(key, group)
+    }
+    group.records += 1
+    for (const [index, fn] of plan.functions.entries()) if (fn.path !== null) group.accumulators[index]?.add(fn.path.get(rec, context))
+  }
+  if (plan.groupBy === null && groups.size === 0) groups.set('*', { records: 0, accumulators: plan.functions.map(() => new Accumulator()) })
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, group]) => ({
+      key,
+      summaries: plan.functions.map((fn, index) => {
+        const accumulator = group.accumulators[index] as Accumulator
+        const value =
+          fn.aggregate === 'count'
+            ? String(group.records)
+            : fn.aggregate === 'sum'
+              ? text(accumulator.sum)
+              : fn.aggregate === 'avg'
+                ? text(accumulator.count === 0 ? null : accumulator.sum / accumulator.count)
+                : text(fn.aggregate === 'min' ? accumulator.min : accumulator.max)
+        return { name: fn.name, value }
+      }),
+    }))
+}
