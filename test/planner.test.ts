@@ -32,6 +32,7 @@ for (let index = 0; index < 400; index += 1) {
       client: random() < 0.2 ? null : pick(clients).id,
       timeBudget: random() < 0.1 ? null : Math.floor(random() * 10),
       active: random() < 0.5,
+      begins: random() < 0.1 ? null : Date.UTC(2024, 0, 1) + Math.floor(random() * 40) * 43_200_000 + Math.floor(random() * 3) * 1000,
     },
     Math.floor(random() * 1000),
   )
@@ -46,6 +47,8 @@ function randomCondition(): string {
     () => `timeBudget ${pick(['eq', 'lt', 'ge', 'ne'])} ${Math.floor(random() * 10)}`,
     () => `active eq ${pick(['true', 'false'])}`,
     () => `startswith(name, 'P${Math.floor(random() * 5)}')`,
+    () => `begins ${pick(['gt', 'ge', 'lt', 'le'])} datetime'2024-01-${String(1 + Math.floor(random() * 20)).padStart(2, '0')}T12:00:00Z'`,
+    () => `begins eq null`,
   ])()
 }
 
@@ -64,7 +67,7 @@ t.test('index plans equal full scans', async (t) => {
   for (let round = 0; round < 300; round += 1) {
     const filter = randomFilter()
     const query = new Map<string, string>([['$filter', filter]])
-    if (random() < 0.5) query.set('$orderby', pick(['name', 'timeBudget desc', 'client/name, name desc', 'createdAt']))
+    if (random() < 0.5) query.set('$orderby', pick(['name', 'timeBudget desc', 'client/name, name desc', 'createdAt', 'begins', 'begins desc', 'begins desc, name']))
     if (random() < 0.5) query.set('$top', String(1 + Math.floor(random() * 20)))
     if (random() < 0.3) query.set('$skip', String(Math.floor(random() * 10)))
     const compiled = compileFilter(Project, filter)

@@ -33,6 +33,8 @@ export interface FieldDecl {
   readonly constraints: readonly Constraint[]
   /** A secondary index (references are always indexed). */
   readonly indexed: boolean
+  /** A day-bucketed range index (date fields that lists filter and sort by). */
+  readonly rangeIndexed: boolean
   /** Kept in stubs (a part of the display name). */
   readonly inStub: boolean
   /** Counters filled by `append` are not stored: the engine fills them from live aggregates. */
@@ -123,6 +125,7 @@ export interface FieldOptions {
   defaultValue?: string | number | boolean
   constraints?: Constraint[]
   indexed?: boolean
+  rangeIndexed?: boolean
   inStub?: boolean
   computed?: boolean
   hashed?: boolean
@@ -139,6 +142,7 @@ function makeField(name: string, type: string, ref: string | undefined, descript
     ...(options.defaultValue === undefined ? {} : { defaultValue: options.defaultValue }),
     constraints,
     indexed: ref !== undefined || (options.indexed ?? false),
+    rangeIndexed: options.rangeIndexed ?? false,
     inStub: options.inStub ?? false,
     computed: options.computed ?? false,
     hashed: options.hashed ?? false,

@@ -1,18 +1,24 @@
 /*
- * One resource's records in a tenant: a primary index by id and a secondary
- * index (value → ids) for every indexed field of the declaration. Only
+ * One resource's records in a tenant: a primary index by id, a secondary
+ * index (value → ids) for every indexed field of the declaration, and a
+ * day-bucketed range index for every range-indexed date field. Only
  * TenantState calls put/remove, and only from apply.
  */
 import type { Rec, ResourceDecl } from '../domain/schema.js'
+import { DateBuckets } from './dateBuckets.js'
 
 type SecondaryIndex = Map<unknown, Set<string>>
 
 export class Collection {
   readonly byId = new Map<string, Rec>()
   private readonly indexes = new Map<string, SecondaryIndex>()
+  readonly rangeIndexes = new Map<string, DateBuckets>()
 
   constructor(readonly decl: ResourceDecl) {
-    for (const fieldDecl of decl.fields) if (fieldDecl.indexed) this.indexes.set(fieldDecl.name, new Map())
+    for (const fieldDecl of decl.fields) {
+      if (fieldDecl.indexed) this.indexes.set(fieldDecl.name, new Map())
+      if (fieldDecl.rangeIndexed) this.rangeIndexes.set(fieldDecl.name, new DateBuckets(fieldDecl.name))
+    }
   }
 
   get size(): number {
@@ -34,6 +40,11 @@ export class Collection {
       if (before !== undefined) removeFromIndex(index, oldValue, rec.id)
       addToIndex(index, newValue, rec.id)
     }
+    for (const [name, buckets] of this.rangeIndexes) {
+      if (before !== undefined && before[name] === rec[name]) continue
+      if (before !== undefined) buckets.remove(before)
+      buckets.add(rec)
+    }
     return before
   }
 
@@ -42,6 +53,7 @@ export class Collection {
     if (before === undefined) return undefined
     this.byId.delete(id)
     for (const [name, index] of this.indexes) removeFromIndex(index, before[name] ?? null, id)
+    for (const buckets of this.rangeIndexes.values()) buckets.remove(before)
     return before
   }
 

@@ -5,7 +5,10 @@
  *   - an inner collection reads its parent's index (`project` = id);
  *   - a filter that pins an indexed field with `eq` (`project/id eq '…'`,
  *     joined by `and` at the top) reads that index — the smallest one if
- *     several are pinned;
+ *     several are pinned (a small pin wins over everything below);
+ *   - a sort on one range-indexed date field (`$orderby=start desc`) walks
+ *     that field's day buckets in order, so a page stops early;
+ *   - a filter that bounds a range-indexed date field reads only those days;
  *   - otherwise every record of the collection.
  *
  * Each candidate then passes the scope (live or trashed, view), visibility
@@ -17,7 +20,7 @@ import type { Rec, ResourceDecl } from '../domain/schema.js'
 import type { TenantState } from '../engine/tenantState.js'
 import { compileFilter, type CompiledFilter } from './filterCompiler.js'
 import { countMatching, parsePaging, runList, type Paging } from './listQuery.js'
-import { parseOrderBy, type OrderKey } from './orderBy.js'
+import { parseOrderBy, recordComparator, type OrderKey } from './orderBy.js'
 
 export type ListScope =
   | { kind: 'all' }
@@ -32,15 +35,47 @@ export interface ListPlan {
   matching(state: TenantState, caller: Caller, scope: ListScope): Iterable<Rec>
 }
 
-function candidates(decl: ResourceDecl, state: TenantState, scope: ListScope, filter: CompiledFilter | null): Iterable<Rec> {
+interface Candidates {
+  recs: Iterable<Rec>
+  /** The records come already in $orderby order. */
+  sorted: boolean
+}
+
+/** Pins smaller than this are read from their index even when an ordered walk is possible. */
+const SMALL_PIN = 2000
+
+function candidates(decl: ResourceDecl, state: TenantState, scope: ListScope, filter: CompiledFilter | null, order: readonly OrderKey[]): Candidates {
   const collection = state.collection(decl.type)
+  const get = (id: string) => collection.get(id)
   const pins: { field: string; value: unknown }[] = []
   if (scope.kind === 'children') pins.push({ field: scope.via, value: scope.parentId })
   if (filter !== null) for (const [field, value] of filter.equalities) if (collection.hasIndex(field)) pins.push({ field, value })
-  if (pins.length === 0) return collection.values()
-  let best = pins[0] as { field: string; value: unknown }
-  for (const pin of pins) if (collection.countOf(pin.field, pin.value) < collection.countOf(best.field, best.value)) best = pin
-  return collection.lookup(best.field, best.value)
+  let pin: { field: string; value: unknown; size: number } | null = null
+  for (const candidate of pins) {
+    const size = collection.countOf(candidate.field, candidate.value)
+    if (pin === null || size < pin.size) pin = { ...candidate, size }
+  }
+  if (pin !== null && pin.size <= SMALL_PIN) return { recs: collection.lookup(pin.field, pin.value), sorted: false }
+
+  const first = order[0]
+  const orderedField = order.length === 1 && first !== undefined && first.path.text === first.path.field.name ? first.path.field.name : null
+  const walkable = orderedField === null ? undefined : collection.rangeIndexes.get(orderedField)
+  if (walkable !== undefined && first !== undefined) {
+    const range = filter?.ranges.get(walkable.field) ?? { lowInclusive: true, highInclusive: true }
+    return { recs: walkable.walk(range, get, first.descending, recordComparator(order, state)), sorted: true }
+  }
+  let best: Candidates | null = pin === null ? null : { recs: collection.lookup(pin.field, pin.value), sorted: false }
+  let bestSize = pin?.size ?? collection.size
+  for (const [field, range] of filter?.ranges ?? []) {
+    const buckets = collection.rangeIndexes.get(field)
+    if (buckets === undefined) continue
+    const size = buckets.estimate(range)
+    if (size < bestSize) {
+      best = { recs: buckets.walk(range, get, false), sorted: false }
+      bestSize = size
+    }
+  }
+  return best ?? { recs: collection.values(), sorted: false }
 }
 
 function scopePredicate(decl: ResourceDecl, state: TenantState, caller: Caller, scope: ListScope, filter: CompiledFilter | null): (rec: Rec) => boolean {
@@ -60,11 +95,14 @@ export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>)
   const order: OrderKey[] = parseOrderBy(decl, query.get('$orderby'))
   const paging: Paging = parsePaging(query)
   return {
-    run: (state, caller, scope) => runList(candidates(decl, state, scope, filter), scopePredicate(decl, state, caller, scope, filter), order, paging, state),
-    count: (state, caller, scope) => countMatching(candidates(decl, state, scope, filter), scopePredicate(decl, state, caller, scope, filter)),
+    run: (state, caller, scope) => {
+      const found = candidates(decl, state, scope, filter, order)
+      return runList(found.recs, scopePredicate(decl, state, caller, scope, filter), found.sorted ? [] : order, paging, state)
+    },
+    count: (state, caller, scope) => countMatching(candidates(decl, state, scope, filter, []).recs, scopePredicate(decl, state, caller, scope, filter)),
     matching: function* (state, caller, scope) {
       const accepts = scopePredicate(decl, state, caller, scope, filter)
-      for (const rec of candidates(decl, state, scope, filter)) if (accepts(rec)) yield rec
+      for (const rec of candidates(decl, state, scope, filter, []).recs) if (accepts(rec)) yield rec
     },
   }
 }

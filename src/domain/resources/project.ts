@@ -24,7 +24,7 @@ export const Project = declareResource({
   fields: [
     field.boolean('active', 'project is currently active', { defaultValue: true }),
     field.boolean('autoMembership', 'every new user becomes a member'),
-    field.date('begins', 'start date and time'),
+    field.date('begins', 'start date and time', { rangeIndexed: true }),
     field.boolean('billable', 'will be billed to the client'),
     field.ref('client', 'Client', 'client the project is for'),
     field.string('code', 'short code', { constraints: [size(0, 20)] }),

@@ -1,0 +1,109 @@
+/*
+ * A range index for a date field: record ids grouped in buckets of one UTC
+ * day, with the bucket keys kept sorted. Inserting is O(1) (plus a binary
+ * insertion when a new day appears); a range read visits only the days it
+ * overlaps; an ordered read walks the days in order and sorts one day at a
+ * time, so "the newest 100" of a million records touches a few days only.
+ * Records whose field is null are kept apart: first ascending, last
+ * descending, as $orderby puts them.
+ */
+import type { Rec } from '../domain/schema.js'
+
+const DAY_MS = 86_400_000
+
+export interface DateRange {
+  low?: number
+  lowInclusive: boolean
+  high?: number
+  highInclusive: boolean
+}
+
+export class DateBuckets {
+  private readonly buckets = new Map<number, Set<string>>()
+  /** Sorted bucket keys (day numbers). */
+  private readonly days: number[] = []
+  private readonly nulls = new Set<string>()
+
+  constructor(readonly field: string) {}
+
+  add(rec: Rec): void {
+    const value = rec[this.field]
+    if (typeof value !== 'number') {
+      this.nulls.add(rec.id)
+      return
+    }
+    const day = Math.floor(value / DAY_MS)
+    let bucket = this.buckets.get(day)
+    if (bucket === undefined) {
+      bucket = new Set()
+      this.buckets.set(day, bucket)
+      this.days.splice(this.insertionPoint(day), 0, day)
+    }
+    bucket.add(rec.id)
+  }
+
+  remove(rec: Rec): void {
+    const value = rec[this.field]
+    if (typeof value !== 'number') {
+      this.nulls.delete(rec.id)
+      return
+    }
+    const day = Math.floor(value / DAY_MS)
+    const bucket = this.buckets.get(day)
+    if (bucket === undefined) return
+    bucket.delete(rec.id)
+    if (bucket.size === 0) {
+      this.buckets.delete(day)
+      this.days.splice(this.insertionPoint(day), 1)
+    }
+  }
+
+  private insertionPoint(day: number): number {
+    let low = 0
+    let high = this.days.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if ((this.days[middle] as number) < day) low = middle + 1
+      else high = middle
+    }
+    return low
+  }
+
+  /** How many records the range may hold (whole days counted): the planner's estimate. */
+  estimate(range: DateRange): number {
+    let total = 0
+    for (const day of this.daysIn(range, false)) total += this.buckets.get(day)?.size ?? 0
+    return total
+  }
+
+  private *daysIn(range: DateRange, descending: boolean): IterableIterator<number> {
+    const first = range.low === undefined ? 0 : this.insertionPoint(Math.floor(range.low / DAY_MS))
+    const lastDay = range.high === undefined ? Number.POSITIVE_INFINITY : Math.floor(range.high / DAY_MS)
+    let last = this.days.length - 1
+    while (last >= first && (this.days[last] as number) > lastDay) last -= 1
+    if (descending) for (let index = last; index >= first; index -= 1) yield this.days[index] as number
+    else for (let index = first; index <= last; index += 1) yield this.days[index] as number
+  }
+
+  /**
+   * Records in the range, day by day; with `order`, each day's records are
+   * sorted by it, so the whole walk is in order (nulls first ascending, last
+   * descending; nulls are only visited when the range is unbounded).
+   */
+  *walk(range: DateRange, get: (id: string) => Rec | undefined, descending: boolean, order?: (a: Rec, b: Rec) => number): IterableIterator<Rec> {
+    const unbounded = range.low === undefined && range.high === undefined
+    if (unbounded && !descending) yield* this.records(this.nulls, get, order)
+    for (const day of this.daysIn(range, descending)) yield* this.records(this.buckets.get(day) ?? [], get, order)
+    if (unbounded && descending) yield* this.records(this.nulls, get, order)
+  }
+
+  private *records(ids: Iterable<string>, get: (id: string) => Rec | undefined, order?: (a: Rec, b: Rec) => number): IterableIterator<Rec> {
+    const recs: Rec[] = []
+    for (const id of ids) {
+      const rec = get(id)
+      if (rec !== undefined) recs.push(rec)
+    }
+    if (order !== undefined) recs.sort(order)
+    yield* recs
+  }
+}
