@@ -9,6 +9,7 @@ import type { DisplayContext, Rec } from '../domain/schema.js'
 import { assert } from '../domain/errors.js'
 import { AppendCounters } from './appendCounters.js'
 import { Collection } from './collection.js'
+import { ReportAggregates } from './reportTotals.js'
 import type { LogEntry, Op } from './logEntry.js'
 
 /** Sees every change: before is undefined on insert, after is undefined on removal. */
@@ -24,7 +25,9 @@ export class TenantState implements DisplayContext {
   seq = 0
   /** Live `append` counters. */
   readonly counters = new AppendCounters()
-  private readonly observers: StateObserver[] = [this.counters]
+  /** Live report totals per day, project and user. */
+  readonly reports: ReportAggregates = new ReportAggregates(this)
+  private readonly observers: StateObserver[] = [this.counters, this.reports]
 
   constructor(readonly tenant: string) {
     for (const decl of RESOURCES) this.collections.set(decl.type, new Collection(decl))

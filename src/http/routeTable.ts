@@ -8,6 +8,7 @@ import type { Call } from './call.js'
 import type { ApiResponse } from './response.js'
 import { login, logout, refresh } from './routes/auth.js'
 import { runBatch } from './routes/batch.js'
+import { report } from './routes/reports.js'
 import { checkEmail, checkUrl, confirmAccount, findUrl, signUp } from './routes/registration.js'
 import { ApiError } from '../domain/errors.js'
 
@@ -37,6 +38,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'auth/logout', auth: true, handle: logout },
   { method: 'DELETE', scope: 'tenant', pattern: 'auth/token', auth: true, handle: logout },
   { method: 'POST', scope: 'tenant', pattern: 'batch', auth: true, handle: runBatch },
+  { method: 'GET', scope: 'tenant', pattern: 'time/reports/:name', auth: true, handle: report },
 ]
 
 /** Matches a path against a pattern; the captured segments, or null. */

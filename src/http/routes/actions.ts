@@ -6,6 +6,7 @@
 import type { ResourceDecl } from '../../domain/schema.js'
 import type { Call } from '../call.js'
 import type { ApiResponse } from '../response.js'
+import { PRICING_ACTIONS } from './pricingActions.js'
 import { TRASH_ACTIONS } from './trashActions.js'
 
 export interface ResourceAction {
@@ -13,7 +14,7 @@ export interface ResourceAction {
   handle(call: Call, decl: ResourceDecl, id: string | null): Promise<ApiResponse>
 }
 
-const ACTIONS = new Map<string, ResourceAction>([...TRASH_ACTIONS])
+const ACTIONS = new Map<string, ResourceAction>([...PRICING_ACTIONS, ...TRASH_ACTIONS])
 
 export function findAction(type: string, name: string): ResourceAction | undefined {
   return ACTIONS.get(`${type}:${name}`)

@@ -20,7 +20,7 @@ import { readFields, readVersion, convertValue, type ValueSource } from '../../d
 import { metadataOf } from '../../domain/metadata.js'
 import { dummyOf } from '../../domain/dummy.js'
 import { canSee, checkRemove, checkWrite, type Caller } from '../../domain/policy.js'
-import { changeRecord, insertRecord } from '../../domain/records.js'
+import { buildRecord, changeRecord, insertRecord } from '../../domain/records.js'
 import { renderRecord, type OutObject } from '../../domain/render.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { Rec, ResourceDecl } from '../../domain/schema.js'
@@ -35,6 +35,7 @@ import { queryFlag } from '../request.js'
 import { dataResponse, textResponse, type ApiResponse } from '../response.js'
 import { findAction } from './actions.js'
 import { findView } from './views.js'
+import { writeOptionsOf } from './writeOptions.js'
 
 const METHODS_ON_COLLECTION = ['GET', 'POST']
 const METHODS_ON_ITEM = ['GET', 'PUT', 'DELETE']
@@ -115,7 +116,10 @@ function writeAnswer(call: Call, decl: ResourceDecl, state: TenantState, rec: Re
 }
 
 /** Creates an object (also used by inner collections, which fix the parent reference). */
-export function createIn(tx: WriteTx, principal: Principal, decl: ResourceDecl, values: Record<string, unknown>): Rec {
+/** Fields derived from the record about to be stored (a write option such as calculate_price). */
+export type DeriveFields = (rec: Rec, state: TenantState) => Record<string, unknown>
+
+export function createIn(tx: WriteTx, principal: Principal, decl: ResourceDecl, values: Record<string, unknown>, derive?: DeriveFields): Rec {
   const ownerDefaults: Record<string, unknown> = {}
   for (const name of ['owner', 'user', 'author']) {
     const fieldDecl = decl.fieldsByName.get(name)
@@ -123,10 +127,19 @@ export function createIn(tx: WriteTx, principal: Principal, decl: ResourceDecl, 
   }
   const candidate = { ...ownerDefaults, ...values }
   checkWrite(principal, decl, { ...candidate, id: '', version: 0, createdAt: 0, updatedAt: 0, trashItem: null }, undefined, tx.state)
-  return insertRecord(tx, decl, candidate)
+  return insertRecord(tx, decl, derive === undefined ? candidate : { ...candidate, ...derive(buildRecord(decl, candidate, tx.now), tx.state) })
 }
 
-export function updateIn(tx: WriteTx, principal: Principal, decl: ResourceDecl, id: string, values: Record<string, unknown>, version: number | null, versionRequired: boolean): Rec {
+export function updateIn(
+  tx: WriteTx,
+  principal: Principal,
+  decl: ResourceDecl,
+  id: string,
+  values: Record<string, unknown>,
+  version: number | null,
+  versionRequired: boolean,
+  derive?: DeriveFields,
+): Rec {
   const before = findVisible(tx.state, principal, decl, id)
   if (versionRequired && version === null) throw new ApiError('TL01-1107', `the update of ${decl.type} '${id}' must carry its version (or use version_ignore=true)`)
   if (version !== null && version !== before.version) {
@@ -134,7 +147,7 @@ export function updateIn(tx: WriteTx, principal: Principal, decl: ResourceDecl, 
   }
   const candidate = { ...before, ...values }
   checkWrite(principal, decl, candidate, before, tx.state)
-  return changeRecord(tx, decl, before, values)
+  return changeRecord(tx, decl, before, derive === undefined ? values : { ...values, ...derive({ ...candidate, updatedAt: tx.now }, tx.state) })
 }
 
 async function list(call: Call, decl: ResourceDecl, scope: ListScope): Promise<ApiResponse> {
@@ -162,7 +175,8 @@ async function summary(call: Call, decl: ResourceDecl, scope: ListScope): Promis
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown> = {}): Promise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
   const { values } = await readBodyValues(call, decl, true)
-  return tenant.write((tx) => writeAnswer(call, decl, tx.state, createIn(tx, principal, decl, { ...values, ...fixed }), 201))
+  const derive = writeOptionsOf(call.request, decl)
+  return tenant.write((tx) => writeAnswer(call, decl, tx.state, createIn(tx, principal, decl, { ...values, ...fixed }, derive), 201))
 }
 
 async function read(call: Call, decl: ResourceDecl, id: string, inTrash: boolean): Promise<ApiResponse> {
@@ -177,7 +191,8 @@ async function update(call: Call, decl: ResourceDecl, id: string): Promise<ApiRe
   const { tenant, principal } = requirePrincipal(call)
   const { values, version } = await readBodyValues(call, decl, false)
   const versionRequired = !queryFlag(call.request, 'version_ignore')
-  return tenant.write((tx) => writeAnswer(call, decl, tx.state, updateIn(tx, principal, decl, id, values, version, versionRequired), 200))
+  const derive = writeOptionsOf(call.request, decl)
+  return tenant.write((tx) => writeAnswer(call, decl, tx.state, updateIn(tx, principal, decl, id, values, version, versionRequired, derive), 200))
 }
 
 /** `$set?field=value&…`: a PUT from query parameters; the version is checked only when the query names it. */

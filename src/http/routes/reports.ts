@@ -1,0 +1,196 @@
+/*
+ * Reports over time records: readtotals, groupedtotals, singletotals,
+ * trendedtotals and singleslices (interface.md, "Reports").
+ *
+ * Every report is answered from day totals per group. Without a $filter —
+ * or with only `project/id eq '…'` or `user/id eq '…'` — and grouped by
+ * nothing, project/id or user/id, those come straight from the tenant's
+ * live aggregates; otherwise the query engine picks the matching records
+ * and they are cut into days the same way. Both paths feed the same
+ * summing, so they give identical answers (a differential test checks it).
+ * Personal projects of other users never count: when one of them has time
+ * records, the report takes the query path, which applies visibility.
+ */
+import { ApiError, wrongParameter } from '../../domain/errors.js'
+import { canSee } from '../../domain/policy.js'
+import { roundMoney } from '../../domain/pricing.js'
+import { parseRangeSpec, periodOf, slicesOf, MAX_DEPTH, type Period, type RangeSpec } from '../../domain/reportPeriod.js'
+import { resourceByType } from '../../domain/resources/index.js'
+import type { TenantState } from '../../engine/tenantState.js'
+import { addInto, dayOfRecord, emptyTotals, sumDays, totalsOfRecord, type DayTotals, type Totals } from '../../engine/reportTotals.js'
+import { resolvePath } from '../../query/fieldPath.js'
+import { planList } from '../../query/plan.js'
+import { accountOf } from '../authenticate.js'
+import type { Call, Principal } from '../call.js'
+import { dataResponse, type ApiResponse } from '../response.js'
+
+const HOUR_MS = 3_600_000
+const AGGREGATED_FILTER = /^\s*(project|user)\/id\s+eq\s+'([^']*)'\s*$/
+const AGGREGATED_GROUPS = new Set(['project/id', 'user/id'])
+
+export interface TotalsOut {
+  count: number
+  time: number
+  billableTime: number
+  effectiveTime: number
+  money: number
+  averagePricePerHour: number
+  averageTime: number
+}
+
+export function totalsOut(totals: Totals): TotalsOut {
+  const money = totals.moneyCents / 100
+  return {
+    count: totals.count,
+    time: totals.timeMs,
+    billableTime: totals.billableTimeMs,
+    effectiveTime: totals.effectiveTimeMs,
+    money,
+    averagePricePerHour: totals.timeMs > 0 ? roundMoney(money / (totals.timeMs / HOUR_MS)) : 0,
+    averageTime: totals.count > 0 ? Math.round(totals.timeMs / totals.count) : 0,
+  }
+}
+
+function addDays(target: DayTotals, day: number, totals: Totals): void {
+  let existing = target.get(day)
+  if (existing === undefined) {
+    existing = emptyTotals()
+    target.set(day, existing)
+  }
+  addInto(existing, totals)
+}
+
+/** Day totals per group key, read by the query engine from the matching records. */
+function scannedDays(state: TenantState, principal: Principal, query: ReadonlyMap<string, string>, groupBy: string | null): Map<string, DayTotals> {
+  const decl = resourceByType('TimeRecord')
+  const group = groupBy === null ? null : resolvePath(decl, groupBy.split('/'), groupBy)
+  const timeZone = String(accountOf(state).timeZone ?? 'UTC')
+  const days = new Map<string, DayTotals>()
+  for (const record of planList(decl, new Map([...query].filter(([name]) => name === '$filter'))).matching(state, principal, { kind: 'all' })) {
+    const raw = group === null ? '*' : group.get(record, state)
+    const key = raw === null ? 'null' : String(raw)
+    let target = days.get(key)
+    if (target === undefined) {
+      target = new Map()
+      days.set(key, target)
+    }
+    addDays(target, dayOfRecord(record, timeZone), totalsOfRecord(record))
+  }
+  return days
+}
+
+/** Day totals per group key from the live aggregates, or null when they cannot answer this report. */
+function aggregatedDays(state: TenantState, principal: Principal, query: ReadonlyMap<string, string>, groupBy: string | null): Map<string, DayTotals> | null {
+  const filter = query.get('$filter')?.trim() ?? ''
+  const pin = filter === '' ? null : AGGREGATED_FILTER.exec(filter)
+  if (filter !== '' && pin === null) return null
+  if (groupBy !== null && !AGGREGATED_GROUPS.has(groupBy)) return null
+  const aggregates = state.reports.current()
+  const projectDecl = resourceByType('Project')
+  for (const project of state.collection('Project').values()) {
+    if (!canSee(principal, projectDecl, project, state) && (aggregates.byProject.get(project.id)?.size ?? 0) > 0) return null
+  }
+  const pinnedDimension = pin?.[1] ?? null
+  const pinnedId = pin?.[2] ?? null
+  if (groupBy === null) {
+    const days = pinnedDimension === null ? aggregates.overall : (pinnedDimension === 'project' ? aggregates.byProject : aggregates.byUser).get(pinnedId ?? '')
+    return new Map([['*', days ?? new Map()]])
+  }
+  const byGroup = groupBy === 'project/id' ? aggregates.byProject : aggregates.byUser
+  if (pinnedDimension !== null && `${pinnedDimension}/id` !== groupBy) return null
+  const out = new Map<string, DayTotals>()
+  for (const [key, days] of byGroup) if (days.size > 0 && (pinnedId === null || key === pinnedId)) out.set(key, days)
+  return out
+}
+
+interface ReportInput {
+  spec: RangeSpec
+  weekStart: number
+  days: Map<string, DayTotals>
+  /** Display names of the group keys that are references (project/id → the project's name). */
+  names: Map<string, string>
+}
+
+function groupNames(state: TenantState, groupBy: string | null, keys: Iterable<string>): Map<string, string> {
+  const names = new Map<string, string>()
+  const [first, second] = groupBy?.split('/') ?? []
+  const refType = first === undefined ? undefined : resourceByType('TimeRecord').fieldsByName.get(first)?.ref
+  if (refType === undefined || second !== 'id') return names
+  for (const key of keys) names.set(key, state.displayNameOf(refType, key))
+  return names
+}
+
+async function reportInput(call: Call, grouped: boolean): Promise<ReportInput> {
+  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
+  const principal = call.principal
+  const query = call.request.query
+  const groupBy = grouped ? (query.get('summary')?.trim() || null) : null
+  if (!grouped && query.has('summary')) throw wrongParameter('this report is not groupable')
+  if (groupBy !== null) resolvePath(resourceByType('TimeRecord'), groupBy.split('/'), groupBy)
+  if (query.has('$filter')) planList(resourceByType('TimeRecord'), new Map([['$filter', query.get('$filter') ?? '']]))
+  return call.tenant.read((state) => {
+    const account = accountOf(state)
+    const spec = parseRangeSpec(query, String(account.timeZone ?? 'UTC'), Date.now())
+    const days = aggregatedDays(state, principal, query, groupBy) ?? scannedDays(state, principal, query, groupBy)
+    return { spec, weekStart: typeof account.weekStart === 'number' ? account.weekStart : 1, days, names: groupNames(state, groupBy, days.keys()) }
+  })
+}
+
+function totalsIn(days: DayTotals | undefined, period: Period): TotalsOut {
+  return totalsOut(sumDays(days, period.fromDay, period.toDay))
+}
+
+/** Totals of every group with records in the period, by key; `*` always present when ungrouped. */
+function totalsByGroup(input: ReportInput, grouped: boolean): [string, TotalsOut][] {
+  const period = periodOf(input.spec, input.weekStart)
+  const entries: [string, TotalsOut][] = []
+  for (const key of [...input.days.keys()].sort()) {
+    const totals = totalsIn(input.days.get(key), period)
+    if (totals.count > 0) entries.push([key, totals])
+  }
+  if (!grouped && entries.length === 0) entries.push(['*', totalsOut(emptyTotals())])
+  return entries
+}
+
+const REPORTS: Record<string, (call: Call) => Promise<ApiResponse>> = {
+  /** {key: totals}, `*` when ungrouped. */
+  async readtotals(call) {
+    const input = await reportInput(call, true)
+    const out = Object.fromEntries(totalsByGroup(input, call.request.query.has('summary')))
+    return dataResponse(call.request, out, { root: 'totals' })
+  },
+  /** [{key, displayName, totals}] sorted by key: readtotals with the groups named. */
+  async groupedtotals(call) {
+    const input = await reportInput(call, true)
+    const out = totalsByGroup(input, call.request.query.has('summary')).map(([key, totals]) => ({ key, displayName: input.names.get(key) ?? key, totals }))
+    return dataResponse(call.request, out, { root: 'groups', item: 'group' })
+  },
+  async singletotals(call) {
+    const input = await reportInput(call, false)
+    return dataResponse(call.request, totalsIn(input.days.get('*'), periodOf(input.spec, input.weekStart)), { root: 'totals' })
+  },
+  async trendedtotals(call) {
+    const input = await reportInput(call, false)
+    const depthText = call.request.query.get('depth') ?? '1'
+    if (!/^\d{1,4}$/.test(depthText) || Number(depthText) > MAX_DEPTH) throw wrongParameter(`depth must be an integer from 0 to ${MAX_DEPTH}`)
+    if (input.spec.range === 0) throw wrongParameter('trendedtotals needs a range other than 0')
+    const days = input.days.get('*')
+    const out = Array.from({ length: Number(depthText) + 1 }, (_, index) => totalsIn(days, periodOf(input.spec, input.weekStart, -index)))
+    return dataResponse(call.request, out, { root: 'trend', item: 'totals' })
+  },
+  async singleslices(call) {
+    const input = await reportInput(call, false)
+    const defaultSlice = input.spec.range === 365 ? 31 : 1
+    const sliceText = call.request.query.get('slice_by') ?? String(defaultSlice)
+    const sliceBy = Number(sliceText)
+    const days = input.days.get('*')
+    const out = slicesOf(periodOf(input.spec, input.weekStart), sliceBy).map((slice, offset) => ({ offset, time: sumDays(days, slice.fromDay, slice.toDay).timeMs }))
+    return dataResponse(call.request, out, { root: 'slices', item: 'slice' })
+  },
+}
+
+export async function report(call: Call, params: Record<string, string>): Promise<ApiResponse> {
+  const handler = REPORTS[params.name ?? '']
+  if (handler === undefined) throw new ApiError('TL01-9003', `no report '${params.name}'; reports: ${Object.keys(REPORTS).join(', ')}`)
+  return handler(call)
+}
