@@ -6,7 +6,8 @@
  */
 import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
-import type { LogStore } from '../persist/logStore.js'
+import { LogCorruptError, type LogStore } from '../persist/logStore.js'
+import { RecoveryError } from '../persist/recovery.js'
 import { TenantActor } from './tenantActor.js'
 import type { WriteTx } from './writeTx.js'
 
@@ -32,7 +33,15 @@ export class TenantRegistry {
     if (active !== undefined) return active
     const info = this.store.tenants.get(tenant)
     if (info === undefined) return undefined
-    const actor = TenantActor.recover(tenant, this.config, this.store)
+    let actor: TenantActor
+    try {
+      actor = TenantActor.recover(tenant, this.config, this.store)
+    } catch (error) {
+      if (!(error instanceof LogCorruptError || error instanceof RecoveryError)) throw error
+      // This tenant stays closed until an operator repairs or restores it; the others are unaffected.
+      console.error(`tenant '${tenant}' cannot be recovered: ${error.message}`)
+      throw new ApiError('TL01-9011', `tenant '${tenant}' cannot be opened: ${error.message}`, null, [], { 'Retry-After': '60' })
+    }
     this.actors.set(tenant, actor)
     return actor
   }
