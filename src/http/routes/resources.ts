@@ -87,7 +87,7 @@ function objectResponse(call: Call, decl: ResourceDecl, out: OutObject, status =
 }
 
 /** A live, visible object or 404 (objects in the trash and hidden ones do not exist here). */
-function findVisible(state: TenantState, caller: Caller, decl: ResourceDecl, id: string, inTrash = false): Rec {
+export function findVisible(state: TenantState, caller: Caller, decl: ResourceDecl, id: string, inTrash = false): Rec {
   const rec = state.get(decl.type, id)
   if (rec === undefined || (rec.trashItem !== null) !== inTrash || !canSee(caller, decl, rec, state)) throw notFound(decl.type, id)
   return rec
@@ -127,7 +127,7 @@ export function createIn(tx: WriteTx, principal: Principal, decl: ResourceDecl, 
   }
   const candidate = { ...ownerDefaults, ...values }
   checkWrite(principal, decl, { ...candidate, id: '', version: 0, createdAt: 0, updatedAt: 0, trashItem: null }, undefined, tx.state)
-  return insertRecord(tx, decl, derive === undefined ? candidate : { ...candidate, ...derive(buildRecord(decl, candidate, tx.now), tx.state) })
+  return insertRecord(tx, decl, derive === undefined ? candidate : { ...candidate, ...derive(buildRecord(decl, candidate, tx.now), tx.state) }, principal)
 }
 
 export function updateIn(
@@ -242,13 +242,13 @@ export async function handleResource(call: Call, decl: ResourceDecl, rest: reado
     throw new MethodNotAllowed(method, METHODS_ON_COLLECTION)
   }
   if (second === undefined && first.startsWith('$')) {
-    if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
     requirePrincipal(call)
+    const action = findAction(decl.type, first)
+    if (action !== undefined) return action.handle(call, decl, null)
+    if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
     if (first === '$count') return count(call, decl, { kind: 'all' })
     if (first === '$metadata') return dataResponse(call.request, metadataOf(decl), { root: 'metadata' })
     if (first === '$dummy') return objectResponse(call, decl, dummyOf(decl))
-    const action = findAction(decl.type, first)
-    if (action !== undefined) return action.handle(call, decl, null)
     throw new ApiError('TL01-9003', `unknown operation '${first}' on ${decl.path ?? decl.type}`)
   }
   if (second === undefined && first.startsWith('@')) {
@@ -257,7 +257,8 @@ export async function handleResource(call: Call, decl: ResourceDecl, rest: reado
     const view = findView(decl.type, first)
     if (view === undefined) throw new ApiError('TL01-9003', `unknown view '${first}' of ${decl.path ?? decl.type}`)
     const { principal } = requirePrincipal(call)
-    return list(call, decl, { kind: 'view', accepts: (rec, state) => view.accepts(rec, state, principal) })
+    let accepts: ((rec: Rec) => boolean) | undefined
+    return list(call, decl, { kind: 'view', accepts: (rec, state) => (accepts ??= view.select(state, principal))(rec) })
   }
   if (first === 'summary' && second === undefined) {
     if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
