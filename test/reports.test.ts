@@ -171,13 +171,14 @@ t.test('aggregates equal scans over random data and updates', async (t) => {
     if (index % 7 === 0) await client.request('DELETE', `/v1/time/timerecords/${id}`, q())
   }
   const scanFilter = "id ne ''"
-  for (const query of [
+  const queries: Record<string, string | number>[] = [
     { range: 0 },
     { range: 31, range_from: '2023-08-10' },
     { range: 7, range_from: '2024-01-10', offset: -3 },
     { range: 365, range_from: '2024-05-05' },
     { range: 999, range_from: '2023-03-01', range_to: '2024-02-29' },
-  ]) {
+  ]
+  for (const query of queries) {
     for (const summary of [undefined, 'project/id', 'user/id']) {
       const base = { ...query, ...(summary === undefined ? {} : { summary }) }
       const aggregated = await get('time/reports/readtotals', base)
