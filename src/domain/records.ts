@@ -8,6 +8,7 @@
 import crypto from 'node:crypto'
 import { ApiError } from './errors.js'
 import { checkRecord, defaults } from './input.js'
+import type { Caller } from './policy.js'
 import type { Rec, ResourceDecl } from './schema.js'
 import type { WriteTx } from '../engine/writeTx.js'
 
@@ -36,25 +37,31 @@ export function buildRecord(decl: ResourceDecl, values: Record<string, unknown>,
   return rec as Rec
 }
 
-/** Validates and stores a new record; 412 for a taken id or any violation. */
-export function insertRecord(tx: WriteTx, decl: ResourceDecl, values: Record<string, unknown>): Rec {
-  const rec = buildRecord(decl, values, tx.now)
-  if (tx.state.get(decl.type, rec.id) !== undefined) {
-    throw new ApiError('TL01-1104', `${decl.type} with id '${rec.id}' already exists`, null, [
-      { entityType: decl.type, field: 'id', constraint: 'Unique', message: `${decl.type}.id '${rec.id}' is already taken` },
+/**
+ * Validates and stores a new record; 412 for a taken id or any violation.
+ * The declaration's onCreate hook sees the record first; `creator` is the
+ * caller of a request (null for internal writes such as sign-up).
+ */
+export function insertRecord(tx: WriteTx, decl: ResourceDecl, values: Record<string, unknown>, creator: Caller | null = null): Rec {
+  const built = buildRecord(decl, values, tx.now)
+  if (tx.state.get(decl.type, built.id) !== undefined) {
+    throw new ApiError('TL01-1104', `${decl.type} with id '${built.id}' already exists`, null, [
+      { entityType: decl.type, field: 'id', constraint: 'Unique', message: `${decl.type}.id '${built.id}' is already taken` },
     ])
   }
+  const rec = decl.onCreate === undefined ? built : decl.onCreate(tx, built, creator)
   checkRecord(decl, rec, (type, id) => isLive(tx, type, id))
   tx.put(decl.type, rec)
   return rec
 }
 
-/** Applies changed fields to a record: a new object, version + 1, validated. */
+/** Applies changed fields to a record: a new object, version + 1, validated; then the declaration's onChange hook. */
 export function changeRecord(tx: WriteTx, decl: ResourceDecl, before: Rec, values: Record<string, unknown>): Rec {
   const after: Rec = { ...before, ...values, id: before.id, version: before.version + 1, updatedAt: tx.now }
   // A reference the record already had may stay even if its target went to the trash since.
   const keptReference = (type: string, id: string) => decl.fields.some((fieldDecl) => fieldDecl.ref === type && before[fieldDecl.name] === id)
   checkRecord(decl, after, (type, id) => isLive(tx, type, id) || keptReference(type, id))
   tx.put(decl.type, after)
+  decl.onChange?.(tx, before, after)
   return after
 }

@@ -3,7 +3,8 @@
  * declaration: write-only fields never appear; dates become OutDate (JSON
  * `/Date(ms)/`, XML ISO 8601); references become the embedded object (whose
  * own references are stubs, so output is bounded) or, with no_expand, a
- * stub; counters filled by `append` come from live aggregates.
+ * stub; derived fields are computed from the record and the live
+ * aggregates; counters filled by `append` come from live aggregates.
  */
 import { resourceByType } from './resources/index.js'
 import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
@@ -48,6 +49,7 @@ export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayConte
     if (fieldDecl.access === 'WRITE_ONLY') continue
     const name = fieldDecl.name
     if (name === 'displayName') out[name] = decl.displayName(rec, context)
+    else if (fieldDecl.derive !== undefined) out[name] = fieldDecl.derive(rec, context) ?? null
     else if (fieldDecl.computed) out[name] = counters?.[name] ?? null
     else if (fieldDecl.ref !== undefined) out[name] = renderReference(fieldDecl.ref, rec[name], context, !options.noExpand)
     else out[name] = outValue(fieldDecl.type, rec[name])

@@ -7,7 +7,11 @@
  *
  * In memory a stored object is a `Rec`: scalar fields as JSON values, dates
  * as epoch milliseconds, references as the referenced id (or null).
+ * Derived fields (`derive`) are never stored: render, $filter and $orderby
+ * compute them from the record and the live aggregates of the state.
  */
+import type { WriteTx } from '../engine/writeTx.js'
+import type { Caller } from './policy.js'
 
 export type ScalarType = 'String' | 'Boolean' | 'Long' | 'Integer' | 'Double' | 'Date'
 export type FieldAccess = 'READ_WRITE' | 'READ_ONLY' | 'WRITE_ONLY'
@@ -41,7 +45,11 @@ export interface FieldDecl {
   readonly computed: boolean
   /** A password: stored as its scrypt hash, never shown. */
   readonly hashed: boolean
+  /** A derived field (also `computed`): its value, from the record and the live aggregates. */
+  readonly derive?: DeriveValue
 }
+
+export type DeriveValue = (rec: Rec, context: DisplayContext) => unknown
 
 export type Rec = {
   id: string
@@ -52,12 +60,33 @@ export type Rec = {
   [field: string]: unknown
 }
 
-/** What a display name may consult: other records (a time record shows its user's name). */
+/** Live aggregates the engine keeps in step with every change (never a scan per request). */
+export interface LiveAggregates {
+  /** The value of an `append` counter of a parent. */
+  count(parentType: string, counterName: string, parentId: string): number
+  /** The value of a declared LiveSum of a parent. */
+  sum(parentType: string, sumName: string, parentId: string): number
+}
+
+/** What a display name or a derived field may consult: other records (a time record shows its user's name). */
 export interface DisplayContext {
   get(type: string, id: string): Rec | undefined
   /** The display name of the referenced object, '' when the reference is empty or dangling. */
   displayNameOf(type: string, id: unknown): string
+  /** Live aggregates; absent where there is no engine (unit tests with a fake context). */
+  readonly aggregates?: LiveAggregates
 }
+
+/** A hook run on a new record before it is validated and stored; `creator` is null for internal writes. */
+export type OnCreate = (tx: WriteTx, rec: Rec, creator: Caller | null) => Rec
+
+/**
+ * A hook run after a stored record changed through the generic paths —
+ * update, trash, restore (`after` the new record) or removal for good
+ * (`after` undefined) — inside the same write, so what it writes is logged
+ * with the change.
+ */
+export type OnChange = (tx: WriteTx, before: Rec, after: Rec | undefined) => void
 
 export interface ResourceDecl {
   readonly type: string
@@ -82,6 +111,12 @@ export interface ResourceDecl {
   readonly appends: readonly AppendCounter[]
   /** Inner collections: `/{path}/{id}/{name}` lists children whose `via` field is the id. */
   readonly inner: readonly InnerCollection[]
+  /** Live sums over children, read by derived fields. */
+  readonly sums: readonly LiveSum[]
+  /** Runs on every new record before validation (generated numbers, defaults from the creator). */
+  readonly onCreate?: OnCreate
+  /** Runs after every change of a stored record (consequences such as ending a user's sessions). */
+  readonly onChange?: OnChange
 }
 
 /**
@@ -100,6 +135,19 @@ export interface InnerCollection {
   readonly name: string
   readonly childType: string
   readonly via: string
+}
+
+/**
+ * A live sum: for each parent, the sum of `value` over the live (not
+ * trashed) `childType` records that refer to it through `via`. Values are
+ * money: kept in integer hundredths, so adding and removing never drifts.
+ */
+export interface LiveSum {
+  readonly name: string
+  readonly childType: string
+  readonly via: string
+  /** The child's contribution; null adds nothing. */
+  readonly value: (child: Rec) => number | null
 }
 
 /**
@@ -129,6 +177,8 @@ export interface FieldOptions {
   inStub?: boolean
   computed?: boolean
   hashed?: boolean
+  /** A derived field: never stored nor read from input; implies computed. */
+  derive?: DeriveValue
 }
 
 function makeField(name: string, type: string, ref: string | undefined, description: string, options: FieldOptions): FieldDecl {
@@ -144,8 +194,9 @@ function makeField(name: string, type: string, ref: string | undefined, descript
     indexed: ref !== undefined || (options.indexed ?? false),
     rangeIndexed: options.rangeIndexed ?? false,
     inStub: options.inStub ?? false,
-    computed: options.computed ?? false,
+    computed: options.computed ?? (options.derive !== undefined),
     hashed: options.hashed ?? false,
+    ...(options.derive === undefined ? {} : { derive: options.derive }),
   }
 }
 
@@ -206,6 +257,9 @@ export interface ResourceOptions {
   writeRule?: WriteRule
   appends?: AppendCounter[]
   inner?: InnerCollection[]
+  sums?: LiveSum[]
+  onCreate?: OnCreate
+  onChange?: OnChange
 }
 
 export function declareResource(options: ResourceOptions): ResourceDecl {
@@ -228,7 +282,15 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     writeRule: options.writeRule ?? 'superuser',
     appends: options.appends ?? [],
     inner: options.inner ?? [],
+    sums: options.sums ?? [],
+    ...(options.onCreate === undefined ? {} : { onCreate: options.onCreate }),
+    ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
   }
+}
+
+/** The display name of the user a record belongs to (its `user` reference). */
+export function userDisplayName(rec: Rec, context: DisplayContext): string {
+  return context.displayNameOf('User', rec.user)
 }
 
 /** "lastName firstName" of a person-like record, skipping missing parts. */

@@ -1,14 +1,15 @@
 /*
  * All of one tenant's state: a Collection per declared resource, the log
  * sequence number the state includes, and the observers that keep live
- * aggregates (append counters, report totals) in step with every change.
+ * aggregates (append counters, sums, report totals) in step with every change.
  * `applyEntry` is the only way state changes; it is deterministic.
  */
 import { RESOURCES, resourceByType } from '../domain/resources/index.js'
-import type { DisplayContext, Rec } from '../domain/schema.js'
+import type { DisplayContext, LiveAggregates, Rec } from '../domain/schema.js'
 import { assert } from '../domain/errors.js'
 import { AppendCounters } from './appendCounters.js'
 import { Collection } from './collection.js'
+import { LiveSums } from './liveSums.js'
 import { ReportAggregates } from './reportTotals.js'
 import type { LogEntry, Op } from './logEntry.js'
 
@@ -25,9 +26,16 @@ export class TenantState implements DisplayContext {
   seq = 0
   /** Live `append` counters. */
   readonly counters = new AppendCounters()
+  /** Live sums over children (bill totals). */
+  readonly sums = new LiveSums()
   /** Live report totals per day, project and user. */
   readonly reports: ReportAggregates = new ReportAggregates(this)
-  private readonly observers: StateObserver[] = [this.counters, this.reports]
+  private readonly observers: StateObserver[] = [this.counters, this.sums, this.reports]
+  /** What derived fields read: the live counters and sums. */
+  readonly aggregates: LiveAggregates = {
+    count: (parentType, counterName, parentId) => this.counters.count(parentType, counterName, parentId),
+    sum: (parentType, sumName, parentId) => this.sums.sum(parentType, sumName, parentId),
+  }
 
   constructor(readonly tenant: string) {
     for (const decl of RESOURCES) this.collections.set(decl.type, new Collection(decl))

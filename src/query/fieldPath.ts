@@ -2,7 +2,8 @@
  * Field paths (`owner/firstName`, `project/client/name`) resolved against
  * the declarations once, into a getter that follows references through the
  * tenant's state. Used by $filter, $orderby, summaries and report grouping.
- * `x/id` of a reference reads the stored id without a lookup.
+ * `x/id` of a reference reads the stored id without a lookup; a derived
+ * field is computed by its declaration's `derive`.
  */
 import { wrongParameter } from '../domain/errors.js'
 import { resourceByType } from '../domain/resources/index.js'
@@ -42,6 +43,8 @@ export function resolvePath(decl: ResourceDecl, segments: readonly string[], tex
   if (steps.length === 1) {
     const name = first.name
     if (name === 'displayName') return { text, field: first, indexedField: null, get: (rec, context) => decl.displayName(rec, context) }
+    const derive = first.derive
+    if (derive !== undefined) return { text, field: first, indexedField: null, get: (rec, context) => derive(rec, context) ?? null }
     return { text, field: first, indexedField: first.indexed ? name : null, get: (rec) => rec[name] ?? null }
   }
   return {
@@ -59,6 +62,7 @@ export function resolvePath(decl: ResourceDecl, segments: readonly string[], tex
         targetDecl = resourceByType(step.ref)
       }
       if (last.name === 'displayName') return targetDecl.displayName(target, context)
+      if (last.derive !== undefined) return last.derive(target, context) ?? null
       return target[last.name] ?? null
     },
   }

@@ -1,17 +1,65 @@
 /*
  * The registry of declared resources: look a declaration up by type name or
  * by any of its paths. Adding a resource is adding its file and one line here.
+ * At load, the invariants below check that every reference, cascade, append
+ * counter, inner collection and live sum names declared types and fields.
  */
 import type { ResourceDecl } from '../schema.js'
+import { Access } from './access.js'
 import { Account } from './account.js'
 import { AuthToken } from './authToken.js'
+import { Bill } from './bill.js'
+import { BillItem } from './billItem.js'
+import { BillVat } from './billVat.js'
 import { Client } from './client.js'
+import { ContactPerson } from './contactPerson.js'
+import { Department } from './department.js'
+import { DepartmentMember } from './departmentMember.js'
 import { ExternalSystem } from './externalSystem.js'
+import { FileMetadata } from './fileMetadata.js'
+import { Impulse } from './impulse.js'
+import { PasswordConfirmation } from './passwordConfirmation.js'
 import { Project } from './project.js'
+import { ProjectMember } from './projectMember.js'
+import { ProjectWorkTypeLink } from './projectWorkTypeLink.js'
+import { SecretKey } from './secretKey.js'
+import { SpendingTimeUnit } from './spendingTimeUnit.js'
+import { StorageEntry } from './storageEntry.js'
+import { Task } from './task.js'
+import { TimePriceList } from './timePriceList.js'
+import { TimeRecord } from './timeRecord.js'
 import { TrashItem } from './trashItem.js'
 import { User } from './user.js'
+import { WorkType } from './workType.js'
 
-export const RESOURCES: readonly ResourceDecl[] = [Account, AuthToken, Client, ExternalSystem, Project, TrashItem, User]
+export const RESOURCES: readonly ResourceDecl[] = [
+  Access,
+  Account,
+  AuthToken,
+  Bill,
+  BillItem,
+  BillVat,
+  Client,
+  ContactPerson,
+  Department,
+  DepartmentMember,
+  ExternalSystem,
+  FileMetadata,
+  Impulse,
+  PasswordConfirmation,
+  Project,
+  ProjectMember,
+  ProjectWorkTypeLink,
+  SecretKey,
+  SpendingTimeUnit,
+  StorageEntry,
+  Task,
+  TimePriceList,
+  TimeRecord,
+  TrashItem,
+  User,
+  WorkType,
+]
 
 const byType = new Map(RESOURCES.map((decl) => [decl.type, decl]))
 const byPath = new Map<string, ResourceDecl>()
@@ -36,11 +84,36 @@ export function resourceByPath(path: string): ResourceDecl | undefined {
 /** Every path prefix a resource answers on, longest first, for the router. */
 export const RESOURCE_PATHS: readonly string[] = [...byPath.keys()].sort((a, b) => b.length - a.length)
 
-// Invariant: every reference names a declared type.
+// Invariants, checked once at load.
+
+function invariant(holds: boolean, message: string): void {
+  if (!holds) throw new Error(message)
+}
+
+/** A child type declared with a reference field `via` to the parent type. */
+function checkChildLink(parent: ResourceDecl, what: string, childType: string, via: string | undefined): void {
+  const child = byType.get(childType)
+  invariant(child !== undefined, `${parent.type} ${what} names undeclared type ${childType}`)
+  const links = (child as ResourceDecl).fields.filter((fieldDecl) => fieldDecl.ref === parent.type && fieldDecl.name !== 'trashItem')
+  if (via === undefined) invariant(links.length > 0, `${parent.type} ${what}: ${childType} has no reference to ${parent.type}`)
+  else invariant(links.some((fieldDecl) => fieldDecl.name === via), `${parent.type} ${what}: ${childType}.${via} is not a reference to ${parent.type}`)
+}
+
+const paths = new Set<string>()
 for (const decl of RESOURCES) {
-  for (const fieldDecl of decl.fields) {
-    if (fieldDecl.ref !== undefined && !byType.has(fieldDecl.ref)) {
-      throw new Error(`${decl.type}.${fieldDecl.name} references undeclared type ${fieldDecl.ref}`)
-    }
+  for (const path of [decl.path, ...decl.aliases]) {
+    if (path === null) continue
+    invariant(!paths.has(path), `path ${path} is declared twice`)
+    paths.add(path)
   }
+  for (const fieldDecl of decl.fields) {
+    invariant(fieldDecl.ref === undefined || byType.has(fieldDecl.ref), `${decl.type}.${fieldDecl.name} references undeclared type ${fieldDecl.ref}`)
+  }
+  for (const childType of decl.cascades) checkChildLink(decl, 'cascade', childType, undefined)
+  for (const counter of decl.appends) {
+    checkChildLink(decl, `append ${counter.name}`, counter.childType, counter.via)
+    invariant(decl.fieldsByName.get(counter.field)?.computed === true, `${decl.type} append ${counter.name} fills ${counter.field}, which is not a computed field`)
+  }
+  for (const inner of decl.inner) checkChildLink(decl, `inner collection ${inner.name}`, inner.childType, inner.via)
+  for (const sum of decl.sums) checkChildLink(decl, `sum ${sum.name}`, sum.childType, sum.via)
 }

@@ -1,5 +1,11 @@
-/* User (users): a person who logs in to a tenant. `email` is the login and is set once. */
-import { declareResource, email, field, max, min, personName, size } from '../schema.js'
+/*
+ * User (users): a person who logs in to a tenant. `email` is the login and
+ * is set once. A user created by the owner or an admin is confirmed at once
+ * (sign-up's owner waits for the confirmation call). A user who is
+ * deactivated, trashed or removed loses every session (sessions.ts).
+ */
+import { declareResource, email, field, max, min, personName, size, type Rec } from '../schema.js'
+import { endSessionsWhenLockedOut } from '../sessions.js'
 
 export const User = declareResource({
   type: 'User',
@@ -9,6 +15,8 @@ export const User = declareResource({
   cascades: ['Access', 'ProjectMember', 'SecretKey', 'SpendingTimeUnit'],
   displayName: (rec) => personName(rec),
   inner: [{ name: 'projects', childType: 'Project', via: 'owner' }],
+  onCreate: (_tx, rec, creator): Rec => (creator?.superuser === true ? { ...rec, confirmed: true } : rec),
+  onChange: endSessionsWhenLockedOut,
   fields: [
     field.string('firstName', 'first name', { inStub: true }),
     field.string('lastName', 'last name', { inStub: true }),

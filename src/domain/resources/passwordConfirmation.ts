@@ -1,0 +1,22 @@
+/*
+ * PasswordConfirmation (internal): step 1 of a password change. The id is
+ * the SHA-256 of the confirmation id handed to the client, so neither the
+ * log nor a snapshot holds a usable confirmation. Step 2 consumes it; it
+ * stops working at `expiresAt`. `keepTokenId` is the token of the user who
+ * asked for it themself: that session survives the change, every other
+ * token of the user ends.
+ */
+import { declareResource, field } from '../schema.js'
+
+export const PasswordConfirmation = declareResource({
+  type: 'PasswordConfirmation',
+  path: null,
+  internal: true,
+  description: 'a pending password change',
+  displayName: () => 'password confirmation',
+  fields: [
+    field.ref('user', 'User', 'whose password it changes', { required: true }),
+    field.date('expiresAt', 'when the confirmation stops working', { required: true }),
+    field.string('keepTokenId', 'the access token (SHA-256) that survives the change'),
+  ],
+})

@@ -1,0 +1,14 @@
+/* ProjectWorkTypeLink (time/projectworktypelinks; inner collection time/projects/{id}/worktypelinks): a work type offered on a project. */
+import { declareResource, field } from '../schema.js'
+
+export const ProjectWorkTypeLink = declareResource({
+  type: 'ProjectWorkTypeLink',
+  path: 'time/projectworktypelinks',
+  writeRule: 'projectOwner',
+  description: 'a work type offered on a project',
+  displayName: (rec, context) => context.displayNameOf('WorkType', rec.workType),
+  fields: [
+    field.ref('workType', 'WorkType', 'the work type', { required: true }),
+    field.ref('project', 'Project', 'the project (from the path of the inner collection)', { required: true }),
+  ],
+})

@@ -1,0 +1,29 @@
+/* TimeRecord (time/timerecords): time a user spent, optionally on a project, task and work type. */
+import { declareResource, externalSyncFields, field, min, userDisplayName } from '../schema.js'
+
+export const TimeRecord = declareResource({
+  type: 'TimeRecord',
+  path: 'time/timerecords',
+  writeRule: 'ownRecord',
+  description: 'time a user spent',
+  displayName: userDisplayName,
+  fields: [
+    field.ref('user', 'User', 'who spent the time', { required: true }),
+    field.date('start', 'start date and time', { rangeIndexed: true }),
+    field.date('stop', 'end date and time'),
+    field.long('duration', 'milliseconds spent', { constraints: [min(0)] }),
+    field.string('description', 'what was done'),
+    field.boolean('effective', 'the time counts as effective', { required: true, defaultValue: true }),
+    field.boolean('billable', 'the time will be billed'),
+    field.double('price', 'price of the time'),
+    field.double('unitPrice', 'hourly price that was applied'),
+    field.boolean('priceModified', 'the price was set by hand: no price list is applied'),
+    field.boolean('approved', 'the record was approved'),
+    field.boolean('billed', 'the record was billed', { access: 'READ_ONLY' }),
+    field.ref('project', 'Project', 'project the time was spent on'),
+    field.ref('task', 'Task', 'task the time was spent on'),
+    field.ref('client', 'Client', 'client the time was spent for'),
+    field.ref('workType', 'WorkType', 'kind of work'),
+    ...externalSyncFields(),
+  ],
+})
