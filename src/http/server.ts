@@ -3,10 +3,13 @@
  * everything it needs from the request object before the first await (the
  * object dies with the handler), attaches onAborted at once, copies each
  * body chunk (uWS frees it after the callback), enforces the body limit
- * while reading, hands an ApiRequest to the router, and writes the answer
- * inside res.cork() unless the client went away.
+ * (MAX_FILE_BYTES for paths ending in /upload, else MAX_BODY_BYTES) from
+ * Content-Length up front and again while reading, hands an ApiRequest to
+ * the router, and writes the answer inside res.cork() unless the client
+ * went away.
  */
 import { STATUS_CODES } from 'node:http'
+import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
 import type { Services } from './call.js'
 import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
@@ -28,6 +31,14 @@ function send(res: HttpResponse, state: { aborted: boolean }, response: ApiRespo
     res.end(response.body, close)
   })
   state.aborted = true
+}
+
+/** Uploads (paths ending in /upload) may carry a file up to maxFileBytes; every other body up to maxBodyBytes. */
+function bodyLimit(segments: readonly string[], config: Config): { bytes: number; error: () => ApiError } {
+  if (segments.at(-1) === 'upload') {
+    return { bytes: config.maxFileBytes, error: () => new ApiError('TL01-1109', `the file is larger than ${config.maxFileBytes} bytes`) }
+  }
+  return { bytes: config.maxBodyBytes, error: () => new ApiError('TL01-9002', `the body is larger than ${config.maxBodyBytes} bytes`) }
 }
 
 export interface RunningServer {
@@ -90,8 +101,9 @@ export function startHttpServer(services: Services, port: number, host: string):
     }
 
     const declaredLength = Number(headers.get('content-length') ?? '0')
-    const tooLarge = () => plainErrorResponse(new ApiError('TL01-9002', `the body is larger than ${config.maxBodyBytes} bytes`))
-    if (Number.isFinite(declaredLength) && declaredLength > config.maxBodyBytes) {
+    const limit = bodyLimit(split.segments, config)
+    const tooLarge = () => plainErrorResponse(limit.error())
+    if (Number.isFinite(declaredLength) && declaredLength > limit.bytes) {
       send(res, state, tooLarge(), true)
       return
     }
@@ -105,7 +117,7 @@ export function startHttpServer(services: Services, port: number, host: string):
     res.onData((chunk, isLast) => {
       if (state.aborted) return
       received += chunk.byteLength
-      if (received > config.maxBodyBytes) {
+      if (received > limit.bytes) {
         send(res, state, tooLarge(), true)
         return
       }

@@ -1,0 +1,139 @@
+/*
+ * Uploaded files: a user's signature and the account logo, one file each.
+ *
+ * A file is two things. Its FileMetadata record (name, content type, size)
+ * is tenant state: logged, snapshotted, replayed. Its bytes are not: they
+ * live in the LMDB `files` table under [tenant, fileKey], outside memory.
+ * The HTTP layer issues the bytes' put (or remove) synchronously at the end
+ * of the write that stores (or removes) the metadata, so both land in one
+ * LMDB commit and a crash never separates them. The metadata id and the
+ * file key are derived from the slot and the owner, so a new upload
+ * replaces the record (version + 1) and overwrites the bytes.
+ *
+ * Permissions: anyone in the tenant may read; a user changes their own
+ * signature; the account owner and admins change any signature and the logo.
+ */
+import { ApiError, accessDenied, notFound, wrongParameter } from './errors.js'
+import { deterministicId } from './hashId.js'
+import type { Caller } from './policy.js'
+import { changeRecord, insertRecord } from './records.js'
+import { renderRecord, type OutObject } from './render.js'
+import { FileMetadata } from './resources/fileMetadata.js'
+import type { Rec } from './schema.js'
+import type { TenantState } from '../engine/tenantState.js'
+import type { WriteTx } from '../engine/writeTx.js'
+
+export interface FileSlot {
+  readonly name: 'signature' | 'logo'
+  readonly ownerType: 'User' | 'Account'
+  /** What `{id}` may say instead of the caller's own user or account id. */
+  readonly selfAlias: string
+}
+
+export const SIGNATURE: FileSlot = { name: 'signature', ownerType: 'User', selfAlias: '@self' }
+export const LOGO: FileSlot = { name: 'logo', ownerType: 'Account', selfAlias: '@own' }
+
+export const MAX_FILE_NAME_LENGTH = 255
+const UNSAFE_FILE_NAME = /[\x00-\x1f\x7f/\\]/
+const METADATA_FIELDS = ['id', 'version', 'fileName', 'contentType', 'contentSize', 'createdAt', 'updatedAt', 'displayName'] as const
+
+export interface FileValues {
+  fileName: string
+  contentType: string
+  contentSize: number
+}
+
+export function fileKeyOf(slot: FileSlot, ownerId: string): string {
+  return `${slot.name}/${ownerId}`
+}
+
+export function fileMetadataId(slot: FileSlot, ownerId: string): string {
+  return deterministicId('file', slot.name, ownerId)
+}
+
+function theAccount(state: TenantState): Rec | undefined {
+  for (const account of state.collection('Account').values()) return account
+  return undefined
+}
+
+/** The object a file path names (`{id}` or the alias): 404 unless it exists and is not in the trash. */
+export function resolveFileOwner(state: TenantState, slot: FileSlot, idParam: string, callerId: string): Rec {
+  if (slot.ownerType === 'Account') {
+    const account = theAccount(state)
+    if (account === undefined || (idParam !== slot.selfAlias && idParam !== account.id)) throw notFound('Account', idParam)
+    return account
+  }
+  const id = idParam === slot.selfAlias ? callerId : idParam
+  const user = state.get('User', id)
+  if (user === undefined || user.trashItem !== null) throw notFound('User', id)
+  return user
+}
+
+/** 403 unless the caller may upload or remove this file. */
+export function checkFileChange(caller: Caller, slot: FileSlot, ownerId: string): void {
+  if (caller.superuser) return
+  if (slot.ownerType === 'User' && ownerId === caller.userId) return
+  throw accessDenied(slot.ownerType === 'User' ? 'only the account owner and admins may change the signature of another user' : 'only the account owner and admins may change the logo')
+}
+
+/** The `filename` query parameter: required, at most 255 characters, no path separators or control characters. */
+export function checkFileName(text: string | undefined): string {
+  if (text === undefined || text.trim() === '') throw wrongParameter('the query parameter filename is required')
+  if (text.length > MAX_FILE_NAME_LENGTH) throw wrongParameter(`filename may have at most ${MAX_FILE_NAME_LENGTH} characters`)
+  if (UNSAFE_FILE_NAME.test(text)) throw wrongParameter('filename may not contain /, \\ or control characters')
+  return text
+}
+
+/** 412 TL01-1109 above the limit; an empty upload is refused (400). */
+export function checkFileSize(bytes: number, limitBytes: number): void {
+  if (bytes > limitBytes) throw new ApiError('TL01-1109', `a file may have at most ${limitBytes} bytes, this one has ${bytes}`)
+  if (bytes === 0) throw wrongParameter('the upload is empty')
+}
+
+export function findFileMetadata(state: TenantState, slot: FileSlot, ownerId: string): Rec | undefined {
+  return state.get(FileMetadata.type, fileMetadataId(slot, ownerId))
+}
+
+/** 404 naming the owner when it has no file in this slot. */
+export function noFile(slot: FileSlot, ownerId: string): ApiError {
+  return new ApiError('TL01-1101', `${slot.ownerType} '${ownerId}' has no ${slot.name}`)
+}
+
+/** Stores (or replaces) the metadata of the owner's file. */
+export function putFileMetadata(tx: WriteTx, slot: FileSlot, ownerId: string, values: FileValues): { rec: Rec; created: boolean } {
+  const before = findFileMetadata(tx.state, slot, ownerId)
+  if (before !== undefined) return { rec: changeRecord(tx, FileMetadata, before, { ...values }), created: false }
+  const rec = insertRecord(tx, FileMetadata, {
+    ...values,
+    id: fileMetadataId(slot, ownerId),
+    ownerType: slot.ownerType,
+    ownerId,
+    slot: slot.name,
+    fileKey: fileKeyOf(slot, ownerId),
+  })
+  return { rec, created: true }
+}
+
+/** Removes the metadata of the owner's file; the removed record, or undefined when there is none. */
+export function deleteFileMetadata(tx: WriteTx, slot: FileSlot, ownerId: string): Rec | undefined {
+  const rec = findFileMetadata(tx.state, slot, ownerId)
+  if (rec !== undefined) tx.del(FileMetadata.type, rec.id)
+  return rec
+}
+
+/** The FileMetadata object clients see: {id, version, fileName, contentType, contentSize, createdAt, updatedAt, displayName}. */
+export function renderFileMetadata(rec: Rec, state: TenantState): OutObject {
+  const full = renderRecord(FileMetadata, rec, state, { noExpand: true })
+  const out: OutObject = {}
+  for (const name of METADATA_FIELDS) out[name] = full[name]
+  return out
+}
+
+/** `attachment; filename="…"`, with an RFC 5987 `filename*` when the name is not plain ASCII. */
+export function contentDisposition(fileName: string): string {
+  const fallback = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, (char) => `\\${char}`)
+  const header = `attachment; filename="${fallback}"`
+  if (/^[\x20-\x7e]*$/.test(fileName)) return header
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
+  return `${header}; filename*=UTF-8''${encoded}`
+}

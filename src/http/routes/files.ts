@@ -1,0 +1,147 @@
+/*
+ * Uploaded files over HTTP (domain rules in domain/files.ts), for each slot
+ * (users/{id}/signature with @self, accounts/{id}/logo with @own):
+ *
+ *   POST   …/upload?filename=<name>   store the body with its Content-Type (201 new, 200 replaced: {id, version})
+ *   GET    …/download                 the bytes, stored content type, Content-Disposition: attachment
+ *   GET    …                          the FileMetadata object
+ *   DELETE …                          remove the file (404 when there is none)
+ *
+ * Writes: the metadata is decided in the tenant's write, and the bytes are
+ * put (or removed) in the LMDB files table synchronously at the very end of
+ * that decide callback. The actor appends the log entry in the same
+ * event-loop turn, so lmdb-js puts both into one commit. A batch decides its
+ * items long before it commits, and may roll them back, so uploads and
+ * removals are refused inside a batch.
+ *
+ * Download: the metadata is read (durable), then the bytes; a second look
+ * finding the very same metadata record proves no replacement slipped in
+ * between, else the pair is read again.
+ */
+import { storableContentType } from '../../domain/contentType.js'
+import { ApiError } from '../../domain/errors.js'
+import {
+  checkFileChange,
+  checkFileName,
+  checkFileSize,
+  contentDisposition,
+  deleteFileMetadata,
+  findFileMetadata,
+  noFile,
+  putFileMetadata,
+  renderFileMetadata,
+  resolveFileOwner,
+  type FileSlot,
+} from '../../domain/files.js'
+import { FileMetadata } from '../../domain/resources/fileMetadata.js'
+import type { Rec } from '../../domain/schema.js'
+import type { TenantState } from '../../engine/tenantState.js'
+import type { Call, Principal, TenantAccess } from '../call.js'
+import { queryFlag } from '../request.js'
+import { dataResponse, type ApiResponse } from '../response.js'
+
+type Params = Record<string, string>
+type FileHandler = (call: Call, params: Params) => Promise<ApiResponse>
+
+export const DEFAULT_FILE_CONTENT_TYPE = 'application/octet-stream'
+const DOWNLOAD_ATTEMPTS = 5
+
+interface FileCall {
+  tenant: TenantAccess
+  principal: Principal
+  tenantName: string
+}
+
+function fileCall(call: Call): FileCall {
+  if (call.tenant === null || call.principal === null || call.tenantName === null) throw new ApiError('TL01-1002', 'an access token is required')
+  return { tenant: call.tenant, principal: call.principal, tenantName: call.tenantName }
+}
+
+function refuseInBatch(call: Call, slot: FileSlot): void {
+  if (call.request.inBatch) throw new ApiError('TL01-1103', `a ${slot.name} cannot be uploaded or removed inside a batch`)
+}
+
+function metadataOf(state: TenantState, slot: FileSlot, params: Params, callerId: string): Rec {
+  const owner = resolveFileOwner(state, slot, params.id ?? '', callerId)
+  const rec = findFileMetadata(state, slot, owner.id)
+  if (rec === undefined) throw noFile(slot, owner.id)
+  return rec
+}
+
+function upload(slot: FileSlot): FileHandler {
+  return async (call, params) => {
+    const { tenant, principal, tenantName } = fileCall(call)
+    refuseInBatch(call, slot)
+    const bytes = call.request.body
+    checkFileSize(bytes.length, call.services.config.maxFileBytes)
+    const fileName = checkFileName(call.request.query.get('filename'))
+    const contentType = storableContentType(call.request.headers.get('content-type'), DEFAULT_FILE_CONTENT_TYPE)
+    const files = call.services.registry.store.files
+    return tenant.write((tx) => {
+      const owner = resolveFileOwner(tx.state, slot, params.id ?? '', principal.userId)
+      checkFileChange(principal, slot, owner.id)
+      const { rec, created } = putFileMetadata(tx, slot, owner.id, { fileName, contentType, contentSize: bytes.length })
+      const body = queryFlag(call.request, 'response_object') ? renderFileMetadata(rec, tx.state) : { id: rec.id, version: rec.version }
+      const answer = dataResponse(call.request, body, { root: 'fileMetadata' }, created ? 201 : 200)
+      // Last, synchronously: the bytes join the LMDB commit of this write's log entry
+      // (a failed commit fails the log append too, which the actor reports).
+      files.put([tenantName, rec.fileKey as string], bytes).catch(() => undefined)
+      return answer
+    })
+  }
+}
+
+function remove(slot: FileSlot): FileHandler {
+  return async (call, params) => {
+    const { tenant, principal, tenantName } = fileCall(call)
+    refuseInBatch(call, slot)
+    const files = call.services.registry.store.files
+    return tenant.write((tx) => {
+      const owner = resolveFileOwner(tx.state, slot, params.id ?? '', principal.userId)
+      checkFileChange(principal, slot, owner.id)
+      const rec = deleteFileMetadata(tx, slot, owner.id)
+      if (rec === undefined) throw noFile(slot, owner.id)
+      const answer = dataResponse(call.request, { id: rec.id, deleted: true }, { root: 'fileMetadata' })
+      // Last, synchronously: the removal joins the LMDB commit of this write's log entry.
+      files.remove([tenantName, rec.fileKey as string]).catch(() => undefined)
+      return answer
+    })
+  }
+}
+
+function metadata(slot: FileSlot): FileHandler {
+  return async (call, params) => {
+    const { tenant, principal } = fileCall(call)
+    return tenant.read((state) => {
+      const rec = metadataOf(state, slot, params, principal.userId)
+      return dataResponse(call.request, renderFileMetadata(rec, state), { root: 'fileMetadata' })
+    })
+  }
+}
+
+function download(slot: FileSlot): FileHandler {
+  return async (call, params) => {
+    const { tenant, principal, tenantName } = fileCall(call)
+    const files = call.services.registry.store.files
+    for (let attempt = 1; ; attempt += 1) {
+      const rec = await tenant.read((state) => metadataOf(state, slot, params, principal.userId))
+      const bytes = files.get([tenantName, rec.fileKey as string])
+      // Records are never changed in place: the same object means the same upload.
+      const unchanged = await tenant.read((state) => state.get(FileMetadata.type, rec.id) === rec)
+      if (!unchanged && attempt < DOWNLOAD_ATTEMPTS) continue
+      if (bytes === undefined) throw new ApiError('TL01-1101', `the content of ${slot.name} '${rec.fileName as string}' is missing`)
+      return fileResponse(rec, bytes)
+    }
+  }
+}
+
+function fileResponse(rec: Rec, bytes: Buffer): ApiResponse {
+  const headers = { 'Content-Type': rec.contentType as string, 'Content-Disposition': contentDisposition(rec.fileName as string) }
+  // uWS writes Content-Length itself from the body; a second one would break clients.
+  return { status: 200, headers, body: bytes }
+}
+
+/** The four handlers of one slot, for the route table. */
+export function fileHandlers(slot: FileSlot): { upload: FileHandler; download: FileHandler; metadata: FileHandler; remove: FileHandler } {
+  return { upload: upload(slot), download: download(slot), metadata: metadata(slot), remove: remove(slot) }
+}

@@ -1,0 +1,83 @@
+/*
+ * The key/value text storage over HTTP (domain rules in domain/storage.ts):
+ *
+ *   POST   /storage/{group}/{key}[/{scope}]   store the body text with its Content-Type
+ *   GET    /storage/{group}/{key}[/{scope}]   the text as stored, with the stored content type
+ *   DELETE /storage/{group}/{key}[/{scope}]   remove the entry (404 when absent)
+ *   GET    /storage/{group}                   [{itemKey, publicScope, contentType}] the caller sees
+ *
+ * A first store answers 201, a replacing one 200, both with {id, version}.
+ */
+import { storableContentType } from '../../domain/contentType.js'
+import { ApiError } from '../../domain/errors.js'
+import {
+  checkStorageName,
+  deleteStorageEntry,
+  DEFAULT_STORAGE_CONTENT_TYPE,
+  findStorageEntry,
+  putStorageEntry,
+  storageAddress,
+  storageDescription,
+  storageText,
+  visibleStorageEntries,
+  type StorageAddress,
+} from '../../domain/storage.js'
+import { parsePaging } from '../../query/listQuery.js'
+import type { Call, Principal, TenantAccess } from '../call.js'
+import { dataResponse, textResponse, type ApiResponse } from '../response.js'
+
+type Params = Record<string, string>
+
+function caller(call: Call): { tenant: TenantAccess; principal: Principal } {
+  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
+  return { tenant: call.tenant, principal: call.principal }
+}
+
+function addressOf(params: Params): StorageAddress {
+  return storageAddress(params.group ?? '', params.key ?? '', params.scope)
+}
+
+function missing(address: StorageAddress): ApiError {
+  return new ApiError('TL01-1101', `${storageDescription(address)} not found`)
+}
+
+export async function writeStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
+  const { tenant, principal } = caller(call)
+  const address = addressOf(params)
+  const content = storageText(call.request.body)
+  const contentType = storableContentType(call.request.headers.get('content-type'), DEFAULT_STORAGE_CONTENT_TYPE)
+  return tenant.write((tx) => {
+    const { rec, created } = putStorageEntry(tx, address, principal.userId, contentType, content)
+    return dataResponse(call.request, { id: rec.id, version: rec.version }, { root: 'storageEntry' }, created ? 201 : 200)
+  })
+}
+
+export async function readStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
+  const { tenant, principal } = caller(call)
+  const address = addressOf(params)
+  const rec = await tenant.read((state) => findStorageEntry(state, address, principal.userId))
+  if (rec === undefined) throw missing(address)
+  return textResponse(call.request, rec.content as string, rec.contentType as string)
+}
+
+export async function removeStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
+  const { tenant, principal } = caller(call)
+  const address = addressOf(params)
+  return tenant.write((tx) => {
+    const rec = deleteStorageEntry(tx, address, principal.userId)
+    if (rec === undefined) throw missing(address)
+    return dataResponse(call.request, { id: rec.id, deleted: true }, { root: 'storageEntry' })
+  })
+}
+
+export async function listStorageGroup(call: Call, params: Params): Promise<ApiResponse> {
+  const { tenant, principal } = caller(call)
+  const group = checkStorageName('group', params.group ?? '')
+  const paging = parsePaging(call.request.query)
+  const entries = await tenant.read((state) =>
+    visibleStorageEntries(state, group, principal.userId)
+      .slice(paging.skip, paging.skip + paging.top)
+      .map((rec) => ({ itemKey: rec.itemKey, publicScope: rec.publicScope, contentType: rec.contentType })),
+  )
+  return dataResponse(call.request, entries, { root: 'storage', item: 'entry' })
+}
