@@ -24,6 +24,11 @@ export interface Config {
   readonly maxFileBytes: number
   readonly rateLimitRequests: number
   readonly rateLimitWindowMs: number
+  /** Failed logins allowed per login name and per client address in a window; then refused for a window (0: off). */
+  readonly loginFailuresAllowed: number
+  readonly loginFailureWindowMs: number
+  /** How long a password-change confirmation works. */
+  readonly passwordConfirmationLifetimeMs: number
   readonly scryptCost: number
   readonly quiet: boolean
 }
@@ -57,6 +62,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxFileBytes: integer(env, 'MAX_FILE_BYTES', 5 * 1024 * 1024),
     rateLimitRequests: integer(env, 'RATE_LIMIT_REQUESTS', 500),
     rateLimitWindowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 10_000),
+    loginFailuresAllowed: integer(env, 'LOGIN_FAILURES_ALLOWED', 10),
+    loginFailureWindowMs: integer(env, 'LOGIN_FAILURE_WINDOW_MS', MINUTE_MS),
+    passwordConfirmationLifetimeMs: integer(env, 'PASSWORD_CONFIRMATION_LIFETIME_MS', DAY_MS),
     scryptCost: integer(env, 'SCRYPT_COST', 16384),
     quiet: env.QUIET === '1',
   }

@@ -11,6 +11,7 @@ import type { Config } from './config.js'
 import { acquireLock, releaseLock } from './dataDirLock.js'
 import { TenantRegistry } from './engine/tenantRegistry.js'
 import type { Services } from './http/call.js'
+import { abuseLimits } from './http/rateLimiter.js'
 import { startHttpServer } from './http/server.js'
 import { LogStore } from './persist/logStore.js'
 
@@ -36,7 +37,7 @@ export async function startService(config: Config): Promise<RunningService> {
   acquireLock(config.dataDir)
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
   const registry = new TenantRegistry(config, store)
-  const services: Services = { config, registry, apiKeys: apiKeysFor(config) }
+  const services: Services = { config, registry, apiKeys: apiKeysFor(config), limits: abuseLimits(config) }
   const server = await startHttpServer(services, config.port, config.host)
   let stopping: Promise<void> | null = null
   return {

@@ -7,7 +7,7 @@
  * a parent it cascades from is still in the trash. Hard deletion and
  * emptying a trash item remove objects and their trash items for good.
  * Trash and restore do not change an object's version: its fields are as
- * they were.
+ * they were. Every object that moves runs its declaration's onChange hook.
  */
 import { ApiError, notFound } from './errors.js'
 import { newId } from './records.js'
@@ -66,7 +66,9 @@ export function moveToTrash(tx: WriteTx, decl: ResourceDecl, rec: Rec, deletedBy
       deletedBy,
     }
     tx.put('TrashItem', item)
-    tx.put(member.decl.type, { ...member.rec, trashItem: itemId })
+    const trashed = { ...member.rec, trashItem: itemId }
+    tx.put(member.decl.type, trashed)
+    member.decl.onChange?.(tx, member.rec, trashed)
     rootItem ??= item
   }
   return rootItem as Rec
@@ -79,6 +81,7 @@ export function removeForGood(tx: WriteTx, decl: ResourceDecl, rec: Rec): void {
       tx.del('TrashItem', member.rec.trashItem)
     }
     tx.del(member.decl.type, member.rec.id)
+    member.decl.onChange?.(tx, member.rec, undefined)
   }
 }
 
@@ -127,6 +130,7 @@ export function restoreFromTrash(tx: WriteTx, trashItemId: string): { decl: Reso
     const { decl, rec } = trashedObject(tx.state, groupItem)
     const back = { ...rec, trashItem: null }
     tx.put(decl.type, back)
+    decl.onChange?.(tx, rec, back)
     tx.del('TrashItem', groupItem.id)
     if (groupItem.id === item.id) restored = back
   }
@@ -140,6 +144,7 @@ export function emptyTrashItem(tx: WriteTx, trashItemId: string): void {
   for (const groupItem of groupItems(tx.state, item).reverse()) {
     const { decl, rec } = trashedObject(tx.state, groupItem)
     tx.del(decl.type, rec.id)
+    decl.onChange?.(tx, rec, undefined)
     tx.del('TrashItem', groupItem.id)
   }
 }

@@ -9,6 +9,7 @@ import type { Rec } from '../domain/schema.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { TenantRegistry } from '../engine/tenantRegistry.js'
 import type { WriteTx } from '../engine/writeTx.js'
+import type { AbuseLimits } from './rateLimiter.js'
 import type { ApiRequest } from './request.js'
 import type { ApiResponse } from './response.js'
 
@@ -16,6 +17,8 @@ export interface Services {
   readonly config: Config
   readonly registry: TenantRegistry
   readonly apiKeys: ReadonlySet<string>
+  /** In-memory abuse counters of this server (rateLimiter.ts). */
+  readonly limits: AbuseLimits
 }
 
 export interface TenantAccess {

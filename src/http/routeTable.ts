@@ -8,9 +8,14 @@ import type { Call } from './call.js'
 import type { ApiResponse } from './response.js'
 import { login, logout, refresh } from './routes/auth.js'
 import { runBatch } from './routes/batch.js'
+import { fileHandlers } from './routes/files.js'
+import { listStorageGroup, readStorageEntry, removeStorageEntry, writeStorageEntry } from './routes/storage.js'
+import { confirmPassword, requestConfirmation } from './routes/passwordChange.js'
+import { createSecretKey, deleteSecretKey, listSecretKeys } from './routes/secretKeys.js'
 import { report } from './routes/reports.js'
 import { checkEmail, checkUrl, confirmAccount, findUrl, signUp } from './routes/registration.js'
 import { ApiError } from '../domain/errors.js'
+import { LOGO, SIGNATURE } from '../domain/files.js'
 
 export interface Route {
   method: string
@@ -27,6 +32,9 @@ async function confirm(call: Call, params: Record<string, string>): Promise<ApiR
   return answer
 }
 
+const signature = fileHandlers(SIGNATURE)
+const logo = fileHandlers(LOGO)
+
 export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'public', pattern: 'register/checkurl', auth: false, handle: checkUrl },
   { method: 'GET', scope: 'public', pattern: 'register/checkemail', auth: false, handle: checkEmail },
@@ -38,7 +46,27 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'auth/logout', auth: true, handle: logout },
   { method: 'DELETE', scope: 'tenant', pattern: 'auth/token', auth: true, handle: logout },
   { method: 'POST', scope: 'tenant', pattern: 'batch', auth: true, handle: runBatch },
+  { method: 'POST', scope: 'public', pattern: 'users/requestconfirmation', auth: false, handle: requestConfirmation },
+  { method: 'POST', scope: 'public', pattern: 'auth/confirm/:id', auth: false, handle: confirmPassword },
+  { method: 'POST', scope: 'tenant', pattern: 'users/@self/secretkeys', auth: true, handle: createSecretKey },
+  { method: 'GET', scope: 'tenant', pattern: 'users/@self/secretkeys', auth: true, handle: listSecretKeys },
+  { method: 'DELETE', scope: 'tenant', pattern: 'users/@self/secretkeys/:id', auth: true, handle: deleteSecretKey },
   { method: 'GET', scope: 'tenant', pattern: 'time/reports/:name', auth: true, handle: report },
+  { method: 'GET', scope: 'tenant', pattern: 'storage/:group', auth: true, handle: listStorageGroup },
+  { method: 'GET', scope: 'tenant', pattern: 'storage/:group/:key', auth: true, handle: readStorageEntry },
+  { method: 'POST', scope: 'tenant', pattern: 'storage/:group/:key', auth: true, handle: writeStorageEntry },
+  { method: 'DELETE', scope: 'tenant', pattern: 'storage/:group/:key', auth: true, handle: removeStorageEntry },
+  { method: 'GET', scope: 'tenant', pattern: 'storage/:group/:key/:scope', auth: true, handle: readStorageEntry },
+  { method: 'POST', scope: 'tenant', pattern: 'storage/:group/:key/:scope', auth: true, handle: writeStorageEntry },
+  { method: 'DELETE', scope: 'tenant', pattern: 'storage/:group/:key/:scope', auth: true, handle: removeStorageEntry },
+  { method: 'POST', scope: 'tenant', pattern: 'users/:id/signature/upload', auth: true, handle: signature.upload },
+  { method: 'GET', scope: 'tenant', pattern: 'users/:id/signature/download', auth: true, handle: signature.download },
+  { method: 'GET', scope: 'tenant', pattern: 'users/:id/signature', auth: true, handle: signature.metadata },
+  { method: 'DELETE', scope: 'tenant', pattern: 'users/:id/signature', auth: true, handle: signature.remove },
+  { method: 'POST', scope: 'tenant', pattern: 'accounts/:id/logo/upload', auth: true, handle: logo.upload },
+  { method: 'GET', scope: 'tenant', pattern: 'accounts/:id/logo/download', auth: true, handle: logo.download },
+  { method: 'GET', scope: 'tenant', pattern: 'accounts/:id/logo', auth: true, handle: logo.metadata },
+  { method: 'DELETE', scope: 'tenant', pattern: 'accounts/:id/logo', auth: true, handle: logo.remove },
 ]
 
 /** Matches a path against a pattern; the captured segments, or null. */

@@ -1,7 +1,8 @@
 /*
  * Dispatch: one request in, one response out, never a throw. Finds the
  * tenant, the route (a fixed route of the table, else a declared resource
- * path), authenticates when the route needs it, and turns every error into
+ * path), authenticates when the route needs it (and meters the caller's
+ * request rate, rateLimiter.ts), and turns every error into
  * the error body: ApiError as it is, anything else as 500 TL01-9001 with a
  * request id that is also logged.
  */
@@ -10,6 +11,7 @@ import { ApiError } from '../domain/errors.js'
 import { RESOURCE_PATHS, resourceByPath } from '../domain/resources/index.js'
 import { authenticate } from './authenticate.js'
 import type { Call, Services, TenantAccess } from './call.js'
+import { meterRequest } from './rateLimiter.js'
 import type { ApiRequest } from './request.js'
 import { errorResponse, internalError, type ApiResponse } from './response.js'
 import { matchPattern, ROUTES } from './routeTable.js'
@@ -21,6 +23,12 @@ function findResource(segments: readonly string[]): { path: string; rest: readon
     if (joined === path || joined.startsWith(`${path}/`)) return { path, rest: segments.slice(path.split('/').length) }
   }
   return null
+}
+
+/** Finds the caller by token, then counts the request against the caller's rate limit. */
+async function signIn(call: Call): Promise<void> {
+  call.principal = await authenticate(call)
+  meterRequest(call)
 }
 
 async function dispatch(call: Call): Promise<ApiResponse> {
@@ -35,7 +43,7 @@ async function dispatch(call: Call): Promise<ApiResponse> {
       allowed.push(route.method)
       continue
     }
-    if (route.auth) call.principal = await authenticate(call)
+    if (route.auth) await signIn(call)
     return route.handle(call, params)
   }
   if (allowed.length > 0) throw new MethodNotAllowed(request.method, allowed)
@@ -43,7 +51,7 @@ async function dispatch(call: Call): Promise<ApiResponse> {
   if (resource === null) {
     throw new ApiError('TL01-9003', `no resource at /v1/${request.segments.join('/')}${scope === 'public' ? ' on the public address' : ''}`)
   }
-  call.principal = await authenticate(call)
+  await signIn(call)
   const decl = resourceByPath(resource.path)
   if (decl === undefined) throw new Error(`resource path ${resource.path} has no declaration`)
   return handleResource(call, decl, resource.rest)

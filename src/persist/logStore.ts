@@ -6,6 +6,8 @@
  *   tenants  tenant → TenantInfo (the tenant directory)
  *   emails   lower-cased e-mail → tenant (for the public check/find calls)
  *   files    [tenant, fileKey] → raw bytes of an uploaded file
+ *   confirmations  SHA-256 of a password confirmation → tenant (the public
+ *            step 2 of a password change names no tenant)
  *
  * Group commit: lmdb-js gathers every put issued in one event-loop turn into
  * one transaction, so all commands decided in a turn share a commit. append()
@@ -26,6 +28,7 @@ export interface TenantInfo {
 }
 
 export class LogCorruptError extends Error {
+  override name = 'LogCorruptError'
   constructor(readonly tenant: string, readonly seq: number, cause: unknown) {
     super(`tenant '${tenant}': log entry ${seq} cannot be decoded (${cause instanceof Error ? cause.message : String(cause)})`)
   }
@@ -37,6 +40,7 @@ export class LogStore {
   readonly tenants: Database<TenantInfo, string>
   readonly emails: Database<string, string>
   readonly files: Database<Buffer, [string, string]>
+  readonly confirmations: Database<string, string>
 
   private constructor(root: RootDatabase) {
     this.root = root
@@ -44,6 +48,7 @@ export class LogStore {
     this.tenants = root.openDB({ name: 'tenants', encoding: 'msgpack' })
     this.emails = root.openDB({ name: 'emails', encoding: 'string' })
     this.files = root.openDB({ name: 'files', encoding: 'binary' })
+    this.confirmations = root.openDB({ name: 'confirmations', encoding: 'string' })
   }
 
   static open(dataDir: string, mapSizeBytes: number): LogStore {

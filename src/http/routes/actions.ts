@@ -6,7 +6,10 @@
 import type { ResourceDecl } from '../../domain/schema.js'
 import type { Call } from '../call.js'
 import type { ApiResponse } from '../response.js'
+import { IMPULSE_ACTIONS } from './impulseActions.js'
+import { PASSWORD_ACTIONS } from './passwordChange.js'
 import { PRICING_ACTIONS } from './pricingActions.js'
+import { PROJECT_ACTIONS } from './projectActions.js'
 import { TRASH_ACTIONS } from './trashActions.js'
 
 export interface ResourceAction {
@@ -14,7 +17,7 @@ export interface ResourceAction {
   handle(call: Call, decl: ResourceDecl, id: string | null): Promise<ApiResponse>
 }
 
-const ACTIONS = new Map<string, ResourceAction>([...PRICING_ACTIONS, ...TRASH_ACTIONS])
+const ACTIONS = new Map<string, ResourceAction>([...PRICING_ACTIONS, ...TRASH_ACTIONS, ...PASSWORD_ACTIONS, ...IMPULSE_ACTIONS, ...PROJECT_ACTIONS])
 
 export function findAction(type: string, name: string): ResourceAction | undefined {
   return ACTIONS.get(`${type}:${name}`)

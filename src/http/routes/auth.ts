@@ -4,27 +4,65 @@
  * Login: API key plus Basic `email:password` (or a secret key with an empty
  * password). The password is checked with scrypt outside the tenant's
  * mailbox; the tokens are issued in a write that checks again that the user
- * is still the one that was verified. Refresh consumes the refresh token in
- * the same write that issues the new pair, so it works exactly once.
+ * (and the secret key) is still the one that was verified. Failed logins
+ * are counted per login name and client address (rateLimiter.ts): past the
+ * limit a login is refused with 429 before any password is checked.
+ * Refresh consumes the refresh token in the same write that issues the new
+ * pair, so it works exactly once; the access token it was issued with keeps
+ * working until it expires or its user logs out.
  */
 import { ApiError } from '../../domain/errors.js'
 import { secretId, verifyPassword } from '../../domain/credentials.js'
+import { isLive } from '../../domain/records.js'
+import { secretKeyId } from '../../domain/secretKeys.js'
 import type { Rec } from '../../domain/schema.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import { accountOf } from '../authenticate.js'
 import type { Call } from '../call.js'
+import { checkLoginAllowed, noteLoginFailure, noteLoginSuccess } from '../rateLimiter.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { requireApiKey } from './registration.js'
 import { dropExpiredTokens, issueTokens } from './tokens.js'
 
-function basicCredentials(call: Call): { user: string; password: string } {
+/** The `user:password` of an `Authorization: Basic` header; null when there is none or it is malformed. */
+export function basicPair(call: Call): { user: string; password: string } | null {
   const header = call.request.headers.get('authorization') ?? ''
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)
-  if (match === null) throw new ApiError('TL01-1001', 'login needs an Authorization: Basic header')
+  if (match === null) return null
   const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
-  if (colon < 0) throw new ApiError('TL01-1001', 'the Basic credentials must be user:password')
-  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+  return colon < 0 ? null : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+}
+
+function basicCredentials(call: Call): { user: string; password: string } {
+  const pair = basicPair(call)
+  if (pair === null) throw new ApiError('TL01-1001', 'login needs an Authorization: Basic header with user:password')
+  return pair
+}
+
+/** Who a login names: a user by e-mail, or (with an empty password) the owner of a secret key. */
+interface Candidate {
+  user: Rec
+  /** The secret key that names the user; null for a password login. */
+  keyId: string | null
+}
+
+function findCandidate(state: TenantState, credentials: { user: string; password: string }, email: string): Candidate | undefined {
+  for (const user of state.collection('User').lookup('email', email)) return { user, keyId: null }
+  if (credentials.password !== '') return undefined
+  const key = state.get('SecretKey', secretKeyId(credentials.user))
+  if (key === undefined || key.trashItem !== null) return undefined
+  const user = state.get('User', key.user as string)
+  return user === undefined ? undefined : { user, keyId: key.id }
+}
+
+/** Inside the write: the user as verified, or 401 if the password or the key changed since. */
+function verifiedUser(state: TenantState, candidate: Candidate): Rec {
+  const user = state.get('User', candidate.user.id)
+  const keyUser = candidate.keyId === null ? undefined : state.get('SecretKey', candidate.keyId)?.user
+  const unchanged = candidate.keyId === null ? user?.password === candidate.user.password : keyUser === candidate.user.id && isLive({ state }, 'SecretKey', candidate.keyId)
+  if (user === undefined || !unchanged) throw new ApiError('TL01-1001', 'wrong credentials')
+  return user
 }
 
 function tenantOf(call: Call) {
@@ -43,20 +81,17 @@ export async function login(call: Call): Promise<ApiResponse> {
   const credentials = basicCredentials(call)
   const { config } = call.services
   const email = credentials.user.trim().toLowerCase()
-  const candidate = await tenant.read((state) => {
-    for (const user of state.collection('User').lookup('email', email)) return user
-    if (credentials.password === '') {
-      const key = state.get('SecretKey', secretId(credentials.user))
-      if (key !== undefined && key.trashItem === null) return state.get('User', key.user as string)
-    }
-    return undefined
-  })
-  const bySecretKey = candidate !== undefined && credentials.password === '' && candidate.email !== email
-  const verified = bySecretKey || (await verifyPassword(credentials.password, candidate?.password as string | undefined, config.scryptCost))
-  if (candidate === undefined || !verified) throw new ApiError('TL01-1001', 'wrong credentials')
+  checkLoginAllowed(call, email)
+  const candidate = await tenant.read((state) => findCandidate(state, credentials, email))
+  const bySecretKey = candidate !== undefined && candidate.keyId !== null
+  const verified = bySecretKey || (await verifyPassword(credentials.password, candidate?.user.password as string | undefined, config.scryptCost))
+  if (candidate === undefined || !verified) {
+    noteLoginFailure(call, email)
+    throw new ApiError('TL01-1001', 'wrong credentials')
+  }
+  noteLoginSuccess(call, email)
   const issued = await tenant.write((tx) => {
-    const user = tx.state.get('User', candidate.id)
-    if (user === undefined || user.password !== candidate.password) throw new ApiError('TL01-1001', 'wrong credentials')
+    const user = verifiedUser(tx.state, candidate)
     checkCanSignIn(tx.state, user)
     dropExpiredTokens(tx, user.id)
     return issueTokens(tx, user.id, config.tokenLifetimeMs, config.refreshTokenLifetimeMs)
@@ -78,6 +113,7 @@ export async function refresh(call: Call): Promise<ApiResponse> {
     if (user === undefined) throw new ApiError('TL01-1011', 'the refresh token is invalid')
     checkCanSignIn(tx.state, user)
     tx.del('AuthToken', rec.id)
+    dropExpiredTokens(tx, user.id)
     return issueTokens(tx, user.id, config.refreshedTokenLifetimeMs, config.refreshTokenLifetimeMs)
   })
   return dataResponse(call.request, issued, { root: 'token' })

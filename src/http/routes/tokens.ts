@@ -29,7 +29,8 @@ export function issueTokens(tx: WriteTx, userId: string, accessLifetimeMs: numbe
 /** Ends every token of a user except `keepId` (password change, deactivation). */
 export function revokeTokensOf(tx: WriteTx, userId: string, keepId: string | null = null): void {
   for (const rec of [...tx.state.collection('AuthToken').lookup('user', userId)]) {
-    if (rec.id !== keepId && rec.pairId !== keepId) tx.del('AuthToken', rec.id)
+    const kept = keepId !== null && (rec.id === keepId || rec.pairId === keepId)
+    if (!kept) tx.del('AuthToken', rec.id)
   }
 }
 

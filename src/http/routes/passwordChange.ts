@@ -1,0 +1,139 @@
+/*
+ * Password change in two steps.
+ *
+ * Step 1 makes a PasswordConfirmation for a user and answers its id:
+ *   POST {public_url}/v1/users/requestconfirmation?apikey=&email=   (no token)
+ *   POST {base_url}/v1/users/{id|@self}/$confirmation?token=        (the user or a superuser)
+ * The public call answers the same `{id}` for an e-mail that has no active
+ * user: a random id that simply does not work.
+ *
+ * Step 2 sets the password:
+ *   POST {public_url}/v1/auth/confirm/{confirmation_id}?apikey=
+ *   with `Authorization: Basic base64(":<new password>")`
+ * The public URL names no tenant; the global `confirmations` index (hash →
+ * tenant, written in the same commit as the confirmation, globalIndexes.ts)
+ * says where to look, and the tenant's state decides. The password is hashed
+ * before the write; the write consumes the confirmation (once; an expired one
+ * is consumed too and refused), stores the hash and ends every token of the
+ * user except the session that asked for the change itself.
+ */
+import { accessDenied, ApiError, notFound, violation, wrongParameter } from '../../domain/errors.js'
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, newToken, secretId } from '../../domain/credentials.js'
+import { changeRecord } from '../../domain/records.js'
+import { User } from '../../domain/resources/user.js'
+import type { Rec } from '../../domain/schema.js'
+import type { WriteTx } from '../../engine/writeTx.js'
+import type { Call } from '../call.js'
+import { dataResponse, type ApiResponse } from '../response.js'
+import type { ResourceAction } from './actions.js'
+import { basicPair } from './auth.js'
+import { requireApiKey } from './registration.js'
+import { revokeTokensOf } from './tokens.js'
+
+const CONFIRMATION = 'PasswordConfirmation'
+
+function confirmationAnswer(call: Call, confirmationId: string): ApiResponse {
+  return dataResponse(call.request, { id: confirmationId }, { root: 'confirmation' }, 201)
+}
+
+function dropConfirmationsOf(tx: WriteTx, userId: string): void {
+  for (const rec of [...tx.state.collection(CONFIRMATION).lookup('user', userId)]) tx.del(CONFIRMATION, rec.id)
+}
+
+/** Replaces the user's pending confirmation (one per user) with a new one. */
+function putConfirmation(tx: WriteTx, userId: string, confirmationId: string, lifetimeMs: number, keepTokenId: string | null): void {
+  dropConfirmationsOf(tx, userId)
+  const base = { version: 1, createdAt: tx.now, updatedAt: tx.now, trashItem: null }
+  tx.put(CONFIRMATION, { ...base, id: secretId(confirmationId), user: userId, expiresAt: tx.now + lifetimeMs, keepTokenId })
+}
+
+function mayChangePassword(user: Rec | undefined): user is Rec {
+  return user !== undefined && user.trashItem === null && user.active === true
+}
+
+/** Step 1 without a token: by e-mail, on the public URL. */
+export async function requestConfirmation(call: Call): Promise<ApiResponse> {
+  requireApiKey(call)
+  const email = (call.request.query.get('email') ?? '').trim().toLowerCase()
+  if (email === '') throw wrongParameter("query parameter 'email' is required")
+  const confirmationId = newToken()
+  const { registry, config } = call.services
+  const tenantName = registry.store.emails.get(email)
+  const actor = tenantName === undefined ? undefined : registry.get(tenantName)
+  if (actor !== undefined) {
+    await actor.write((tx) => {
+      for (const user of tx.state.collection('User').lookup('email', email)) {
+        if (mayChangePassword(user)) putConfirmation(tx, user.id, confirmationId, config.passwordConfirmationLifetimeMs, null)
+        return
+      }
+    })
+  }
+  return confirmationAnswer(call, confirmationId)
+}
+
+/** Step 1 with a token: `POST /users/{id}/$confirmation`, by the user themself or a superuser. */
+export const confirmationAction: ResourceAction = {
+  async handle(call, _decl, id) {
+    if (id === null) throw new ApiError('TL01-9003', '$confirmation needs POST /users/{id}/$confirmation')
+    if (call.request.method !== 'POST') throw new ApiError('TL01-9004', `${call.request.method} is not allowed here; use POST`, null, [], { Allow: 'POST' })
+    const { tenant, principal } = call
+    if (tenant === null || principal === null) throw new ApiError('TL01-1002', 'an access token is required')
+    const userId = id === '@self' ? principal.userId : id
+    const self = userId === principal.userId
+    if (!self && !principal.superuser) throw accessDenied('only the user themself, the owner and admins may change a password')
+    const confirmationId = newToken()
+    const lifetimeMs = call.services.config.passwordConfirmationLifetimeMs
+    await tenant.write((tx) => {
+      const user = tx.state.get('User', userId)
+      if (user === undefined || user.trashItem !== null) throw notFound('User', userId)
+      putConfirmation(tx, userId, confirmationId, lifetimeMs, self ? principal.tokenId : null)
+    })
+    return confirmationAnswer(call, confirmationId)
+  },
+}
+
+/** The new password of step 2: Basic with an empty user name. */
+function newPasswordOf(call: Call): string {
+  const pair = basicPair(call)
+  if (pair === null || pair.user !== '') throw wrongParameter('send the new password as Authorization: Basic base64(":<new password>")')
+  const { password } = pair
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    const message = `User.password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`
+    throw violation([{ entityType: 'User', field: 'password', constraint: 'Size', message }])
+  }
+  return password
+}
+
+function invalidConfirmation(): ApiError {
+  return new ApiError('TL01-1006', 'the confirmation id is invalid, expired or already used')
+}
+
+/** Inside the write: consumes the confirmation and sets the password; null when it does not work. */
+function applyPasswordChange(tx: WriteTx, hash: string, passwordHash: string): Rec | null {
+  const confirmation = tx.state.get(CONFIRMATION, hash)
+  if (confirmation === undefined) return null
+  tx.del(CONFIRMATION, hash)
+  const user = tx.state.get('User', confirmation.user as string)
+  if ((confirmation.expiresAt as number) <= tx.now || !mayChangePassword(user)) return null
+  const after = changeRecord(tx, User, user, { password: passwordHash })
+  dropConfirmationsOf(tx, user.id)
+  revokeTokensOf(tx, user.id, (confirmation.keepTokenId as string | null) ?? null)
+  return after
+}
+
+/** Step 2, on the public URL. */
+export async function confirmPassword(call: Call, params: Record<string, string>): Promise<ApiResponse> {
+  requireApiKey(call)
+  const password = newPasswordOf(call)
+  const hash = secretId(params.id ?? '')
+  const { registry, config } = call.services
+  const tenantName = registry.store.confirmations.get(hash)
+  const actor = tenantName === undefined ? undefined : registry.get(tenantName)
+  if (actor === undefined) throw invalidConfirmation()
+  const passwordHash = await hashPassword(password, config.scryptCost)
+  const changed = await actor.write((tx) => applyPasswordChange(tx, hash, passwordHash))
+  if (changed === null) throw invalidConfirmation()
+  return dataResponse(call.request, { id: changed.id, version: changed.version }, { root: User.xmlItemName })
+}
+
+export const PASSWORD_ACTIONS: ReadonlyMap<string, ResourceAction> = new Map([['User:$confirmation', confirmationAction]])

@@ -1,0 +1,37 @@
+/*
+ * Shared pieces of the identity tests: Basic headers, full login answers,
+ * error-body checks and the date format of token expirations.
+ */
+import type { Test } from 'tap'
+import type { TestClient, TestResponse } from './http.js'
+
+export function basic(user: string, password: string): Record<string, string> {
+  return { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` }
+}
+
+export function loginRaw(client: TestClient, tenant: string, user: string, password: string): Promise<TestResponse> {
+  return client.request('GET', '/v1/auth/login', { tenant, query: { apikey: client.apiKey }, headers: basic(user, password) })
+}
+
+export function refreshRaw(client: TestClient, tenant: string, refreshToken: string): Promise<TestResponse> {
+  return client.request('GET', '/v1/auth/refreshtoken', { tenant, query: { apikey: client.apiKey, refresh_token: refreshToken } })
+}
+
+/** GET users/@self with a token: 200 while the token works. */
+export function whoAmI(client: TestClient, tenant: string, token: string): Promise<TestResponse> {
+  return client.request('GET', '/v1/users/@self', { tenant, query: { token } })
+}
+
+export function expectError(t: Test, response: TestResponse, status: number, code: string, label = ''): void {
+  t.equal(response.status, status, `${label} status ${status}`.trim())
+  t.equal(response.json?.code, code, `${label} code ${code}`.trim())
+}
+
+/** Milliseconds of a `/Date(ms)/` text. */
+export function dateMs(text: unknown): number {
+  const match = /^\/Date\((-?\d+)\)\/$/.exec(String(text))
+  if (match === null) throw new Error(`not a date: ${String(text)}`)
+  return Number(match[1])
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
