@@ -26,6 +26,16 @@ const managersProject = await manager.api.create('time/projects', { name: 'Owned
 const personal = await pete.api.create('time/projects', { name: 'Pete only', personal: true })
 const workType = await owner.create('time/worktypes', { name: 'Any' })
 const department = await owner.create('departments', { name: 'Dept' })
+// Memberships and links are unique per pair: every creation in the matrix takes a fresh user or work type.
+const spareUsers: string[] = []
+const spareWorkTypes: string[] = []
+for (let index = 0; index < 8; index += 1) {
+  spareUsers.push(await owner.create('users', { firstName: `Spare${index}`, email: `spare${index}@perm.test`, password: 'spare-password' }))
+  spareWorkTypes.push(await owner.create('time/worktypes', { name: `Spare ${index}` }))
+}
+let spareIndex = 0
+const nextUser = () => spareUsers[spareIndex++ % spareUsers.length] as string
+const nextWorkType = () => spareWorkTypes[spareIndex++ % spareWorkTypes.length] as string
 const bill = await owner.create('billing/bills', { description: 'bill' })
 
 type Role = 'owner' | 'admin' | 'manager' | 'plain'
@@ -54,13 +64,13 @@ const FAMILIES: Family[] = [
   { rule: 'superuser', path: 'billing/billitems', body: () => ({ bill: ref(bill), quantity: 1 }), update: { quantity: 2 }, allowed: SUPERUSER },
   { rule: 'superuser', path: 'billing/billvats', body: () => ({ bill: ref(bill), vatRate: 5 }), update: { vatPrice: 1 }, allowed: SUPERUSER },
   { rule: 'superuser', path: 'departments', body: () => ({ name: 'd' }), update: { name: 'e' }, allowed: SUPERUSER },
-  { rule: 'superuser', path: 'departmentmembers', body: () => ({ department: ref(department), user: ref(plain.id) }), update: { user: ref(ownerId) }, allowed: SUPERUSER },
+  { rule: 'superuser', path: 'departmentmembers', body: () => ({ department: ref(department), user: ref(nextUser()) }), update: { user: ref(ownerId) }, allowed: SUPERUSER },
   { rule: 'projectManager', path: 'time/worktypes', body: () => ({ name: 'w' }), update: { name: 'x' }, allowed: MANAGER },
   { rule: 'projectManager', path: 'time/contacts', body: () => ({ lastName: 'c' }), update: { firstName: 'f' }, allowed: MANAGER },
   { rule: 'projectManager', path: 'time/clients', body: () => ({ name: 'c' }), update: { name: 'd' }, allowed: MANAGER },
   { rule: 'projectOwner', path: 'time/tasks', body: () => ({ name: 't', project: ref(ownersProject) }), update: { done: true }, allowed: MANAGER },
-  { rule: 'projectOwner', path: 'time/projectmembers', body: () => ({ user: ref(plain.id), project: ref(ownersProject) }), update: { user: ref(ownerId) }, allowed: MANAGER },
-  { rule: 'projectOwner', path: 'time/projectworktypelinks', body: () => ({ workType: ref(workType), project: ref(ownersProject) }), update: { workType: ref(workType) }, allowed: MANAGER },
+  { rule: 'projectOwner', path: 'time/projectmembers', body: () => ({ user: ref(nextUser()), project: ref(ownersProject) }), update: { user: ref(ownerId) }, allowed: MANAGER },
+  { rule: 'projectOwner', path: 'time/projectworktypelinks', body: () => ({ workType: ref(nextWorkType()), project: ref(ownersProject) }), update: { workType: ref(workType) }, allowed: MANAGER },
   { rule: 'projectOwner', path: 'time/projects', body: () => ({ name: 'p', owner: ref(ownerId) }), update: { note: 'n' }, allowed: MANAGER },
   { rule: 'ownRecord', path: 'time/timerecords', body: () => ({ user: ref(ownerId), duration: 1 }), update: { duration: 2 }, allowed: SUPERUSER },
   { rule: 'ownRecord', path: 'time/impulses', body: () => ({ user: ref(ownerId), mode: 'PAUSE' }), update: { description: 'd' }, allowed: SUPERUSER },

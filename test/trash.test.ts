@@ -49,7 +49,8 @@ async function families(): Promise<Record<string, Family>> {
   const departmentMember = await post(`departments/${department.id}/members`, { user: { id: user.id } })
   const access = await post('accesses', { user: { id: user.id }, product: 'TIME' })
   const spending = await post('spendingtime', { user: { id: user.id }, duration: 1200000 })
-  const workTypeLink = await post(`time/projects/${project.id}/worktypelinks`, { workType: { id: workType.id } })
+  const otherProject = await post('time/projects', { name: 'Other project' })
+  const workTypeLink = await post(`time/projects/${otherProject.id}/worktypelinks`, { workType: { id: workType.id } })
   return {
     Bill: { parent: { path: 'billing/bills', id: bill.id }, children: [{ path: 'billing/billitems', id: item.id }, { path: 'billing/billvats', id: vat.id }] },
     Project: {
@@ -60,7 +61,6 @@ async function families(): Promise<Record<string, Family>> {
         { path: 'time/projectmembers', id: member.id },
         { path: 'time/projectworktypelinks', id: link.id },
         { path: 'time/impulses', id: impulse.id },
-        { path: 'time/projectworktypelinks', id: workTypeLink.id },
       ],
     },
     WorkType: {

@@ -24,6 +24,7 @@ function projectOf(decl: ResourceDecl, rec: Rec, context: DisplayContext): Rec |
 
 export function canSee(caller: Caller, decl: ResourceDecl, rec: Rec, context: DisplayContext): boolean {
   if (decl.internal) return false
+  if (decl.readRule === 'ownRecord' && !caller.superuser && rec.user !== caller.userId) return false
   const project = projectOf(decl, rec, context)
   return project === undefined || project.personal !== true || project.owner === caller.userId
 }

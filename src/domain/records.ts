@@ -51,6 +51,7 @@ export function insertRecord(tx: WriteTx, decl: ResourceDecl, values: Record<str
   }
   const rec = decl.onCreate === undefined ? built : decl.onCreate(tx, built, creator)
   checkRecord(decl, rec, (type, id) => isLive(tx, type, id))
+  checkUnique(tx, decl, rec)
   tx.put(decl.type, rec)
   return rec
 }
@@ -61,7 +62,24 @@ export function changeRecord(tx: WriteTx, decl: ResourceDecl, before: Rec, value
   // A reference the record already had may stay even if its target went to the trash since.
   const keptReference = (type: string, id: string) => decl.fields.some((fieldDecl) => fieldDecl.ref === type && before[fieldDecl.name] === id)
   checkRecord(decl, after, (type, id) => isLive(tx, type, id) || keptReference(type, id))
+  checkUnique(tx, decl, after)
   tx.put(decl.type, after)
   decl.onChange?.(tx, before, after)
   return after
+}
+
+/** 412 when another live record already has the same values in one of the declaration's unique field sets. */
+function checkUnique(tx: WriteTx, decl: ResourceDecl, rec: Rec): void {
+  const collection = tx.state.collection(decl.type)
+  for (const fields of decl.unique) {
+    const [first, ...rest] = fields
+    if (first === undefined || rec[first] === null || rec[first] === undefined) continue
+    for (const other of collection.lookup(first, rec[first])) {
+      if (other.id === rec.id || other.trashItem !== null || !rest.every((name) => other[name] === rec[name])) continue
+      const names = fields.join(', ')
+      throw new ApiError('TL01-1104', `another ${decl.type} already has the same ${names}`, null, [
+        { entityType: decl.type, field: first, constraint: 'Unique', message: `${decl.type}.${names} must be unique` },
+      ])
+    }
+  }
 }

@@ -45,6 +45,8 @@ export interface FieldDecl {
   readonly computed: boolean
   /** A password: stored as its scrypt hash, never shown. */
   readonly hashed: boolean
+  /** Written on create only; later changes are ignored like a read-only field's. */
+  readonly setOnce: boolean
   /** A derived field (also `computed`): its value, from the record and the live aggregates. */
   readonly derive?: DeriveValue
 }
@@ -107,6 +109,13 @@ export interface ResourceDecl {
   readonly internal: boolean
   /** Who may create, change and delete objects of this resource (policy.ts reads it). */
   readonly writeRule: WriteRule
+  /** Who sees the records: everyone in the tenant, or only the user a record belongs to (and superusers). */
+  readonly readRule: 'everyone' | 'ownRecord'
+  /** Field combinations no two live records may share (e.g. a user's e-mail, a project member). */
+  readonly unique: readonly (readonly string[])[]
+  /** Whether clients may create and remove objects through the generic endpoints. */
+  readonly creatable: boolean
+  readonly removable: boolean
   /** `append` counters this resource offers. */
   readonly appends: readonly AppendCounter[]
   /** Inner collections: `/{path}/{id}/{name}` lists children whose `via` field is the id. */
@@ -177,6 +186,7 @@ export interface FieldOptions {
   inStub?: boolean
   computed?: boolean
   hashed?: boolean
+  setOnce?: boolean
   /** A derived field: never stored nor read from input; implies computed. */
   derive?: DeriveValue
 }
@@ -196,6 +206,7 @@ function makeField(name: string, type: string, ref: string | undefined, descript
     inStub: options.inStub ?? false,
     computed: options.computed ?? (options.derive !== undefined),
     hashed: options.hashed ?? false,
+    setOnce: options.setOnce ?? false,
     ...(options.derive === undefined ? {} : { derive: options.derive }),
   }
 }
@@ -255,6 +266,10 @@ export interface ResourceOptions {
   common?: boolean
   /** Default: only superusers write. */
   writeRule?: WriteRule
+  readRule?: 'everyone' | 'ownRecord'
+  unique?: string[][]
+  creatable?: boolean
+  removable?: boolean
   appends?: AppendCounter[]
   inner?: InnerCollection[]
   sums?: LiveSum[]
@@ -280,6 +295,10 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     xmlListName: lastSegment,
     internal: options.internal ?? false,
     writeRule: options.writeRule ?? 'superuser',
+    readRule: options.readRule ?? 'everyone',
+    unique: options.unique ?? [],
+    creatable: options.creatable ?? true,
+    removable: options.removable ?? true,
     appends: options.appends ?? [],
     inner: options.inner ?? [],
     sums: options.sums ?? [],

@@ -6,6 +6,8 @@ export const URL_PREFIX_PATTERN = '[a-z0-9](?:[a-z0-9-]*[a-z0-9])?'
 export const Account = declareResource({
   type: 'Account',
   path: 'accounts',
+  creatable: false,
+  removable: false,
   description: 'the account (tenant)',
   displayName: (rec) => `${String(rec.name ?? '')} (${String(rec.urlPrefix ?? '')})`,
   fields: [

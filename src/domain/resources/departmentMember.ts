@@ -4,6 +4,7 @@ import { declareResource, field, userDisplayName } from '../schema.js'
 export const DepartmentMember = declareResource({
   type: 'DepartmentMember',
   path: 'departmentmembers',
+  unique: [['department', 'user']],
   description: 'a member of a department',
   displayName: userDisplayName,
   fields: [

@@ -5,6 +5,7 @@ export const ProjectMember = declareResource({
   type: 'ProjectMember',
   path: 'time/projectmembers',
   writeRule: 'projectOwner',
+  unique: [['project', 'user']],
   description: 'a member of a project',
   displayName: userDisplayName,
   fields: [

@@ -5,6 +5,7 @@ export const ProjectWorkTypeLink = declareResource({
   type: 'ProjectWorkTypeLink',
   path: 'time/projectworktypelinks',
   writeRule: 'projectOwner',
+  unique: [['project', 'workType']],
   description: 'a work type offered on a project',
   displayName: (rec, context) => context.displayNameOf('WorkType', rec.workType),
   fields: [

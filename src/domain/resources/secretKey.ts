@@ -9,6 +9,7 @@ export const SecretKey = declareResource({
   type: 'SecretKey',
   path: 'secretkeys',
   writeRule: 'ownRecord',
+  readRule: 'ownRecord',
   description: 'a secret key of a user',
   displayName: (rec) => String(rec.name ?? ''),
   fields: [

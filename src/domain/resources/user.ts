@@ -1,6 +1,6 @@
 /*
  * User (users): a person who logs in to a tenant. `email` is the login and
- * is set once. A user created by the owner or an admin is confirmed at once
+ * is set once, kept in lower case and unique in the tenant. A user created by the owner or an admin is confirmed at once
  * (sign-up's owner waits for the confirmation call). A user who is
  * deactivated, trashed or removed loses every session (sessions.ts).
  */
@@ -15,12 +15,17 @@ export const User = declareResource({
   cascades: ['Access', 'ProjectMember', 'SecretKey', 'SpendingTimeUnit'],
   displayName: (rec) => personName(rec),
   inner: [{ name: 'projects', childType: 'Project', via: 'owner' }],
-  onCreate: (_tx, rec, creator): Rec => (creator?.superuser === true ? { ...rec, confirmed: true } : rec),
+  unique: [['email']],
+  onCreate: (_tx, rec, creator): Rec => ({
+    ...rec,
+    email: typeof rec.email === 'string' ? rec.email.trim().toLowerCase() : rec.email,
+    confirmed: creator?.superuser === true ? true : rec.confirmed,
+  }),
   onChange: endSessionsWhenLockedOut,
   fields: [
     field.string('firstName', 'first name', { inStub: true }),
     field.string('lastName', 'last name', { inStub: true }),
-    field.string('email', 'e-mail address, the login; set once', { required: true, constraints: [email], indexed: true }),
+    field.string('email', 'e-mail address, the login; set once', { required: true, constraints: [email], indexed: true, setOnce: true }),
     field.string('password', 'password (at least 8 characters)', { access: 'WRITE_ONLY', hashed: true, constraints: [size(8, 1024)] }),
     field.string('phone', 'phone number'),
     field.string('position', 'job position'),

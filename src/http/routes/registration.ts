@@ -81,7 +81,7 @@ export async function signUp(call: Call): Promise<ApiResponse> {
       { entityType: 'User', field: 'password', constraint: 'Size', message: `User.password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters` },
     ])
   }
-  const ownerValues = readFields(User, body.owner, source, false)
+  const { id: _ownerId, ...ownerValues } = readFields(User, body.owner, source, true)
   const email = typeof ownerValues.email === 'string' ? ownerValues.email.trim().toLowerCase() : ''
   if (email !== '' && call.services.registry.store.emails.get(email) !== undefined) {
     throw new ApiError('TL01-1102', `a user with e-mail '${email}' already exists`)

@@ -174,6 +174,7 @@ async function summary(call: Call, decl: ResourceDecl, scope: ListScope): Promis
 
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown> = {}): Promise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
+  if (!decl.creatable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be created here`)
   const { values } = await readBodyValues(call, decl, true)
   const derive = writeOptionsOf(call.request, decl)
   return tenant.write((tx) => writeAnswer(call, decl, tx.state, createIn(tx, principal, decl, { ...values, ...fixed }, derive), 201))
@@ -204,7 +205,7 @@ async function setFields(call: Call, decl: ResourceDecl, id: string): Promise<Ap
     if (reserved.has(name)) continue
     const fieldDecl = decl.fieldsByName.get(name)
     if (fieldDecl === undefined) throw wrongParameter(`${decl.type} has no field '${name}'`)
-    if (fieldDecl.access === 'READ_ONLY' || fieldDecl.computed || name === 'id') throw wrongParameter(`${decl.type}.${name} is read-only`)
+    if (fieldDecl.access === 'READ_ONLY' || fieldDecl.computed || fieldDecl.setOnce || name === 'id') throw wrongParameter(`${decl.type}.${name} is read-only`)
     if (fieldDecl.hashed) throw wrongParameter(`${decl.type}.${name} cannot be set with $set`)
     body[name] = convertValue(decl, fieldDecl, value, 'text')
   }
@@ -219,6 +220,7 @@ async function setFields(call: Call, decl: ResourceDecl, id: string): Promise<Ap
 async function remove(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
   const hard = queryFlag(call.request, 'hard')
+  if (!decl.removable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be deleted`)
   return tenant.write((tx) => {
     const rec = hard ? tx.state.get(decl.type, id) : findVisible(tx.state, principal, decl, id)
     if (rec === undefined || !canSee(principal, decl, rec, tx.state)) throw notFound(decl.type, id)
