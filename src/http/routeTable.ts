@@ -70,8 +70,14 @@ export const ROUTES: readonly Route[] = [
 ]
 
 /** Matches a path against a pattern; the captured segments, or null. */
+const patternParts = new Map<string, readonly string[]>()
+
 export function matchPattern(pattern: string, segments: readonly string[]): Record<string, string> | null {
-  const parts = pattern.split('/')
+  let parts = patternParts.get(pattern)
+  if (parts === undefined) {
+    parts = pattern.split('/')
+    patternParts.set(pattern, parts)
+  }
   if (parts.length !== segments.length) return null
   const params: Record<string, string> = {}
   for (const [index, part] of parts.entries()) {
