@@ -1,45 +1,46 @@
-// AST of a parsed `$filter` expression: a discriminated union on `kind`.
-// Every node carries `pos`, its 0-based character offset in the input text
-// (for binary nodes: the offset of the operator keyword). Parentheses leave
-// no node. FILTER_FUNCTIONS is the single table of supported functions,
-// read by the parser tests (arity) and by the filter compiler (types).
-
+/*
+ * AST of a parsed `$filter` expression: a discriminated union on `kind`.
+ * Every node carries `pos`, its 0-based character offset in the input text
+ * (for binary nodes: the offset of the operator keyword). Parentheses leave
+ * no node. FILTER_FUNCTIONS is the single table of supported functions,
+ * read by the parser tests (arity) and by the filter compiler (types).
+ */
 export type BinaryOp =
   | 'or' | 'and'
   | 'eq' | 'ne'
   | 'lt' | 'le' | 'gt' | 'ge'
   | 'add' | 'sub'
-  | 'mul' | 'div' | 'mod';
+  | 'mul' | 'div' | 'mod'
 
-export type UnaryOp = 'not' | 'neg';
+export type UnaryOp = 'not' | 'neg'
 
 export interface BinaryNode {
-  kind: 'binary';
-  op: BinaryOp;
-  left: FilterNode;
-  right: FilterNode;
-  pos: number;
+  kind: 'binary'
+  op: BinaryOp
+  left: FilterNode
+  right: FilterNode
+  pos: number
 }
 
 export interface UnaryNode {
-  kind: 'unary';
-  op: UnaryOp;
-  operand: FilterNode;
-  pos: number;
+  kind: 'unary'
+  op: UnaryOp
+  operand: FilterNode
+  pos: number
 }
 
 /** A property path: `a/b/c` is one node with path ['a', 'b', 'c']. */
 export interface MemberNode {
-  kind: 'member';
-  path: string[];
-  pos: number;
+  kind: 'member'
+  path: string[]
+  pos: number
 }
 
 interface LiteralBase {
-  kind: 'literal';
+  kind: 'literal'
   /** The literal exactly as written, e.g. `'O''Neil'`, `-1`, `datetime'2024-01-02T03:04'`. */
-  text: string;
-  pos: number;
+  text: string
+  pos: number
 }
 
 export type LiteralNode = LiteralBase & (
@@ -50,25 +51,25 @@ export type LiteralNode = LiteralBase & (
   | { type: 'null'; value: null }
   /** Epoch milliseconds; a timestamp without `Z` is read as UTC. */
   | { type: 'datetime'; value: number }
-);
+)
 
 export interface CallNode {
-  kind: 'call';
-  name: FilterFunctionName;
-  args: FilterNode[];
-  pos: number;
+  kind: 'call'
+  name: FilterFunctionName
+  args: FilterNode[]
+  pos: number
 }
 
-export type FilterNode = BinaryNode | UnaryNode | MemberNode | LiteralNode | CallNode;
+export type FilterNode = BinaryNode | UnaryNode | MemberNode | LiteralNode | CallNode
 
-export type ValueType = 'string' | 'number' | 'boolean';
+export type ValueType = 'string' | 'number' | 'boolean'
 
 export interface FilterFunction {
-  minArgs: number;
-  maxArgs: number;
-  returns: ValueType;
+  minArgs: number
+  maxArgs: number
+  returns: ValueType
   /** Expected type of each argument position (length is maxArgs). */
-  argTypes: readonly ValueType[];
+  argTypes: readonly ValueType[]
 }
 
 export const FILTER_FUNCTIONS = {
@@ -81,10 +82,10 @@ export const FILTER_FUNCTIONS = {
   tolower: { minArgs: 1, maxArgs: 1, returns: 'string', argTypes: ['string'] },
   toupper: { minArgs: 1, maxArgs: 1, returns: 'string', argTypes: ['string'] },
   concat: { minArgs: 2, maxArgs: 2, returns: 'string', argTypes: ['string', 'string'] },
-} as const satisfies Record<string, FilterFunction>;
+} as const satisfies Record<string, FilterFunction>
 
-export type FilterFunctionName = keyof typeof FILTER_FUNCTIONS;
+export type FilterFunctionName = keyof typeof FILTER_FUNCTIONS
 
 export function isFilterFunction(name: string): name is FilterFunctionName {
-  return Object.hasOwn(FILTER_FUNCTIONS, name);
+  return Object.hasOwn(FILTER_FUNCTIONS, name)
 }
