@@ -35,7 +35,7 @@ export interface FieldDecl {
   readonly description: string
   readonly defaultValue?: string | number | boolean
   readonly constraints: readonly Constraint[]
-  /** A secondary index (references are always indexed). */
+  /** A secondary index of the non-null values (references are indexed unless declared otherwise). */
   readonly indexed: boolean
   /** A day-bucketed range index (date fields that lists filter and sort by). */
   readonly rangeIndexed: boolean
@@ -201,7 +201,7 @@ function makeField(name: string, type: string, ref: string | undefined, descript
     description,
     ...(options.defaultValue === undefined ? {} : { defaultValue: options.defaultValue }),
     constraints,
-    indexed: ref !== undefined || (options.indexed ?? false),
+    indexed: options.indexed ?? ref !== undefined,
     rangeIndexed: options.rangeIndexed ?? false,
     inStub: options.inStub ?? false,
     computed: options.computed ?? (options.derive !== undefined),
@@ -238,7 +238,7 @@ export function commonFields(): FieldDecl[] {
     field.date('createdAt', 'when the object was created', { access: 'READ_ONLY' }),
     field.date('updatedAt', 'when the object was last changed', { access: 'READ_ONLY' }),
     field.string('displayName', 'human-readable description of the object', { access: 'READ_ONLY', inStub: true, computed: true }),
-    field.ref('trashItem', 'TrashItem', 'an object is in the trash when a trash item is set', { access: 'READ_ONLY' }),
+    field.ref('trashItem', 'TrashItem', 'an object is in the trash when a trash item is set', { access: 'READ_ONLY', indexed: false }),
   ]
 }
 

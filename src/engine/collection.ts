@@ -1,6 +1,8 @@
 /*
  * One resource's records in a tenant: a primary index by id, a secondary
- * index (value → ids) for every indexed field of the declaration, and a
+ * index (value → ids) of the non-null values of every indexed field of the
+ * declaration (null is the common case of an optional reference, and an
+ * index of it would hold most of the collection), and a
  * day-bucketed range index for every range-indexed date field. Only
  * TenantState calls put/remove, and only from apply.
  */
@@ -13,8 +15,11 @@ export class Collection {
   readonly byId = new Map<string, Rec>()
   private readonly indexes = new Map<string, SecondaryIndex>()
   readonly rangeIndexes = new Map<string, DateBuckets>()
+  /** Reference fields and the type each refers to. */
+  readonly references: readonly (readonly [string, string])[]
 
   constructor(readonly decl: ResourceDecl) {
+    this.references = decl.fields.filter((fieldDecl) => fieldDecl.ref !== undefined).map((fieldDecl) => [fieldDecl.name, fieldDecl.ref as string] as const)
     for (const fieldDecl of decl.fields) {
       if (fieldDecl.indexed) this.indexes.set(fieldDecl.name, new Map())
       if (fieldDecl.rangeIndexed) this.rangeIndexes.set(fieldDecl.name, new DateBuckets(fieldDecl.name))
@@ -37,8 +42,8 @@ export class Collection {
       const oldValue = before?.[name] ?? null
       const newValue = rec[name] ?? null
       if (before !== undefined && oldValue === newValue) continue
-      if (before !== undefined) removeFromIndex(index, oldValue, rec.id)
-      addToIndex(index, newValue, rec.id)
+      if (oldValue !== null) removeFromIndex(index, oldValue, rec.id)
+      if (newValue !== null) addToIndex(index, newValue, rec.id)
     }
     for (const [name, buckets] of this.rangeIndexes) {
       if (before !== undefined && before[name] === rec[name]) continue
@@ -52,7 +57,10 @@ export class Collection {
     const before = this.byId.get(id)
     if (before === undefined) return undefined
     this.byId.delete(id)
-    for (const [name, index] of this.indexes) removeFromIndex(index, before[name] ?? null, id)
+    for (const [name, index] of this.indexes) {
+      const value = before[name] ?? null
+      if (value !== null) removeFromIndex(index, value, id)
+    }
     for (const buckets of this.rangeIndexes.values()) buckets.remove(before)
     return before
   }
@@ -61,11 +69,15 @@ export class Collection {
     return this.indexes.has(fieldName)
   }
 
-  /** Records whose indexed field equals the value (null matches a missing value). */
+  /** Records whose indexed field equals the value (null matches a missing value, by a scan). */
   *lookup(fieldName: string, value: unknown): IterableIterator<Rec> {
     const index = this.indexes.get(fieldName)
     if (index === undefined) throw new Error(`${this.decl.type}.${fieldName} has no index`)
-    const ids = index.get(value ?? null)
+    if (value === null || value === undefined) {
+      for (const rec of this.byId.values()) if ((rec[fieldName] ?? null) === null) yield rec
+      return
+    }
+    const ids = index.get(value)
     if (ids === undefined) return
     for (const id of ids) {
       const rec = this.byId.get(id)
@@ -73,8 +85,10 @@ export class Collection {
     }
   }
 
+  /** How many records a lookup visits: the index entry, or the whole collection for null. */
   countOf(fieldName: string, value: unknown): number {
-    return this.indexes.get(fieldName)?.get(value ?? null)?.size ?? 0
+    if (value === null || value === undefined) return this.byId.size
+    return this.indexes.get(fieldName)?.get(value)?.size ?? 0
   }
 
   values(): IterableIterator<Rec> {

@@ -21,8 +21,9 @@ export interface RecoveryReport {
 
 export class RecoveryError extends Error {}
 
+/** Loads the smallest collections first: the users and projects that big collections refer to are there to share their ids. */
 export function loadSnapshotBody(state: TenantState, body: SnapshotBody): void {
-  for (const [type, recs] of Object.entries(body.collections)) {
+  for (const [type, recs] of Object.entries(body.collections).sort(([, a], [, b]) => a.length - b.length)) {
     if (findResourceByType(type) === undefined) throw new RecoveryError(`snapshot holds unknown resource type ${type}`)
     for (const rec of recs) state.load(type, rec as Rec)
   }

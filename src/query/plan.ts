@@ -5,7 +5,8 @@
  *   - an inner collection reads its parent's index (`project` = id);
  *   - a filter that pins an indexed field with `eq` (`project/id eq '…'`,
  *     joined by `and` at the top) reads that index — the smallest one if
- *     several are pinned (a small pin wins over everything below);
+ *     several are pinned (a pin wins over everything below unless it is
+ *     so large that walking a sorted index to fill the page is cheaper);
  *   - a sort on one range-indexed date field (`$orderby=start desc`) walks
  *     that field's day buckets in order, so a page stops early;
  *   - a filter that bounds a range-indexed date field reads only those days;
@@ -41,10 +42,24 @@ interface Candidates {
   sorted: boolean
 }
 
-/** Pins smaller than this are read from their index even when an ordered walk is possible. */
-const SMALL_PIN = 2000
+/**
+ * Whether reading a pinned index (then sorting what it gives) is cheaper
+ * than walking the sort field's range index until the page is full: the
+ * walk visits about wanted × (collection size / pin size) records when the
+ * pinned records are spread evenly over the sort order.
+ */
+function pinBeatsWalk(pinSize: number, collectionSize: number, wanted: number): boolean {
+  return pinSize * pinSize <= wanted * collectionSize
+}
 
-function candidates(decl: ResourceDecl, state: TenantState, scope: ListScope, filter: CompiledFilter | null, order: readonly OrderKey[]): Candidates {
+function candidates(
+  decl: ResourceDecl,
+  state: TenantState,
+  scope: ListScope,
+  filter: CompiledFilter | null,
+  order: readonly OrderKey[],
+  wanted = Number.POSITIVE_INFINITY,
+): Candidates {
   const collection = state.collection(decl.type)
   const get = (id: string) => collection.get(id)
   const pins: { field: string; value: unknown }[] = []
@@ -55,7 +70,7 @@ function candidates(decl: ResourceDecl, state: TenantState, scope: ListScope, fi
     const size = collection.countOf(candidate.field, candidate.value)
     if (pin === null || size < pin.size) pin = { ...candidate, size }
   }
-  if (pin !== null && pin.size <= SMALL_PIN) return { recs: collection.lookup(pin.field, pin.value), sorted: false }
+  if (pin !== null && pinBeatsWalk(pin.size, collection.size, wanted)) return { recs: collection.lookup(pin.field, pin.value), sorted: false }
 
   const first = order[0]
   const orderedField = order.length === 1 && first !== undefined && first.path.text === first.path.field.name ? first.path.field.name : null
@@ -96,7 +111,7 @@ export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>)
   const paging: Paging = parsePaging(query)
   return {
     run: (state, caller, scope) => {
-      const found = candidates(decl, state, scope, filter, order)
+      const found = candidates(decl, state, scope, filter, order, paging.skip + paging.top)
       return runList(found.recs, scopePredicate(decl, state, caller, scope, filter), found.sorted ? [] : order, paging, state)
     },
     count: (state, caller, scope) => countMatching(candidates(decl, state, scope, filter, []).recs, scopePredicate(decl, state, caller, scope, filter)),
