@@ -16,34 +16,41 @@ export interface RenderOptions {
   noExpand: boolean
   /** Values of `append` counters for a record, keyed by field name. */
   counters?: (rec: Rec) => Record<string, number>
+  /**
+   * Dates as their JSON text `/Date(ms)/` already, for answers that are
+   * JSON: JSON.stringify then meets no object with a toJSON method, which
+   * keeps it on its fast path. Otherwise dates are OutDate (XML uses ISO).
+   */
+  jsonDates?: boolean
 }
 
-function outValue(type: string, value: unknown): unknown {
+function outValue(type: string, value: unknown, jsonDates: boolean): unknown {
   if (value === undefined) return null
-  if (type === 'Date' && typeof value === 'number') return new OutDate(value)
+  if (type === 'Date' && typeof value === 'number') return jsonDates ? `/Date(${value})/` : new OutDate(value)
   return value
 }
 
 /** A stub: id, version, displayName and the parts of the display name. */
-export function renderStub(decl: ResourceDecl, rec: Rec, context: DisplayContext): OutObject {
+export function renderStub(decl: ResourceDecl, rec: Rec, context: DisplayContext, jsonDates = false): OutObject {
   const out: OutObject = {}
   for (const fieldDecl of decl.fields) {
     if (!fieldDecl.inStub || fieldDecl.access === 'WRITE_ONLY') continue
-    out[fieldDecl.name] = fieldDecl.name === 'displayName' ? decl.displayName(rec, context) : outValue(fieldDecl.type, rec[fieldDecl.name])
+    out[fieldDecl.name] = fieldDecl.name === 'displayName' ? decl.displayName(rec, context) : outValue(fieldDecl.type, rec[fieldDecl.name], jsonDates)
   }
   return out
 }
 
-function renderReference(refType: string, id: unknown, context: DisplayContext, expand: boolean): unknown {
+function renderReference(refType: string, id: unknown, context: DisplayContext, expand: boolean, jsonDates: boolean): unknown {
   if (typeof id !== 'string') return null
   const target = resourceByType(refType)
   const rec = context.get(refType, id)
   if (rec === undefined) return { id }
-  return expand ? renderRecord(target, rec, context, { noExpand: true }) : renderStub(target, rec, context)
+  return expand ? renderRecord(target, rec, context, { noExpand: true, jsonDates }) : renderStub(target, rec, context, jsonDates)
 }
 
 export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayContext, options: RenderOptions): OutObject {
   const counters = options.counters?.(rec)
+  const jsonDates = options.jsonDates === true
   const out: OutObject = {}
   for (const fieldDecl of decl.fields) {
     if (fieldDecl.access === 'WRITE_ONLY') continue
@@ -51,8 +58,8 @@ export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayConte
     if (name === 'displayName') out[name] = decl.displayName(rec, context)
     else if (fieldDecl.derive !== undefined) out[name] = fieldDecl.derive(rec, context) ?? null
     else if (fieldDecl.computed) out[name] = counters?.[name] ?? null
-    else if (fieldDecl.ref !== undefined) out[name] = renderReference(fieldDecl.ref, rec[name], context, !options.noExpand)
-    else out[name] = outValue(fieldDecl.type, rec[name])
+    else if (fieldDecl.ref !== undefined) out[name] = renderReference(fieldDecl.ref, rec[name], context, !options.noExpand, jsonDates)
+    else out[name] = outValue(fieldDecl.type, rec[name], jsonDates)
   }
   return out
 }

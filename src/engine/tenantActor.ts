@@ -87,6 +87,12 @@ export class TenantActor {
     return result
   }
 
+  /** Runs a synchronous read of the current state, durable or not (see TenantAccess.inspect). */
+  async inspect<T>(query: (state: TenantState) => T): Promise<T> {
+    while (this.busy !== null) await this.busy
+    return query(this.state)
+  }
+
   /** Decides and applies a write, logs it, and resolves once it is on disk. */
   async write<T>(decide: (tx: WriteTx) => T): Promise<T> {
     while (this.busy !== null) await this.busy

@@ -35,7 +35,8 @@ export async function authenticate(call: Call): Promise<Principal> {
   if (token === undefined) throw new ApiError('TL01-1002', 'an access token is required (query parameter token)')
   const tokenId = secretId(token)
   const now = Date.now()
-  return call.tenant.read((state) => {
+  // The token check needs no durability barrier: whatever the request answers waits for one.
+  return call.tenant.inspect((state) => {
     const rec = state.get('AuthToken', tokenId)
     if (rec === undefined || rec.kind !== 'access') throw new ApiError('TL01-1010', 'the access token is invalid')
     if ((rec.expiresAt as number) <= now) throw new ApiError('TL01-1010', 'the access token has expired')

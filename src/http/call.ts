@@ -23,6 +23,12 @@ export interface Services {
 
 export interface TenantAccess {
   read<T>(query: (state: TenantState) => T): Promise<T>
+  /**
+   * Reads the current state without waiting for it to be durable: only for
+   * decisions (such as checking a token) whose own answer waits anyway —
+   * a read's answer behind the read barrier, a write's behind its flush.
+   */
+  inspect<T>(query: (state: TenantState) => T): Promise<T>
   write<T>(decide: (tx: WriteTx) => T): Promise<T>
 }
 

@@ -130,6 +130,7 @@ function failedDependency(call: Call, item: BatchItem, cause: string): ItemAnswe
 function batchAccess(tx: WriteTx): TenantAccess {
   return {
     read: async <T>(query: (state: TenantState) => T) => query(tx.state),
+    inspect: async <T>(query: (state: TenantState) => T) => query(tx.state),
     write: async <T>(decide: (tx: WriteTx) => T) => {
       const savepoint = tx.savepoint()
       try {

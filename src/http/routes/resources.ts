@@ -32,7 +32,7 @@ import { parseSummary, runSummary } from '../../query/summary.js'
 import { parseObjectBody } from '../body.js'
 import type { Call, Principal, TenantAccess } from '../call.js'
 import { queryFlag } from '../request.js'
-import { dataResponse, textResponse, type ApiResponse } from '../response.js'
+import { dataResponse, formatOf, textResponse, type ApiResponse } from '../response.js'
 import { findAction } from './actions.js'
 import { findView } from './views.js'
 import { writeOptionsOf } from './writeOptions.js'
@@ -64,6 +64,7 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState) {
   })
   return {
     noExpand: queryFlag(call.request, 'no_expand'),
+    jsonDates: formatOf(call.request) !== 'xml',
     ...(declared.length === 0
       ? {}
       : {
