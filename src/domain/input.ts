@@ -83,6 +83,17 @@ export function defaults(decl: ResourceDecl): Record<string, unknown> {
   return values
 }
 
+const compiledPatterns = new Map<string, RegExp>()
+
+function fullMatch(regexp: string, value: string): boolean {
+  let compiled = compiledPatterns.get(regexp)
+  if (compiled === undefined) {
+    compiled = new RegExp(`^(?:${regexp})$`)
+    compiledPatterns.set(regexp, compiled)
+  }
+  return compiled.test(value)
+}
+
 function constraintViolations(decl: ResourceDecl, rec: Rec): ConstraintViolation[] {
   const violations: ConstraintViolation[] = []
   const add = (fieldDecl: FieldDecl, constraint: string, message: string) =>
@@ -103,7 +114,7 @@ function constraintViolations(decl: ResourceDecl, rec: Rec): ConstraintViolation
           }
           break
         case 'Pattern':
-          if (typeof value === 'string' && !new RegExp(`^(?:${constraint.regexp})$`).test(value)) {
+          if (typeof value === 'string' && !fullMatch(constraint.regexp, value)) {
             add(fieldDecl, 'Pattern', `must match "${constraint.regexp}"`)
           }
           break

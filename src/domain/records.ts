@@ -22,14 +22,26 @@ export function isLive(tx: { state: { get(type: string, id: string): Rec | undef
   return rec !== undefined && rec.trashItem === null
 }
 
-export function buildRecord(decl: ResourceDecl, values: Record<string, unknown>, now: number): Rec {
-  const merged: Record<string, unknown> = { ...defaults(decl), ...values }
-  const rec: Record<string, unknown> = {}
-  for (const fieldDecl of decl.fields) {
-    if (fieldDecl.computed) continue
-    rec[fieldDecl.name] = merged[fieldDecl.name] ?? null
+/** The stored fields of a declaration with their defaults, worked out once per declaration. */
+const storedFieldsOf = new WeakMap<ResourceDecl, readonly (readonly [string, unknown])[]>()
+
+function storedFields(decl: ResourceDecl): readonly (readonly [string, unknown])[] {
+  let fields = storedFieldsOf.get(decl)
+  if (fields === undefined) {
+    const defaultValues = defaults(decl)
+    fields = decl.fields.filter((fieldDecl) => !fieldDecl.computed).map((fieldDecl) => [fieldDecl.name, defaultValues[fieldDecl.name] ?? null] as const)
+    storedFieldsOf.set(decl, fields)
   }
-  rec.id = typeof merged.id === 'string' ? merged.id : newId()
+  return fields
+}
+
+export function buildRecord(decl: ResourceDecl, values: Record<string, unknown>, now: number): Rec {
+  const rec: Record<string, unknown> = {}
+  for (const [name, defaultValue] of storedFields(decl)) {
+    const value = values[name]
+    rec[name] = value === undefined || value === null ? (value === null ? null : defaultValue) : value
+  }
+  rec.id = typeof values.id === 'string' ? values.id : newId()
   rec.version = 1
   rec.createdAt = now
   rec.updatedAt = now

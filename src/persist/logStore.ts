@@ -60,6 +60,8 @@ export class LogStore {
       compression: false,
       // Every write is flushed before it is acknowledged; see append().
       noSync: false,
+      // A write's promise resolves at commit and carries `flushed`, the flush of that very commit.
+      separateFlushed: true,
     })
     return new LogStore(root)
   }
@@ -67,8 +69,10 @@ export class LogStore {
   /** Queues the entry into the current group commit; resolves once it is on disk. */
   async append(tenant: string, seq: number, entry: LogEntry): Promise<number> {
     const bytes = encodeLogEntry(entry)
-    await this.log.put([tenant, seq], bytes)
-    await this.log.flushed
+    const committed = this.log.put([tenant, seq], bytes) as Promise<boolean> & { flushed?: Promise<unknown> }
+    await committed
+    // Wait for the flush of our own commit, not for whatever commit is the newest by then.
+    await (committed.flushed ?? this.log.flushed)
     return bytes.length
   }
 
