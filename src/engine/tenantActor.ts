@@ -25,7 +25,7 @@ import type { Config } from '../config.js'
 import { ApiError, assert } from '../domain/errors.js'
 import type { LogStore } from '../persist/logStore.js'
 import { recoverTenant, snapshotBodyOf, type RecoveryReport } from '../persist/recovery.js'
-import { encodeSnapshot, pruneSnapshots, tenantSnapshotDir, writeSnapshotFile } from '../persist/snapshotFile.js'
+import { encodeSnapshotInSlices, pruneSnapshots, tenantSnapshotDir, writeSnapshotFile } from '../persist/snapshotFile.js'
 import { indexGlobals } from './globalIndexes.js'
 import { LOG_ENTRY_FORMAT, type LogEntry } from './logEntry.js'
 import { TenantState } from './tenantState.js'
@@ -162,10 +162,11 @@ export class TenantActor {
     const started = performance.now()
     const seq = this.state.seq
     const at = Date.now()
-    const bytes = encodeSnapshot(this.tenant, seq, at, snapshotBodyOf(this.state))
+    const body = snapshotBodyOf(this.state)
     this.entriesSinceSnapshot = 0
     this.logBytesSinceSnapshot = 0
     this.snapshotRunning = (async () => {
+      const bytes = await encodeSnapshotInSlices(this.tenant, seq, at, body)
       await this.durable(seq)
       const file = await writeSnapshotFile(tenantSnapshotDir(this.config.dataDir, this.tenant), seq, bytes)
       const oldestKept = await pruneSnapshots(this.config.dataDir, this.tenant, this.config.snapshotsKept)

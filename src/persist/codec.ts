@@ -31,6 +31,11 @@ export function decodeSnapshotBody(bytes: Uint8Array): unknown {
   return new Packr({ useRecords: true, mapsAsObjects: true, moreTypes: false }).unpack(bytes)
 }
 
+/** A body written as a sequence of separately encoded values (snapshot format 2). */
+export function decodeSnapshotValues(bytes: Uint8Array): unknown[] {
+  return new Packr({ useRecords: true, mapsAsObjects: true, moreTypes: false }).unpackMultiple(bytes) as unknown[]
+}
+
 export function encodePlain(value: unknown): Buffer {
   return logPackr.pack(value)
 }

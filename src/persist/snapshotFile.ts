@@ -6,21 +6,30 @@
  *   bytes 0..7    magic "TLSNAP01"
  *   bytes 8..11   header length H (uint32, big-endian)
  *   next H bytes  header, msgpack {format, tenant, seq, at, bodyBytes, sha256}
- *   the rest      body, msgpack {collections: {type: Rec[]}}
+ *   the rest      body: a sequence of msgpack values {type, recs: Rec[]}, each
+ *                 slice holding at most SLICE_RECORDS records (format 2); format
+ *                 1 files hold one value {collections: {type: Rec[]}} and
+ *                 still read
  *
  * A file is written to a temporary name, fsynced, renamed into place and the
  * folder fsynced, so a crash leaves either the old set of files or the new
  * one. On load the length and SHA-256 of the body are checked before it is
  * decoded: a torn or corrupt file is reported and skipped for an older one,
  * never half-loaded.
+ *
+ * Encoding in slices lets a running server snapshot a large tenant without
+ * stopping its event loop for seconds: the records are taken at one moment
+ * (they are never changed in place, so the arrays stay that moment's state)
+ * and encoded a slice per event-loop turn.
  */
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { decodePlain, decodeSnapshotBody, encodePlain, encodeSnapshotBody } from './codec.js'
+import { decodePlain, decodeSnapshotBody, decodeSnapshotValues, encodePlain, encodeSnapshotBody } from './codec.js'
 
 const MAGIC = Buffer.from('TLSNAP01', 'ascii')
-export const SNAPSHOT_FORMAT = 1
+export const SNAPSHOT_FORMAT = 2
+export const SLICE_RECORDS = 5000
 const SUFFIX = '.tlsnap'
 
 export interface SnapshotHeader {
@@ -64,20 +73,51 @@ export function listSnapshots(dataDir: string, tenant: string): SnapshotListing[
     .sort((a, b) => b.seq - a.seq)
 }
 
-export function encodeSnapshot(tenant: string, seq: number, at: number, body: SnapshotBody): Buffer {
-  const bodyBytes = encodeSnapshotBody(body)
-  const header: SnapshotHeader = {
-    format: SNAPSHOT_FORMAT,
-    tenant,
-    seq,
-    at,
-    bodyBytes: bodyBytes.length,
-    sha256: crypto.createHash('sha256').update(bodyBytes).digest('hex'),
+function* slicesOf(body: SnapshotBody): IterableIterator<{ type: string; recs: unknown[] }> {
+  for (const [type, recs] of Object.entries(body.collections)) {
+    for (let start = 0; start < recs.length; start += SLICE_RECORDS) yield { type, recs: recs.slice(start, start + SLICE_RECORDS) }
   }
+}
+
+function frame(tenant: string, seq: number, at: number, slices: Buffer[]): Buffer {
+  const hash = crypto.createHash('sha256')
+  let bodyBytes = 0
+  for (const slice of slices) {
+    hash.update(slice)
+    bodyBytes += slice.length
+  }
+  const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, tenant, seq, at, bodyBytes, sha256: hash.digest('hex') }
   const headerBytes = encodePlain(header)
   const length = Buffer.alloc(4)
   length.writeUInt32BE(headerBytes.length)
-  return Buffer.concat([MAGIC, length, headerBytes, bodyBytes])
+  return Buffer.concat([MAGIC, length, headerBytes, ...slices])
+}
+
+export function encodeSnapshot(tenant: string, seq: number, at: number, body: SnapshotBody): Buffer {
+  return frame(tenant, seq, at, [...slicesOf(body)].map((slice) => encodeSnapshotBody(slice)))
+}
+
+/** The same bytes as encodeSnapshot, encoded one slice per event-loop turn. */
+export async function encodeSnapshotInSlices(tenant: string, seq: number, at: number, body: SnapshotBody): Promise<Buffer> {
+  const slices: Buffer[] = []
+  for (const slice of slicesOf(body)) {
+    slices.push(encodeSnapshotBody(slice))
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  return frame(tenant, seq, at, slices)
+}
+
+function bodyOfSlices(values: unknown[]): SnapshotBody {
+  const collections: Record<string, unknown[]> = {}
+  for (const value of values) {
+    const slice = value as { type?: unknown; recs?: unknown }
+    if (typeof slice !== 'object' || slice === null || typeof slice.type !== 'string' || !Array.isArray(slice.recs)) {
+      throw new SnapshotInvalidError('bad body slice')
+    }
+    const recs = (collections[slice.type] ??= [])
+    for (const rec of slice.recs) recs.push(rec)
+  }
+  return { collections }
 }
 
 export class SnapshotInvalidError extends Error {}
@@ -93,7 +133,7 @@ export function decodeSnapshot(bytes: Buffer): { header: SnapshotHeader; body: S
   if (bodyBytes.length !== header.bodyBytes) throw new SnapshotInvalidError(`body is ${bodyBytes.length} bytes, header says ${header.bodyBytes}`)
   const sha256 = crypto.createHash('sha256').update(bodyBytes).digest('hex')
   if (sha256 !== header.sha256) throw new SnapshotInvalidError('checksum mismatch')
-  const body = decodeSnapshotBody(bodyBytes) as SnapshotBody
+  const body = header.format === 1 ? (decodeSnapshotBody(bodyBytes) as SnapshotBody) : bodyOfSlices(decodeSnapshotValues(bodyBytes))
   if (typeof body !== 'object' || body === null || typeof body.collections !== 'object') throw new SnapshotInvalidError('bad body')
   return { header, body }
 }
