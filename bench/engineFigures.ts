@@ -1,0 +1,157 @@
+/*
+ * Engine figures, measured in-process on a throwaway copy of a fixture (run
+ * as its own child with --expose-gc, so the heap can be measured after a
+ * full collection and the runner's own memory stays out of it):
+ *
+ *   recovery    activating the tenant: newest snapshot, decoded and loaded
+ *               into collections, indexes and live aggregates (no log after it)
+ *   heap        V8 heap used by the loaded tenant, per time record; and how
+ *               much of it is the decoded records alone (snapshot body)
+ *   snapshot    actor.snapshot(): the synchronous part (collect + msgpack
+ *               encode + SHA-256, which blocks the event loop) and the whole
+ *               (plus write, fsync, rename, log prune), and the file size
+ *   writes      REPLAY_ENTRIES single-record writes through actor.write,
+ *               issued BURST per event-loop turn (group commit), durable
+ *   replay      recovery again: the snapshot, then those REPLAY_ENTRIES log
+ *               entries; the rate is counted from the first progress report
+ *               (10,000 entries in) to the end, so the snapshot load is excluded
+ *
+ *   node --expose-gc dist/bench/engineFigures.js --records 1000000 [--replay 200000]
+ * prints one line `ENGINE_FIGURES <json>` at the end.
+ */
+import fs from 'node:fs'
+import { loadConfig } from '../src/config.js'
+import { insertRecord } from '../src/domain/records.js'
+import { TimeRecord } from '../src/domain/resources/timeRecord.js'
+import type { TenantActor } from '../src/engine/tenantActor.js'
+import { TenantRegistry } from '../src/engine/tenantRegistry.js'
+import { LogStore } from '../src/persist/logStore.js'
+import { recoverTenant } from '../src/persist/recovery.js'
+import { listSnapshots, readSnapshotFile } from '../src/persist/snapshotFile.js'
+import { seededRandom, timeRecordValues, type ProjectRef } from './dataset.js'
+import { copyFixture, readFixtureInfo, type FixtureInfo } from './fixture.js'
+
+const BURST = 2_000
+
+export interface EngineFigures {
+  records: number
+  recoveryMs: number
+  heapBytesPerRecord: number
+  decodedRecordBytesPerRecord: number
+  snapshotSyncMs: number
+  snapshotTotalMs: number
+  snapshotBytes: number
+  writeEntries: number
+  writesPerSecond: number
+  replayEntries: number
+  replayMs: number
+  replayPerSecond: number
+  recoveryWithLogMs: number
+}
+
+const gc = (globalThis as { gc?: () => void }).gc
+
+function heapUsed(): number {
+  if (gc === undefined) throw new Error('run with node --expose-gc')
+  gc()
+  gc()
+  return process.memoryUsage().heapUsed
+}
+
+/** Heap taken by the decoded records of the newest snapshot alone (objects and their strings). */
+function decodedRecordBytes(dataDir: string, tenant: string, records: number): number {
+  const newest = listSnapshots(dataDir, tenant)[0]
+  if (newest === undefined) throw new Error('the fixture has no snapshot')
+  const before = heapUsed()
+  const { body } = readSnapshotFile(newest.file)
+  const after = heapUsed()
+  if (body.collections['TimeRecord']?.length !== records) throw new Error('snapshot record count differs from the fixture')
+  return (after - before) / records
+}
+
+async function writeSingles(actor: TenantActor, fixture: FixtureInfo, count: number): Promise<number> {
+  const random = seededRandom(7)
+  const projects: ProjectRef[] = fixture.projects.map((project) => ({ id: project.id, client: '', tasks: [] }))
+  const started = performance.now()
+  for (let done = 0; done < count; done += BURST) {
+    const burst: Promise<unknown>[] = []
+    for (let index = 0; index < Math.min(BURST, count - done); index += 1) {
+      burst.push(actor.write((tx) => insertRecord(tx, TimeRecord, { ...timeRecordValues(random, fixture.userIds, projects), client: null, task: null })))
+    }
+    await Promise.all(burst)
+  }
+  return count / ((performance.now() - started) / 1000)
+}
+
+function timedReplay(tenant: string, dataDir: string, store: LogStore): { replayed: number; replayMs: number; totalMs: number } {
+  const started = performance.now()
+  let firstProgressAt: number | null = null
+  let firstProgressCount = 0
+  const { report } = recoverTenant(tenant, dataDir, store, {
+    onProgress: (done) => {
+      if (firstProgressAt !== null) return
+      firstProgressAt = performance.now()
+      firstProgressCount = done
+    },
+  })
+  const ended = performance.now()
+  const from = firstProgressAt ?? started
+  return { replayed: report.replayedEntries - firstProgressCount, replayMs: ended - from, totalMs: ended - started }
+}
+
+export async function measureEngineFigures(records: number, replayEntries: number): Promise<EngineFigures> {
+  const fixture = readFixtureInfo(records)
+  if (fixture === null) throw new Error(`no fixture with ${records} records; run npm run bench:generate -- --records ${records}`)
+  const dataDir = copyFixture(records, 'engine')
+  const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: 'unused', QUIET: '1', SNAPSHOT_EVERY_COMMANDS: '1000000000', SNAPSHOT_EVERY_LOG_BYTES: '1000000000000' })
+  const store = LogStore.open(dataDir, config.lmdbMapSizeBytes)
+  try {
+    const decodedRecordBytesPerRecord = decodedRecordBytes(dataDir, fixture.tenant, records)
+    const registry = new TenantRegistry(config, store)
+    const heapBefore = heapUsed()
+    const recoveryStarted = performance.now()
+    const actor = registry.get(fixture.tenant)
+    const recoveryMs = performance.now() - recoveryStarted
+    if (actor === undefined) throw new Error('tenant missing')
+    const heapBytesPerRecord = (heapUsed() - heapBefore) / records
+
+    const snapshotStarted = performance.now()
+    const pending = actor.snapshot()
+    const snapshotSyncMs = performance.now() - snapshotStarted
+    const snapshot = await pending
+
+    const writesPerSecond = await writeSingles(actor, fixture, replayEntries)
+    const replay = timedReplay(fixture.tenant, dataDir, store)
+    return {
+      records,
+      recoveryMs,
+      heapBytesPerRecord,
+      decodedRecordBytesPerRecord,
+      snapshotSyncMs,
+      snapshotTotalMs: snapshot.durationMs,
+      snapshotBytes: snapshot.bytes,
+      writeEntries: replayEntries,
+      writesPerSecond,
+      replayEntries: replay.replayed,
+      replayMs: replay.replayMs,
+      replayPerSecond: replay.replayed / (replay.replayMs / 1000),
+      recoveryWithLogMs: replay.totalMs,
+    }
+  } finally {
+    await store.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+function flag(argv: readonly string[], name: string, fallback: number): number {
+  const index = argv.indexOf(`--${name}`)
+  const value = index < 0 ? fallback : Number(argv[index + 1])
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
+  return value
+}
+
+if (process.argv[1]?.endsWith('engineFigures.js') === true) {
+  const argv = process.argv.slice(2)
+  const figures = await measureEngineFigures(flag(argv, 'records', 1_000_000), flag(argv, 'replay', 200_000))
+  console.log(`ENGINE_FIGURES ${JSON.stringify(figures)}`)
+}

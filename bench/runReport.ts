@@ -1,0 +1,133 @@
+/*
+ * A benchmark run as data (RunReport, written as JSON) and as Markdown
+ * tables (printed, and pasted into bench/RESULTS.md): baselines, load
+ * scenarios with their ratio to the matching baseline, single-request
+ * server times, engine figures, and the targets with met / missed.
+ */
+import type { BaselineReport } from './baselines.js'
+import type { EngineFigures } from './engineFigures.js'
+import type { LoadResult } from './loadgen.js'
+import type { ScenarioKind } from './scenarios.js'
+import type { BatchVsSingle, QueryTime } from './serverTimes.js'
+import type { TargetResult } from './targets.js'
+
+export interface ScenarioResult extends LoadResult {
+  name: string
+  description: string
+  kind: ScenarioKind
+  connections: number
+  durationSeconds: number
+  baseline: 'bare-get' | 'lmdb-put'
+  /** requests/s divided by the baseline's requests/s. */
+  ratio: number | null
+  /** Snapshot files of the tenant that appeared while the scenario ran. */
+  snapshotsWritten: number
+}
+
+export interface ServerFigures {
+  emptyStartupMs: number
+  emptyRssBytes: number
+  startupMs: number
+  /** The first request: it activates (recovers) the tenant inside the server. */
+  firstRequestMs: number
+  loadedRssBytes: number
+  rssSamples: number[]
+  bytesPerRecordResident: number
+  rssPerMillionRecordsBytes: number
+}
+
+export interface RunReport {
+  at: string
+  command: string
+  /** Hash of src/ and grammar/ at the start of the run. */
+  sourceFingerprint: string
+  machine: { cpuModel: string; cpus: number; node: string }
+  options: { records: number; durationSeconds: number; connections: number; tool: string; scenarios: string[] }
+  fixture: { records: number; generationMs: number; snapshotBytes: number; listProjectRecords: number }
+  baselines: BaselineReport | null
+  server: ServerFigures | null
+  scenarios: ScenarioResult[]
+  serverTimes: QueryTime[]
+  batchVsSingle: BatchVsSingle | null
+  engine: EngineFigures | null
+  targets: TargetResult[]
+}
+
+const n0 = (value: number): string => value.toLocaleString('en', { maximumFractionDigits: 0 })
+const n2 = (value: number): string => value.toFixed(2)
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')
+}
+
+function baselineTable(report: BaselineReport): string {
+  return table(
+    ['baseline', 'what', 'tool', 'conns', 'req/s', 'p50 ms', 'p99 ms'],
+    report.figures.map((f) => [f.name, f.description, f.tool, String(f.connections), n0(f.requestsPerSecond), n2(f.p50Ms), n2(f.p99Ms)]),
+  )
+}
+
+function scenarioTable(scenarios: readonly ScenarioResult[]): string {
+  return table(
+    ['scenario', 'tool', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'vs baseline', 'errors', 'non-2xx', 'snapshots'],
+    scenarios.map((s) => [
+      s.name, s.tool, String(s.connections), n0(s.requestsPerSecond), s.requests === 0 ? 'timeout' : n2(s.p50Ms), s.requests === 0 ? 'timeout' : n2(s.p99Ms),
+      s.ratio === null ? '—' : `${(s.ratio * 100).toFixed(0)}% of ${s.baseline}`, String(s.errors), String(s.non2xx), String(s.snapshotsWritten),
+    ]),
+  )
+}
+
+function timesTable(times: readonly QueryTime[]): string {
+  return table(
+    ['query', 'answer', 'min ms', 'median ms', 'max ms', 'target'],
+    times.map((t) => [`${t.name}: ${t.description}`, t.answer, n2(t.minMs), n2(t.medianMs), n2(t.maxMs), t.targetMs === undefined ? '' : `< ${t.targetMs} ms`]),
+  )
+}
+
+function engineRows(report: RunReport): string[][] {
+  const rows: string[][] = []
+  const server = report.server
+  if (server !== null) {
+    rows.push(['server start-up to listening (empty data dir)', `${n0(server.emptyStartupMs)} ms`])
+    rows.push(['server start-up to listening (with the fixture; tenants load lazily)', `${n0(server.startupMs)} ms`])
+    rows.push(['first request on the tenant (activates it: snapshot load)', `${n0(server.firstRequestMs)} ms`])
+    rows.push(['RSS empty server / loaded server', `${mb(server.emptyRssBytes)} / ${mb(server.loadedRssBytes)}`])
+    rows.push(['resident memory per 1,000,000 time records (RSS delta, scaled)', `${mb(server.rssPerMillionRecordsBytes)} (${n0(server.bytesPerRecordResident)} B/record)`])
+  }
+  const engine = report.engine
+  if (engine !== null) {
+    rows.push(['V8 heap of the loaded tenant per time record (after full GC)', `${n0(engine.heapBytesPerRecord)} B`])
+    rows.push(['… of which the decoded record objects and their strings', `${n0(engine.decodedRecordBytesPerRecord)} B`])
+    rows.push(['recovery from snapshot (in-process, no log after it)', `${n0(engine.recoveryMs)} ms`])
+    rows.push(['snapshot: synchronous part (collect + encode + hash; blocks the event loop)', `${n0(engine.snapshotSyncMs)} ms`])
+    rows.push(['snapshot: total (plus write, fsync, rename, prune) / size', `${n0(engine.snapshotTotalMs)} ms / ${mb(engine.snapshotBytes)}`])
+    rows.push([`in-process durable single-record writes (${n0(engine.writeEntries)}, group commit)`, `${n0(engine.writesPerSecond)} /s`])
+    rows.push([`log replay (${n0(engine.replayEntries)} single-record entries after the snapshot)`, `${n0(engine.replayPerSecond)} commands/s`])
+    rows.push(['recovery: snapshot + those log entries', `${n0(engine.recoveryWithLogMs)} ms`])
+  }
+  const batch = report.batchVsSingle
+  if (batch !== null) {
+    rows.push([`100 creations: one batch vs 100 single POSTs on one connection (median of ${batch.rounds})`, `${n2(batch.batchMedianMs)} ms vs ${n2(batch.singleMedianMs)} ms = ${batch.speedup.toFixed(1)}×`])
+  }
+  return rows
+}
+
+function targetTable(targets: readonly TargetResult[]): string {
+  return table(['target', 'measured', 'verdict'], targets.map((t) => [t.target, t.measured, t.verdict === 'met' ? '**met**' : t.verdict === 'missed' ? '**missed**' : t.verdict]))
+}
+
+export function markdownReport(report: RunReport): string {
+  const parts = [
+    `Run ${report.at} — ${report.machine.cpuModel}, ${report.machine.cpus} CPUs, node ${report.machine.node}`,
+    `\`${report.command}\` — source ${report.sourceFingerprint} — ${n0(report.options.records)} time records, ${report.options.durationSeconds} s per scenario, ${report.options.connections} connections, tool ${report.options.tool}`,
+  ]
+  if (report.baselines !== null) parts.push('### Baselines', baselineTable(report.baselines))
+  if (report.scenarios.length > 0) parts.push('### Load scenarios', scenarioTable(report.scenarios))
+  if (report.serverTimes.length > 0) parts.push('### Single requests (one connection, 20 requests after 1 warm-up)', timesTable(report.serverTimes))
+  const engine = engineRows(report)
+  if (engine.length > 0) parts.push('### Engine figures', table(['figure', 'value'], engine))
+  parts.push('### Targets', targetTable(report.targets))
+  return parts.join('\n\n') + '\n'
+}
