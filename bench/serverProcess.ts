@@ -36,7 +36,7 @@ export interface BenchServer {
 }
 
 export function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEYS: BENCH_API_KEY, RATE_LIMIT_REQUESTS: '0', QUIET: '1', ...extra }
+  return { PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEYS: BENCH_API_KEY, RATE_LIMIT_REQUESTS: '0', QUIET: '1', ...extra }
 }
 
 function readRss(pid: number): number {

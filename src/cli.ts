@@ -44,6 +44,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'serve\n\nEnvironment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), BASE_DOMAIN (localhost), API_KEYS, and the rest listed in the README.',
     async run(_args, config) {
       const service = await startService(config)
+      console.log(`Admin listener (metrics, health) on http://127.0.0.1:${service.adminPort}`)
       console.log(`TimeLedger listening on http://${config.host}:${service.port} (tenants at http://<tenant>.${config.baseDomain}:${service.port}/v1), data in ${config.dataDir}`)
       let stopping = false
       const stop = (signal: string) => {

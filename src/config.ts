@@ -31,6 +31,18 @@ export interface Config {
   readonly passwordConfirmationLifetimeMs: number
   readonly scryptCost: number
   readonly quiet: boolean
+  /** Port of the admin listener (always on 127.0.0.1; 0: any free port). */
+  readonly adminPort: number
+  /** Bearer key of the admin listener; null: the one kept in DATA_DIR/admin-key (made on first start). */
+  readonly adminKey: string | null
+  /** One JSON line per request on stdout (off with REQUEST_LOG=0 or QUIET=1). */
+  readonly requestLog: boolean
+  /** Activate every tenant before reporting ready. */
+  readonly recoverOnStart: boolean
+  /** Tenants idle this long are snapshotted and dropped from memory (0: never). */
+  readonly idleEvictMs: number
+  /** Most tenants held in memory at once; past it the least recently used is evicted (0: no cap). */
+  readonly maxActiveTenants: number
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -67,5 +79,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordConfirmationLifetimeMs: integer(env, 'PASSWORD_CONFIRMATION_LIFETIME_MS', DAY_MS),
     scryptCost: integer(env, 'SCRYPT_COST', 16384),
     quiet: env.QUIET === '1',
+    adminPort: integer(env, 'ADMIN_PORT', 8081),
+    adminKey: env.ADMIN_KEY?.trim() || null,
+    requestLog: env.QUIET !== '1' && env.REQUEST_LOG !== '0',
+    recoverOnStart: env.RECOVER_ON_START === '1',
+    idleEvictMs: integer(env, 'IDLE_EVICT_MS', 30 * MINUTE_MS),
+    maxActiveTenants: integer(env, 'MAX_ACTIVE_TENANTS', 10_000),
   }
 }

@@ -3,12 +3,22 @@
  * registry, the API keys and the HTTP front end, started in that order and
  * stopped in reverse. A clean stop (SIGTERM/SIGINT) stops listening, lets
  * pending writes flush, snapshots every active tenant and closes LMDB.
+ *
+ * The admin listener (src/admin/, loopback only) starts before the public
+ * one, so /healthz answers and /readyz says 'starting' while start-up work
+ * runs (RECOVER_ON_START activates every tenant first); it closes last, so
+ * /readyz says 'stopping' while a stop drains.
  */
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Config } from './config.js'
+import { adminKeyFor } from './admin/adminKey.js'
+import { AdminServer } from './admin/adminServer.js'
+import { registerHealthRoutes } from './admin/healthRoutes.js'
+import { Readiness } from './admin/readiness.js'
 import { acquireLock, releaseLock } from './dataDirLock.js'
+import { ApiError } from './domain/errors.js'
 import { TenantRegistry } from './engine/tenantRegistry.js'
 import type { Services } from './http/call.js'
 import { abuseLimits } from './http/rateLimiter.js'
@@ -17,6 +27,11 @@ import { LogStore } from './persist/logStore.js'
 
 export interface RunningService {
   readonly port: number
+  /** Port of the admin listener on 127.0.0.1. */
+  readonly adminPort: number
+  /** Register operator routes here: `admin.route(method, pattern, handler)`. */
+  readonly admin: AdminServer
+  readonly readiness: Readiness
   readonly services: Services
   stop(): Promise<void>
 }
@@ -33,21 +48,49 @@ function apiKeysFor(config: Config): Set<string> {
   return new Set([fs.readFileSync(file, 'utf8').trim()])
 }
 
+/** RECOVER_ON_START: every tenant is activated before the service says ready; a damaged one stays closed (logged). */
+function activateAll(registry: TenantRegistry): void {
+  for (const tenant of registry.names()) {
+    try {
+      registry.get(tenant)
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+    }
+  }
+}
+
 export async function startService(config: Config): Promise<RunningService> {
   acquireLock(config.dataDir)
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
   const registry = new TenantRegistry(config, store)
   const services: Services = { config, registry, apiKeys: apiKeysFor(config), limits: abuseLimits(config) }
-  const server = await startHttpServer(services, config.port, config.host)
+  const readiness = new Readiness()
+  const admin = new AdminServer(adminKeyFor(config))
+  registerHealthRoutes(admin, readiness)
+  await admin.listen(config.adminPort)
+  if (config.recoverOnStart) activateAll(registry)
+  let server: Awaited<ReturnType<typeof startHttpServer>>
+  try {
+    server = await startHttpServer(services, config.port, config.host)
+  } catch (error) {
+    admin.close()
+    throw error
+  }
+  readiness.markReady()
   let stopping: Promise<void> | null = null
   return {
     port: server.port,
+    adminPort: admin.port,
+    admin,
+    readiness,
     services,
     stop: () =>
       (stopping ??= (async () => {
+        readiness.markStopping()
         server.close()
         await registry.close()
         await store.close()
+        admin.close()
         releaseLock(config.dataDir)
       })()),
   }

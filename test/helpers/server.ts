@@ -20,7 +20,7 @@ export function tempDataDir(label: string): string {
 }
 
 export function testEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEYS: TEST_API_KEY, SCRYPT_COST: '1024', QUIET: '1', ...extra }
+  return { PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEYS: TEST_API_KEY, SCRYPT_COST: '1024', QUIET: '1', ...extra }
 }
 
 export interface InProcessServer {
@@ -38,6 +38,8 @@ export async function startInProcess(dataDir = tempDataDir('http'), extra: Recor
 export interface ChildServer {
   child: ChildProcess
   port: number
+  /** Port of the admin listener (on 127.0.0.1). */
+  adminPort: number
   client: TestClient
   output: () => string
 }
@@ -57,7 +59,8 @@ export function spawnServer(dataDir: string, extra: Record<string, string> = {})
         child.stdout?.off('data', onData)
         child.stdout?.on('data', (more: Buffer) => (output += more.toString()))
         const port = Number(match[1])
-        resolve({ child, port, client: new TestClient(port, TEST_API_KEY), output: () => output })
+        const adminPort = Number(/Admin listener \(metrics, health\) on http:\/\/[\d.]+:(\d+)/.exec(output)?.[1] ?? 0)
+        resolve({ child, port, adminPort, client: new TestClient(port, TEST_API_KEY), output: () => output })
       }
     }
     child.stdout?.on('data', onData)

@@ -1,0 +1,88 @@
+/*
+ * The admin listener: loopback only, the admin key generated into the data
+ * directory (mode 0600) or taken from ADMIN_KEY, 401 with the error body
+ * without it, health checks without it, /readyz 503 once a stop begins,
+ * routes registered at run time with captured parameters.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { ApiError } from '../src/domain/errors.js'
+import { jsonAnswer } from '../src/admin/adminServer.js'
+import { adminKeyOf, adminRequest } from './helpers/admin.js'
+import { startInProcess, tempDataDir } from './helpers/server.js'
+
+const server = await startInProcess()
+t.teardown(() => server.stop())
+const { adminPort } = server.service
+const key = adminKeyOf(server.dataDir)
+
+t.test('the generated admin key is kept with mode 0600', async (t) => {
+  t.ok(key.length >= 32, 'a long key')
+  t.equal(fs.statSync(path.join(server.dataDir, 'admin-key')).mode & 0o777, 0o600)
+  t.not(adminPort, server.service.port, 'a listener of its own')
+})
+
+t.test('without the key: 401 in the error body', async (t) => {
+  for (const [label, given] of [['no key', null], ['wrong key', `${key}x`], ['empty', '']] as const) {
+    const answer = await adminRequest(adminPort, 'GET', '/metrics', given)
+    t.equal(answer.status, 401, label)
+    const body = JSON.parse(answer.text)
+    t.match(body, { status: 401, code: 'TL01-1001', message: /Bearer/, constraintViolation: null }, `${label}: error body`)
+    t.equal(answer.headers['www-authenticate'], 'Bearer')
+  }
+  const unknown = await adminRequest(adminPort, 'GET', '/no/such/route', null)
+  t.equal(unknown.status, 401, 'unknown paths do not reveal themselves without the key')
+})
+
+t.test('with the key: unknown path 404, wrong method 405', async (t) => {
+  const unknown = await adminRequest(adminPort, 'GET', '/no/such/route', key)
+  t.equal(unknown.status, 404)
+  t.equal(JSON.parse(unknown.text).code, 'TL01-9003')
+  const wrongMethod = await adminRequest(adminPort, 'POST', '/healthz', key)
+  t.equal(wrongMethod.status, 405)
+  t.equal(wrongMethod.headers.allow, 'GET')
+})
+
+t.test('health checks answer without the key', async (t) => {
+  const health = await adminRequest(adminPort, 'GET', '/healthz', null)
+  t.equal(health.status, 200)
+  const ready = await adminRequest(adminPort, 'GET', '/readyz', null)
+  t.equal(ready.status, 200)
+  t.same(JSON.parse(ready.text), { status: 'ready' })
+})
+
+t.test('routes registered at run time: parameters, body, errors', async (t) => {
+  server.service.admin.route('POST', '/echo/:tenant', (request) => jsonAnswer(200, { tenant: request.params.tenant, body: request.body.toString() }))
+  server.service.admin.route('GET', '/refuse', () => {
+    throw new ApiError('TL01-1105', 'refused on purpose')
+  })
+  server.service.admin.route('GET', '/bug', async () => {
+    throw new Error('a bug on purpose')
+  })
+  const echo = await adminRequest(adminPort, 'POST', '/echo/acme%2Dtwo', key, 'hello')
+  t.equal(echo.status, 200)
+  t.same(JSON.parse(echo.text), { tenant: 'acme-two', body: 'hello' })
+  t.equal((await adminRequest(adminPort, 'POST', '/echo/acme', null, 'hello')).status, 401, 'registered routes need the key')
+  const refused = await adminRequest(adminPort, 'GET', '/refuse', key)
+  t.equal(refused.status, 400)
+  t.equal(JSON.parse(refused.text).message, 'refused on purpose')
+  const originalError = console.error
+  console.error = () => undefined
+  const bug = await adminRequest(adminPort, 'GET', '/bug', key).finally(() => (console.error = originalError))
+  t.equal(bug.status, 500)
+  t.match(JSON.parse(bug.text), { code: 'TL01-9001', description: /^request id / })
+  t.throws(() => server.service.admin.route('GET', '/refuse', () => jsonAnswer(200, {})), /registered twice/)
+})
+
+t.test('ADMIN_KEY from the environment; /readyz 503 once stopping', async (t) => {
+  const other = await startInProcess(tempDataDir('admin-key'), { ADMIN_KEY: 'configured-admin-key-0123456789' })
+  t.notOk(fs.existsSync(path.join(other.dataDir, 'admin-key')), 'no key file when ADMIN_KEY is set')
+  t.equal((await adminRequest(other.service.adminPort, 'GET', '/no/such', 'configured-admin-key-0123456789')).status, 404, 'the configured key works')
+  t.equal((await adminRequest(other.service.adminPort, 'GET', '/no/such', key)).status, 401, 'another server’s key does not')
+  other.service.readiness.markStopping()
+  const ready = await adminRequest(other.service.adminPort, 'GET', '/readyz', null)
+  t.equal(ready.status, 503)
+  t.same(JSON.parse(ready.text), { status: 'stopping' })
+  await other.stop()
+})
