@@ -5,17 +5,30 @@
  *   serve                          run the service (configuration from the environment)
  *   tenants                        list tenants: objects, log length, last snapshot
  *   snapshot <tenant> | --all      write a snapshot now (server stopped)
- *   restore <tenant> --from <file> replace a tenant's state by a snapshot file (server stopped)
+ *   restore <tenant> --from <file> | --to-seq <n> | --to-time <ISO>
+ *                                  replace a tenant's state by a snapshot file or an earlier point
+ *                                  of its history (through the running server when one holds the data)
+ *   history <tenant>               snapshots, log ranges and the points a restore can reach
+ *   export <tenant> --out <file>   one self-contained file: the tenant's state and uploaded files
+ *   import --from <file> [--as <name>]  create a tenant from an export file (server stopped)
  *
- * Commands that change the data directory refuse while a server holds it.
+ * Commands that change the data directory refuse while a server holds it,
+ * except restore, which then asks the server through its admin listener.
+ * Long work shows its progress on stderr (src/progress.ts).
  */
+import path from 'node:path'
+import { callAdmin } from './admin/adminClient.js'
 import { loadConfig, type Config } from './config.js'
-import { refuseWhileServing } from './dataDirLock.js'
+import { lockHolder, refuseWhileServing } from './dataDirLock.js'
 import { TenantActor } from './engine/tenantActor.js'
-import { TenantState } from './engine/tenantState.js'
+import { readHistory } from './persist/history.js'
+import { installState, objectCount } from './persist/installState.js'
 import { LogStore } from './persist/logStore.js'
-import { loadSnapshotBody } from './persist/recovery.js'
-import { encodeSnapshot, listSnapshots, readSnapshotFile, tenantSnapshotDir, writeSnapshotFile } from './persist/snapshotFile.js'
+import { parseRestoreSource, rebuildState, type RestoreSource } from './persist/restoreSource.js'
+import { listSnapshots } from './persist/snapshotFile.js'
+import { exportTenant, importTenant } from './persist/tenantTransfer.js'
+import { historyText, restoreOutcomeText, type RestoreOutcome } from './operatorReports.js'
+import { progress } from './progress.js'
 import { startService } from './service.js'
 
 interface Command {
@@ -90,37 +103,95 @@ const COMMANDS: Record<string, Command> = {
         if (names.length === 0) throw new UsageError('name a tenant or --all')
         for (const tenant of names) {
           if (store.tenants.get(tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
-          const result = await TenantActor.recover(tenant, config, store).snapshot()
+          const replay = progress(`replay ${tenant}`, 'entries', store.logLength(tenant))
+          const actor = TenantActor.recover(tenant, config, store, (done) => replay.update(done))
+          replay.finish()
+          const encode = progress(`snapshot ${tenant}`, 'records', objectCount(actor.state))
+          const result = await actor.snapshot((done) => encode.update(done))
+          encode.finish()
           console.log(`${tenant}: snapshot at seq ${result.seq}, ${result.bytes} bytes, ${result.durationMs.toFixed(0)} ms → ${result.file}`)
         }
       })
     },
   },
   restore: {
-    summary: "replace a tenant's state by a snapshot file (server stopped)",
-    usage: 'restore <tenant> --from <snapshot file>',
+    summary: "replace a tenant's state by a snapshot file or an earlier point of its history (online when a server runs)",
+    usage:
+      'restore <tenant> --from <snapshot file> | --to-seq <n> | --to-time <ISO time>\n\n' +
+      '--to-seq and --to-time rebuild the tenant as it was after that log entry (for a time: the last entry at or before it);\n' +
+      "'history <tenant>' lists the reachable points. The result becomes the current state as a new snapshot; the history\n" +
+      'before it stays. With a server holding the data directory, the restore runs in that server through its admin\n' +
+      'listener (ADMIN_PORT, and ADMIN_KEY or DATA_DIR/admin-key); otherwise here.',
     async run(args, config) {
       const tenant = args[0]
-      const from = flagValue(args, '--from')
-      if (tenant === undefined || tenant.startsWith('--') || from === undefined) throw new UsageError('restore needs <tenant> and --from <file>')
-      refuseWhileServing(config.dataDir, 'restore')
-      const { header, body } = readSnapshotFile(from)
-      const state = new TenantState(tenant)
-      loadSnapshotBody(state, body)
+      if (tenant === undefined || tenant.startsWith('--')) throw new UsageError('restore needs <tenant>')
+      const source = parseRestoreSource({ from: flagValue(args, '--from'), toSeq: flagValue(args, '--to-seq'), toTime: flagValue(args, '--to-time') })
+      const holder = lockHolder(config.dataDir)
+      if (holder !== null) {
+        if (config.adminPort === 0) throw new Error(`a server (pid ${holder}) holds ${config.dataDir}; restoring through it needs its admin port, but ADMIN_PORT is 0 here`)
+        console.log(`a server (pid ${holder}) holds ${config.dataDir}: restoring online through its admin listener`)
+        const answer = await callAdmin(config, 'POST', `/tenants/${encodeURIComponent(tenant)}/restore`, adminRestoreBody(source))
+        console.log(restoreOutcomeText(tenant, answer as unknown as RestoreOutcome))
+        return
+      }
       await withStore(config, async (store) => {
-        // The restored state continues the tenant's log: it gets the next sequence number, and
-        // entries after it are removed, so a restart loads exactly the restored state.
-        const seq = Math.max(store.lastSeq(tenant), ...listSnapshots(config.dataDir, tenant).map((listing) => listing.seq)) + 1
-        const bytes = encodeSnapshot(tenant, seq, Date.now(), body)
-        const file = await writeSnapshotFile(tenantSnapshotDir(config.dataDir, tenant), seq, bytes)
-        await store.truncateAfter(tenant, seq)
-        if (store.tenants.get(tenant) === undefined) await store.tenants.put(tenant, { createdAt: Date.now() })
-        let objects = 0
-        for (const collection of state.collections.values()) objects += collection.size
-        console.log(`${tenant}: restored ${objects} objects from ${from} (taken at seq ${header.seq} of '${header.tenant}') as snapshot seq ${seq} → ${file}`)
+        const replay = progress(`replay ${tenant}`, 'entries', null)
+        const { state, description, pointSeq } = rebuildState(tenant, config.dataDir, store, source, (done, total) => replay.update(done, total))
+        if (pointSeq !== null) replay.finish()
+        const encode = progress(`snapshot ${tenant}`, 'records', objectCount(state))
+        const installed = await installState(state, config.dataDir, store, { onProgress: (done) => encode.update(done) })
+        encode.finish()
+        console.log(restoreOutcomeText(tenant, { ...installed, restored: description, pointSeq }))
       })
     },
   },
+  history: {
+    summary: 'list the snapshots, the log ranges and the points a restore can reach',
+    usage: 'history <tenant>\n\nReads only; works while a server runs.',
+    async run(args, config) {
+      const tenant = args[0]
+      if (tenant === undefined || tenant.startsWith('--')) throw new UsageError('history needs <tenant>')
+      await withStore(config, async (store) => {
+        if (store.tenants.get(tenant) === undefined && listSnapshots(config.dataDir, tenant).length === 0) throw new Error(`no tenant '${tenant}'`)
+        console.log(historyText(readHistory(tenant, config.dataDir, store)))
+      })
+    },
+  },
+  export: {
+    summary: "write a tenant's state and uploaded files to one file (for import elsewhere)",
+    usage: 'export <tenant> --out <file>\n\nReads only; works while a server runs (it exports every acknowledged write).',
+    async run(args, config) {
+      const tenant = args[0]
+      const out = flagValue(args, '--out')
+      if (tenant === undefined || tenant.startsWith('--') || out === undefined) throw new UsageError('export needs <tenant> and --out <file>')
+      await withStore(config, async (store) => {
+        const result = await exportTenant(tenant, config.dataDir, store, path.resolve(out), progress)
+        const missing = result.missingFiles.length === 0 ? '' : ` (bytes missing for ${result.missingFiles.join(', ')})`
+        console.log(`${tenant}: exported seq ${result.seq}, ${result.objects} objects and ${result.files} files${missing}, ${result.bytes} bytes → ${out}`)
+      })
+    },
+  },
+  import: {
+    summary: 'create a tenant from an export file (server stopped)',
+    usage: 'import --from <file> [--as <new tenant name>]\n\nRefuses when the tenant exists. With --as the records keep their ids; the account takes the new name.',
+    async run(args, config) {
+      const from = flagValue(args, '--from')
+      if (from === undefined) throw new UsageError('import needs --from <file>')
+      refuseWhileServing(config.dataDir, 'import')
+      await withStore(config, async (store) => {
+        const result = await importTenant(from, config.dataDir, store, flagValue(args, '--as'), progress)
+        const renamed = result.tenant === result.from ? '' : ` (exported as '${result.from}')`
+        console.log(`${result.tenant}${renamed}: imported ${result.objects} objects and ${result.files} files as snapshot seq ${result.seq} → ${result.file}`)
+      })
+    },
+  },
+}
+
+/** The admin listener's restore body for a source given on the command line (a file path made absolute). */
+function adminRestoreBody(source: RestoreSource): Record<string, unknown> {
+  if ('file' in source) return { from: path.resolve(source.file) }
+  if ('toSeq' in source) return { toSeq: source.toSeq }
+  return { toTime: new Date(source.toTimeMs).toISOString() }
 }
 
 class UsageError extends Error {}

@@ -9,6 +9,7 @@
  */
 import type { LogStore } from '../persist/logStore.js'
 import type { Op } from './logEntry.js'
+import type { TenantState } from './tenantState.js'
 
 function indexEmail(store: LogStore, tenant: string, email: unknown): void {
   if (typeof email === 'string' && email !== '' && store.emails.get(email.toLowerCase()) === undefined) {
@@ -26,5 +27,14 @@ export function indexGlobals(store: LogStore, tenant: string, ops: readonly Op[]
   for (const op of ops) {
     if (op.type === 'User' && op.op === 'put') indexEmail(store, tenant, op.rec.email)
     else if (op.type === 'PasswordConfirmation') indexConfirmation(store, tenant, op)
+  }
+}
+
+const INDEXED_TYPES = ['User', 'PasswordConfirmation']
+
+/** Indexes a whole state put in place at once (a restore or an import), as if its records had just been written. */
+export function indexGlobalsOfState(store: LogStore, tenant: string, state: TenantState): void {
+  for (const type of INDEXED_TYPES) {
+    indexGlobals(store, tenant, [...state.collection(type).values()].map((rec): Op => ({ op: 'put', type, rec })))
   }
 }

@@ -68,8 +68,8 @@ export class TenantActor {
   }
 
   /** Activates an existing tenant: its newest valid snapshot plus the log after it. */
-  static recover(tenant: string, config: Config, store: LogStore): TenantActor {
-    const { state, report } = recoverTenant(tenant, config.dataDir, store)
+  static recover(tenant: string, config: Config, store: LogStore, onReplay?: (entriesDone: number) => void): TenantActor {
+    const { state, report } = recoverTenant(tenant, config.dataDir, store, { onProgress: onReplay })
     return new TenantActor(tenant, config, store, state, report)
   }
 
@@ -156,8 +156,11 @@ export class TenantActor {
     if (this.failedFromSeq !== null || seq > this.durableSeq) throw unavailable()
   }
 
-  /** Writes a snapshot of the current state (once the log under it is durable) and prunes what it covers. */
-  snapshot(): Promise<SnapshotResult> {
+  /**
+   * Writes a snapshot of the current state (once the log under it is durable) and prunes the snapshots and log
+   * entries that no restore within LOG_RETENTION_MS needs. `onProgress` hears the records encoded so far.
+   */
+  snapshot(onProgress?: (recordsDone: number) => void): Promise<SnapshotResult> {
     if (this.snapshotRunning !== null) return this.snapshotRunning
     const started = performance.now()
     const seq = this.state.seq
@@ -166,11 +169,13 @@ export class TenantActor {
     this.entriesSinceSnapshot = 0
     this.logBytesSinceSnapshot = 0
     this.snapshotRunning = (async () => {
-      const bytes = await encodeSnapshotInSlices(this.tenant, seq, at, body)
+      const bytes = await encodeSnapshotInSlices(this.tenant, seq, at, body, onProgress)
       await this.durable(seq)
       const file = await writeSnapshotFile(tenantSnapshotDir(this.config.dataDir, this.tenant), seq, bytes)
-      const oldestKept = await pruneSnapshots(this.config.dataDir, this.tenant, this.config.snapshotsKept)
-      await this.store.prune(this.tenant, oldestKept, at - this.config.logRetentionMs)
+      const windowStartMs = at - this.config.logRetentionMs
+      const startsLogLine = (snapshotSeq: number) => this.store.rawEntry(this.tenant, snapshotSeq) === undefined
+      const logNotNeededUpto = await pruneSnapshots(this.config.dataDir, this.tenant, this.config.snapshotsKept, windowStartMs, startsLogLine)
+      await this.store.prune(this.tenant, logNotNeededUpto, windowStartMs)
       this.lastSnapshotAt = at
       return { seq, file, bytes: bytes.length, durationMs: performance.now() - started }
     })().finally(() => {

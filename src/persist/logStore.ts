@@ -95,6 +95,22 @@ export class LogStore {
     }
   }
 
+  /** The tenant's logged sequence numbers in order, read without decoding the entries. */
+  *seqs(tenant: string): IterableIterator<number> {
+    for (const key of this.log.getKeys({ start: [tenant, 0], end: [tenant, Number.MAX_SAFE_INTEGER] })) yield key[1]
+  }
+
+  /** One entry, decoded; undefined when the tenant has no entry with that sequence number. */
+  entryAt(tenant: string, seq: number): LogEntry | undefined {
+    const bytes = this.log.get([tenant, seq])
+    if (bytes === undefined) return undefined
+    try {
+      return decodeLogEntry(bytes)
+    } catch (error) {
+      throw new LogCorruptError(tenant, seq, error)
+    }
+  }
+
   /** The highest sequence number logged for the tenant, 0 when none. */
   lastSeq(tenant: string): number {
     for (const key of this.log.getKeys({ start: [tenant, Number.MAX_SAFE_INTEGER], end: [tenant, 0], reverse: true, limit: 1 })) return key[1]

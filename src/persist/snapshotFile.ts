@@ -97,11 +97,20 @@ export function encodeSnapshot(tenant: string, seq: number, at: number, body: Sn
   return frame(tenant, seq, at, [...slicesOf(body)].map((slice) => encodeSnapshotBody(slice)))
 }
 
-/** The same bytes as encodeSnapshot, encoded one slice per event-loop turn. */
-export async function encodeSnapshotInSlices(tenant: string, seq: number, at: number, body: SnapshotBody): Promise<Buffer> {
+/** The same bytes as encodeSnapshot, encoded one slice per event-loop turn; `onProgress` hears the records encoded so far. */
+export async function encodeSnapshotInSlices(
+  tenant: string,
+  seq: number,
+  at: number,
+  body: SnapshotBody,
+  onProgress?: (recordsDone: number) => void,
+): Promise<Buffer> {
   const slices: Buffer[] = []
+  let recordsDone = 0
   for (const slice of slicesOf(body)) {
     slices.push(encodeSnapshotBody(slice))
+    recordsDone += slice.recs.length
+    onProgress?.(recordsDone)
     await new Promise((resolve) => setImmediate(resolve))
   }
   return frame(tenant, seq, at, slices)
@@ -122,14 +131,34 @@ function bodyOfSlices(values: unknown[]): SnapshotBody {
 
 export class SnapshotInvalidError extends Error {}
 
-export function decodeSnapshot(bytes: Buffer): { header: SnapshotHeader; body: SnapshotBody } {
+/** The header and where the body starts; the body is not checked here. */
+function decodeHeader(bytes: Buffer): { header: SnapshotHeader; bodyOffset: number } {
   if (bytes.length < 12 || !bytes.subarray(0, 8).equals(MAGIC)) throw new SnapshotInvalidError('not a TimeLedger snapshot (bad magic)')
   const headerLength = bytes.readUInt32BE(8)
   if (12 + headerLength > bytes.length) throw new SnapshotInvalidError('truncated header')
   const header = decodePlain(bytes.subarray(12, 12 + headerLength)) as SnapshotHeader
   if (typeof header !== 'object' || header === null || typeof header.seq !== 'number') throw new SnapshotInvalidError('bad header')
   if (header.format > SNAPSHOT_FORMAT) throw new SnapshotInvalidError(`format ${header.format} is newer than this server reads`)
-  const bodyBytes = bytes.subarray(12 + headerLength)
+  return { header, bodyOffset: 12 + headerLength }
+}
+
+const HEADER_READ_BYTES = 4096
+
+/** Only the header of a snapshot file (sequence number, time, size), without reading or checking the body. */
+export function readSnapshotHeader(file: string): SnapshotHeader {
+  const handle = fs.openSync(file, 'r')
+  try {
+    const start = Buffer.alloc(HEADER_READ_BYTES)
+    const length = fs.readSync(handle, start, 0, HEADER_READ_BYTES, 0)
+    return decodeHeader(start.subarray(0, length)).header
+  } finally {
+    fs.closeSync(handle)
+  }
+}
+
+export function decodeSnapshot(bytes: Buffer): { header: SnapshotHeader; body: SnapshotBody } {
+  const { header, bodyOffset } = decodeHeader(bytes)
+  const bodyBytes = bytes.subarray(bodyOffset)
   if (bodyBytes.length !== header.bodyBytes) throw new SnapshotInvalidError(`body is ${bodyBytes.length} bytes, header says ${header.bodyBytes}`)
   const sha256 = crypto.createHash('sha256').update(bodyBytes).digest('hex')
   if (sha256 !== header.sha256) throw new SnapshotInvalidError('checksum mismatch')
@@ -142,10 +171,14 @@ export function readSnapshotFile(file: string): { header: SnapshotHeader; body: 
   return decodeSnapshot(fs.readFileSync(file))
 }
 
-/** Writes atomically: temporary file, fsync, rename, fsync of the folder. */
 export async function writeSnapshotFile(dir: string, seq: number, bytes: Buffer): Promise<string> {
+  return writeFileAtomically(path.join(dir, snapshotFileName(seq)), bytes)
+}
+
+/** Writes atomically: temporary file, fsync, rename, fsync of the folder; a crash leaves the old file or the new one. */
+export async function writeFileAtomically(finalPath: string, bytes: Buffer): Promise<string> {
+  const dir = path.dirname(finalPath)
   await fs.promises.mkdir(dir, { recursive: true })
-  const finalPath = path.join(dir, snapshotFileName(seq))
   const temporaryPath = `${finalPath}.tmp-${process.pid}`
   const handle = await fs.promises.open(temporaryPath, 'w')
   try {
@@ -164,9 +197,39 @@ export async function writeSnapshotFile(dir: string, seq: number, bytes: Buffer)
   return finalPath
 }
 
-/** Keeps the newest `kept` snapshots of a tenant and removes the rest; returns the oldest kept seq. */
-export async function pruneSnapshots(dataDir: string, tenant: string, kept: number): Promise<number> {
-  const listing = listSnapshots(dataDir, tenant)
-  for (const old of listing.slice(kept)) await fs.promises.rm(old.file, { force: true })
-  return listing.slice(0, kept).at(-1)?.seq ?? 0
+/**
+ * Removes the snapshots no restore can need any more, and returns the sequence number up to which the log is
+ * needed by no restore either (0: keep it all).
+ *
+ * Kept: the newest `kept`; the newest one taken at or before `windowStartMs` (the start of the point-in-time window,
+ * LOG_RETENTION_MS ago), the base from which the log reaches every point of the window; and each snapshot of the
+ * window that starts a log line (`startsLogLine`: a restore or import wrote it, no log entry has its sequence
+ * number, so the entries after it can be reached from it alone). The log up to the oldest kept snapshot can go
+ * only when that snapshot predates the window: otherwise the log from its first entry may be the only way to the
+ * window's first points. A snapshot whose header cannot be read is kept only as one of the newest `kept`.
+ */
+export async function pruneSnapshots(
+  dataDir: string,
+  tenant: string,
+  kept: number,
+  windowStartMs: number,
+  startsLogLine: (seq: number) => boolean,
+): Promise<number> {
+  const listing = listSnapshots(dataDir, tenant).map((snapshot) => ({ ...snapshot, at: takenAt(snapshot.file) }))
+  const base = listing.find((snapshot) => snapshot.at !== null && snapshot.at <= windowStartMs)
+  const keep = listing.filter(
+    (snapshot, index) =>
+      index < kept || snapshot === base || (snapshot.at !== null && snapshot.at > windowStartMs && startsLogLine(snapshot.seq)),
+  )
+  for (const old of listing) if (!keep.includes(old)) await fs.promises.rm(old.file, { force: true })
+  const oldest = keep.at(-1)
+  return oldest !== undefined && oldest.at !== null && oldest.at <= windowStartMs ? oldest.seq : 0
+}
+
+function takenAt(file: string): number | null {
+  try {
+    return readSnapshotHeader(file).at
+  } catch {
+    return null
+  }
 }

@@ -32,7 +32,7 @@ function requiredParameter(call: Call, name: string): string {
   return value.trim()
 }
 
-function isValidTenantName(name: string): boolean {
+export function isValidTenantName(name: string): boolean {
   return name.length <= TENANT_NAME_MAX_LENGTH && new RegExp(`^${URL_PREFIX_PATTERN}$`).test(name) && !RESERVED_TENANTS.has(name)
 }
 

@@ -1,0 +1,128 @@
+/*
+ * What a tenant's past looks like on disk, and which points of it a restore
+ * can reach.
+ *
+ * A point is a sequence number: the state after that log entry. Its time is
+ * the entry's `at` (when the write was decided); a snapshot that no log entry
+ * matches (written by a restore or an import: it starts a new line of the
+ * log) has the time it was taken.
+ *
+ * A point p is reachable when some snapshot s <= p (or the empty tenant, when
+ * the log starts at 1) plus the log entries s+1..p without a gap rebuild it.
+ * So for each contiguous run of log entries a..b, the reachable points run
+ * from the lowest base in a-1..b up to b; a snapshot outside every run is a
+ * reachable point of its own. Snapshot headers are read here; their bodies
+ * are checked when a restore loads them (recoverTenant falls back to an older
+ * one, and the restore then reports a gap if no base is left).
+ *
+ * For a time T the restore point is the last point at or before T: within a
+ * run, entries are in time order (each is decided after the one before), so
+ * a binary search finds it.
+ */
+import type { LogStore } from './logStore.js'
+import { listSnapshots, readSnapshotHeader } from './snapshotFile.js'
+
+export interface SnapshotPoint {
+  seq: number
+  /** When it was taken; null when its header cannot be read. */
+  at: number | null
+  bytes: number
+  file: string
+  problem: string | null
+}
+
+export interface SeqRange {
+  fromSeq: number
+  toSeq: number
+  fromAt: number
+  toAt: number
+}
+
+export interface TenantHistory {
+  tenant: string
+  /** Newest first. */
+  snapshots: SnapshotPoint[]
+  /** Contiguous runs of log entries, oldest first. */
+  logRanges: SeqRange[]
+  /** The points a restore can reach, oldest first. */
+  reachable: SeqRange[]
+}
+
+/** A point outside the reachable history (the CLI and the admin endpoint answer it as a clear error). */
+export class RestorePointError extends Error {}
+
+function logRuns(store: LogStore, tenant: string): { fromSeq: number; toSeq: number }[] {
+  const runs: { fromSeq: number; toSeq: number }[] = []
+  let current: { fromSeq: number; toSeq: number } | undefined
+  for (const seq of store.seqs(tenant)) {
+    if (current !== undefined && seq === current.toSeq + 1) current.toSeq = seq
+    else runs.push((current = { fromSeq: seq, toSeq: seq }))
+  }
+  return runs
+}
+
+export function readHistory(tenant: string, dataDir: string, store: LogStore): TenantHistory {
+  const snapshots: SnapshotPoint[] = listSnapshots(dataDir, tenant).map((listing) => {
+    try {
+      const header = readSnapshotHeader(listing.file)
+      const problem = header.tenant === tenant && header.seq === listing.seq ? null : 'header does not match the file name'
+      return { seq: listing.seq, at: header.at, bytes: listing.bytes, file: listing.file, problem }
+    } catch (error) {
+      return { seq: listing.seq, at: null, bytes: listing.bytes, file: listing.file, problem: error instanceof Error ? error.message : String(error) }
+    }
+  })
+  const bases = snapshots.filter((snapshot) => snapshot.problem === null)
+  const pointAt = (seq: number): number => store.entryAt(tenant, seq)?.at ?? bases.find((snapshot) => snapshot.seq === seq)?.at ?? 0
+  const range = (fromSeq: number, toSeq: number): SeqRange => ({ fromSeq, toSeq, fromAt: pointAt(fromSeq), toAt: pointAt(toSeq) })
+  const runs = logRuns(store, tenant)
+  const reachable: SeqRange[] = []
+  for (const run of runs) {
+    const starts = bases.filter((snapshot) => snapshot.seq >= run.fromSeq - 1 && snapshot.seq <= run.toSeq).map((snapshot) => snapshot.seq)
+    if (run.fromSeq === 1) starts.push(1)
+    if (starts.length > 0) reachable.push(range(Math.min(...starts), run.toSeq))
+  }
+  for (const snapshot of bases) {
+    if (!runs.some((run) => snapshot.seq >= run.fromSeq - 1 && snapshot.seq <= run.toSeq)) reachable.push(range(snapshot.seq, snapshot.seq))
+  }
+  reachable.sort((a, b) => a.fromSeq - b.fromSeq)
+  return { tenant, snapshots, logRanges: runs.map((run) => range(run.fromSeq, run.toSeq)), reachable }
+}
+
+export function describeRange(range: SeqRange): string {
+  const seqs = range.fromSeq === range.toSeq ? `seq ${range.fromSeq}` : `seq ${range.fromSeq}..${range.toSeq}`
+  return `${seqs} (${new Date(range.fromAt).toISOString()} .. ${new Date(range.toAt).toISOString()})`
+}
+
+function reachableText(history: TenantHistory): string {
+  return history.reachable.length === 0 ? 'nothing is reachable' : `reachable: ${history.reachable.map(describeRange).join(', ')}`
+}
+
+export function checkReachable(history: TenantHistory, seq: number): number {
+  if (!history.reachable.some((range) => seq >= range.fromSeq && seq <= range.toSeq)) {
+    throw new RestorePointError(`tenant '${history.tenant}': seq ${seq} cannot be restored; ${reachableText(history)}`)
+  }
+  return seq
+}
+
+/** The last reachable point at or before `atMs`. */
+export function seqAtTime(history: TenantHistory, store: LogStore, atMs: number): number {
+  let best: { seq: number; at: number } | undefined
+  for (const range of history.reachable) {
+    if (range.fromAt > atMs) continue
+    // Binary search for the last entry at or before atMs; the range's first point is known to qualify.
+    let low = range.fromSeq
+    let high = range.toSeq
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2)
+      const at = store.entryAt(history.tenant, middle)?.at ?? Number.POSITIVE_INFINITY
+      if (at <= atMs) low = middle
+      else high = middle - 1
+    }
+    const at = low === range.fromSeq ? range.fromAt : (store.entryAt(history.tenant, low)?.at ?? range.fromAt)
+    if (best === undefined || at > best.at || (at === best.at && low > best.seq)) best = { seq: low, at }
+  }
+  if (best === undefined) {
+    throw new RestorePointError(`tenant '${history.tenant}': nothing reachable at or before ${new Date(atMs).toISOString()}; ${reachableText(history)}`)
+  }
+  return best.seq
+}

@@ -1,0 +1,52 @@
+/*
+ * Making a whole state a tenant's current one on disk (a restore, an
+ * import): it is written as a snapshot with the next free sequence number,
+ * above every logged entry and every snapshot of the tenant, so nothing of
+ * the history is overwritten and recovery (newest snapshot + the log after
+ * it) loads exactly this state. The log continues after it; the entries
+ * below it stay for other restores until retention prunes them. Then the
+ * e-mail and confirmation indexes learn the state's users, and the tenant
+ * directory gets its row if it had none. The snapshot is written first: a
+ * crash before it leaves the tenant as it was.
+ */
+import { indexGlobalsOfState } from '../engine/globalIndexes.js'
+import type { TenantState } from '../engine/tenantState.js'
+import type { LogStore } from './logStore.js'
+import { snapshotBodyOf } from './recovery.js'
+import { encodeSnapshotInSlices, listSnapshots, tenantSnapshotDir, writeSnapshotFile } from './snapshotFile.js'
+
+export interface InstalledState {
+  /** The sequence number the state now has; the next write gets the one after. */
+  seq: number
+  file: string
+  bytes: number
+  objects: number
+  /** The tenant's highest sequence number before (entries up to it stay in the history). */
+  previousLastSeq: number
+}
+
+export function objectCount(state: TenantState): number {
+  let objects = 0
+  for (const collection of state.collections.values()) objects += collection.size
+  return objects
+}
+
+/** Sets `state.seq` to the new sequence number; `onProgress` hears the records encoded so far. */
+export async function installState(
+  state: TenantState,
+  dataDir: string,
+  store: LogStore,
+  options: { createdAt?: number; onProgress?: (recordsDone: number) => void } = {},
+): Promise<InstalledState> {
+  const tenant = state.tenant
+  await store.flushed()
+  const previousLastSeq = Math.max(store.lastSeq(tenant), ...listSnapshots(dataDir, tenant).map((listing) => listing.seq))
+  const seq = previousLastSeq + 1
+  const bytes = await encodeSnapshotInSlices(tenant, seq, Date.now(), snapshotBodyOf(state), options.onProgress)
+  const file = await writeSnapshotFile(tenantSnapshotDir(dataDir, tenant), seq, bytes)
+  state.seq = seq
+  indexGlobalsOfState(store, tenant, state)
+  if (store.tenants.get(tenant) === undefined) void store.tenants.put(tenant, { createdAt: options.createdAt ?? Date.now() })
+  await store.flushed()
+  return { seq, file, bytes: bytes.length, objects: objectCount(state), previousLastSeq }
+}

@@ -1,0 +1,67 @@
+/*
+ * Where a restore takes its state from: a snapshot file (`--from`), or a
+ * point of the tenant's own history (`--to-seq`, `--to-time`), rebuilt from
+ * the newest valid snapshot at or before that point plus the log up to it
+ * (recoverTenant with `uptoSeq`). Used by the offline CLI and the admin
+ * listener's online restore alike; installState then makes the result
+ * current.
+ */
+import { TenantState } from '../engine/tenantState.js'
+import { checkReachable, readHistory, RestorePointError, seqAtTime } from './history.js'
+import type { LogStore } from './logStore.js'
+import { loadSnapshotBody, recoverTenant } from './recovery.js'
+import { listSnapshots, readSnapshotFile } from './snapshotFile.js'
+
+export type RestoreSource = { file: string } | { toSeq: number } | { toTimeMs: number }
+
+/** Exactly one of the three options, checked; the texts are what the operator typed. */
+export function parseRestoreSource(options: { from?: string | undefined; toSeq?: string | undefined; toTime?: string | undefined }): RestoreSource {
+  const given = [options.from, options.toSeq, options.toTime].filter((value) => value !== undefined)
+  if (given.length !== 1) throw new RestorePointError('name exactly one of --from <snapshot file>, --to-seq <n>, --to-time <ISO time>')
+  if (options.from !== undefined) return { file: options.from }
+  if (options.toSeq !== undefined) {
+    const seq = Number(options.toSeq)
+    if (!Number.isSafeInteger(seq) || seq < 1) throw new RestorePointError(`--to-seq needs a sequence number of 1 or more, got '${options.toSeq}'`)
+    return { toSeq: seq }
+  }
+  const text = options.toTime as string
+  const atMs = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN
+  if (Number.isNaN(atMs)) throw new RestorePointError(`--to-time needs an ISO 8601 time such as 2026-11-23T18:30:00Z, got '${text}'`)
+  return { toTimeMs: atMs }
+}
+
+export interface RebuiltState {
+  state: TenantState
+  /** What was restored, for the operator. */
+  description: string
+  /** The point of the tenant's own history restored to; null for a snapshot file. */
+  pointSeq: number | null
+}
+
+export function rebuildState(
+  tenant: string,
+  dataDir: string,
+  store: LogStore,
+  source: RestoreSource,
+  onReplay?: (entriesDone: number, entriesTotal: number) => void,
+): RebuiltState {
+  if ('file' in source) {
+    const { header, body } = readSnapshotFile(source.file)
+    const state = new TenantState(tenant)
+    loadSnapshotBody(state, body)
+    return { state, description: `snapshot file ${source.file} (taken at seq ${header.seq} of '${header.tenant}', ${new Date(header.at).toISOString()})`, pointSeq: null }
+  }
+  const history = readHistory(tenant, dataDir, store)
+  const seq = 'toSeq' in source ? checkReachable(history, source.toSeq) : seqAtTime(history, store, source.toTimeMs)
+  const baseSeq = listSnapshots(dataDir, tenant).find((listing) => listing.seq <= seq)?.seq ?? 0
+  const { state, report } = recoverTenant(tenant, dataDir, store, { uptoSeq: seq, onProgress: (done) => onReplay?.(done, seq - baseSeq) })
+  if (state.seq !== seq) {
+    const skipped = report.skippedSnapshots.map((skip) => `${skip.file}: ${skip.reason}`).join('; ')
+    throw new RestorePointError(`tenant '${tenant}': the rebuild reached seq ${state.seq}, not ${seq}${skipped === '' ? '' : ` (skipped snapshots: ${skipped})`}`)
+  }
+  onReplay?.(report.replayedEntries, report.replayedEntries)
+  const at = store.entryAt(tenant, seq)?.at
+  const when = at === undefined ? '' : `, written ${new Date(at).toISOString()}`
+  const base = report.snapshotFile === null ? 'the empty tenant' : `snapshot seq ${report.snapshotSeq}`
+  return { state, description: `seq ${seq}${when} (${base} + ${report.replayedEntries} log entries)`, pointSeq: seq }
+}

@@ -1,0 +1,88 @@
+/*
+ * Moving a tenant between data directories: `export` rebuilds the tenant
+ * from disk (recoverTenant), encodes it as a snapshot and bundles it with
+ * the bytes of its uploaded files (the ones its FileMetadata records name)
+ * in an export file (exportFile.ts). `import` reads such a file into a new
+ * tenant: the state is checked by loading it, the file bytes go into the
+ * LMDB files table, and installState writes the snapshot, the e-mail index
+ * and the directory row (last, so the tenant exists only when complete).
+ *
+ * `--as <name>` imports under another name: the records keep their ids;
+ * only the Account's `urlPrefix`, which is the tenant's host name, follows
+ * the new name.
+ */
+import fs from 'node:fs'
+import { FileMetadata } from '../domain/resources/fileMetadata.js'
+import { TenantState } from '../engine/tenantState.js'
+import { isValidTenantName } from '../http/routes/registration.js'
+import { decodeExport, encodeExport, type ExportedFile } from './exportFile.js'
+import { installState, objectCount, type InstalledState } from './installState.js'
+import type { LogStore } from './logStore.js'
+import type { ProgressFactory } from '../progress.js'
+import { loadSnapshotBody, recoverTenant, snapshotBodyOf } from './recovery.js'
+import { encodeSnapshotInSlices, listSnapshots, writeFileAtomically } from './snapshotFile.js'
+
+export class TransferError extends Error {}
+
+export interface ExportResult {
+  seq: number
+  objects: number
+  files: number
+  bytes: number
+  /** File keys named by metadata whose bytes are not stored (exported without bytes). */
+  missingFiles: string[]
+}
+
+export async function exportTenant(tenant: string, dataDir: string, store: LogStore, outFile: string, startProgress?: ProgressFactory): Promise<ExportResult> {
+  const info = store.tenants.get(tenant)
+  if (info === undefined) throw new TransferError(`no tenant '${tenant}' in ${dataDir}`)
+  const replay = startProgress?.(`replay ${tenant}`, 'entries', store.logLength(tenant))
+  const { state } = recoverTenant(tenant, dataDir, store, { onProgress: (done) => replay?.update(done) })
+  replay?.finish()
+  const objects = objectCount(state)
+  const encode = startProgress?.(`encode ${tenant}`, 'records', objects)
+  const snapshotBytes = await encodeSnapshotInSlices(tenant, state.seq, Date.now(), snapshotBodyOf(state), (done) => encode?.update(done))
+  encode?.finish()
+  const files: ExportedFile[] = []
+  const missingFiles: string[] = []
+  for (const rec of state.collection(FileMetadata.type).values()) {
+    const key = rec.fileKey as string
+    const bytes = store.files.get([tenant, key])
+    if (bytes === undefined) missingFiles.push(key)
+    else files.push({ key, bytes: Buffer.from(bytes) })
+  }
+  const bytes = encodeExport({ tenant, createdAt: info.createdAt, exportedAt: Date.now(), seq: state.seq, snapshotBytes, files })
+  await writeFileAtomically(outFile, bytes)
+  return { seq: state.seq, objects, files: files.length, bytes: bytes.length, missingFiles }
+}
+
+export interface ImportResult extends InstalledState {
+  tenant: string
+  from: string
+  files: number
+}
+
+export async function importTenant(
+  fromFile: string,
+  dataDir: string,
+  store: LogStore,
+  asName: string | undefined,
+  startProgress?: ProgressFactory,
+): Promise<ImportResult> {
+  const content = decodeExport(fs.readFileSync(fromFile))
+  const tenant = asName ?? content.tenant
+  if (!isValidTenantName(tenant)) throw new TransferError(`'${tenant}' is not a valid tenant name (lower-case letters, digits and '-', not reserved)`)
+  if (store.tenants.get(tenant) !== undefined) throw new TransferError(`tenant '${tenant}' exists in ${dataDir}; import it under another name with --as <name>`)
+  if (listSnapshots(dataDir, tenant).length > 0 || store.lastSeq(tenant) > 0) {
+    throw new TransferError(`tenant '${tenant}' has no directory row but snapshots or log entries in ${dataDir} (an interrupted import?); remove them first`)
+  }
+  const { body } = content.snapshot
+  if (tenant !== content.tenant) for (const account of body.collections.Account ?? []) (account as Record<string, unknown>).urlPrefix = tenant
+  const state = new TenantState(tenant)
+  loadSnapshotBody(state, body)
+  for (const file of content.files) void store.files.put([tenant, file.key], file.bytes)
+  const encode = startProgress?.(`import ${tenant}`, 'records', objectCount(state))
+  const installed = await installState(state, dataDir, store, { createdAt: content.createdAt, onProgress: (done) => encode?.update(done) })
+  encode?.finish()
+  return { ...installed, tenant, from: content.tenant, files: content.files.length }
+}
