@@ -21,7 +21,7 @@ import { callAdmin } from './admin/adminClient.js'
 import { loadConfig, type Config } from './config.js'
 import { lockHolder, refuseWhileServing } from './dataDirLock.js'
 import { TenantActor } from './engine/tenantActor.js'
-import { readHistory } from './persist/history.js'
+import { entriesToReplay, readHistory } from './persist/history.js'
 import { installState, objectCount } from './persist/installState.js'
 import { LogStore } from './persist/logStore.js'
 import { parseRestoreSource, rebuildState, type RestoreSource } from './persist/restoreSource.js'
@@ -103,7 +103,7 @@ const COMMANDS: Record<string, Command> = {
         if (names.length === 0) throw new UsageError('name a tenant or --all')
         for (const tenant of names) {
           if (store.tenants.get(tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
-          const replay = progress(`replay ${tenant}`, 'entries', store.logLength(tenant))
+          const replay = progress(`replay ${tenant}`, 'entries', entriesToReplay(tenant, config.dataDir, store))
           const actor = TenantActor.recover(tenant, config, store, (done) => replay.update(done))
           replay.finish()
           const encode = progress(`snapshot ${tenant}`, 'records', objectCount(actor.state))

@@ -126,3 +126,8 @@ export function seqAtTime(history: TenantHistory, store: LogStore, atMs: number)
   }
   return best.seq
 }
+
+/** About how many log entries a rebuild up to `uptoSeq` replays: from the newest snapshot at or before it (for progress). */
+export function entriesToReplay(tenant: string, dataDir: string, store: LogStore, uptoSeq = store.lastSeq(tenant)): number {
+  return Math.max(0, uptoSeq - (listSnapshots(dataDir, tenant).find((listing) => listing.seq <= uptoSeq)?.seq ?? 0))
+}

@@ -7,10 +7,10 @@
  * current.
  */
 import { TenantState } from '../engine/tenantState.js'
-import { checkReachable, readHistory, RestorePointError, seqAtTime } from './history.js'
+import { checkReachable, entriesToReplay, readHistory, RestorePointError, seqAtTime } from './history.js'
 import type { LogStore } from './logStore.js'
 import { loadSnapshotBody, recoverTenant } from './recovery.js'
-import { listSnapshots, readSnapshotFile } from './snapshotFile.js'
+import { readSnapshotFile } from './snapshotFile.js'
 
 export type RestoreSource = { file: string } | { toSeq: number } | { toTimeMs: number }
 
@@ -53,8 +53,8 @@ export function rebuildState(
   }
   const history = readHistory(tenant, dataDir, store)
   const seq = 'toSeq' in source ? checkReachable(history, source.toSeq) : seqAtTime(history, store, source.toTimeMs)
-  const baseSeq = listSnapshots(dataDir, tenant).find((listing) => listing.seq <= seq)?.seq ?? 0
-  const { state, report } = recoverTenant(tenant, dataDir, store, { uptoSeq: seq, onProgress: (done) => onReplay?.(done, seq - baseSeq) })
+  const total = entriesToReplay(tenant, dataDir, store, seq)
+  const { state, report } = recoverTenant(tenant, dataDir, store, { uptoSeq: seq, onProgress: (done) => onReplay?.(done, total) })
   if (state.seq !== seq) {
     const skipped = report.skippedSnapshots.map((skip) => `${skip.file}: ${skip.reason}`).join('; ')
     throw new RestorePointError(`tenant '${tenant}': the rebuild reached seq ${state.seq}, not ${seq}${skipped === '' ? '' : ` (skipped snapshots: ${skipped})`}`)

@@ -16,6 +16,7 @@ import { FileMetadata } from '../domain/resources/fileMetadata.js'
 import { TenantState } from '../engine/tenantState.js'
 import { isValidTenantName } from '../http/routes/registration.js'
 import { decodeExport, encodeExport, type ExportedFile } from './exportFile.js'
+import { entriesToReplay } from './history.js'
 import { installState, objectCount, type InstalledState } from './installState.js'
 import type { LogStore } from './logStore.js'
 import type { ProgressFactory } from '../progress.js'
@@ -36,7 +37,7 @@ export interface ExportResult {
 export async function exportTenant(tenant: string, dataDir: string, store: LogStore, outFile: string, startProgress?: ProgressFactory): Promise<ExportResult> {
   const info = store.tenants.get(tenant)
   if (info === undefined) throw new TransferError(`no tenant '${tenant}' in ${dataDir}`)
-  const replay = startProgress?.(`replay ${tenant}`, 'entries', store.logLength(tenant))
+  const replay = startProgress?.(`replay ${tenant}`, 'entries', entriesToReplay(tenant, dataDir, store))
   const { state } = recoverTenant(tenant, dataDir, store, { onProgress: (done) => replay?.update(done) })
   replay?.finish()
   const objects = objectCount(state)
