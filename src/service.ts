@@ -16,9 +16,15 @@ import type { Config } from './config.js'
 import { adminKeyFor } from './admin/adminKey.js'
 import { AdminServer } from './admin/adminServer.js'
 import { registerHealthRoutes } from './admin/healthRoutes.js'
+import { registerMetricsRoute } from './admin/metricsRoute.js'
 import { Readiness } from './admin/readiness.js'
 import { acquireLock, releaseLock } from './dataDirLock.js'
 import { ApiError } from './domain/errors.js'
+import { startIdleSweeper } from './engine/idleSweeper.js'
+import type { FrontEndObservers } from './observability/frontEndObservers.js'
+import { RequestIds } from './observability/requestId.js'
+import { RequestLog } from './observability/requestLog.js'
+import { RequestMetrics } from './observability/requestMetrics.js'
 import { TenantRegistry } from './engine/tenantRegistry.js'
 import type { Services } from './http/call.js'
 import { abuseLimits } from './http/rateLimiter.js'
@@ -33,6 +39,9 @@ export interface RunningService {
   readonly admin: AdminServer
   readonly readiness: Readiness
   readonly services: Services
+  readonly observers: FrontEndObservers
+  /** Runs one idle-eviction sweep now (tests); resolves with the tenants put to rest. */
+  sweepIdle(): Promise<string[]>
   stop(): Promise<void>
 }
 
@@ -67,15 +76,22 @@ export async function startService(config: Config): Promise<RunningService> {
   const readiness = new Readiness()
   const admin = new AdminServer(adminKeyFor(config))
   registerHealthRoutes(admin, readiness)
+  const observers: FrontEndObservers = {
+    requests: new RequestMetrics(),
+    requestLog: config.requestLog ? new RequestLog() : null,
+    requestIds: new RequestIds(),
+  }
+  registerMetricsRoute(admin, { requests: observers.requests, registry, store })
   await admin.listen(config.adminPort)
   if (config.recoverOnStart) activateAll(registry)
   let server: Awaited<ReturnType<typeof startHttpServer>>
   try {
-    server = await startHttpServer(services, config.port, config.host)
+    server = await startHttpServer(services, config.port, config.host, observers)
   } catch (error) {
     admin.close()
     throw error
   }
+  const sweeper = startIdleSweeper(registry, config.idleEvictMs)
   readiness.markReady()
   let stopping: Promise<void> | null = null
   return {
@@ -84,12 +100,16 @@ export async function startService(config: Config): Promise<RunningService> {
     admin,
     readiness,
     services,
+    observers,
+    sweepIdle: () => sweeper.sweep(),
     stop: () =>
       (stopping ??= (async () => {
         readiness.markStopping()
+        sweeper.stop()
         server.close()
         await registry.close()
         await store.close()
+        observers.requestLog?.flush()
         admin.close()
         releaseLock(config.dataDir)
       })()),

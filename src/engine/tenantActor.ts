@@ -16,6 +16,12 @@
  * to themselves across awaits; they run one at a time and other requests wait
  * for them (the mailbox).
  *
+ * Rest. An idle tenant may be put to rest (hibernate(), inside an exclusive
+ * job, after its snapshot): its state is dropped and reloaded from disk the
+ * moment anything touches `state` again, so a reference held by a request
+ * in flight stays valid. Callers waiting for an exclusive job are counted
+ * (`waiting`, the mailbox depth).
+ *
  * Failure. If an append fails (disk or map full), nothing from that entry on
  * is acknowledged: the tenant truncates the log after the last entry that
  * made it and reloads its state from disk, so memory never holds a change the
@@ -40,7 +46,8 @@ export interface SnapshotResult {
 
 
 export class TenantActor {
-  state: TenantState
+  /** The state in memory; null while the tenant rests. */
+  private loaded: TenantState | null = null
   /** Highest sequence number known to be on disk. */
   private durableSeq: number
   /** The flush of the newest appended entry (it covers every earlier one). */
@@ -53,6 +60,12 @@ export class TenantActor {
   private snapshotRunning: Promise<SnapshotResult> | null = null
   lastRecovery: RecoveryReport
   lastSnapshotAt: number | null = null
+  /** Callers waiting for an exclusive job to finish (the mailbox depth). */
+  waiting = 0
+  /** When a request last asked for this tenant (idle eviction, least recently used). */
+  lastUsedMs = Date.now()
+  /** Told when a resting tenant is loaded again. */
+  private onWake: (() => void) | null = null
 
   private constructor(
     readonly tenant: string,
@@ -79,9 +92,55 @@ export class TenantActor {
     return new TenantActor(tenant, config, store, new TenantState(tenant), report)
   }
 
+  /** The tenant's state; a resting tenant is reloaded from disk (its newest snapshot and the log after it). */
+  get state(): TenantState {
+    if (this.loaded !== null) return this.loaded
+    const { state, report } = recoverTenant(this.tenant, this.config.dataDir, this.store)
+    this.lastRecovery = report
+    this.entriesSinceSnapshot = report.replayedEntries
+    this.logBytesSinceSnapshot = 0
+    this.state = state
+    return state
+  }
+
+  set state(state: TenantState) {
+    const wasResting = this.loaded === null
+    this.loaded = state
+    if (wasResting && this.onWake !== null) {
+      const onWake = this.onWake
+      this.onWake = null
+      onWake()
+    }
+  }
+
+  get resting(): boolean {
+    return this.loaded === null
+  }
+
+  get logEntriesSinceSnapshot(): number {
+    return this.entriesSinceSnapshot
+  }
+
+  /** Drops the state from memory (the caller holds the tenant exclusively, and everything logged is durable). */
+  hibernate(onWake: () => void): void {
+    assert(this.busy !== null, 'hibernate outside an exclusive job')
+    assert(this.durableSeq >= (this.loaded?.seq ?? 0), 'hibernate with entries not yet durable')
+    this.loaded = null
+    this.onWake = onWake
+  }
+
+  private async waitTurn(): Promise<void> {
+    this.waiting += 1
+    try {
+      await this.busy
+    } finally {
+      this.waiting -= 1
+    }
+  }
+
   /** Runs a synchronous read and releases its answer once everything it could see is durable. */
   async read<T>(query: (state: TenantState) => T): Promise<T> {
-    while (this.busy !== null) await this.busy
+    while (this.busy !== null) await this.waitTurn()
     const result = query(this.state)
     await this.durable(this.state.seq)
     return result
@@ -89,13 +148,13 @@ export class TenantActor {
 
   /** Runs a synchronous read of the current state, durable or not (see TenantAccess.inspect). */
   async inspect<T>(query: (state: TenantState) => T): Promise<T> {
-    while (this.busy !== null) await this.busy
+    while (this.busy !== null) await this.waitTurn()
     return query(this.state)
   }
 
   /** Decides and applies a write, logs it, and resolves once it is on disk. */
   async write<T>(decide: (tx: WriteTx) => T): Promise<T> {
-    while (this.busy !== null) await this.busy
+    while (this.busy !== null) await this.waitTurn()
     return this.writeNow(decide)
   }
 
@@ -138,7 +197,7 @@ export class TenantActor {
 
   /** Runs a job that needs the tenant to itself across awaits. */
   async exclusive<T>(job: () => Promise<T>): Promise<T> {
-    while (this.busy !== null) await this.busy
+    while (this.busy !== null) await this.waitTurn()
     let release!: () => void
     this.busy = new Promise((resolve) => (release = resolve))
     try {
@@ -199,6 +258,7 @@ export class TenantActor {
       this.entriesSinceSnapshot >= this.config.snapshotEveryCommands || this.logBytesSinceSnapshot >= this.config.snapshotEveryLogBytes
     if (due && this.snapshotRunning === null) {
       setImmediate(() => {
+        if (this.resting) return
         this.snapshot().catch((error: unknown) => console.error(`snapshot of tenant '${this.tenant}' failed:`, error))
       })
     }

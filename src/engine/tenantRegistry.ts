@@ -3,6 +3,17 @@
  * actor is activated (recovered from disk) on a tenant's first request and
  * kept in memory. Creating a tenant writes its directory row and its first
  * log entry in the same group commit.
+ *
+ * Eviction. evict() puts a tenant to rest as an exclusive job of its actor
+ * (so no request or write runs meanwhile): it re-checks that nobody waits
+ * (and, for the idle sweep, that the tenant is still idle), waits for the
+ * log to be durable, snapshots when entries were logged since the last
+ * snapshot, checks again, and drops the state (TenantActor.hibernate). The
+ * actor object itself is kept only through a WeakRef: a request in flight
+ * that still holds it reloads the state on its next touch and the actor
+ * rejoins the active set, and a new actor is made for the tenant only once
+ * the old one is unreachable, so there is never a second live actor for a
+ * tenant. MAX_ACTIVE_TENANTS evicts the least recently used past the cap.
  */
 import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
@@ -13,8 +24,29 @@ import type { WriteTx } from './writeTx.js'
 
 export const TENANT_NAME_MAX_LENGTH = 63
 
+/** Runs `open` (which loads a tenant from disk); a tenant whose snapshot or log is damaged answers 503. */
+function openOrRefuse<T>(tenant: string, open: () => T): T {
+  try {
+    return open()
+  } catch (error) {
+    if (!(error instanceof LogCorruptError || error instanceof RecoveryError)) throw error
+    // This tenant stays closed until an operator repairs or restores it; the others are unaffected.
+    console.error(`tenant '${tenant}' cannot be recovered: ${error.message}`)
+    throw new ApiError('TL01-9011', `tenant '${tenant}' cannot be opened: ${error.message}`, null, [], { 'Retry-After': '60' })
+  }
+}
+
 export class TenantRegistry {
+  /** Tenants with their state in memory. */
   private readonly actors = new Map<string, TenantActor>()
+  /** Tenants put to rest, while their actor object is still reachable from somewhere. */
+  private readonly resting = new Map<string, WeakRef<TenantActor>>()
+  private readonly forgetResting = new FinalizationRegistry<string>((tenant) => {
+    if (this.resting.get(tenant)?.deref() === undefined) this.resting.delete(tenant)
+  })
+  private readonly evicting = new Set<string>()
+  /** Tenants put to rest since start. */
+  evictions = 0
   private readonly creating = new Set<string>()
   private closing = false
 
@@ -30,24 +62,82 @@ export class TenantRegistry {
   /** The tenant's actor, activated on first use; undefined for an unknown tenant. */
   get(tenant: string): TenantActor | undefined {
     const active = this.actors.get(tenant)
-    if (active !== undefined) return active
+    if (active !== undefined) {
+      active.lastUsedMs = Date.now()
+      return active
+    }
+    const resting = this.resting.get(tenant)?.deref()
+    if (resting !== undefined) {
+      // Touching the state reloads it; the actor's wake-up moves it back among the active ones.
+      openOrRefuse(tenant, () => resting.state)
+      resting.lastUsedMs = Date.now()
+      return resting
+    }
     const info = this.store.tenants.get(tenant)
     if (info === undefined) return undefined
-    let actor: TenantActor
-    try {
-      actor = TenantActor.recover(tenant, this.config, this.store)
-    } catch (error) {
-      if (!(error instanceof LogCorruptError || error instanceof RecoveryError)) throw error
-      // This tenant stays closed until an operator repairs or restores it; the others are unaffected.
-      console.error(`tenant '${tenant}' cannot be recovered: ${error.message}`)
-      throw new ApiError('TL01-9011', `tenant '${tenant}' cannot be opened: ${error.message}`, null, [], { 'Retry-After': '60' })
-    }
-    this.actors.set(tenant, actor)
+    const actor = openOrRefuse(tenant, () => TenantActor.recover(tenant, this.config, this.store))
+    this.activated(tenant, actor)
     return actor
   }
 
+  /** Tenants with their state in memory. */
   active(): IterableIterator<TenantActor> {
     return this.actors.values()
+  }
+
+  get activeCount(): number {
+    return this.actors.size
+  }
+
+  /**
+   * Snapshots (when needed) and drops a tenant's state from memory, unless a request waits for it or, with
+   * `idleForMs`, it was used more recently than that; true when it was put to rest. The next request loads it again.
+   */
+  async evict(tenant: string, idleForMs = 0): Promise<boolean> {
+    const actor = this.actors.get(tenant)
+    if (actor === undefined || this.evicting.has(tenant) || this.closing) return false
+    this.evicting.add(tenant)
+    try {
+      return await actor.exclusive(async () => {
+        const idle = () => !this.closing && this.actors.get(tenant) === actor && actor.waiting === 0 && Date.now() - actor.lastUsedMs >= idleForMs
+        if (!idle()) return false
+        await actor.durable(actor.state.seq)
+        if (actor.logEntriesSinceSnapshot > 0) await actor.snapshot()
+        // A snapshot that was already running when the eviction began may not hold the newest entries.
+        if (actor.logEntriesSinceSnapshot > 0) await actor.snapshot()
+        if (!idle()) return false
+        this.actors.delete(tenant)
+        this.resting.set(tenant, new WeakRef(actor))
+        this.forgetResting.register(actor, tenant)
+        actor.hibernate(() => this.woke(tenant, actor))
+        this.evictions += 1
+        return true
+      })
+    } finally {
+      this.evicting.delete(tenant)
+    }
+  }
+
+  private activated(tenant: string, actor: TenantActor): void {
+    this.actors.set(tenant, actor)
+    this.enforceCap(actor)
+  }
+
+  private woke(tenant: string, actor: TenantActor): void {
+    if (this.resting.get(tenant)?.deref() === actor) this.resting.delete(tenant)
+    this.activated(tenant, actor)
+  }
+
+  /** Past MAX_ACTIVE_TENANTS, puts the least recently used tenants to rest (not the one just activated). */
+  private enforceCap(keep: TenantActor): void {
+    const max = this.config.maxActiveTenants
+    const excess = this.actors.size - this.evicting.size - max
+    if (max === 0 || excess <= 0 || this.closing) return
+    const candidates = [...this.actors.values()].filter((actor) => actor !== keep && !this.evicting.has(actor.tenant))
+    candidates.sort((a, b) => a.lastUsedMs - b.lastUsedMs)
+    for (const actor of candidates.slice(0, excess)) {
+      this.evict(actor.tenant).catch((error: unknown) => console.error(`evicting tenant '${actor.tenant}' failed:`, error))
+    }
   }
 
   /** Every tenant in the directory. */
@@ -68,16 +158,11 @@ export class TenantRegistry {
         void this.store.tenants.put(tenant, { createdAt: tx.now })
         return decided
       })
-      this.actors.set(tenant, actor)
+      this.activated(tenant, actor)
       return result
     } finally {
       this.creating.delete(tenant)
     }
-  }
-
-  /** Drops a tenant from memory (it is activated again from disk on its next request). */
-  evict(tenant: string): void {
-    this.actors.delete(tenant)
   }
 
   async snapshotAll(): Promise<void> {

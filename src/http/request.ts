@@ -19,6 +19,8 @@ export interface ApiRequest {
   readonly jsonpSuffix: boolean
   /** Set for items of a batch: nested batches are refused. */
   readonly inBatch: boolean
+  /** The id of the HTTP request (a batch's items share it): in the X-Request-Id header, the request log and 5xx descriptions. */
+  readonly requestId: string
 }
 
 export class PathError extends Error {}

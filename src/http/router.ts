@@ -3,17 +3,19 @@
  * tenant, the route (a fixed route of the table, else a declared resource
  * path), authenticates when the route needs it (and meters the caller's
  * request rate, rateLimiter.ts), and turns every error into
- * the error body: ApiError as it is, anything else as 500 TL01-9001 with a
- * request id that is also logged.
+ * the error body: ApiError as it is, anything else as 500 TL01-9001 with
+ * the request's id, which is also logged. The route it found is reported
+ * through `trace` as a bounded label (routeLabel.ts) for metrics and logs.
  */
-import { randomUUID } from 'node:crypto'
 import { ApiError } from '../domain/errors.js'
+import type { RouteLabel } from '../observability/requestMetrics.js'
 import { RESOURCE_PATHS, resourceByPath } from '../domain/resources/index.js'
 import { authenticate } from './authenticate.js'
 import type { Call, Services, TenantAccess } from './call.js'
 import { meterRequest } from './rateLimiter.js'
 import type { ApiRequest } from './request.js'
 import { errorResponse, internalError, type ApiResponse } from './response.js'
+import { fixedRouteLabel, resourceRouteLabel } from './routeLabel.js'
 import { matchPattern, ROUTES } from './routeTable.js'
 import { handleResource, MethodNotAllowed } from './routes/resources.js'
 
@@ -31,7 +33,12 @@ async function signIn(call: Call): Promise<void> {
   meterRequest(call)
 }
 
-async function dispatch(call: Call): Promise<ApiResponse> {
+/** Where the router reports the route it found (left as it was when none matched). */
+export interface RouteTrace {
+  route: RouteLabel
+}
+
+async function dispatch(call: Call, trace: RouteTrace | undefined): Promise<ApiResponse> {
   const { request } = call
   const scope = request.tenant === null ? 'public' : 'tenant'
   const allowed: string[] = []
@@ -43,6 +50,7 @@ async function dispatch(call: Call): Promise<ApiResponse> {
       allowed.push(route.method)
       continue
     }
+    if (trace !== undefined) trace.route = fixedRouteLabel(route.scope, route.pattern)
     if (route.auth) await signIn(call)
     return route.handle(call, params)
   }
@@ -51,25 +59,25 @@ async function dispatch(call: Call): Promise<ApiResponse> {
   if (resource === null) {
     throw new ApiError('TL01-9003', `no resource at /v1/${request.segments.join('/')}${scope === 'public' ? ' on the public address' : ''}`)
   }
-  await signIn(call)
   const decl = resourceByPath(resource.path)
   if (decl === undefined) throw new Error(`resource path ${resource.path} has no declaration`)
+  if (trace !== undefined) trace.route = resourceRouteLabel(decl, resource.path, resource.rest)
+  await signIn(call)
   return handleResource(call, decl, resource.rest)
 }
 
 /** Answers a request; `access` replaces the tenant's actor (a batch runs its items in one transaction). */
-export async function route(services: Services, request: ApiRequest, access?: TenantAccess): Promise<ApiResponse> {
+export async function route(services: Services, request: ApiRequest, access?: TenantAccess, trace?: RouteTrace): Promise<ApiResponse> {
   try {
     let tenant: TenantAccess | null = null
     if (request.tenant !== null) {
       tenant = access ?? services.registry.get(request.tenant) ?? null
       if (tenant === null) throw new ApiError('TL01-1005', `there is no account at '${request.tenant}'`)
     }
-    return await dispatch({ services, request, tenantName: request.tenant, tenant, principal: null })
+    return await dispatch({ services, request, tenantName: request.tenant, tenant, principal: null }, trace)
   } catch (error) {
     if (error instanceof ApiError) return errorResponse(request, error)
-    const requestId = randomUUID()
-    console.error(`request ${requestId} ${request.method} /v1/${request.segments.join('/')} failed:`, error)
-    return errorResponse(request, internalError(requestId))
+    console.error(`request ${request.requestId} ${request.method} /v1/${request.segments.join('/')} failed:`, error)
+    return errorResponse(request, internalError(request.requestId))
   }
 }

@@ -7,14 +7,21 @@
  * Content-Length up front and again while reading, hands an ApiRequest to
  * the router, and writes the answer inside res.cork() unless the client
  * went away.
+ *
+ * Each request is an Exchange: its id (sent as X-Request-Id), start time,
+ * method, tenant and the route the router found. When the answer is
+ * written (or found to have no client any more: status 499) the exchange
+ * is counted once in the request metrics and, when on, logged as one line.
  */
 import { STATUS_CODES } from 'node:http'
 import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
+import type { FrontEndObservers } from '../observability/frontEndObservers.js'
+import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
 import type { Services } from './call.js'
 import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
 import { plainErrorResponse, type ApiResponse } from './response.js'
-import { route } from './router.js'
+import { route, type RouteTrace } from './router.js'
 import { loadNativeUws, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.js'
 
 const OVERRIDABLE = new Set(['PUT', 'DELETE'])
@@ -23,14 +30,54 @@ function statusLine(status: number): string {
   return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`
 }
 
-function send(res: HttpResponse, state: { aborted: boolean }, response: ApiResponse, close = false): void {
-  if (state.aborted) return
+/** Status counted for an answer whose client went away before it was written (as nginx counts it). */
+const CLIENT_CLOSED = 499
+
+class Exchange implements RouteTrace {
+  /** The client went away, or the answer was written: nothing more may touch `res`. */
+  aborted = false
+  /** Counted and logged already. */
+  recorded = false
+  route: RouteLabel = UNMATCHED_ROUTE
+  tenant: string | null = null
+  readonly startedMs = performance.now()
+
+  constructor(
+    readonly requestId: string,
+    public method: string,
+  ) {}
+}
+
+function record(observers: FrontEndObservers, exchange: Exchange, status: number, body: string | Buffer): void {
+  exchange.recorded = true
+  const durationMs = performance.now() - exchange.startedMs
+  observers.requests.observe(exchange.route, exchange.method, status, durationMs)
+  observers.requestLog?.write({
+    time: Date.now(),
+    requestId: exchange.requestId,
+    method: exchange.method,
+    route: exchange.route.route,
+    tenant: exchange.tenant,
+    status,
+    durationMs: Math.round(durationMs * 1000) / 1000,
+    bytes: typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+  })
+}
+
+function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObservers, response: ApiResponse, close = false): void {
+  if (exchange.recorded) return
+  if (exchange.aborted) {
+    record(observers, exchange, CLIENT_CLOSED, '')
+    return
+  }
   res.cork(() => {
     res.writeStatus(statusLine(response.status))
+    res.writeHeader('X-Request-Id', exchange.requestId)
     for (const [name, value] of Object.entries(response.headers)) res.writeHeader(name, value)
     res.end(response.body, close)
   })
-  state.aborted = true
+  exchange.aborted = true
+  record(observers, exchange, response.status, response.body)
 }
 
 /** Uploads (paths ending in /upload) may carry a file up to maxFileBytes; every other body up to maxBodyBytes. */
@@ -46,16 +93,16 @@ export interface RunningServer {
   close(): void
 }
 
-export function startHttpServer(services: Services, port: number, host: string): Promise<RunningServer> {
+export function startHttpServer(services: Services, port: number, host: string, observers: FrontEndObservers): Promise<RunningServer> {
   const uws = loadNativeUws()
   const app: TemplatedApp = uws.App()
   const { config } = services
   app.any('/*', (res, req) => {
-    const state = { aborted: false }
+    const rawMethod = req.getMethod().toUpperCase()
+    const state = new Exchange(observers.requestIds.next(), rawMethod)
     res.onAborted(() => {
       state.aborted = true
     })
-    const rawMethod = req.getMethod().toUpperCase()
     const url = req.getUrl()
     const queryString = req.getQuery() ?? ''
     const headers = new Map<string, string>()
@@ -66,18 +113,20 @@ export function startHttpServer(services: Services, port: number, host: string):
     try {
       split = splitPath(url)
     } catch (error) {
-      send(res, state, plainErrorResponse(new ApiError('TL01-9003', error instanceof PathError ? error.message : 'malformed path')))
+      send(res, state, observers, plainErrorResponse(new ApiError('TL01-9003', error instanceof PathError ? error.message : 'malformed path')))
       return
     }
     const tenant = tenantFromHost(headers.get('host') ?? '', config.baseDomain)
     if (tenant === undefined || !split.versioned) {
       const message = tenant === undefined ? `host '${(headers.get('host') ?? '').slice(0, 100)}' is not served here` : 'paths start with /v1'
-      send(res, state, plainErrorResponse(new ApiError(tenant === undefined ? 'TL01-1005' : 'TL01-9003', message)))
+      send(res, state, observers, plainErrorResponse(new ApiError(tenant === undefined ? 'TL01-1005' : 'TL01-9003', message)))
       return
     }
+    state.tenant = tenant
     const query = parseQuery(queryString)
     const override = query.get('method')?.toUpperCase()
     const method = override !== undefined && OVERRIDABLE.has(override) && (rawMethod === 'POST' || rawMethod === 'GET') ? override : rawMethod
+    state.method = method
 
     const dispatch = (body: Buffer) => {
       const request: ApiRequest = {
@@ -90,12 +139,13 @@ export function startHttpServer(services: Services, port: number, host: string):
         remoteAddress,
         jsonpSuffix: split.jsonpSuffix,
         inBatch: false,
+        requestId: state.requestId,
       }
-      route(services, request).then(
-        (response) => send(res, state, response),
+      route(services, request, undefined, state).then(
+        (response) => send(res, state, observers, response),
         (error: unknown) => {
-          console.error('unexpected failure outside the router:', error)
-          send(res, state, plainErrorResponse(new ApiError('TL01-9001', 'internal error')))
+          console.error(`request ${state.requestId}: unexpected failure outside the router:`, error)
+          send(res, state, observers, plainErrorResponse(new ApiError('TL01-9001', 'internal error', `request id ${state.requestId}`)))
         },
       )
     }
@@ -104,7 +154,7 @@ export function startHttpServer(services: Services, port: number, host: string):
     const limit = bodyLimit(split.segments, config)
     const tooLarge = () => plainErrorResponse(limit.error())
     if (Number.isFinite(declaredLength) && declaredLength > limit.bytes) {
-      send(res, state, tooLarge(), true)
+      send(res, state, observers, tooLarge(), true)
       return
     }
     const hasBody = declaredLength > 0 || headers.has('transfer-encoding')
@@ -118,7 +168,7 @@ export function startHttpServer(services: Services, port: number, host: string):
       if (state.aborted) return
       received += chunk.byteLength
       if (received > limit.bytes) {
-        send(res, state, tooLarge(), true)
+        send(res, state, observers, tooLarge(), true)
         return
       }
       chunks.push(Buffer.from(new Uint8Array(chunk).slice()))

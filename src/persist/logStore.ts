@@ -20,6 +20,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { LogEntry } from '../engine/logEntry.js'
 import { decodeLogEntry, encodeLogEntry } from './codec.js'
+import { GroupCommitStats } from './groupCommitStats.js'
 
 export interface TenantInfo {
   createdAt: number
@@ -41,6 +42,8 @@ export class LogStore {
   readonly emails: Database<string, string>
   readonly files: Database<Buffer, [string, string]>
   readonly confirmations: Database<string, string>
+  /** Entries per commit and flush latency, for /metrics. */
+  readonly commitStats = new GroupCommitStats()
 
   private constructor(root: RootDatabase) {
     this.root = root
@@ -70,10 +73,17 @@ export class LogStore {
   async append(tenant: string, seq: number, entry: LogEntry): Promise<number> {
     const bytes = encodeLogEntry(entry)
     const committed = this.log.put([tenant, seq], bytes) as Promise<boolean> & { flushed?: Promise<unknown> }
-    await committed
     // Wait for the flush of our own commit, not for whatever commit is the newest by then.
-    await (committed.flushed ?? this.log.flushed)
+    const flushed = committed.flushed ?? this.log.flushed
+    this.commitStats.noteAppend(committed, flushed)
+    await committed
+    await flushed
     return bytes.length
+  }
+
+  /** Log entries held, over all tenants (LMDB's own count: no scan). */
+  logEntryCount(): number {
+    return (this.log.getStats() as { entryCount: number }).entryCount
   }
 
   /** Waits until every write issued so far is on disk. */

@@ -107,6 +107,7 @@ function itemRequest(call: Call, item: BatchItem): ApiRequest {
     remoteAddress: call.request.remoteAddress,
     jsonpSuffix: split.jsonpSuffix,
     inBatch: true,
+    requestId: call.request.requestId,
   }
 }
 

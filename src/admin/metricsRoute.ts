@@ -1,0 +1,104 @@
+/*
+ * GET /metrics on the admin listener: the Prometheus text format, built at
+ * scrape time from counters the hot paths keep as plain numbers (request
+ * metrics of the front end, group-commit figures of the log store) and
+ * from what the registry knows about its tenants. Per-tenant series cover
+ * only tenants in memory. Metric names are listed in the README
+ * ("Observability").
+ */
+import fs from 'node:fs'
+import type { TenantActor } from '../engine/tenantActor.js'
+import type { TenantRegistry } from '../engine/tenantRegistry.js'
+import { PROMETHEUS_CONTENT_TYPE, PrometheusText } from '../observability/prometheusText.js'
+import type { RequestMetrics } from '../observability/requestMetrics.js'
+import type { LogStore } from '../persist/logStore.js'
+import type { AdminServer } from './adminServer.js'
+
+export interface MetricSources {
+  readonly requests: RequestMetrics
+  readonly registry: TenantRegistry
+  readonly store: LogStore
+}
+
+/** When the snapshot a tenant was loaded from was written, for tenants that took none since (file time, read once). */
+const loadedSnapshotAt = new WeakMap<TenantActor, number | null>()
+
+function snapshotAtMs(actor: TenantActor): number | null {
+  if (actor.lastSnapshotAt !== null) return actor.lastSnapshotAt
+  let at = loadedSnapshotAt.get(actor)
+  if (at === undefined) {
+    const file = actor.lastRecovery.snapshotFile
+    at = file === null ? null : (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? null)
+    loadedSnapshotAt.set(actor, at)
+  }
+  return at
+}
+
+function requestFamilies(text: PrometheusText, requests: RequestMetrics): void {
+  const all = [...requests.stats()]
+  text.family('timeledger_http_requests_total', 'counter', 'Requests answered by the public listener, by route pattern, method and status (499: the client went away).')
+  for (const stats of all) {
+    for (const [status, count] of Object.entries(stats.byStatus)) {
+      text.sample('timeledger_http_requests_total', { route: stats.label.route, scope: stats.label.scope, method: stats.method, status }, count)
+    }
+  }
+  text.family('timeledger_http_request_duration_seconds', 'histogram', 'Time from receiving a request to writing its answer.')
+  for (const stats of all) {
+    text.histogram('timeledger_http_request_duration_seconds', { route: stats.label.route, scope: stats.label.scope, method: stats.method }, stats.latencySeconds)
+  }
+}
+
+function tenantFamilies(text: PrometheusText, registry: TenantRegistry, nowMs: number): void {
+  const actors = [...registry.active()]
+  let waiting = 0
+  let deepest = 0
+  for (const actor of actors) {
+    waiting += actor.waiting
+    deepest = Math.max(deepest, actor.waiting)
+  }
+  text.family('timeledger_tenants_in_memory', 'gauge', 'Tenants whose state is in memory.').sample('timeledger_tenants_in_memory', {}, registry.activeCount)
+  text.family('timeledger_tenant_evictions_total', 'counter', 'Tenants put to rest (idle or past MAX_ACTIVE_TENANTS) since start.').sample('timeledger_tenant_evictions_total', {}, registry.evictions)
+  text.family('timeledger_mailbox_waiting_requests', 'gauge', "Requests waiting for a tenant's exclusive job (batch, restore, eviction), over all tenants.")
+  text.sample('timeledger_mailbox_waiting_requests', {}, waiting)
+  text.family('timeledger_mailbox_waiting_requests_max', 'gauge', 'The longest single tenant mailbox.').sample('timeledger_mailbox_waiting_requests_max', {}, deepest)
+  text.family('timeledger_tenant_log_entries_since_snapshot', 'gauge', 'Log entries a restart would replay for the tenant (tenants in memory).')
+  for (const actor of actors) text.sample('timeledger_tenant_log_entries_since_snapshot', { tenant: actor.tenant }, actor.logEntriesSinceSnapshot)
+  text.family('timeledger_tenant_snapshot_age_seconds', 'gauge', "Age of the tenant's newest snapshot (tenants in memory that have one).")
+  for (const actor of actors) {
+    const at = snapshotAtMs(actor)
+    if (at !== null) text.sample('timeledger_tenant_snapshot_age_seconds', { tenant: actor.tenant }, Math.max(0, (nowMs - at) / 1000))
+  }
+}
+
+function logFamilies(text: PrometheusText, store: LogStore): void {
+  const { commitStats } = store
+  text.family('timeledger_log_entries', 'gauge', 'Log entries held in LMDB over all tenants (entries covered by a snapshot are pruned after LOG_RETENTION_MS).')
+  text.sample('timeledger_log_entries', {}, store.logEntryCount())
+  text.family('timeledger_log_commit_entries', 'histogram', 'Log entries per LMDB commit (group commit size).')
+  text.histogram('timeledger_log_commit_entries', {}, commitStats.entriesPerCommit)
+  text.family('timeledger_log_flush_duration_seconds', 'histogram', "Time from a commit's first entry being queued to the commit being flushed to disk.")
+  text.histogram('timeledger_log_flush_duration_seconds', {}, commitStats.flushSeconds)
+}
+
+function processFamilies(text: PrometheusText): void {
+  const memory = process.memoryUsage()
+  text.family('process_resident_memory_bytes', 'gauge', 'Resident set size.').sample('process_resident_memory_bytes', {}, memory.rss)
+  text.family('nodejs_heap_size_used_bytes', 'gauge', 'V8 heap in use.').sample('nodejs_heap_size_used_bytes', {}, memory.heapUsed)
+  text.family('nodejs_heap_size_total_bytes', 'gauge', 'V8 heap reserved.').sample('nodejs_heap_size_total_bytes', {}, memory.heapTotal)
+  text.family('nodejs_external_memory_bytes', 'gauge', 'Memory of C++ objects bound to JavaScript (buffers).').sample('nodejs_external_memory_bytes', {}, memory.external)
+  text.family('process_start_time_seconds', 'gauge', 'Start time of the process, seconds since the epoch.')
+  text.sample('process_start_time_seconds', {}, Math.round((Date.now() - process.uptime() * 1000) / 1000))
+}
+
+export function renderMetrics(sources: MetricSources): string {
+  const text = new PrometheusText()
+  requestFamilies(text, sources.requests)
+  tenantFamilies(text, sources.registry, Date.now())
+  logFamilies(text, sources.store)
+  processFamilies(text)
+  return text.toString()
+}
+
+export function registerMetricsRoute(admin: AdminServer, sources: MetricSources): void {
+  admin.route('GET', '/metrics', () => ({ status: 200, headers: { 'Content-Type': PROMETHEUS_CONTENT_TYPE }, body: renderMetrics(sources) }))
+}
