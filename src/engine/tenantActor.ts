@@ -26,6 +26,11 @@
  * is acknowledged: the tenant truncates the log after the last entry that
  * made it and reloads its state from disk, so memory never holds a change the
  * log does not. Callers get 503 TL01-9011 and may retry.
+ *
+ * Full. While the log store holds its ceiling (LMDB_MAP_SIZE_BYTES, see
+ * persist/storeSpace.ts) a write is refused with 503 TL01-9011 before it is
+ * decided (a batch, which decides first, is rolled back), and the tenant
+ * reclaims the space of its own log (logSpace.ts); reads go on.
  */
 import type { Config } from '../config.js'
 import { ApiError, assert } from '../domain/errors.js'
@@ -33,6 +38,7 @@ import type { LogStore } from '../persist/logStore.js'
 import { recoverTenant, snapshotBodyOf, type RecoveryReport } from '../persist/recovery.js'
 import { encodeSnapshotInSlices, pruneSnapshots, tenantSnapshotDir, writeSnapshotFile } from '../persist/snapshotFile.js'
 import { indexGlobals } from './globalIndexes.js'
+import { logStoreFull, reclaimLogSpace } from './logSpace.js'
 import { LOG_ENTRY_FORMAT, type LogEntry } from './logEntry.js'
 import { TenantState } from './tenantState.js'
 import { WriteTx } from './writeTx.js'
@@ -161,6 +167,7 @@ export class TenantActor {
   /** A write for a caller that already holds the tenant (inside an exclusive job). */
   async writeNow<T>(decide: (tx: WriteTx) => T): Promise<T> {
     this.refuseWhileFailed()
+    this.refuseWhileFull()
     const tx = new WriteTx(this.state, Date.now())
     let result: T
     try {
@@ -176,6 +183,11 @@ export class TenantActor {
   /** Logs what a WriteTx applied (nothing when it applied nothing) and waits for it to be durable. */
   async commit(tx: WriteTx): Promise<void> {
     if (tx.ops.length === 0) return this.durable(this.state.seq)
+    if (this.store.space.isFull()) {
+      // A batch decides before it commits: undo what it applied, so memory holds nothing the log did not take.
+      tx.rollback()
+      this.refuseWhileFull()
+    }
     const seq = this.state.seq + 1
     this.state.seq = seq
     const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: tx.now, ops: tx.ops }
@@ -262,6 +274,13 @@ export class TenantActor {
         this.snapshot().catch((error: unknown) => console.error(`snapshot of tenant '${this.tenant}' failed:`, error))
       })
     }
+  }
+
+  /** While the log store is full, writes are refused before they are decided, and this tenant's log is reclaimed. */
+  private refuseWhileFull(): void {
+    if (!this.store.space.isFull()) return
+    if (this.state.seq > 0) reclaimLogSpace(this, this.store, this.config.dataDir)
+    throw logStoreFull(this.store)
   }
 
   private refuseWhileFailed(): void {

@@ -21,6 +21,7 @@ import path from 'node:path'
 import type { LogEntry } from '../engine/logEntry.js'
 import { decodeLogEntry, encodeLogEntry } from './codec.js'
 import { GroupCommitStats } from './groupCommitStats.js'
+import { StoreSpace } from './storeSpace.js'
 
 export interface TenantInfo {
   createdAt: number
@@ -44,14 +45,17 @@ export class LogStore {
   readonly confirmations: Database<string, string>
   /** Entries per commit and flush latency, for /metrics. */
   readonly commitStats = new GroupCommitStats()
+  /** Pages in use against the LMDB_MAP_SIZE_BYTES ceiling (lmdb-js itself grows the map instead of failing). */
+  readonly space: StoreSpace
 
-  private constructor(root: RootDatabase) {
+  private constructor(root: RootDatabase, limitBytes: number) {
     this.root = root
     this.log = root.openDB({ name: 'log', encoding: 'binary' })
     this.tenants = root.openDB({ name: 'tenants', encoding: 'msgpack' })
     this.emails = root.openDB({ name: 'emails', encoding: 'string' })
     this.files = root.openDB({ name: 'files', encoding: 'binary' })
     this.confirmations = root.openDB({ name: 'confirmations', encoding: 'string' })
+    this.space = new StoreSpace(root, [this.log, this.tenants, this.emails, this.files, this.confirmations], limitBytes)
   }
 
   static open(dataDir: string, mapSizeBytes: number): LogStore {
@@ -66,7 +70,7 @@ export class LogStore {
       // A write's promise resolves at commit and carries `flushed`, the flush of that very commit.
       separateFlushed: true,
     })
-    return new LogStore(root)
+    return new LogStore(root, mapSizeBytes)
   }
 
   /** Queues the entry into the current group commit; resolves once it is on disk. */
@@ -76,6 +80,7 @@ export class LogStore {
     // Wait for the flush of our own commit, not for whatever commit is the newest by then.
     const flushed = committed.flushed ?? this.log.flushed
     this.commitStats.noteAppend(committed, flushed)
+    this.space.noteWritten(bytes.length)
     await committed
     await flushed
     return bytes.length
@@ -162,6 +167,7 @@ export class LogStore {
         removed += 1
       }
     })
+    if (removed > 0) this.space.measure()
     return removed
   }
 
