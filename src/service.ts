@@ -57,9 +57,14 @@ function apiKeysFor(config: Config): Set<string> {
   return new Set([fs.readFileSync(file, 'utf8').trim()])
 }
 
-/** RECOVER_ON_START: every tenant is activated before the service says ready; a damaged one stays closed (logged). */
+/**
+ * RECOVER_ON_START: every tenant is activated before the service says ready (up to MAX_ACTIVE_TENANTS: more
+ * would only be put to rest again); a damaged one stays closed (logged).
+ */
 function activateAll(registry: TenantRegistry): void {
+  const max = registry.config.maxActiveTenants
   for (const tenant of registry.names()) {
+    if (max > 0 && registry.activeCount >= max) return
     try {
       registry.get(tenant)
     } catch (error) {

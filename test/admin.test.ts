@@ -2,7 +2,8 @@
  * The admin listener: loopback only, the admin key generated into the data
  * directory (mode 0600) or taken from ADMIN_KEY, 401 with the error body
  * without it, health checks without it, /readyz 503 once a stop begins,
- * routes registered at run time with captured parameters.
+ * routes registered at run time with captured parameters, RECOVER_ON_START
+ * loading every tenant (up to MAX_ACTIVE_TENANTS) before the service is ready.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -85,4 +86,21 @@ t.test('ADMIN_KEY from the environment; /readyz 503 once stopping', async (t) =>
   t.equal(ready.status, 503)
   t.same(JSON.parse(ready.text), { status: 'stopping' })
   await other.stop()
+})
+
+t.test('RECOVER_ON_START activates every tenant (up to MAX_ACTIVE_TENANTS) before ready', async (t) => {
+  const dataDir = tempDataDir('recover-on-start')
+  const first = await startInProcess(dataDir)
+  for (const tenant of ['warm1', 'warm2', 'warm3']) await first.client.createTenant(tenant)
+  await first.stop()
+  const lazy = await startInProcess(dataDir)
+  t.equal(lazy.service.services.registry.activeCount, 0, 'by default tenants load on their first request')
+  await lazy.stop()
+  const eager = await startInProcess(dataDir, { RECOVER_ON_START: '1' })
+  t.equal(eager.service.services.registry.activeCount, 3, 'every tenant is in memory once startService resolves')
+  t.equal((await adminRequest(eager.service.adminPort, 'GET', '/readyz', null)).status, 200)
+  await eager.stop()
+  const capped = await startInProcess(dataDir, { RECOVER_ON_START: '1', MAX_ACTIVE_TENANTS: '2' })
+  t.equal(capped.service.services.registry.activeCount, 2, 'no more than the cap')
+  await capped.stop()
 })

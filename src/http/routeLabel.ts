@@ -30,15 +30,14 @@ class LabelNode {
   }
 }
 
-const fixedLabels = new Map<string, RouteLabel>()
+const fixedLabels = new Map<object, RouteLabel>()
 
-/** The label of a fixed route of the route table. */
-export function fixedRouteLabel(scope: 'tenant' | 'public', pattern: string): RouteLabel {
-  const key = `${scope} ${pattern}`
-  let label = fixedLabels.get(key)
+/** The label of a fixed route of the route table (looked up by the route object: no string is built per request). */
+export function fixedRouteLabel(route: { readonly scope: 'tenant' | 'public'; readonly pattern: string }): RouteLabel {
+  let label = fixedLabels.get(route)
   if (label === undefined) {
-    label = { route: `/v1/${pattern}`, scope }
-    fixedLabels.set(key, label)
+    label = { route: `/v1/${route.pattern}`, scope: route.scope }
+    fixedLabels.set(route, label)
   }
   return label
 }

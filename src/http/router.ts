@@ -50,7 +50,7 @@ async function dispatch(call: Call, trace: RouteTrace | undefined): Promise<ApiR
       allowed.push(route.method)
       continue
     }
-    if (trace !== undefined) trace.route = fixedRouteLabel(route.scope, route.pattern)
+    if (trace !== undefined) trace.route = fixedRouteLabel(route)
     if (route.auth) await signIn(call)
     return route.handle(call, params)
   }
