@@ -29,6 +29,15 @@ function isUtf8(bytes: Buffer): boolean {
   }
 }
 
+/** The parser refuses some valid XML by throwing (nesting past its limit, `__proto__` and other reserved element names): a 400 too. */
+function parseXml(text: string): Record<string, unknown> {
+  try {
+    return xmlParser.parse(text) as Record<string, unknown>
+  } catch (error) {
+    throw new ApiError('TL01-1105', `the XML body is refused: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
 export function parseBody(request: ApiRequest): ParsedBody {
   const type = contentTypeOf(request)
   if (!isUtf8(request.body)) throw new ApiError('TL01-1105', 'the body is not valid UTF-8')
@@ -36,7 +45,7 @@ export function parseBody(request: ApiRequest): ParsedBody {
   if (type === 'application/xml' || type === 'text/xml') {
     const valid = XMLValidator.validate(text)
     if (valid !== true) throw new ApiError('TL01-1105', `the XML body is malformed: ${valid.err.msg} (line ${valid.err.line})`)
-    const document = xmlParser.parse(text) as Record<string, unknown>
+    const document = parseXml(text)
     const roots = Object.keys(document).filter((key) => key !== '?xml')
     const root = roots.length === 1 ? document[roots[0] as string] : undefined
     return { value: root === '' ? {} : root, source: 'text' }

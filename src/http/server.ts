@@ -74,7 +74,10 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
     res.writeStatus(statusLine(response.status))
     res.writeHeader('X-Request-Id', exchange.requestId)
     for (const [name, value] of Object.entries(response.headers)) res.writeHeader(name, value)
-    res.end(response.body, close)
+    // A HEAD answer has the headers of the answer but no body: a keep-alive client would read the body as its next
+    // answer. uWS keeps a connection whose reported length was not sent as busy (and resets it), so report 0.
+    if (exchange.method === 'HEAD') res.endWithoutBody(0, close)
+    else res.end(response.body, close)
   })
   exchange.aborted = true
   record(observers, exchange, response.status, response.body)
