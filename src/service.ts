@@ -17,6 +17,7 @@ import { adminKeyFor } from './admin/adminKey.js'
 import { AdminServer } from './admin/adminServer.js'
 import { registerHealthRoutes } from './admin/healthRoutes.js'
 import { registerMetricsRoute } from './admin/metricsRoute.js'
+import { registerRestoreRoute } from './admin/restoreRoute.js'
 import { Readiness } from './admin/readiness.js'
 import { acquireLock, releaseLock } from './dataDirLock.js'
 import { ApiError } from './domain/errors.js'
@@ -87,6 +88,7 @@ export async function startService(config: Config): Promise<RunningService> {
     requestIds: new RequestIds(),
   }
   registerMetricsRoute(admin, { requests: observers.requests, registry, store })
+  registerRestoreRoute(admin, registry)
   await admin.listen(config.adminPort)
   if (config.recoverOnStart) activateAll(registry)
   let server: Awaited<ReturnType<typeof startHttpServer>>

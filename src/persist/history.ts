@@ -17,9 +17,11 @@
  *
  * For a time T the restore point is the last point at or before T: within a
  * run, entries are in time order (each is decided after the one before), so
- * a binary search finds it.
+ * a binary search finds it. Only the entries at range ends and on the search
+ * path are decoded; one that cannot be decoded shows its time as unknown,
+ * and a restore that has to replay it stops with an error naming it.
  */
-import type { LogStore } from './logStore.js'
+import { LogCorruptError, type LogStore } from './logStore.js'
 import { listSnapshots, readSnapshotHeader } from './snapshotFile.js'
 
 export interface SnapshotPoint {
@@ -34,8 +36,9 @@ export interface SnapshotPoint {
 export interface SeqRange {
   fromSeq: number
   toSeq: number
-  fromAt: number
-  toAt: number
+  /** Times of the first and last point; null when that entry cannot be decoded (a restore there fails, naming it). */
+  fromAt: number | null
+  toAt: number | null
 }
 
 export interface TenantHistory {
@@ -72,7 +75,14 @@ export function readHistory(tenant: string, dataDir: string, store: LogStore): T
     }
   })
   const bases = snapshots.filter((snapshot) => snapshot.problem === null)
-  const pointAt = (seq: number): number => store.entryAt(tenant, seq)?.at ?? bases.find((snapshot) => snapshot.seq === seq)?.at ?? 0
+  const pointAt = (seq: number): number | null => {
+    try {
+      return store.entryAt(tenant, seq)?.at ?? bases.find((snapshot) => snapshot.seq === seq)?.at ?? null
+    } catch (error) {
+      if (error instanceof LogCorruptError) return null
+      throw error
+    }
+  }
   const range = (fromSeq: number, toSeq: number): SeqRange => ({ fromSeq, toSeq, fromAt: pointAt(fromSeq), toAt: pointAt(toSeq) })
   const runs = logRuns(store, tenant)
   const reachable: SeqRange[] = []
@@ -88,9 +98,11 @@ export function readHistory(tenant: string, dataDir: string, store: LogStore): T
   return { tenant, snapshots, logRanges: runs.map((run) => range(run.fromSeq, run.toSeq)), reachable }
 }
 
+const timeText = (at: number | null): string => (at === null ? '(time unknown: entry damaged)' : new Date(at).toISOString())
+
 export function describeRange(range: SeqRange): string {
   const seqs = range.fromSeq === range.toSeq ? `seq ${range.fromSeq}` : `seq ${range.fromSeq}..${range.toSeq}`
-  return `${seqs} (${new Date(range.fromAt).toISOString()} .. ${new Date(range.toAt).toISOString()})`
+  return `${seqs} (${timeText(range.fromAt)} .. ${timeText(range.toAt)})`
 }
 
 function reachableText(history: TenantHistory): string {
@@ -108,7 +120,7 @@ export function checkReachable(history: TenantHistory, seq: number): number {
 export function seqAtTime(history: TenantHistory, store: LogStore, atMs: number): number {
   let best: { seq: number; at: number } | undefined
   for (const range of history.reachable) {
-    if (range.fromAt > atMs) continue
+    if (range.fromAt === null || range.fromAt > atMs) continue
     // Binary search for the last entry at or before atMs; the range's first point is known to qualify.
     let low = range.fromSeq
     let high = range.toSeq
