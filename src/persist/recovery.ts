@@ -21,12 +21,23 @@ export interface RecoveryReport {
 
 export class RecoveryError extends Error {}
 
-/** Loads the smallest collections first: the users and projects that big collections refer to are there to share their ids. */
-export function loadSnapshotBody(state: TenantState, body: SnapshotBody): void {
+const PROGRESS_EVERY = 10_000
+
+/**
+ * Loads the smallest collections first: the users and projects that big collections refer to are there to share
+ * their ids. `onProgress` hears the records loaded so far, every PROGRESS_EVERY and at the end.
+ */
+export function loadSnapshotBody(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): void {
+  let loaded = 0
   for (const [type, recs] of Object.entries(body.collections).sort(([, a], [, b]) => a.length - b.length)) {
     if (findResourceByType(type) === undefined) throw new RecoveryError(`snapshot holds unknown resource type ${type}`)
-    for (const rec of recs) state.load(type, rec as Rec)
+    for (const rec of recs) {
+      state.load(type, rec as Rec)
+      loaded += 1
+      if (onProgress !== undefined && loaded % PROGRESS_EVERY === 0) onProgress(loaded)
+    }
   }
+  onProgress?.(loaded)
 }
 
 export function snapshotBodyOf(state: TenantState): SnapshotBody {
@@ -40,7 +51,7 @@ export function recoverTenant(
   tenant: string,
   dataDir: string,
   store: LogStore,
-  options: { uptoSeq?: number; onProgress?: (done: number) => void } = {},
+  options: { uptoSeq?: number; onProgress?: (done: number) => void; onLoad?: (recordsDone: number) => void } = {},
 ): { state: TenantState; report: RecoveryReport } {
   const started = performance.now()
   const uptoSeq = options.uptoSeq ?? Number.MAX_SAFE_INTEGER
@@ -53,7 +64,7 @@ export function recoverTenant(
       const { header, body } = readSnapshotFile(listing.file)
       if (header.tenant !== tenant || header.seq !== listing.seq) throw new Error('header does not match the file name')
       state = new TenantState(tenant)
-      loadSnapshotBody(state, body)
+      loadSnapshotBody(state, body, options.onLoad)
       state.seq = header.seq
       snapshotFile = listing.file
       break
@@ -70,7 +81,7 @@ export function recoverTenant(
     }
     state.applyEntry(seq, entry)
     replayedEntries += 1
-    if (options.onProgress !== undefined && replayedEntries % 10_000 === 0) options.onProgress(replayedEntries)
+    if (options.onProgress !== undefined && replayedEntries % PROGRESS_EVERY === 0) options.onProgress(replayedEntries)
   }
   return {
     state,

@@ -7,6 +7,7 @@
  * current.
  */
 import { TenantState } from '../engine/tenantState.js'
+import type { Progress, ProgressFactory } from '../progress.js'
 import { checkReachable, entriesToReplay, readHistory, RestorePointError, seqAtTime } from './history.js'
 import type { LogStore } from './logStore.js'
 import { loadSnapshotBody, recoverTenant } from './recovery.js'
@@ -38,28 +39,48 @@ export interface RebuiltState {
   pointSeq: number | null
 }
 
-export function rebuildState(
+/** recoverTenant (up to `uptoSeq`) with a progress line for the snapshot load and one for the log replay. */
+export function recoverShowingProgress(
   tenant: string,
   dataDir: string,
   store: LogStore,
-  source: RestoreSource,
-  onReplay?: (entriesDone: number, entriesTotal: number) => void,
-): RebuiltState {
+  uptoSeq: number | undefined,
+  startProgress?: ProgressFactory,
+): ReturnType<typeof recoverTenant> {
+  const entriesTotal = entriesToReplay(tenant, dataDir, store, uptoSeq)
+  const load = startProgress?.(`load ${tenant}`, 'records', null)
+  let replay: Progress | undefined
+  const startReplay = (): Progress | undefined => {
+    load?.finish()
+    return startProgress?.(`replay ${tenant}`, 'log entries', entriesTotal)
+  }
+  const recovered = recoverTenant(tenant, dataDir, store, {
+    uptoSeq,
+    onLoad: (done) => load?.update(done),
+    onProgress: (done) => (replay ??= startReplay())?.update(done),
+  })
+  replay ??= startReplay()
+  replay?.update(recovered.report.replayedEntries)
+  replay?.finish()
+  return recovered
+}
+
+export function rebuildState(tenant: string, dataDir: string, store: LogStore, source: RestoreSource, startProgress?: ProgressFactory): RebuiltState {
   if ('file' in source) {
     const { header, body } = readSnapshotFile(source.file)
     const state = new TenantState(tenant)
-    loadSnapshotBody(state, body)
+    const load = startProgress?.(`load ${source.file}`, 'records', null)
+    loadSnapshotBody(state, body, (done) => load?.update(done))
+    load?.finish()
     return { state, description: `snapshot file ${source.file} (taken at seq ${header.seq} of '${header.tenant}', ${new Date(header.at).toISOString()})`, pointSeq: null }
   }
   const history = readHistory(tenant, dataDir, store)
   const seq = 'toSeq' in source ? checkReachable(history, source.toSeq) : seqAtTime(history, store, source.toTimeMs)
-  const total = entriesToReplay(tenant, dataDir, store, seq)
-  const { state, report } = recoverTenant(tenant, dataDir, store, { uptoSeq: seq, onProgress: (done) => onReplay?.(done, total) })
+  const { state, report } = recoverShowingProgress(tenant, dataDir, store, seq, startProgress)
   if (state.seq !== seq) {
     const skipped = report.skippedSnapshots.map((skip) => `${skip.file}: ${skip.reason}`).join('; ')
     throw new RestorePointError(`tenant '${tenant}': the rebuild reached seq ${state.seq}, not ${seq}${skipped === '' ? '' : ` (skipped snapshots: ${skipped})`}`)
   }
-  onReplay?.(report.replayedEntries, report.replayedEntries)
   const at = store.entryAt(tenant, seq)?.at
   const when = at === undefined ? '' : `, written ${new Date(at).toISOString()}`
   const base = report.snapshotFile === null ? 'the empty tenant' : `snapshot seq ${report.snapshotSeq}`

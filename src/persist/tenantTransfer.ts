@@ -16,11 +16,11 @@ import { FileMetadata } from '../domain/resources/fileMetadata.js'
 import { TenantState } from '../engine/tenantState.js'
 import { isValidTenantName } from '../http/routes/registration.js'
 import { decodeExport, encodeExport, type ExportedFile } from './exportFile.js'
-import { entriesToReplay } from './history.js'
 import { installState, objectCount, type InstalledState } from './installState.js'
 import type { LogStore } from './logStore.js'
 import type { ProgressFactory } from '../progress.js'
-import { loadSnapshotBody, recoverTenant, snapshotBodyOf } from './recovery.js'
+import { loadSnapshotBody, snapshotBodyOf } from './recovery.js'
+import { recoverShowingProgress } from './restoreSource.js'
 import { encodeSnapshotInSlices, listSnapshots, writeFileAtomically } from './snapshotFile.js'
 
 export class TransferError extends Error {}
@@ -37,9 +37,7 @@ export interface ExportResult {
 export async function exportTenant(tenant: string, dataDir: string, store: LogStore, outFile: string, startProgress?: ProgressFactory): Promise<ExportResult> {
   const info = store.tenants.get(tenant)
   if (info === undefined) throw new TransferError(`no tenant '${tenant}' in ${dataDir}`)
-  const replay = startProgress?.(`replay ${tenant}`, 'entries', entriesToReplay(tenant, dataDir, store))
-  const { state } = recoverTenant(tenant, dataDir, store, { onProgress: (done) => replay?.update(done) })
-  replay?.finish()
+  const { state } = recoverShowingProgress(tenant, dataDir, store, undefined, startProgress)
   const objects = objectCount(state)
   const encode = startProgress?.(`encode ${tenant}`, 'records', objects)
   const snapshotBytes = await encodeSnapshotInSlices(tenant, state.seq, Date.now(), snapshotBodyOf(state), (done) => encode?.update(done))
@@ -80,7 +78,9 @@ export async function importTenant(
   const { body } = content.snapshot
   if (tenant !== content.tenant) for (const account of body.collections.Account ?? []) (account as Record<string, unknown>).urlPrefix = tenant
   const state = new TenantState(tenant)
-  loadSnapshotBody(state, body)
+  const load = startProgress?.(`load ${fromFile}`, 'records', null)
+  loadSnapshotBody(state, body, (done) => load?.update(done))
+  load?.finish()
   for (const file of content.files) void store.files.put([tenant, file.key], file.bytes)
   const encode = startProgress?.(`import ${tenant}`, 'records', objectCount(state))
   const installed = await installState(state, dataDir, store, { createdAt: content.createdAt, onProgress: (done) => encode?.update(done) })
