@@ -6,13 +6,17 @@
  *    evictions in a loop) concurrent writes, reads and logins (which hold
  *    the tenant across event-loop turns while scrypt runs) lose nothing,
  *    and a restart shows every acknowledged write;
- *  - past MAX_ACTIVE_TENANTS the least recently used tenants go to rest.
+ *  - past MAX_ACTIVE_TENANTS the least recently used tenants go to rest;
+ *  - kill -9 of a server whose tenant was evicted (and woken and written
+ *    since) loses nothing.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { api, type Api } from './helpers/api.js'
-import { startInProcess, tempDataDir } from './helpers/server.js'
+import { adminKeyOf, adminRequest } from './helpers/admin.js'
+import { parseMetrics, samplesOf } from './helpers/prometheus.js'
+import { killHard, spawnServer, startInProcess, tempDataDir, type ChildServer } from './helpers/server.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -177,4 +181,42 @@ t.test('MAX_ACTIVE_TENANTS keeps the least recently used tenants at rest', async
   }
   await until(() => registry.activeCount <= 2, 'the cap holds after touching every tenant')
   t.ok(registry.evictions >= 4, 'tenants went to rest to make room')
+})
+
+async function evictionsOf(server: ChildServer, dataDir: string): Promise<number> {
+  const answer = await adminRequest(server.adminPort, 'GET', '/metrics', adminKeyOf(dataDir))
+  return samplesOf(parseMetrics(answer.text), 'timeledger_tenant_evictions_total')[0]?.value ?? 0
+}
+
+async function untilEvicted(server: ChildServer, dataDir: string, count: number): Promise<void> {
+  const deadline = Date.now() + 10_000
+  while ((await evictionsOf(server, dataDir)) < count) {
+    if (Date.now() > deadline) throw new Error(`no eviction number ${count}`)
+    await sleep(50)
+  }
+}
+
+t.test('kill -9 after evictions loses nothing', async (t) => {
+  const dataDir = tempDataDir('evict-kill')
+  const env = { IDLE_EVICT_MS: '200' }
+  let server = await spawnServer(dataDir, env)
+  const { token } = await server.client.createTenant('kill')
+  let kill = api(server.client, 'kill', token)
+  const before = await kill.create('time/projects', { name: 'before the eviction' })
+  await untilEvicted(server, dataDir, 1)
+  const after = await kill.create('time/projects', { name: 'after waking' })
+  await killHard(server)
+
+  server = await spawnServer(dataDir, env)
+  kill = api(server.client, 'kill', token)
+  t.same(await kill.ids('time/projects'), [before, after].sort(), 'both writes survive kill -9 right after waking')
+  const third = await kill.create('time/projects', { name: 'third' })
+  await untilEvicted(server, dataDir, 1)
+  await killHard(server)
+
+  server = await spawnServer(dataDir, env)
+  t.teardown(() => killHard(server))
+  kill = api(server.client, 'kill', token)
+  t.same(await kill.ids('time/projects'), [before, after, third].sort(), 'all there after kill -9 of a server whose tenant rested')
+  t.equal((await kill.get(`time/projects/${before}`)).json.name, 'before the eviction')
 })

@@ -120,12 +120,12 @@ export function startHttpServer(services: Services, port: number, host: string, 
       return
     }
     const tenant = tenantFromHost(headers.get('host') ?? '', config.baseDomain)
+    state.tenant = tenant ?? null
     if (tenant === undefined || !split.versioned) {
       const message = tenant === undefined ? `host '${(headers.get('host') ?? '').slice(0, 100)}' is not served here` : 'paths start with /v1'
       send(res, state, observers, plainErrorResponse(new ApiError(tenant === undefined ? 'TL01-1005' : 'TL01-9003', message)))
       return
     }
-    state.tenant = tenant
     const query = parseQuery(queryString)
     const override = query.get('method')?.toUpperCase()
     const method = override !== undefined && OVERRIDABLE.has(override) && (rawMethod === 'POST' || rawMethod === 'GET') ? override : rawMethod
