@@ -10,7 +10,8 @@
  * evaluate against the tenant's real records (and sort them) without
  * throwing, or be refused with a 4xx ApiError (TL01-1105, or TL01-9002 for
  * the length and nesting limits): anything else thrown is a bug. A slice
- * goes over HTTP too: never a 5xx, every error in the body of design §4.
+ * goes over HTTP too (when its query fits in a request head that uWebSockets.js
+ * accepts): never a 5xx, every error in the body of design §4.
  * FUZZ_INPUTS / FUZZ_SEED: see helpers/fuzz.ts.
  */
 import { readFileSync } from 'node:fs'
@@ -27,6 +28,8 @@ import { REPO_ROOT, startInProcess } from './helpers/server.js'
 
 const INPUTS = fuzzInputs(6000)
 const HTTP_EVERY = 25
+/** uWebSockets.js closes a connection whose request head passes about 128 KB, before the service sees it (README, Reliability). */
+const MAX_HTTP_QUERY_CHARS = 64 * 1024
 const seed = fuzzSeed()
 const random = new Random(seed)
 t.comment(`fuzz seed ${seed} (FUZZ_SEED=${seed} repeats this run), ${INPUTS} inputs`)
@@ -273,11 +276,19 @@ t.test('$filter and $orderby: evaluate or refuse with a 4xx, never anything else
       if (!expectWithSeed(t, refusedProperly(error), seed, `${decl.type} ${isFilter ? '$filter' : '$orderby'} threw ${String(error)}`, input)) failures += 1
       refused += 1
     }
-    if (index % HTTP_EVERY === 0 && decl.path !== null) {
-      const response = await a.get(decl.path, { [isFilter ? '$filter' : '$orderby']: input, $top: 5 })
+    if (index % HTTP_EVERY === 0 && decl.path !== null && encodeURIComponent(input).length <= MAX_HTTP_QUERY_CHARS) {
       overHttp += 1
-      const fine = response.status === 200 || (response.status >= 400 && response.status < 500 && isErrorBody(response.json, response.status))
-      if (!expectWithSeed(t, fine, seed, `GET ${decl.path} answered ${response.status} ${response.text.slice(0, 200)}`, input)) failures += 1
+      let fine: boolean
+      let answered: string
+      try {
+        const response = await a.get(decl.path, { [isFilter ? '$filter' : '$orderby']: input, $top: 5 })
+        fine = response.status === 200 || (response.status >= 400 && response.status < 500 && isErrorBody(response.json, response.status))
+        answered = `${response.status} ${response.text.slice(0, 200)}`
+      } catch (error) {
+        fine = false
+        answered = `nothing: ${String(error)}`
+      }
+      if (!expectWithSeed(t, fine, seed, `GET ${decl.path} answered ${answered}`, input)) failures += 1
     }
   }
   t.equal(failures, 0, `${compiled + refused} inputs: ${compiled} evaluated, ${refused} refused with 4xx, ${overHttp} also over HTTP`)

@@ -3,7 +3,9 @@
  * XML bodies the parser refuses by throwing (nesting past its limit, an
  * element named `__proto__`) answered 500 and now answer 400 TL01-1105;
  * a HEAD answer carried the body, which a keep-alive client then read as
- * its next answer, and now has none while the connection keeps serving.
+ * its next answer, and now has none while the connection keeps serving;
+ * a date past what a JavaScript Date holds was stored and then broke every
+ * XML answer that showed it (500), and is now refused with 400.
  */
 import net from 'node:net'
 import t from 'tap'
@@ -48,4 +50,16 @@ t.test('a HEAD answer has no body and the connection serves the next request', a
   t.equal(answers.length, 2, 'two answers on one connection')
   t.match(answers[0], /Content-Length: 0\r\n\r\n$/, 'the HEAD answer ends after its headers')
   t.match(answers[1], /^HTTP\/1\.1 200 OK[\s\S]*\r\n\r\n0$/, 'the next request is answered whole')
+})
+
+t.test('a date past the range of a JavaScript Date is refused, so XML answers keep working', async (t) => {
+  for (const begins of ['/Date(99999999999999999)/', '/Date(-8640000000000001)/', 1e17]) {
+    const response = await a.post('time/projects', { name: 'far future', begins })
+    t.equal(response.status, 400, `begins ${String(begins)}`)
+    t.equal(response.json.code, 'TL01-1105')
+  }
+  t.equal((await a.post('time/projects', { name: 'edge', begins: '/Date(8640000000000000)/' })).status, 201, 'the last instant a Date holds is fine')
+  const xml = await a.get('time/projects', { format: 'xml' })
+  t.equal(xml.status, 200)
+  t.match(xml.text, /<begins>\+275760-09-13T00:00:00\.000Z<\/begins>/)
 })
