@@ -4,8 +4,9 @@
  *   POST /tenants/:tenant/restore   body {"from": "<snapshot file on this host>"}
  *                                        | {"toSeq": n} | {"toTime": "<ISO time>"}
  *
- * The new state is rebuilt from disk first (rebuildState) while the tenant
- * keeps serving. Then, inside the tenant actor's exclusive job, installState
+ * The new state is rebuilt from disk first (rebuildState, a slice per
+ * event-loop turn) while the tenant and all others keep serving; only the
+ * decoding of a snapshot file is done in one piece. Then, inside the tenant actor's exclusive job, installState
  * writes it as a snapshot with the next free sequence number and the actor
  * swaps it in: requests to this tenant wait for the job (the mailbox) and
  * then see the restored state; the log continues after it. Other tenants
@@ -73,7 +74,7 @@ export function registerRestoreRoute(admin: AdminServer, registry: TenantRegistr
     try {
       const actor = actorOf(registry, tenant)
       const { dataDir } = registry.config
-      const { state, description, pointSeq } = rebuildState(tenant, dataDir, registry.store, source)
+      const { state, description, pointSeq } = await rebuildState(tenant, dataDir, registry.store, source)
       const swap = async () => {
         const installed = await installState(state, dataDir, registry.store)
         actor?.replaceState(state)

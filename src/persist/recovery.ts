@@ -4,6 +4,14 @@
  * is skipped for the one before it (reported through `onSkip`). A log entry
  * that cannot be decoded, or a gap in the sequence, stops the recovery of
  * this tenant with an error naming the tenant and the sequence number.
+ *
+ * The work is written once, as steps (a generator that pauses every
+ * SLICE_UNITS records loaded or entries replayed, about 10 ms of work), and
+ * run two ways:
+ * `recoverTenant` runs it to the end at once (activation, the CLI), and
+ * `recoverTenantInTurns` runs one slice per event-loop turn, so a server
+ * rebuilding a large tenant for an online restore keeps serving the others
+ * meanwhile (only the decoding of the snapshot file is one piece).
  */
 import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
@@ -21,23 +29,52 @@ export interface RecoveryReport {
 
 export class RecoveryError extends Error {}
 
-const PROGRESS_EVERY = 10_000
+/** Records loaded or entries replayed between two pauses. */
+const SLICE_UNITS = 1_000
+/** … and between two progress reports. */
+const PROGRESS_UNITS = 10_000
+
+type Steps<T> = Generator<void, T, void>
+
+function runNow<T>(steps: Steps<T>): T {
+  for (;;) {
+    const next = steps.next()
+    if (next.done === true) return next.value
+  }
+}
+
+async function runInTurns<T>(steps: Steps<T>): Promise<T> {
+  for (;;) {
+    const next = steps.next()
+    if (next.done === true) return next.value
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
 
 /**
  * Loads the smallest collections first: the users and projects that big collections refer to are there to share
- * their ids. `onProgress` hears the records loaded so far, every PROGRESS_EVERY and at the end.
+ * their ids. `onProgress` hears the records loaded so far, every PROGRESS_UNITS and at the end.
  */
-export function loadSnapshotBody(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): void {
+function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Steps<void> {
   let loaded = 0
   for (const [type, recs] of Object.entries(body.collections).sort(([, a], [, b]) => a.length - b.length)) {
     if (findResourceByType(type) === undefined) throw new RecoveryError(`snapshot holds unknown resource type ${type}`)
     for (const rec of recs) {
       state.load(type, rec as Rec)
       loaded += 1
-      if (onProgress !== undefined && loaded % PROGRESS_EVERY === 0) onProgress(loaded)
+      if (loaded % PROGRESS_UNITS === 0) onProgress?.(loaded)
+      if (loaded % SLICE_UNITS === 0) yield
     }
   }
   onProgress?.(loaded)
+}
+
+export function loadSnapshotBody(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): void {
+  runNow(loadSteps(state, body, onProgress))
+}
+
+export function loadSnapshotBodyInTurns(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Promise<void> {
+  return runInTurns(loadSteps(state, body, onProgress))
 }
 
 export function snapshotBodyOf(state: TenantState): SnapshotBody {
@@ -46,13 +83,31 @@ export function snapshotBodyOf(state: TenantState): SnapshotBody {
   return { collections }
 }
 
-/** Rebuilds the tenant up to `uptoSeq` (everything logged, by default). */
-export function recoverTenant(
-  tenant: string,
-  dataDir: string,
-  store: LogStore,
-  options: { uptoSeq?: number; onProgress?: (done: number) => void; onLoad?: (recordsDone: number) => void } = {},
-): { state: TenantState; report: RecoveryReport } {
+export interface RecoveryOptions {
+  /** Rebuild up to this sequence number (everything logged, by default). */
+  uptoSeq?: number
+  /** Log entries replayed so far. */
+  onProgress?: (done: number) => void
+  /** Snapshot records loaded so far. */
+  onLoad?: (recordsDone: number) => void
+}
+
+export interface Recovered {
+  state: TenantState
+  report: RecoveryReport
+}
+
+/** Rebuilds the tenant at once. */
+export function recoverTenant(tenant: string, dataDir: string, store: LogStore, options: RecoveryOptions = {}): Recovered {
+  return runNow(recoverSteps(tenant, dataDir, store, options))
+}
+
+/** Rebuilds the tenant a slice per event-loop turn. */
+export function recoverTenantInTurns(tenant: string, dataDir: string, store: LogStore, options: RecoveryOptions = {}): Promise<Recovered> {
+  return runInTurns(recoverSteps(tenant, dataDir, store, options))
+}
+
+function* recoverSteps(tenant: string, dataDir: string, store: LogStore, options: RecoveryOptions): Steps<Recovered> {
   const started = performance.now()
   const uptoSeq = options.uptoSeq ?? Number.MAX_SAFE_INTEGER
   const skippedSnapshots: RecoveryReport['skippedSnapshots'] = []
@@ -64,7 +119,7 @@ export function recoverTenant(
       const { header, body } = readSnapshotFile(listing.file)
       if (header.tenant !== tenant || header.seq !== listing.seq) throw new Error('header does not match the file name')
       state = new TenantState(tenant)
-      loadSnapshotBody(state, body, options.onLoad)
+      yield* loadSteps(state, body, options.onLoad)
       state.seq = header.seq
       snapshotFile = listing.file
       break
@@ -81,7 +136,8 @@ export function recoverTenant(
     }
     state.applyEntry(seq, entry)
     replayedEntries += 1
-    if (options.onProgress !== undefined && replayedEntries % PROGRESS_EVERY === 0) options.onProgress(replayedEntries)
+    if (replayedEntries % PROGRESS_UNITS === 0) options.onProgress?.(replayedEntries)
+    if (replayedEntries % SLICE_UNITS === 0) yield
   }
   return {
     state,

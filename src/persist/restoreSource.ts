@@ -2,7 +2,7 @@
  * Where a restore takes its state from: a snapshot file (`--from`), or a
  * point of the tenant's own history (`--to-seq`, `--to-time`), rebuilt from
  * the newest valid snapshot at or before that point plus the log up to it
- * (recoverTenant with `uptoSeq`). Used by the offline CLI and the admin
+ * (recoverTenantInTurns with `uptoSeq`). Used by the offline CLI and the admin
  * listener's online restore alike; installState then makes the result
  * current.
  */
@@ -10,7 +10,7 @@ import { TenantState } from '../engine/tenantState.js'
 import type { Progress, ProgressFactory } from '../progress.js'
 import { checkReachable, entriesToReplay, readHistory, RestorePointError, seqAtTime } from './history.js'
 import type { LogStore } from './logStore.js'
-import { loadSnapshotBody, recoverTenant } from './recovery.js'
+import { loadSnapshotBodyInTurns, recoverTenantInTurns, type Recovered } from './recovery.js'
 import { readSnapshotFile } from './snapshotFile.js'
 
 export type RestoreSource = { file: string } | { toSeq: number } | { toTimeMs: number }
@@ -39,14 +39,14 @@ export interface RebuiltState {
   pointSeq: number | null
 }
 
-/** recoverTenant (up to `uptoSeq`) with a progress line for the snapshot load and one for the log replay. */
-export function recoverShowingProgress(
+/** recoverTenantInTurns (up to `uptoSeq`) with a progress line for the snapshot load and one for the log replay. */
+export async function recoverShowingProgress(
   tenant: string,
   dataDir: string,
   store: LogStore,
   uptoSeq: number | undefined,
   startProgress?: ProgressFactory,
-): ReturnType<typeof recoverTenant> {
+): Promise<Recovered> {
   const entriesTotal = entriesToReplay(tenant, dataDir, store, uptoSeq)
   const load = startProgress?.(`load ${tenant}`, 'records', null)
   let replay: Progress | undefined
@@ -54,7 +54,7 @@ export function recoverShowingProgress(
     load?.finish()
     return startProgress?.(`replay ${tenant}`, 'log entries', entriesTotal)
   }
-  const recovered = recoverTenant(tenant, dataDir, store, {
+  const recovered = await recoverTenantInTurns(tenant, dataDir, store, {
     uptoSeq,
     onLoad: (done) => load?.update(done),
     onProgress: (done) => (replay ??= startReplay())?.update(done),
@@ -65,18 +65,25 @@ export function recoverShowingProgress(
   return recovered
 }
 
-export function rebuildState(tenant: string, dataDir: string, store: LogStore, source: RestoreSource, startProgress?: ProgressFactory): RebuiltState {
+/** Rebuilt a slice per event-loop turn (recoverTenantInTurns), so a server doing it keeps serving other tenants. */
+export async function rebuildState(
+  tenant: string,
+  dataDir: string,
+  store: LogStore,
+  source: RestoreSource,
+  startProgress?: ProgressFactory,
+): Promise<RebuiltState> {
   if ('file' in source) {
     const { header, body } = readSnapshotFile(source.file)
     const state = new TenantState(tenant)
     const load = startProgress?.(`load ${source.file}`, 'records', null)
-    loadSnapshotBody(state, body, (done) => load?.update(done))
+    await loadSnapshotBodyInTurns(state, body, (done) => load?.update(done))
     load?.finish()
     return { state, description: `snapshot file ${source.file} (taken at seq ${header.seq} of '${header.tenant}', ${new Date(header.at).toISOString()})`, pointSeq: null }
   }
   const history = readHistory(tenant, dataDir, store)
   const seq = 'toSeq' in source ? checkReachable(history, source.toSeq) : seqAtTime(history, store, source.toTimeMs)
-  const { state, report } = recoverShowingProgress(tenant, dataDir, store, seq, startProgress)
+  const { state, report } = await recoverShowingProgress(tenant, dataDir, store, seq, startProgress)
   if (state.seq !== seq) {
     const skipped = report.skippedSnapshots.map((skip) => `${skip.file}: ${skip.reason}`).join('; ')
     throw new RestorePointError(`tenant '${tenant}': the rebuild reached seq ${state.seq}, not ${seq}${skipped === '' ? '' : ` (skipped snapshots: ${skipped})`}`)
