@@ -6,6 +6,7 @@
  * answer carries an X-Request-Id that a 5xx also names in its description.
  */
 import t from 'tap'
+import { ApiError } from '../src/domain/errors.js'
 import { api } from './helpers/api.js'
 import { adminKeyOf, adminRequest } from './helpers/admin.js'
 import { parseMetrics, samplesOf, type Family } from './helpers/prometheus.js'
@@ -130,7 +131,7 @@ t.test('mailbox depth counts requests waiting behind an exclusive job', async (t
   t.equal(samplesOf(await scrape(), 'timeledger_mailbox_waiting_requests')[0]?.value, 0)
 })
 
-t.test('X-Request-Id on every answer; a 5xx names it in its description', async (t) => {
+t.test('X-Request-Id on every answer; every 5xx names it in its description', async (t) => {
   const first = await acme.get('time/projects')
   const second = await client.request('GET', '/nowhere', { tenant: 'acme' })
   t.match(first.headers['x-request-id'], /^[\w-]+-[0-9a-z]+$/)
@@ -152,5 +153,12 @@ t.test('X-Request-Id on every answer; a 5xx names it in its description', async 
   t.equal(failed.json.code, 'TL01-9001')
   t.equal(failed.json.description, `request id ${failed.headers['x-request-id']}`)
   t.match(String((logged[0] as unknown[])[0]), String(failed.headers['x-request-id']), 'the error log names the same id')
+  registry.get = () => {
+    throw new ApiError('TL01-9011', 'cannot accept writes now', null, [], { 'Retry-After': '1' })
+  }
+  const unavailable = await acme.get('time/projects').finally(() => Reflect.deleteProperty(registry, 'get'))
+  t.equal(unavailable.status, 503)
+  t.equal(unavailable.json.description, `request id ${unavailable.headers['x-request-id']}`, 'every 5xx names its request id')
+  t.equal(unavailable.headers['retry-after'], '1', 'and keeps its headers')
   t.equal((await acme.get('time/projects')).status, 200, 'back to normal')
 })

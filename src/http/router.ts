@@ -3,8 +3,9 @@
  * tenant, the route (a fixed route of the table, else a declared resource
  * path), authenticates when the route needs it (and meters the caller's
  * request rate, rateLimiter.ts), and turns every error into
- * the error body: ApiError as it is, anything else as 500 TL01-9001 with
- * the request's id, which is also logged. The route it found is reported
+ * the error body: ApiError as it is (a 5xx with the request's id in its
+ * description), anything else as 500 TL01-9001 with the request's id,
+ * which is also logged. The route it found is reported
  * through `trace` as a bounded label (routeLabel.ts) for metrics and logs.
  */
 import { ApiError } from '../domain/errors.js'
@@ -31,6 +32,12 @@ function findResource(segments: readonly string[]): { path: string; rest: readon
 async function signIn(call: Call): Promise<void> {
   call.principal = await authenticate(call)
   meterRequest(call)
+}
+
+/** A 5xx names the request id in its description, so a report of it can be found in the logs. */
+function withRequestId(error: ApiError, requestId: string): ApiError {
+  const description = error.description === null ? `request id ${requestId}` : `${error.description} (request id ${requestId})`
+  return new ApiError(error.code, error.message, description, error.constraintViolations, error.headers)
 }
 
 /** Where the router reports the route it found (left as it was when none matched). */
@@ -76,7 +83,7 @@ export async function route(services: Services, request: ApiRequest, access?: Te
     }
     return await dispatch({ services, request, tenantName: request.tenant, tenant, principal: null }, trace)
   } catch (error) {
-    if (error instanceof ApiError) return errorResponse(request, error)
+    if (error instanceof ApiError) return errorResponse(request, error.status >= 500 ? withRequestId(error, request.requestId) : error)
     console.error(`request ${request.requestId} ${request.method} /v1/${request.segments.join('/')} failed:`, error)
     return errorResponse(request, internalError(request.requestId))
   }
