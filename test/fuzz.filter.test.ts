@@ -26,7 +26,7 @@ import { api, ref } from './helpers/api.js'
 import { expectWithSeed, fuzzInputs, fuzzSeed, isErrorBody, mutateMany, Random } from './helpers/fuzz.js'
 import { REPO_ROOT, startInProcess } from './helpers/server.js'
 
-const INPUTS = fuzzInputs(6000)
+const INPUTS = fuzzInputs(4000)
 const HTTP_EVERY = 25
 /** uWebSockets.js closes a connection whose request head passes about 128 KB, before the service sees it (README, Reliability). */
 const MAX_HTTP_QUERY_CHARS = 64 * 1024

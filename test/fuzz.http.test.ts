@@ -24,7 +24,7 @@ import { api, ref } from './helpers/api.js'
 import { expectWithSeed, fuzzInputs, fuzzSeed, isErrorBody, mutateMany, Random } from './helpers/fuzz.js'
 import { startInProcess, TEST_API_KEY } from './helpers/server.js'
 
-const INPUTS = fuzzInputs(3000)
+const INPUTS = fuzzInputs(2000)
 const RAW_SHARE = 0.08
 const seed = fuzzSeed()
 const random = new Random(seed)
