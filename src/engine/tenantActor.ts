@@ -186,7 +186,7 @@ export class TenantActor {
     if (this.store.space.isFull()) {
       // A batch decides before it commits: undo what it applied, so memory holds nothing the log did not take.
       tx.rollback()
-      this.refuseWhileFull()
+      this.refuseFull()
     }
     const seq = this.state.seq + 1
     this.state.seq = seq
@@ -278,7 +278,10 @@ export class TenantActor {
 
   /** While the log store is full, writes are refused before they are decided, and this tenant's log is reclaimed. */
   private refuseWhileFull(): void {
-    if (!this.store.space.isFull()) return
+    if (this.store.space.isFull()) this.refuseFull()
+  }
+
+  private refuseFull(): never {
     if (this.state.seq > 0) reclaimLogSpace(this, this.store, this.config.dataDir)
     throw logStoreFull(this.store)
   }
