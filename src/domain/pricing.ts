@@ -8,9 +8,14 @@
  * record's client is its own, else its project's.
  *
  * price = hourly price × duration / 1 h, rounded to 2 decimals half away
- * from zero; a record that is not billable gets no price; a record whose
- * price was set by hand (priceModified) keeps it.
+ * from zero. A record is billable only when `billable` is true (unset is
+ * not billable, as in the reports' billableTime): any other record gets no
+ * price. A record whose price was set by hand (priceModified) keeps it.
+ *
+ * A price list whose combination is not one of the 18 levels would never
+ * apply, so it is refused when created or changed (checkPriceListLevel).
  */
+import { violation } from './errors.js'
 import type { DisplayContext, Rec } from './schema.js'
 
 const HOUR_MS = 3_600_000
@@ -48,6 +53,28 @@ function dimensionsOf(priceList: Rec): Dimension[] {
 /** The priority level of a price list, or undefined for a combination the table does not list. */
 export function priceLevel(priceList: Rec): number | undefined {
   return PRICE_LEVELS.get(dimensionsOf(priceList).sort().join('+'))
+}
+
+/** The combinations of the 18 levels in words, lowest level first ("none", "workType", …, "project + task + user + workType"). */
+export const ALLOWED_COMBINATIONS: readonly string[] = [...PRICE_LEVELS.keys()].map((key) => (key === '' ? 'none' : key.split('+').join(' + ')))
+
+/** 412 TL01-1104 for a price list whose set dimensions are not one of the 18 levels. */
+export function checkPriceListLevel(priceList: Rec): void {
+  if (priceLevel(priceList) !== undefined) return
+  const dimensions = dimensionsOf(priceList)
+  throw violation([
+    {
+      entityType: 'TimePriceList',
+      field: dimensions[0] ?? 'price',
+      constraint: 'PriceLevel',
+      message: `TimePriceList for ${dimensions.join(' + ')} is no priority level; allowed combinations: ${ALLOWED_COMBINATIONS.join('; ')}`,
+    },
+  ])
+}
+
+/** Whether a change of a price list changed which dimensions it names. */
+export function dimensionsChanged(before: Rec, after: Rec): boolean {
+  return DIMENSIONS.some((dimension) => (typeof before[dimension] === 'string') !== (typeof after[dimension] === 'string'))
 }
 
 export function roundMoney(value: number): number {
@@ -92,7 +119,7 @@ export interface CalculatedPrice {
 }
 
 export function calculatePrice(record: Rec, priceLists: Iterable<Rec>, context: DisplayContext): CalculatedPrice {
-  if (record.billable === false) return { price: null, unitPrice: null }
+  if (record.billable !== true) return { price: null, unitPrice: null }
   const list = applicablePriceList(record, priceLists, context)
   const duration = durationOf(record)
   if (list === undefined || duration === null) return { price: null, unitPrice: null }
