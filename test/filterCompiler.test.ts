@@ -81,7 +81,7 @@ t.test('comparison operators', async (t) => {
     ['priceBudget gt 1500', ['p1']],
     ['priceBudget eq 1500.5', ['p1']],
     ['timeBudget eq -5', ['p3']],
-    ["name lt 'b'", ['p1', 'p3']], // by code unit: 'A' < 'O' < 'b'
+    ["name lt 'b'", ['p1', 'p3']], // by code point: 'A' < 'O' < 'b'
     ["name gt 'Z'", ['p2']],
     ["name ge 'beta'", ['p2']],
     ["name le 'Alpha'", ['p1']],
@@ -148,13 +148,21 @@ t.test('arithmetic', async (t) => {
     ['- timeBudget gt 0', ['p3']],
     ['1 add 2 mul 3 eq 7', ['p1', 'p2', 'p3']],
     ['(1 add 2) mul 3 eq 9', ['p1', 'p2', 'p3']],
-    ['priceBudget add 1 eq null', ['p2']], // arithmetic on null is null
-    ['timeBudget div 0 eq null', ['p1', 'p2', 'p3']],
+    // Arithmetic with null (or a division by zero) gives null, and every comparison with it is false, `eq null` too.
+    ['priceBudget add 1 eq null', []],
+    ['priceBudget add 1 ne null', ['p1', 'p3']],
+    ['priceBudget add 1 ne 0', ['p1', 'p3']],
+    ['priceBudget mul 2 le 4', ['p3']],
+    ['timeBudget div 0 eq null', []],
+    ['timeBudget div 0 ne null', []],
     ['timeBudget div 0 gt 0', []],
     ['timeBudget div 0 le 0', []],
-    ['timeBudget mod 0 eq null', ['p1', 'p2', 'p3']],
-    ['timeBudget mod 0 ne 1', ['p1', 'p2', 'p3']],
-    ['-priceBudget eq null', ['p2']],
+    ['timeBudget mod 0 eq null', []],
+    ['timeBudget mod 0 ne 1', []],
+    ['-priceBudget eq null', []],
+    ['-priceBudget ne 1', ['p1', 'p3']],
+    ['not (priceBudget add 1 gt 1000)', ['p3']], // unknown for p2 stays unknown under not
+    ['priceBudget add 1 gt 1000 or active eq false', ['p1', 'p2']],
     ["begins add 86400000 eq datetime'2024-01-11T00:00'", ['p1']],
     ["begins sub 86400000 lt datetime'2024-01-10T00:00'", ['p1']],
     ['ends sub begins gt 0', ['p1']],
@@ -175,22 +183,33 @@ t.test('string functions', async (t) => {
     ["endswith(name, 'a') eq false", ['p3']],
     ["startswith(code, 'A')", ['p1']],
     ["startswith(code, 'A') eq false", ['p3']], // startswith(null) is null, not false
-    ["startswith(code, 'A') ne true", ['p2', 'p3']],
-    ["not startswith(code, 'A')", ['p2', 'p3']],
+    ["startswith(code, 'A') ne true", ['p3']], // ... and a comparison with null is false
+    ["startswith(code, 'A') ne false", ['p1']],
+    ["not startswith(code, 'A')", ['p3']], // not of unknown is unknown
+    ["not not startswith(code, 'A')", ['p1']],
     ['length(name) eq 5', ['p1']],
     ['length(name) eq 4', ['p2']],
-    ['length(code) eq null', ['p2']],
+    ['length(code) eq null', []],
+    ['length(code) ne null', ['p1', 'p3']],
     ['length(code) gt 0', ['p1', 'p3']],
+    ['length(code) le 2', ['p1', 'p3']],
+    ['length(code) lt 0', []],
+    ['length(code) ge 0', ['p1', 'p3']],
     ["indexof(name, 'l') eq 1", ['p1']],
     ["indexof(name, 'A') eq 0", ['p1']],
     ["indexof(name, 'zz') eq -1", ['p1', 'p2', 'p3']],
-    ["indexof(code, 'A') eq null", ['p2']],
+    ["indexof(code, 'A') eq null", []],
+    ["indexof(code, 'A') ne 0", ['p3']],
     ["tolower(name) eq 'alpha'", ['p1']],
     ["toupper(name) eq 'BETA'", ['p2']],
-    ["tolower(code) eq null", ['p2']],
+    ["tolower(code) eq null", []],
+    ["tolower(code) ne 'a'", ['p1', 'p3']],
+    ["tolower(code) ne null", ['p1', 'p3']],
+    ['tolower(code) eq tolower(code)', ['p1', 'p3']],
     ["concat(name, code) eq 'AlphaA1'", ['p1']],
     ["concat(name, '!') eq 'beta!'", ['p2']],
-    ["concat(name, code) eq null", ['p2']],
+    ["concat(name, code) eq null", []],
+    ["concat(name, code) ne 'x'", ['p1', 'p3']],
     ["concat(concat(code, '-'), name) eq 'ON-O''Neil'", ['p3']],
     ["substring(name, 1) eq 'lpha'", ['p1']],
     ["substring(name, 1, 2) eq 'lp'", ['p1']],
@@ -201,10 +220,43 @@ t.test('string functions', async (t) => {
     ["substring(name, 6) eq ''", ['p1', 'p2', 'p3']],
     ["substring(name, 1, -1) eq ''", ['p1', 'p2', 'p3']],
     ["substring(name, 1, 0) eq ''", ['p1', 'p2', 'p3']],
-    ["substring(code, 1) eq null", ['p2']],
+    ["substring(code, 1) eq null", []],
+    ["substring(code, 1) ne '1'", ['p3']],
     ["substring(name, 1 add 1, length(name) sub 3) eq 'ph'", ['p1']],
     ['substring(name, timeBudget) eq name', ['p2', 'p3']], // 0 and -5 start at 0; 3600000 is past the end
   ])
+})
+
+t.test('unknown (a null function result) under and, or and not', async (t) => {
+  check(t, [
+    // p1: startswith(code, 'A') true; p2: unknown (code is null); p3: false.
+    ["startswith(code, 'A') or name eq 'beta'", ['p1', 'p2']], // unknown or true is true
+    ["startswith(code, 'A') or name eq 'x'", ['p1']], // unknown or false is unknown
+    ["not (startswith(code, 'A') or name eq 'x')", ['p3']],
+    ["startswith(code, 'A') and name eq 'x'", []],
+    ["not (startswith(code, 'A') and name eq 'x')", ['p1', 'p2', 'p3']], // unknown and false is false
+    ["not (startswith(code, 'A') and name eq 'beta')", ['p1', 'p3']], // unknown and true is unknown
+    ["(startswith(code, 'A') or name eq 'x') eq false", ['p3']], // a comparison with unknown is false
+    ["not (tolower(code) eq 'a1')", ['p3']],
+    ["(tolower(code) eq 'a1') ne true", ['p3']],
+    // A null field is a value, not unknown: these keep today's answers.
+    ['not active', ['p2', 'p3']],
+    ["not (code eq 'A1')", ['p2', 'p3']],
+    ["code ne 'A1'", ['p2', 'p3']],
+    ["not (owner/firstName eq 'Ann')", ['p2', 'p3']],
+  ])
+})
+
+t.test('strings order by code point', async (t) => {
+  const named = (name: string) => rec('x', { name, owner: 'u1' })
+  const passes = (text: string, name: string) => compileFilter(Project, text).test(named(name), context)
+  t.ok(passes("name gt '\uFFFF'", '\u{1F600}'), 'an astral character sorts above U+FFFF')
+  t.notOk(passes("name lt '\uFFFF'", '\u{1F600}'))
+  t.ok(passes("name gt '\uE000'", '\u{10000}'), 'and above the private use area')
+  t.ok(passes("name lt '\u{1F601}'", '\u{1F600}'), 'two astral characters by their code points')
+  t.ok(passes("name lt 'ab'", 'a'), 'a prefix sorts first')
+  t.ok(passes("name ge 'a\u{1F600}'", 'a\u{1F600}'), 'equal strings')
+  t.ok(passes("name le 'a\u{1F600}'", 'a\u{1F600}'))
 })
 
 t.test('paths through references', async (t) => {
@@ -328,6 +380,9 @@ t.test('equalities: index pins from top-level and', async (t) => {
   t.same(pins('client eq null'), { client: null })
   t.same(pins("email eq 'ann@example.com'", User), { email: 'ann@example.com' })
   t.same(pins("name eq 'Alpha'"), {}, 'name is not indexed')
+  t.same(pins("id eq 'p1'"), { id: 'p1' }, 'id: the primary map')
+  t.same(pins("'p1' eq id and owner/id eq 'u1'"), { id: 'p1', owner: 'u1' })
+  t.same(pins("id ne 'p1'"), {})
   t.same(pins("owner/firstName eq 'Ann'"), {}, 'a field behind a reference is not a pin')
   t.same(pins("owner/id ne 'u1'"), {}, 'ne is not a pin')
   t.same(pins("owner/id eq 'u1' or active"), {}, 'not under or')

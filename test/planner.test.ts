@@ -1,7 +1,9 @@
 /*
  * Differential test of the planner: over random data and random filters,
  * a list read through an index returns exactly what a full scan with the
- * compiled predicate returns (same rows, same order, same page).
+ * compiled predicate returns (same rows, same order, same page). The
+ * filters pin indexed references, bound the range-indexed `begins`, and
+ * pin `id` (read from the primary map: a live, a trashed or an unknown id).
  */
 import t from 'tap'
 import { buildRecord } from '../src/domain/records.js'
@@ -39,8 +41,11 @@ for (let index = 0; index < 400; index += 1) {
   state.applyOp({ op: 'put', type: 'Project', rec: random() < 0.1 ? { ...rec, trashItem: 'trashed' } : rec })
 }
 
+const projectIds = [...state.collection('Project').values()].map((rec) => rec.id)
+
 function randomCondition(): string {
   return pick([
+    () => `id eq '${random() < 0.9 ? pick(projectIds) : 'no-such-id'}'`,
     () => `client/id eq '${pick(clients).id}'`,
     () => `owner/id eq '${pick(users).id}'`,
     () => 'client eq null',
@@ -64,6 +69,7 @@ const caller = { userId: users[0]?.id as string, superuser: true }
 
 t.test('index plans equal full scans', async (t) => {
   let indexed = 0
+  let byId = 0
   for (let round = 0; round < 300; round += 1) {
     const filter = randomFilter()
     const query = new Map<string, string>([['$filter', filter]])
@@ -72,6 +78,7 @@ t.test('index plans equal full scans', async (t) => {
     if (random() < 0.3) query.set('$skip', String(Math.floor(random() * 10)))
     const compiled = compileFilter(Project, filter)
     if (compiled.equalities.size > 0) indexed += 1
+    if (compiled.equalities.has('id')) byId += 1
     const viaPlan = planList(Project, query).run(state, caller, { kind: 'all' })
     const scan = runList(
       state.collection('Project').values(),
@@ -91,4 +98,24 @@ t.test('index plans equal full scans', async (t) => {
     t.same(normalize(viaPlan), normalize(scan), filter)
   }
   t.ok(indexed > 50, `many filters used an index (${indexed})`)
+  t.ok(byId > 20, `many filters pinned an id (${byId})`)
+})
+
+t.test('id eq reads the primary map: no scan of the collection', async (t) => {
+  const collection = state.collection('Project')
+  const values = collection.values.bind(collection)
+  let scans = 0
+  collection.values = () => {
+    scans += 1
+    return values()
+  }
+  t.teardown(() => Reflect.deleteProperty(collection, 'values'))
+  const target = [...values()].find((rec) => rec.trashItem === null) as { id: string; active: boolean }
+  const run = (filter: string) => planList(Project, new Map([['$filter', filter]])).run(state, caller, { kind: 'all' }).map((rec) => rec.id)
+  t.same(run(`id eq '${target.id}' and active eq ${String(target.active)}`), [target.id])
+  t.same(run(`'${target.id}' eq id`), [target.id], 'literal on the left')
+  t.same(run("id eq 'no-such-id'"), [])
+  t.equal(scans, 0, 'no filter with an id pin scanned the collection')
+  t.same(run(`id eq '${target.id}' or name eq 'x'`), [target.id])
+  t.equal(scans, 1, 'an id under or is no pin: that filter scans (so the count can fail)')
 })

@@ -65,7 +65,16 @@ t.test('nulls', async (t) => {
   t.same(await sorted('billable eq null'), ['p4'])
   t.same(await sorted('timeBudget gt 0'), ['p1', 'p2', 'p3', 'p5'], 'a null never compares greater')
   t.same(await sorted("tolower(code) eq 'ap'"), ['p1'], 'a function of null is null')
-  t.same(await sorted("not startswith(code, 'A')"), ['p2', 'p3', 'p4', 'p5'])
+  // A comparison with a null function result is false, eq/ne null too; not of a null boolean function stays false.
+  t.same(await sorted("not startswith(code, 'A')"), ['p3', 'p4', 'p5'])
+  t.same(await sorted("startswith(code, 'A') ne true"), ['p3', 'p4', 'p5'])
+  t.same(await sorted("tolower(code) ne 'ap'"), ['p3', 'p4', 'p5'])
+  t.same(await sorted('length(code) eq null'), [])
+  t.same(await sorted("not (tolower(code) eq 'ap')"), ['p3', 'p4', 'p5'])
+  // Arithmetic with null gives null, and comparisons with it are false likewise.
+  t.same(await sorted('priceBudget add 1 ne 0'), ['p1', 'p3', 'p4', 'p5'])
+  t.same(await sorted('priceBudget add 1 eq null'), [])
+  t.same(await sorted('not (timeBudget mul 2 gt 400)'), ['p1', 'p2'])
 })
 
 t.test('string functions and escapes', async (t) => {
@@ -91,8 +100,65 @@ t.test('paths through references', async (t) => {
   t.same(await sorted("startswith(client/name, 'Al')"), ['p1', 'p2'])
 })
 
+t.test('time records: a two-hop path and start bounds in every datetime form', async (t) => {
+  const me = (await client.request('GET', '/v1/users/@self', q({}))).json[0].id as string
+  const projectOf = new Map([['A', ids.get('p1')], ['B', ids.get('p3')], ['none', ids.get('p4')]])
+  const records = [
+    { key: 'r1', project: 'A', start: '2024-06-10T09:00:00.000Z' },
+    { key: 'r2', project: 'A', start: '2024-06-10T09:00:30.000Z' },
+    { key: 'r3', project: 'B', start: '2024-06-10T09:00:30.250Z' },
+    { key: 'r4', project: 'B', start: '2024-06-10T23:59:59.999Z' },
+    { key: 'r5', project: 'none', start: '2024-06-11T00:00:00.000Z' },
+    { key: 'r6', project: 'A', start: '2023-12-31T23:00:00.000Z' },
+  ]
+  const recordKeys = new Map<string, string>()
+  for (const record of records) {
+    const body = { user: { id: me }, project: { id: projectOf.get(record.project) }, start: `/Date(${Date.parse(record.start)})/`, duration: 60_000 }
+    const created = await client.request('POST', '/v1/time/timerecords', { ...q({}), body })
+    t.equal(created.status, 201, created.text)
+    recordKeys.set(created.json.id as string, record.key)
+  }
+  const recordsMatching = async (filter: string, extra: Record<string, string> = {}) => {
+    const response = await client.request('GET', '/v1/time/timerecords', q({ $filter: filter, ...extra }))
+    if (response.status !== 200) throw new Error(`${filter}: ${response.status} ${response.text}`)
+    return (response.json as { id: string }[]).map((record) => recordKeys.get(record.id) ?? '?')
+  }
+  const sortedRecords = async (filter: string) => (await recordsMatching(filter)).sort()
+
+  // project/client/name: time record → project → client.
+  t.same(await sortedRecords("project/client/name eq 'Alpha Corp'"), ['r1', 'r2', 'r6'])
+  t.same(await sortedRecords("project/client/name eq 'Beta Inc'"), ['r3', 'r4'])
+  t.same(await sortedRecords('project/client/name eq null'), ['r5'], 'a project without a client')
+  t.same(await sortedRecords("startswith(project/client/name, 'Beta')"), ['r3', 'r4'])
+  t.same(await sortedRecords(`project/client/id eq '${clientA}'`), ['r1', 'r2', 'r6'])
+
+  for (const [filter, expected] of [
+    // ge/lt ranges: minutes only, with seconds, with a fraction, with and without Z (no Z reads as UTC).
+    ["start ge datetime'2024-06-10T09:00' and start lt datetime'2024-06-11T00:00'", ['r1', 'r2', 'r3', 'r4']],
+    ["start ge datetime'2024-06-10T09:00Z' and start lt datetime'2024-06-11T00:00Z'", ['r1', 'r2', 'r3', 'r4']],
+    ["start ge datetime'2024-06-10T09:00:30' and start lt datetime'2024-06-10T09:00:30.250Z'", ['r2']],
+    ["start ge datetime'2024-06-10T09:00:30Z' and start lt datetime'2024-06-10T09:00:31'", ['r2', 'r3']],
+    ["start ge datetime'2024-06-10T09:00:30.250Z' and start lt datetime'2024-06-11T00:00:00Z'", ['r3', 'r4']],
+    ["start ge datetime'2024-06-10T09:00:30.251' and start lt datetime'2024-06-11T00:00:00'", ['r4']],
+    ["start ge datetime'2024-06-10T00:00' and start lt datetime'2024-06-10T09:00:00.001Z'", ['r1']],
+    ["start lt datetime'2024-06-10T09:00:00.001Z'", ['r1', 'r6']],
+    ["start ge datetime'2024-06-11T00:00Z'", ['r5']],
+    ["start gt datetime'2024-06-10T23:59:59.999'", ['r5']],
+    ["start le datetime'2024-06-10T23:59:59.999Z' and start gt datetime'2024-06-10T09:00:30'", ['r3', 'r4']],
+    ["start eq datetime'2024-06-10T09:00:30.250Z'", ['r3']],
+    ["start ge datetime'2024-01-01T00:00' and start lt datetime'2025-01-01T00:00' and project/client/name eq 'Alpha Corp'", ['r1', 'r2']],
+  ] as const) {
+    t.same(await sortedRecords(filter), [...expected].sort(), filter)
+  }
+  t.same(
+    await recordsMatching("start ge datetime'2024-06-10T09:00:30' and start lt datetime'2024-06-12T00:00'", { $orderby: 'start desc' }),
+    ['r5', 'r4', 'r3', 'r2'],
+    'a bounded range sorted by start desc',
+  )
+})
+
 t.test('$orderby and paging', async (t) => {
-  t.same(await keys('', { $orderby: 'name' }), ['p1', 'p5', 'p3', 'p4', 'p2'], 'code-unit order: upper case first')
+  t.same(await keys('', { $orderby: 'name' }), ['p1', 'p5', 'p3', 'p4', 'p2'], 'code point order: upper case first')
   t.same(await keys('', { $orderby: 'name desc' }), ['p2', 'p4', 'p3', 'p5', 'p1'])
   t.same(await keys('', { $orderby: 'timeBudget desc, name asc' }), ['p5', 'p3', 'p2', 'p1', 'p4'], 'nulls last when descending')
   t.same(await keys('', { $orderby: 'timeBudget,name' }), ['p4', 'p1', 'p2', 'p5', 'p3'], 'nulls first when ascending')

@@ -15,11 +15,18 @@ export interface ResolvedPath {
   readonly field: FieldDecl
   /** The stored value at the end of the path, or null when any step is missing. */
   readonly get: (rec: Rec, context: DisplayContext) => unknown
-  /** Set when the path is `<ref>/id` or `<ref>` of a direct reference: the field whose index can answer it. */
+  /**
+   * The field whose index can answer an `eq` on this path: `<ref>/id` or
+   * `<ref>` of an indexed reference, another indexed field, or `id` itself
+   * (answered by the primary map, PRIMARY_KEY).
+   */
   readonly indexedField: string | null
 }
 
 export const MAX_PATH_DEPTH = 8
+
+/** The field every record has and every collection maps records by. */
+export const PRIMARY_KEY = 'id'
 
 export function resolvePath(decl: ResourceDecl, segments: readonly string[], text = segments.join('/')): ResolvedPath {
   if (segments.length === 0 || segments.length > MAX_PATH_DEPTH) throw wrongParameter(`field path '${text}' is empty or too deep`)
@@ -45,7 +52,7 @@ export function resolvePath(decl: ResourceDecl, segments: readonly string[], tex
     if (name === 'displayName') return { text, field: first, indexedField: null, get: (rec, context) => decl.displayName(rec, context) }
     const derive = first.derive
     if (derive !== undefined) return { text, field: first, indexedField: null, get: (rec, context) => derive(rec, context) ?? null }
-    return { text, field: first, indexedField: first.indexed ? name : null, get: (rec) => rec[name] ?? null }
+    return { text, field: first, indexedField: first.indexed || name === PRIMARY_KEY ? name : null, get: (rec) => rec[name] ?? null }
   }
   return {
     text,

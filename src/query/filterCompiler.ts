@@ -4,10 +4,19 @@
  * One pass over the AST gives every node a static type and a closure that
  * evaluates it; the closures are composed into `test`. No user text is ever
  * run as code. Types are checked here, once, so a filter such as
- * `name add 1` is a 400 before any record is read. At run time a missing
- * value is null: functions and arithmetic on null give null, `eq`/`ne`
- * treat null as a value (null eq null), ordering comparisons with null are
- * false, and `and`/`or`/`not` count anything but `true` as false.
+ * `name add 1` is a 400 before any record is read.
+ *
+ * Nulls come in two kinds, told apart when compiling. A field that is
+ * missing or null (and the `null` literal) is a value: `eq`/`ne` treat it
+ * as one (`done eq null` holds for a missing `done`), an ordering
+ * comparison with it is false, and as a boolean it counts as false
+ * (`not done` holds). A null *computed* by a function or by arithmetic of
+ * null (or a division by zero) is unknown: every comparison with it (all
+ * six, `eq null` too) is unknown, and so is a bare boolean function that
+ * gives it. Unknown follows Kleene's logic: `not` keeps it unknown, `and`
+ * with false is false, `or` with true is true. A record passes only when
+ * the whole predicate is true, so for a null `code` neither
+ * `tolower(code) ne 'a'` nor `not startswith(code, 'A')` keeps it.
  *
  * Besides the predicate, the top-level `and` conjuncts are scanned for
  * index pins (`<indexed path> eq <literal>`) and Date bounds, which the
@@ -17,6 +26,7 @@ import { ApiError } from '../domain/errors.js'
 import type { DisplayContext, FieldDecl, Rec, ResourceDecl } from '../domain/schema.js'
 import { FILTER_FUNCTIONS, type BinaryNode, type CallNode, type FilterNode, type LiteralNode, type MemberNode, type UnaryNode, type ValueType } from './filterAst.js'
 import { FilterLimitError, FilterSyntaxError, parseFilter } from './filterParser.js'
+import { compareCodePoints } from './codePointOrder.js'
 import { resolvePath, type ResolvedPath } from './fieldPath.js'
 
 export interface DateRange {
@@ -29,7 +39,7 @@ export interface DateRange {
 export interface CompiledFilter {
   /** True when the record passes the filter. */
   test(rec: Rec, context: DisplayContext): boolean
-  /** Indexable pins from `<indexed path> eq <literal>` joined only by top-level `and`. */
+  /** Indexable pins from `<indexed path> eq <literal>` (`id` too: the primary map) joined only by top-level `and`. */
   equalities: ReadonlyMap<string, unknown>
   /** Bounds on Date fields from top-level `and` conjuncts `<datefield> gt|ge|lt|le datetime'…'`. */
   ranges: ReadonlyMap<string, DateRange>
@@ -43,6 +53,8 @@ type Evaluate = (rec: Rec, context: DisplayContext) => unknown
 interface Typed {
   readonly type: FilterType
   readonly evaluate: Evaluate
+  /** A null this node gives is unknown (computed from a null), not a missing value. */
+  readonly unknownWhenNull: boolean
 }
 
 export function compileFilter(decl: ResourceDecl, text: string): CompiledFilter {
@@ -101,7 +113,7 @@ function compileNode(decl: ResourceDecl, node: FilterNode): Typed {
     case 'literal': {
       const value = node.value
       const type: FilterType = node.type === 'datetime' ? 'date' : node.type
-      return { type, evaluate: () => value }
+      return { type, evaluate: () => value, unknownWhenNull: false }
     }
     case 'member':
       return compileMember(decl, node)
@@ -139,7 +151,7 @@ function fieldType(field: FieldDecl): FilterType {
 function compileMember(decl: ResourceDecl, node: MemberNode): Typed {
   const path = resolveMember(decl, node)
   const get = path.get
-  return { type: fieldType(path.field), evaluate: (rec, context) => get(rec, context) ?? null }
+  return { type: fieldType(path.field), evaluate: (rec, context) => get(rec, context) ?? null, unknownWhenNull: false }
 }
 
 function compileUnary(decl: ResourceDecl, node: UnaryNode): Typed {
@@ -147,7 +159,15 @@ function compileUnary(decl: ResourceDecl, node: UnaryNode): Typed {
   const evaluate = operand.evaluate
   if (node.op === 'not') {
     if (operand.type !== 'boolean' && operand.type !== 'any') throw typeError(`'not' needs a boolean, not ${describe(operand.type)}`, node.pos)
-    return { type: 'boolean', evaluate: (rec, context) => evaluate(rec, context) !== true }
+    const truth = truthOf(operand)
+    return {
+      type: 'boolean',
+      evaluate: (rec, context) => {
+        const value = truth(rec, context)
+        return value === null ? null : !value
+      },
+      unknownWhenNull: operand.unknownWhenNull,
+    }
   }
   if (operand.type !== 'number' && !isWild(operand.type)) throw typeError(`'-' needs a number, not ${describe(operand.type)}`, node.pos)
   return {
@@ -156,6 +176,7 @@ function compileUnary(decl: ResourceDecl, node: UnaryNode): Typed {
       const value = evaluate(rec, context)
       return typeof value === 'number' ? -value : null
     },
+    unknownWhenNull: true,
   }
 }
 
@@ -182,15 +203,31 @@ function compileBinary(decl: ResourceDecl, node: BinaryNode): Typed {
   }
 }
 
+/** A boolean operand as true, false or null (unknown): a missing value, or anything but a boolean, counts as false. */
+function truthOf(operand: Typed): (rec: Rec, context: DisplayContext) => boolean | null {
+  const evaluate = operand.evaluate
+  if (!operand.unknownWhenNull) return (rec, context) => evaluate(rec, context) === true
+  return (rec, context) => {
+    const value = evaluate(rec, context)
+    return value === null ? null : value === true
+  }
+}
+
+/** Kleene's `and`/`or`: a false (and) or a true (or) side decides alone; otherwise an unknown side leaves the answer unknown. */
 function compileLogic(op: 'and' | 'or', pos: number, left: Typed, right: Typed): Typed {
   for (const side of [left, right]) {
     if (side.type !== 'boolean' && side.type !== 'any') throw typeError(`'${op}' needs booleans, not ${describe(side.type)}`, pos)
   }
-  const [a, b] = [left.evaluate, right.evaluate]
-  const evaluate: Evaluate = op === 'and'
-    ? (rec, context) => a(rec, context) === true && b(rec, context) === true
-    : (rec, context) => a(rec, context) === true || b(rec, context) === true
-  return { type: 'boolean', evaluate }
+  const [a, b] = [truthOf(left), truthOf(right)]
+  const decisive = op === 'or'
+  const evaluate: Evaluate = (rec, context) => {
+    const x = a(rec, context)
+    if (x === decisive) return decisive
+    const y = b(rec, context)
+    if (y === decisive) return decisive
+    return x === null || y === null ? null : !decisive
+  }
+  return { type: 'boolean', evaluate, unknownWhenNull: left.unknownWhenNull || right.unknownWhenNull }
 }
 
 // --- comparisons
@@ -202,10 +239,10 @@ function comparable(a: FilterType, b: FilterType, ordered: boolean): boolean {
   return a === b
 }
 
-/** -1, 0 or 1 for two non-null values of one primitive type; null otherwise. */
+/** -1, 0 or 1 for two non-null values of one primitive type (strings by code point); null otherwise. */
 function order(a: unknown, b: unknown): number | null {
   if (a === null || b === null || typeof a !== typeof b) return null
-  if (typeof a === 'string') return sign(a < (b as string), a > (b as string))
+  if (typeof a === 'string') return compareCodePoints(a, b as string)
   if (typeof a !== 'number' && typeof a !== 'boolean') return null
   const [x, y] = [Number(a), Number(b)] // false < true
   return sign(x < y, x > y)
@@ -229,7 +266,21 @@ function compileComparison(op: keyof typeof COMPARE, pos: number, left: Typed, r
   }
   const compare = COMPARE[op]
   const [a, b] = [left.evaluate, right.evaluate]
-  return { type: 'boolean', evaluate: (rec, context) => compare(a(rec, context), b(rec, context)) }
+  if (!left.unknownWhenNull && !right.unknownWhenNull) {
+    return { type: 'boolean', evaluate: (rec, context) => compare(a(rec, context), b(rec, context)), unknownWhenNull: false }
+  }
+  const [leftUnknown, rightUnknown] = [left.unknownWhenNull, right.unknownWhenNull]
+  return {
+    type: 'boolean',
+    evaluate: (rec, context) => {
+      const x = a(rec, context)
+      if (x === null && leftUnknown) return null
+      const y = b(rec, context)
+      if (y === null && rightUnknown) return null
+      return compare(x, y)
+    },
+    unknownWhenNull: true,
+  }
 }
 
 // --- arithmetic
@@ -265,6 +316,7 @@ function compileArithmetic(op: keyof typeof ARITHMETIC, pos: number, left: Typed
       const y = b(rec, context)
       return typeof x === 'number' && typeof y === 'number' ? operate(x, y) : null
     },
+    unknownWhenNull: true,
   }
 }
 
@@ -321,6 +373,7 @@ function compileCall(decl: ResourceDecl, node: CallNode): Typed {
       }
       return implementation(values)
     },
+    unknownWhenNull: true,
   }
 }
 

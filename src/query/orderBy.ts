@@ -1,10 +1,12 @@
 /*
  * `$orderby`: comma-separated `<path> [asc|desc]`. Nulls sort first
- * ascending and last descending; strings compare by code unit,
- * case-sensitively; ties are broken by id so pages are stable.
+ * ascending and last descending; strings compare by code point
+ * (codePointOrder.ts), case-sensitively; ties are broken by id so pages
+ * are stable.
  */
 import { wrongParameter } from '../domain/errors.js'
 import type { DisplayContext, Rec, ResourceDecl } from '../domain/schema.js'
+import { compareCodePoints } from './codePointOrder.js'
 import { resolvePath, type ResolvedPath } from './fieldPath.js'
 
 export interface OrderKey {
@@ -35,9 +37,7 @@ export function compareValues(a: unknown, b: unknown): number {
   if (b === null || b === undefined) return 1
   if (typeof a === 'number' && typeof b === 'number') return a - b
   if (typeof a === 'boolean' && typeof b === 'boolean') return a ? 1 : -1
-  const left = String(a)
-  const right = String(b)
-  return left < right ? -1 : left > right ? 1 : 0
+  return compareCodePoints(String(a), String(b))
 }
 
 export function recordComparator(keys: readonly OrderKey[], context: DisplayContext): (a: Rec, b: Rec) => number {

@@ -4,7 +4,8 @@
  *
  *   - an inner collection reads its parent's index (`project` = id);
  *   - a filter that pins an indexed field with `eq` (`project/id eq '…'`,
- *     joined by `and` at the top) reads that index — the smallest one if
+ *     joined by `and` at the top) reads that index, and `id eq '…'` reads
+ *     the primary map (one record at most) — the smallest one if
  *     several are pinned (a pin wins over everything below unless it is
  *     so large that walking a sorted index to fill the page is cheaper);
  *   - a sort on one range-indexed date field (`$orderby=start desc`) walks
@@ -18,9 +19,11 @@
  */
 import { canSee, type Caller } from '../domain/policy.js'
 import type { Rec, ResourceDecl } from '../domain/schema.js'
+import type { Collection } from '../engine/collection.js'
 import type { TenantState } from '../engine/tenantState.js'
 import { compileFilter, type CompiledFilter } from './filterCompiler.js'
 import { countMatching, parsePaging, runList, type Paging } from './listQuery.js'
+import { PRIMARY_KEY } from './fieldPath.js'
 import { parseOrderBy, recordComparator, type OrderKey } from './orderBy.js'
 
 export type ListScope =
@@ -52,6 +55,22 @@ function pinBeatsWalk(pinSize: number, collectionSize: number, wanted: number): 
   return pinSize * pinSize <= wanted * collectionSize
 }
 
+interface Pin {
+  /** How many records the pin gives (an upper bound). */
+  size: number
+  recs: () => Iterable<Rec>
+}
+
+/** The records an `eq` on the field can give, read from the primary map or the field's index; null when no index answers it. */
+function pinOf(collection: Collection, field: string, value: unknown): Pin | null {
+  if (field === PRIMARY_KEY) {
+    const rec = typeof value === 'string' ? collection.get(value) : undefined
+    return rec === undefined ? { size: 0, recs: () => [] } : { size: 1, recs: () => [rec] }
+  }
+  if (!collection.hasIndex(field)) return null
+  return { size: collection.countOf(field, value), recs: () => collection.lookup(field, value) }
+}
+
 function candidates(
   decl: ResourceDecl,
   state: TenantState,
@@ -62,15 +81,16 @@ function candidates(
 ): Candidates {
   const collection = state.collection(decl.type)
   const get = (id: string) => collection.get(id)
-  const pins: { field: string; value: unknown }[] = []
-  if (scope.kind === 'children') pins.push({ field: scope.via, value: scope.parentId })
-  if (filter !== null) for (const [field, value] of filter.equalities) if (collection.hasIndex(field)) pins.push({ field, value })
-  let pin: { field: string; value: unknown; size: number } | null = null
-  for (const candidate of pins) {
-    const size = collection.countOf(candidate.field, candidate.value)
-    if (pin === null || size < pin.size) pin = { ...candidate, size }
+  const pins: Pin[] = []
+  const addPin = (field: string, value: unknown) => {
+    const found = pinOf(collection, field, value)
+    if (found !== null) pins.push(found)
   }
-  if (pin !== null && pinBeatsWalk(pin.size, collection.size, wanted)) return { recs: collection.lookup(pin.field, pin.value), sorted: false }
+  if (scope.kind === 'children') addPin(scope.via, scope.parentId)
+  if (filter !== null) for (const [field, value] of filter.equalities) addPin(field, value)
+  let pin: Pin | null = null
+  for (const candidate of pins) if (pin === null || candidate.size < pin.size) pin = candidate
+  if (pin !== null && pinBeatsWalk(pin.size, collection.size, wanted)) return { recs: pin.recs(), sorted: false }
 
   const first = order[0]
   const orderedField = order.length === 1 && first !== undefined && first.path.text === first.path.field.name ? first.path.field.name : null
@@ -79,7 +99,7 @@ function candidates(
     const range = filter?.ranges.get(walkable.field) ?? { lowInclusive: true, highInclusive: true }
     return { recs: walkable.walk(range, get, first.descending, recordComparator(order, state)), sorted: true }
   }
-  let best: Candidates | null = pin === null ? null : { recs: collection.lookup(pin.field, pin.value), sorted: false }
+  let best: Candidates | null = pin === null ? null : { recs: pin.recs(), sorted: false }
   let bestSize = pin?.size ?? collection.size
   for (const [field, range] of filter?.ranges ?? []) {
     const buckets = collection.rangeIndexes.get(field)

@@ -3,11 +3,13 @@
  * Functions are count(), sum(path), avg(path), min(path), max(path) over
  * numbers and dates (dates as epoch ms); the optional first part groups by
  * any field path. The answer is one `{key, summaries: [{name, value}]}` per
- * group (key `*` when not grouped), values as text, groups sorted by key.
+ * group (key `*` when not grouped), values as text, groups sorted by key
+ * (by code point).
  * sum and count of nothing are "0"; avg, min and max of nothing are null.
  */
 import { wrongParameter } from '../domain/errors.js'
 import type { DisplayContext, Rec, ResourceDecl } from '../domain/schema.js'
+import { compareCodePoints } from './codePointOrder.js'
 import { resolvePath, type ResolvedPath } from './fieldPath.js'
 
 type Aggregate = 'count' | 'sum' | 'avg' | 'min' | 'max'
@@ -90,7 +92,7 @@ export function runSummary(plan: SummaryPlan, recs: Iterable<Rec>, context: Disp
   }
   if (plan.groupBy === null && groups.size === 0) groups.set('*', { records: 0, accumulators: plan.functions.map(() => new Accumulator()) })
   return [...groups.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareCodePoints(a, b))
     .map(([key, group]) => ({
       key,
       summaries: plan.functions.map((fn, index) => {
