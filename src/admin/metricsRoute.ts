@@ -58,6 +58,10 @@ function tenantFamilies(text: PrometheusText, registry: TenantRegistry, nowMs: n
   }
   text.family('timeledger_tenants_in_memory', 'gauge', 'Tenants whose state is in memory.').sample('timeledger_tenants_in_memory', {}, registry.activeCount)
   text.family('timeledger_tenant_evictions_total', 'counter', 'Tenants put to rest (idle or past MAX_ACTIVE_TENANTS) since start.').sample('timeledger_tenant_evictions_total', {}, registry.evictions)
+  text.family('timeledger_tenant_recovery_failures_total', 'counter', 'Tenant recoveries that failed (damaged snapshot or log) since start; each closes its tenant until a restore.')
+  text.sample('timeledger_tenant_recovery_failures_total', {}, registry.failedRecoveries)
+  text.family('timeledger_tenants_closed', 'gauge', 'Tenants closed because they could not be recovered (their requests get 503 until a restore).')
+  text.sample('timeledger_tenants_closed', {}, registry.closedTenants().size)
   text.family('timeledger_mailbox_waiting_requests', 'gauge', "Requests waiting for a tenant's exclusive job (batch, restore, eviction), over all tenants.")
   text.sample('timeledger_mailbox_waiting_requests', {}, waiting)
   text.family('timeledger_mailbox_waiting_requests_max', 'gauge', 'The longest single tenant mailbox.').sample('timeledger_mailbox_waiting_requests_max', {}, deepest)

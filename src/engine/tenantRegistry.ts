@@ -14,6 +14,13 @@
  * rejoins the active set, and a new actor is made for the tenant only once
  * the old one is unreachable, so there is never a second live actor for a
  * tenant. MAX_ACTIVE_TENANTS evicts the least recently used past the cap.
+ *
+ * Damage. A tenant whose snapshot or log cannot be recovered (an entry that
+ * cannot be decoded or applied, a gap) is remembered as closed, in memory:
+ * its later requests get the same 503 at once instead of a new recovery
+ * each (which would read and replay the tenant synchronously, holding up
+ * every tenant). An online restore reopens it (reopen()); a restart, e.g.
+ * after an offline restore, forgets it and tries again.
  */
 import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
@@ -24,16 +31,8 @@ import type { WriteTx } from './writeTx.js'
 
 export const TENANT_NAME_MAX_LENGTH = 63
 
-/** Runs `open` (which loads a tenant from disk); a tenant whose snapshot or log is damaged answers 503. */
-function openOrRefuse<T>(tenant: string, open: () => T): T {
-  try {
-    return open()
-  } catch (error) {
-    if (!(error instanceof LogCorruptError || error instanceof RecoveryError)) throw error
-    // This tenant stays closed until an operator repairs or restores it; the others are unaffected.
-    console.error(`tenant '${tenant}' cannot be recovered: ${error.message}`)
-    throw new ApiError('TL01-9011', `tenant '${tenant}' cannot be opened: ${error.message}`, null, [], { 'Retry-After': '60' })
-  }
+function closedAnswer(tenant: string, reason: string): ApiError {
+  return new ApiError('TL01-9011', `tenant '${tenant}' cannot be opened: ${reason}`, null, [], { 'Retry-After': '60' })
 }
 
 export class TenantRegistry {
@@ -49,6 +48,10 @@ export class TenantRegistry {
   evictions = 0
   private readonly creating = new Set<string>()
   private closing = false
+  /** Tenants that could not be recovered, with the reason; answered 503 without a new attempt until reopen(). */
+  private readonly damaged = new Map<string, string>()
+  /** Recoveries that failed since start (each closes a tenant; a closed tenant is not tried again). */
+  failedRecoveries = 0
 
   constructor(
     readonly config: Config,
@@ -59,25 +62,51 @@ export class TenantRegistry {
     return this.actors.has(tenant) || this.creating.has(tenant) || this.store.tenants.get(tenant) !== undefined
   }
 
-  /** The tenant's actor, activated on first use; undefined for an unknown tenant. */
+  /** The tenant's actor, activated on first use; undefined for an unknown tenant; 503 for a damaged one. */
   get(tenant: string): TenantActor | undefined {
     const active = this.actors.get(tenant)
     if (active !== undefined) {
       active.lastUsedMs = Date.now()
       return active
     }
+    const damage = this.damaged.get(tenant)
+    if (damage !== undefined) throw closedAnswer(tenant, damage)
     const resting = this.resting.get(tenant)?.deref()
     if (resting !== undefined) {
       // Touching the state reloads it; the actor's wake-up moves it back among the active ones.
-      openOrRefuse(tenant, () => resting.state)
+      this.openOrClose(tenant, () => resting.state)
       resting.lastUsedMs = Date.now()
       return resting
     }
     const info = this.store.tenants.get(tenant)
     if (info === undefined) return undefined
-    const actor = openOrRefuse(tenant, () => TenantActor.recover(tenant, this.config, this.store))
+    const actor = this.openOrClose(tenant, () => TenantActor.recover(tenant, this.config, this.store))
     this.activated(tenant, actor)
     return actor
+  }
+
+  /** Tenants closed because they could not be recovered, with the reason. */
+  closedTenants(): ReadonlyMap<string, string> {
+    return this.damaged
+  }
+
+  /** Forgets that a tenant could not be recovered (a restore has put a new state on disk); its next request loads it. */
+  reopen(tenant: string): void {
+    this.damaged.delete(tenant)
+  }
+
+  /** Runs `open` (which loads a tenant from disk); a tenant whose snapshot or log is damaged is closed and answers 503. */
+  private openOrClose<T>(tenant: string, open: () => T): T {
+    try {
+      return open()
+    } catch (error) {
+      if (!(error instanceof LogCorruptError || error instanceof RecoveryError)) throw error
+      // This tenant stays closed until an operator restores it; the others are unaffected.
+      console.error(`tenant '${tenant}' cannot be recovered: ${error.message}`)
+      this.damaged.set(tenant, error.message)
+      this.failedRecoveries += 1
+      throw closedAnswer(tenant, error.message)
+    }
   }
 
   /** Tenants with their state in memory. */

@@ -1,9 +1,11 @@
 /*
  * Rebuilding a tenant from disk: the newest snapshot that passes its checks,
  * then every log entry after it, in order. A snapshot that fails its checks
- * is skipped for the one before it (reported through `onSkip`). A log entry
- * that cannot be decoded, or a gap in the sequence, stops the recovery of
- * this tenant with an error naming the tenant and the sequence number.
+ * is skipped for the one before it (listed in the report). A log entry
+ * that cannot be decoded (LogCorruptError), one that decodes but cannot be
+ * applied to the state before it (DamagedEntryError: e.g. it deletes a record
+ * that is not there), or a gap in the sequence, stops the recovery of this
+ * tenant with an error naming the tenant and the sequence number.
  *
  * The work is written once, as steps (a generator that pauses every
  * SLICE_UNITS records loaded or entries replayed, about 10 ms of work), and
@@ -28,6 +30,14 @@ export interface RecoveryReport {
 }
 
 export class RecoveryError extends Error {}
+
+/** A log entry that decodes but cannot be applied: the log is damaged at `seq` as surely as an undecodable entry. */
+export class DamagedEntryError extends RecoveryError {
+  override name = 'DamagedEntryError'
+  constructor(readonly tenant: string, readonly seq: number, cause: unknown) {
+    super(`tenant '${tenant}': log entry ${seq} cannot be applied (${cause instanceof Error ? cause.message : String(cause)})`)
+  }
+}
 
 /** Records loaded or entries replayed between two pauses. */
 const SLICE_UNITS = 1_000
@@ -134,7 +144,11 @@ function* recoverSteps(tenant: string, dataDir: string, store: LogStore, options
     if (seq !== state.seq + 1) {
       throw new RecoveryError(`tenant '${tenant}': log entry ${state.seq + 1} is missing (next is ${seq}); no snapshot covers the gap`)
     }
-    state.applyEntry(seq, entry)
+    try {
+      state.applyEntry(seq, entry)
+    } catch (error) {
+      throw new DamagedEntryError(tenant, seq, error)
+    }
     replayedEntries += 1
     if (replayedEntries % PROGRESS_UNITS === 0) options.onProgress?.(replayedEntries)
     if (replayedEntries % SLICE_UNITS === 0) yield
