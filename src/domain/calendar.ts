@@ -5,7 +5,12 @@
  * and cached, so cutting a million records into days costs a map lookup
  * each. Weeks, months and years are computed on local day numbers with UTC
  * date functions, which have no time zone of their own.
+ *
+ * Account and User declare their timeZone with the TimeZone constraint
+ * (isTimeZone) and weekStart within 1..7, so both are valid when stored; a
+ * zone name stored before that check existed is read as UTC.
  */
+import { assert } from './errors.js'
 
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
@@ -86,7 +91,9 @@ export function weekday(day: number): number {
   return ((new Date(day * DAY_MS).getUTCDay() + 6) % 7) + 1
 }
 
+/** The first day of the week holding `day`, for weeks starting on `weekStart` (Monday = 1 … Sunday = 7). */
 export function startOfWeek(day: number, weekStart: number): number {
+  assert(Number.isInteger(weekStart) && weekStart >= 1 && weekStart <= 7, `weekStart ${weekStart} is not 1..7`)
   return day - ((weekday(day) - weekStart + 7) % 7)
 }
 

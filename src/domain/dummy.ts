@@ -22,6 +22,7 @@ function dummyString(fieldDecl: FieldDecl): string {
   let text = `${randomWord()} ${randomWord()}`
   for (const constraint of fieldDecl.constraints) {
     if (constraint.type === 'Enum') return constraint.values[randomInt(constraint.values.length)] ?? ''
+    if (constraint.type === 'TimeZone') return 'Europe/Berlin'
     if (constraint.type === 'Email') return `${randomWord()}.${randomInt(1000)}@example.com`
     if (constraint.type === 'Pattern' && constraint.regexp === '[A-Z]+') text = randomWord().toUpperCase()
     if (constraint.type === 'Pattern' && fieldDecl.name === 'id') return crypto.randomUUID()

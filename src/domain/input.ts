@@ -10,6 +10,7 @@
 import { ApiError, type ConstraintViolation, violation, wrongParameter } from './errors.js'
 import type { FieldDecl, Rec, ResourceDecl } from './schema.js'
 import { isEmail, parseDate } from './values.js'
+import { isTimeZone } from './calendar.js'
 
 /** Where a value comes from: JSON keeps its types; text (XML, query strings) is parsed. */
 export type ValueSource = 'json' | 'text'
@@ -129,6 +130,9 @@ function constraintViolations(decl: ResourceDecl, rec: Rec): ConstraintViolation
           break
         case 'Enum':
           if (typeof value === 'string' && !constraint.values.includes(value)) add(fieldDecl, 'Enum', `must be one of ${constraint.values.join(', ')}`)
+          break
+        case 'TimeZone':
+          if (typeof value === 'string' && !isTimeZone(value)) add(fieldDecl, 'TimeZone', 'must be an IANA time zone name such as Europe/Berlin or UTC')
           break
       }
     }

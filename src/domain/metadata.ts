@@ -16,6 +16,8 @@ function constraintDetails(constraint: Constraint): string {
       return `value ${constraint.value}`
     case 'Enum':
       return constraint.values.join(', ')
+    case 'TimeZone':
+      return 'IANA time zone name'
   }
 }
 

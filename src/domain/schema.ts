@@ -24,6 +24,8 @@ export type Constraint =
   | { type: 'Max'; value: number }
   | { type: 'Email' }
   | { type: 'Enum'; values: readonly string[] }
+  /** An IANA time zone name that Intl accepts (`Europe/Berlin`, `UTC`). */
+  | { type: 'TimeZone' }
 
 export interface FieldDecl {
   readonly name: string
@@ -227,6 +229,7 @@ export const max = (value: number): Constraint => ({ type: 'Max', value })
 export const oneOf = (...values: string[]): Constraint => ({ type: 'Enum', values })
 export const pattern = (regexp: string): Constraint => ({ type: 'Pattern', regexp })
 export const email: Constraint = { type: 'Email' }
+export const ianaTimeZone: Constraint = { type: 'TimeZone' }
 
 export const ID_PATTERN = '[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}'
 

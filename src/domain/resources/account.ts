@@ -1,5 +1,5 @@
 /* Account (accounts): the tenant itself; exactly one per tenant, made by sign-up. */
-import { declareResource, field, pattern } from '../schema.js'
+import { declareResource, field, ianaTimeZone, max, min, pattern } from '../schema.js'
 
 export const URL_PREFIX_PATTERN = '[a-z0-9](?:[a-z0-9-]*[a-z0-9])?'
 
@@ -17,8 +17,8 @@ export const Account = declareResource({
     field.boolean('confirmed', 'the account was confirmed', { access: 'READ_ONLY' }),
     field.string('countryCode', 'country'),
     field.string('currency', 'currency of prices'),
-    field.string('timeZone', 'IANA time zone; report days are cut in it', { defaultValue: 'UTC' }),
-    field.integer('weekStart', 'first day of the week, Monday = 1', { defaultValue: 1 }),
+    field.string('timeZone', 'IANA time zone; report days are cut in it', { defaultValue: 'UTC', constraints: [ianaTimeZone] }),
+    field.integer('weekStart', 'first day of the week, Monday = 1', { defaultValue: 1, constraints: [min(1), max(7)] }),
     field.string('language', 'language'),
     field.string('vatId', 'VAT identifier'),
     field.string('phone', 'phone number'),

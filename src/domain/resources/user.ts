@@ -4,7 +4,7 @@
  * (sign-up's owner waits for the confirmation call). A user who is
  * deactivated, trashed or removed loses every session (sessions.ts).
  */
-import { declareResource, email, field, max, min, personName, size, type Rec } from '../schema.js'
+import { declareResource, email, field, ianaTimeZone, max, min, personName, size, type Rec } from '../schema.js'
 import { endSessionsWhenLockedOut } from '../sessions.js'
 
 export const User = declareResource({
@@ -33,7 +33,7 @@ export const User = declareResource({
     field.boolean('admin', 'may do everything in the tenant', { required: true, defaultValue: false }),
     field.boolean('projectManager', 'manages the time records of other users', { required: true, defaultValue: false }),
     field.string('language', 'preferred language'),
-    field.string('timeZone', 'IANA time zone'),
+    field.string('timeZone', 'IANA time zone', { constraints: [ianaTimeZone] }),
     field.integer('weekStart', 'first day of the week, Monday = 1', { constraints: [min(1), max(7)] }),
     field.boolean('confirmed', 'the user confirmed the e-mail address', { access: 'READ_ONLY' }),
   ],
