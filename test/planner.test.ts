@@ -110,7 +110,8 @@ t.test('id eq reads the primary map: no scan of the collection', async (t) => {
     return values()
   }
   t.teardown(() => Reflect.deleteProperty(collection, 'values'))
-  const target = [...values()].find((rec) => rec.trashItem === null) as { id: string; active: boolean }
+  const target = [...values()].find((rec) => rec.trashItem === null)
+  if (target === undefined) throw new Error('the data has no live project')
   const run = (filter: string) => planList(Project, new Map([['$filter', filter]])).run(state, caller, { kind: 'all' }).map((rec) => rec.id)
   t.same(run(`id eq '${target.id}' and active eq ${String(target.active)}`), [target.id])
   t.same(run(`'${target.id}' eq id`), [target.id], 'literal on the left')

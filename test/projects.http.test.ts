@@ -125,7 +125,7 @@ t.test('formats', async (t) => {
   t.match(suppressed.text, /^cb\(\{"status":404,"code":"TL01-1101"/)
   const metadata = await client.request('GET', '/v1/time/projects/$metadata', { tenant: 'acme', query: { token } })
   t.equal(metadata.json.type, 'Project')
-  t.match(metadata.json.cascades, [{ cascadeType: 'REMOVE', objectTypes: ['ProjectMember', 'ProjectWorkTypeLink', 'TimeRecord', 'Impulse', 'Task'] }])
+  t.same(metadata.json.cascades, [{ cascadeType: 'REMOVE', objectTypes: ['TrashItem', 'ProjectMember', 'ProjectWorkTypeLink', 'TimeRecord', 'Impulse', 'Task'] }])
   t.match(
     metadata.json.fields.find((field: { name: string }) => field.name === 'code'),
     { type: 'String', access: 'READ_WRITE', constraints: [{ type: 'Size', details: 'min 0, max 20' }] },

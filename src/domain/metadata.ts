@@ -1,4 +1,10 @@
-/* The `$metadata` document of a resource, read straight off its declaration. */
+/*
+ * The `$metadata` document of a resource, read straight off its declaration.
+ * Its REMOVE cascade starts with TrashItem, as interface.md shows for
+ * Project: removing an object also removes (deleting: creates) its trash
+ * item; the declaration's cascades follow. A resource whose objects never
+ * go to the trash (not removable, or the trash itself) lists none.
+ */
 import type { Constraint, ResourceDecl } from './schema.js'
 import { resourceByType } from './resources/index.js'
 
@@ -21,6 +27,13 @@ function constraintDetails(constraint: Constraint): string {
   }
 }
 
+const TRASH_TYPE = 'TrashItem'
+
+function cascadesOf(decl: ResourceDecl): { cascadeType: 'REMOVE'; objectTypes: string[] }[] {
+  if (!decl.removable || decl.type === TRASH_TYPE) return []
+  return [{ cascadeType: 'REMOVE', objectTypes: [TRASH_TYPE, ...decl.cascades] }]
+}
+
 export function metadataOf(decl: ResourceDecl): Record<string, unknown> {
   return {
     type: decl.type,
@@ -39,6 +52,6 @@ export function metadataOf(decl: ResourceDecl): Record<string, unknown> {
           : { constraints: fieldDecl.constraints.map((constraint) => ({ type: constraint.type, details: constraintDetails(constraint) })) }),
       }
     }),
-    cascades: decl.cascades.length === 0 ? [] : [{ cascadeType: 'REMOVE', objectTypes: [...decl.cascades] }],
+    cascades: cascadesOf(decl),
   }
 }

@@ -2,10 +2,12 @@
  * Visibility and permissions, in one place (resources.md, "Visibility and
  * permissions"). Reads: everything of the tenant is visible except personal
  * projects of other users and whatever belongs to such a project (its time
- * records, tasks, members, …). Writes: the declaration's WriteRule says who
+ * records, tasks, members, …); a trash item is seen by whoever sees its
+ * deleted object (the declaration's `standsFor`). Writes: the declaration's WriteRule says who
  * may change a resource; the owner and admins always may.
  */
 import { accessDenied } from './errors.js'
+import { findResourceByType } from './resources/index.js'
 import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
 
 export interface Caller {
@@ -22,8 +24,17 @@ function projectOf(decl: ResourceDecl, rec: Rec, context: DisplayContext): Rec |
   return typeof projectId === 'string' && decl.fieldsByName.get('project')?.ref === 'Project' ? context.get('Project', projectId) : undefined
 }
 
+/** Visible exactly when the caller may see the object (a deleted one, for a trash item) that the record stands for. */
+function canSeeWhatItStandsFor(caller: Caller, decl: ResourceDecl, rec: Rec, context: DisplayContext): boolean {
+  const target = decl.standsFor?.(rec)
+  const targetDecl = target === undefined ? undefined : findResourceByType(target.type)
+  const object = target === undefined || targetDecl === undefined ? undefined : context.get(targetDecl.type, target.id)
+  return targetDecl !== undefined && object !== undefined && canSee(caller, targetDecl, object, context)
+}
+
 export function canSee(caller: Caller, decl: ResourceDecl, rec: Rec, context: DisplayContext): boolean {
   if (decl.internal) return false
+  if (decl.standsFor !== undefined) return canSeeWhatItStandsFor(caller, decl, rec, context)
   if (decl.readRule === 'ownRecord' && !caller.superuser && rec.user !== caller.userId) return false
   const project = projectOf(decl, rec, context)
   return project === undefined || project.personal !== true || project.owner === caller.userId

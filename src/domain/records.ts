@@ -81,7 +81,7 @@ export function changeRecord(tx: WriteTx, decl: ResourceDecl, before: Rec, value
 }
 
 /** 412 when another live record already has the same values in one of the declaration's unique field sets. */
-function checkUnique(tx: WriteTx, decl: ResourceDecl, rec: Rec): void {
+export function checkUnique(tx: WriteTx, decl: ResourceDecl, rec: Rec): void {
   const collection = tx.state.collection(decl.type)
   for (const fields of decl.unique) {
     const [first, ...rest] = fields

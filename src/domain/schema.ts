@@ -128,7 +128,11 @@ export interface ResourceDecl {
   readonly onCreate?: OnCreate
   /** Runs after every change of a stored record (consequences such as ending a user's sessions). */
   readonly onChange?: OnChange
+  /** For a record that stands for another object (a trash item for its deleted object): that object, whose visibility it shares. */
+  readonly standsFor?: StandsFor
 }
+
+export type StandsFor = (rec: Rec) => { readonly type: string; readonly id: string }
 
 /**
  * An `append` counter: `field` of a parent shows how many live (not
@@ -278,6 +282,7 @@ export interface ResourceOptions {
   sums?: LiveSum[]
   onCreate?: OnCreate
   onChange?: OnChange
+  standsFor?: StandsFor
 }
 
 export function declareResource(options: ResourceOptions): ResourceDecl {
@@ -307,6 +312,7 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     sums: options.sums ?? [],
     ...(options.onCreate === undefined ? {} : { onCreate: options.onCreate }),
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
+    ...(options.standsFor === undefined ? {} : { standsFor: options.standsFor }),
   }
 }
 

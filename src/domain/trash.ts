@@ -4,13 +4,17 @@
  * at the deleted object) to the trash in one write: each object gets a
  * TrashItem, all with the group id of the root's trash item. Restoring the
  * root brings the whole group back; restoring a child alone is refused while
- * a parent it cascades from is still in the trash. Hard deletion and
- * emptying a trash item remove objects and their trash items for good.
- * Trash and restore do not change an object's version: its fields are as
- * they were. Every object that moves runs its declaration's onChange hook.
+ * a parent it cascades from is still in the trash, and restoring is refused
+ * as a whole when a restored object would share a unique field set with a
+ * live one (the same check as create). Hard deletion and emptying a trash
+ * item remove an object for good together with everything of its cascade,
+ * live or trashed (a child trashed earlier must not outlive its parent),
+ * and their trash items. Trash and restore do not change an object's
+ * version: its fields are as they were. Every object that moves runs its
+ * declaration's onChange hook.
  */
 import { ApiError, notFound } from './errors.js'
-import { newId } from './records.js'
+import { checkUnique, newId } from './records.js'
 import { findResourceByType, RESOURCES, resourceByType } from './resources/index.js'
 import type { Rec, ResourceDecl } from './schema.js'
 import type { WriteTx } from '../engine/writeTx.js'
@@ -74,7 +78,7 @@ export function moveToTrash(tx: WriteTx, decl: ResourceDecl, rec: Rec, deletedBy
   return rootItem as Rec
 }
 
-/** Removes an object, its whole cascade and their trash items for good. */
+/** Removes an object, its whole cascade (live and trashed) and their trash items for good. */
 export function removeForGood(tx: WriteTx, decl: ResourceDecl, rec: Rec): void {
   for (const member of cascadeOf(tx.state, decl, rec, true).reverse()) {
     if (typeof member.rec.trashItem === 'string' && tx.state.get('TrashItem', member.rec.trashItem) !== undefined) {
@@ -85,7 +89,8 @@ export function removeForGood(tx: WriteTx, decl: ResourceDecl, rec: Rec): void {
   }
 }
 
-function trashedObject(state: TenantState, item: Rec): { decl: ResourceDecl; rec: Rec } {
+/** The object a trash item stands for. */
+export function trashedObject(state: TenantState, item: Rec): { decl: ResourceDecl; rec: Rec } {
   const decl = resourceByType(item.deletedObjectType as string)
   const rec = state.get(decl.type, item.deletedObjectId as string)
   if (rec === undefined) throw new Error(`trash item ${item.id} points at a missing ${decl.type}`)
@@ -113,7 +118,11 @@ function trashedParent(state: TenantState, decl: ResourceDecl, rec: Rec): Member
   return undefined
 }
 
-/** Restores a trash item (a root: with its whole group); returns the restored root object. */
+/**
+ * Restores a trash item (a root: with its whole group); returns the restored
+ * root object. Throws (and the write rolls back, restoring nothing) when a
+ * parent is still in the trash or a unique field set is taken meanwhile.
+ */
 export function restoreFromTrash(tx: WriteTx, trashItemId: string): { decl: ResourceDecl; rec: Rec } {
   const item = tx.state.get('TrashItem', trashItemId)
   if (item === undefined) throw notFound('TrashItem', trashItemId)
@@ -129,6 +138,7 @@ export function restoreFromTrash(tx: WriteTx, trashItemId: string): { decl: Reso
   for (const groupItem of groupItems(tx.state, item)) {
     const { decl, rec } = trashedObject(tx.state, groupItem)
     const back = { ...rec, trashItem: null }
+    checkUnique(tx, decl, back)
     tx.put(decl.type, back)
     decl.onChange?.(tx, rec, back)
     tx.del('TrashItem', groupItem.id)
@@ -137,14 +147,14 @@ export function restoreFromTrash(tx: WriteTx, trashItemId: string): { decl: Reso
   return { decl: root.decl, rec: restored }
 }
 
-/** Empties a trash item: its object (a root: the whole group) is removed for good. */
+/** Empties a trash item: its object (a root: the whole group) is removed for good with its cascade. */
 export function emptyTrashItem(tx: WriteTx, trashItemId: string): void {
   const item = tx.state.get('TrashItem', trashItemId)
   if (item === undefined) throw notFound('TrashItem', trashItemId)
-  for (const groupItem of groupItems(tx.state, item).reverse()) {
+  for (const groupItem of groupItems(tx.state, item)) {
+    // An earlier member's cascade may already have taken this one.
+    if (tx.state.get('TrashItem', groupItem.id) === undefined) continue
     const { decl, rec } = trashedObject(tx.state, groupItem)
-    tx.del(decl.type, rec.id)
-    decl.onChange?.(tx, rec, undefined)
-    tx.del('TrashItem', groupItem.id)
+    removeForGood(tx, decl, rec)
   }
 }

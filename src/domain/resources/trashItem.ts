@@ -1,4 +1,4 @@
-/* TrashItem (trash): one object moved to the trash, with the cascade group it went with. */
+/* TrashItem (trash): one object moved to the trash, with the cascade group it went with; seen by whoever may see that object. */
 import { declareResource, field } from '../schema.js'
 
 export const TrashItem = declareResource({
@@ -6,6 +6,7 @@ export const TrashItem = declareResource({
   path: 'trash',
   description: 'an object in the trash',
   displayName: (rec) => `${String(rec.deletedObjectType ?? '')} (${String(rec.deletedObjectId ?? '')})`,
+  standsFor: (rec) => ({ type: String(rec.deletedObjectType), id: String(rec.deletedObjectId) }),
   fields: [
     field.string('deletedObjectId', 'id of the deleted object', { required: true, indexed: true, inStub: true }),
     field.string('deletedObjectType', 'resource type of the deleted object', { required: true, inStub: true }),
