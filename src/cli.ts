@@ -14,10 +14,11 @@
  *
  * Commands that change the data directory refuse while a server holds it,
  * except restore, which then asks the server through its admin listener.
- * Long work shows its progress on stderr (src/progress.ts).
+ * Long work shows its progress on stderr (src/progress.ts); an online
+ * restore shows the progress lines the server streams back.
  */
 import path from 'node:path'
-import { callAdmin } from './admin/adminClient.js'
+import { callAdminWithProgress } from './admin/adminClient.js'
 import { loadConfig, type Config } from './config.js'
 import { lockHolder, refuseWhileServing } from './dataDirLock.js'
 import { TenantActor } from './engine/tenantActor.js'
@@ -130,7 +131,10 @@ const COMMANDS: Record<string, Command> = {
       if (holder !== null) {
         if (config.adminPort === 0) throw new Error(`a server (pid ${holder}) holds ${config.dataDir}; restoring through it needs its admin port, but ADMIN_PORT is 0 here`)
         console.log(`a server (pid ${holder}) holds ${config.dataDir}: restoring online through its admin listener`)
-        const answer = await callAdmin(config, 'POST', `/tenants/${encodeURIComponent(tenant)}/restore`, adminRestoreBody(source))
+        // The server streams its progress lines (load, replay, snapshot, swap); they go to stderr like local progress.
+        const answer = await callAdminWithProgress(config, 'POST', `/tenants/${encodeURIComponent(tenant)}/restore`, adminRestoreBody(source), (line) =>
+          process.stderr.write(`${line}\n`),
+        )
         console.log(restoreOutcomeText(tenant, answer as unknown as RestoreOutcome))
         return
       }

@@ -5,8 +5,9 @@
  * under a steady load of reads and writes (beta sees no error) and alpha's
  * own requests wait for the swap (no error either). Afterwards alpha serves
  * the restored state and takes writes, and after kill -9 and a restart it
- * has the restored state plus the later writes. The endpoint itself refuses
- * bad input clearly.
+ * has the restored state plus the later writes. The CLI shows the progress
+ * lines the server streams back. The endpoint itself refuses bad input
+ * clearly.
  */
 import fs from 'node:fs'
 import net from 'node:net'
@@ -95,6 +96,10 @@ t.test('restore alpha online while beta is under load: no errors anywhere', asyn
   const alphaResult = await alphaReads.stop()
   t.equal(restored.code, 0, restored.stderr)
   t.match(restored.stdout, /holds .*: restoring online through its admin listener/)
+  t.match(restored.stderr, /^restore alpha: rebuilding the state$/m, 'the progress the server streams shows on stderr as it comes')
+  t.match(restored.stderr, /^replay alpha {2}\d+ log entries in /m)
+  t.match(restored.stderr, /^swap alpha: /m)
+  t.match(restored.stderr, /^snapshot alpha {2}\d+ records in /m)
   t.match(restored.stdout, new RegExp(`alpha: restored \\d+ objects from seq ${firstSeq}, written`))
   t.same(betaResult.failures, [], `beta: ${betaResult.requests} requests during the restore, none failed`)
   t.ok(betaResult.requests > 20, 'beta was busy throughout')
@@ -122,6 +127,9 @@ t.test('the admin endpoint refuses bad requests clearly', async (t) => {
   const notJson = await adminRequest(port, 'POST', path, ADMIN_KEY, 'to seq one')
   t.equal(notJson.status, 400)
   t.match(JSON.parse(notJson.text), { code: 'TL01-1105', message: /must be JSON/ })
+  const badSeq = await adminRequest(port, 'POST', path, ADMIN_KEY, '{"toSeq": "one"}')
+  t.equal(badSeq.status, 400, 'a sequence number that is not one is a 400, not a 500')
+  t.match(JSON.parse(badSeq.text).message, /--to-seq needs a sequence number/)
   const outside = await adminRequest(port, 'POST', path, ADMIN_KEY, '{"toSeq": 99999}')
   t.equal(outside.status, 400)
   t.match(JSON.parse(outside.text).message, /seq 99999 cannot be restored; reachable: seq 1\.\./)

@@ -11,6 +11,11 @@
  * The same uWS rules as the public front end apply: request data is read
  * before the first await, onAborted is attached at once, body chunks are
  * copied, the answer is written inside cork() unless the client went away.
+ *
+ * A handler may answer with `chunks` instead of `body` (long operator work
+ * reporting as it goes): the status and headers go out at once, each chunk
+ * as it comes (chunked transfer encoding), and the answer ends with the
+ * iterable. A client that goes away stops the writing, not the iterable.
  */
 import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
@@ -41,8 +46,15 @@ export interface AdminResponse {
   body: string | Buffer
 }
 
+/** An answer written as it is produced; the handler must not let `chunks` throw (it reports failure in a chunk). */
+export interface AdminStreamedResponse {
+  status: number
+  headers?: Record<string, string>
+  chunks: AsyncIterable<string>
+}
+
 /** Throw an ApiError for a clear 4xx/5xx; anything else becomes 500 TL01-9001 with a logged request id. */
-export type AdminHandler = (request: AdminRequest) => Promise<AdminResponse> | AdminResponse
+export type AdminHandler = (request: AdminRequest) => Promise<AdminResponse | AdminStreamedResponse> | AdminResponse | AdminStreamedResponse
 
 export interface AdminRouteOptions {
   /** Answer without the admin key (health checks only). */
@@ -65,6 +77,14 @@ export function jsonAnswer(status: number, data: unknown): AdminResponse {
 
 function errorAnswer(error: ApiError): AdminResponse {
   return plainErrorResponse(error)
+}
+
+/** The answer for what a handler threw: an ApiError as it is, anything else 500 TL01-9001 naming a logged request id. */
+export function answerForError(error: unknown, method: string, path: string): AdminResponse {
+  if (error instanceof ApiError) return errorAnswer(error)
+  const requestId = randomUUID()
+  console.error(`admin request ${requestId} ${method} ${path} failed:`, error)
+  return errorAnswer(new ApiError('TL01-9001', 'internal error', `request id ${requestId}`))
 }
 
 function splitAdminPath(path: string): string[] | null {
@@ -183,23 +203,15 @@ export class AdminServer {
     }
     const run = (body: Buffer) => {
       const request: AdminRequest = { method, path, params, query, headers, body }
-      let answer: Promise<AdminResponse>
+      let answer: Promise<AdminResponse | AdminStreamedResponse>
       try {
         answer = Promise.resolve(route.handler(request))
       } catch (error) {
         answer = Promise.reject(error)
       }
       answer.then(
-        (response) => send(res, state, response),
-        (error: unknown) => {
-          if (error instanceof ApiError) {
-            send(res, state, errorAnswer(error))
-            return
-          }
-          const requestId = randomUUID()
-          console.error(`admin request ${requestId} ${method} ${path} failed:`, error)
-          send(res, state, errorAnswer(new ApiError('TL01-9001', 'internal error', `request id ${requestId}`)))
-        },
+        (response) => ('chunks' in response ? sendStreamed(res, state, response, method, path) : send(res, state, response)),
+        (error: unknown) => send(res, state, answerForError(error, method, path)),
       )
     }
     const tooLarge = () => errorAnswer(new ApiError('TL01-9002', `the body is larger than ${route.maxBodyBytes} bytes`))
@@ -239,4 +251,26 @@ function send(res: HttpResponse, state: { aborted: boolean }, response: AdminRes
     res.end(response.body, close)
   })
   state.aborted = true
+}
+
+function sendStreamed(res: HttpResponse, state: { aborted: boolean }, response: AdminStreamedResponse, method: string, path: string): void {
+  if (!state.aborted) {
+    res.cork(() => {
+      res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? 'Unknown'}`)
+      for (const [name, value] of Object.entries(response.headers ?? {})) res.writeHeader(name, value)
+    })
+  }
+  void (async () => {
+    try {
+      for await (const chunk of response.chunks) {
+        if (!state.aborted) res.cork(() => res.write(chunk))
+      }
+    } catch (error) {
+      // The handler broke its promise not to throw here; the answer ends short of its last chunk.
+      console.error(`admin request ${method} ${path}: its streamed answer failed:`, error)
+    }
+    if (state.aborted) return
+    res.cork(() => res.end())
+    state.aborted = true
+  })()
 }

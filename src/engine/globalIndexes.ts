@@ -32,9 +32,23 @@ export function indexGlobals(store: LogStore, tenant: string, ops: readonly Op[]
 
 const INDEXED_TYPES = ['User', 'PasswordConfirmation']
 
-/** Indexes a whole state put in place at once (a restore or an import), as if its records had just been written. */
+/**
+ * Makes the indexes hold what a whole state put in place at once (a restore or an import) holds for its
+ * tenant: its records are indexed as if just written, and the entries that point to this tenant for an
+ * e-mail no user of the state has, or a confirmation the state does not hold, are removed (a restore to an
+ * earlier point drops the users made since). This walks both indexes once, over all tenants: an operator
+ * action, not a request path.
+ */
 export function indexGlobalsOfState(store: LogStore, tenant: string, state: TenantState): void {
   for (const type of INDEXED_TYPES) {
     indexGlobals(store, tenant, [...state.collection(type).values()].map((rec): Op => ({ op: 'put', type, rec })))
+  }
+  const emails = new Set<string>()
+  for (const user of state.collection('User').values()) if (typeof user.email === 'string') emails.add(user.email.toLowerCase())
+  for (const { key, value } of store.emails.getRange()) {
+    if (value === tenant && !emails.has(key)) void store.emails.remove(key)
+  }
+  for (const { key, value } of store.confirmations.getRange()) {
+    if (value === tenant && state.get('PasswordConfirmation', key) === undefined) void store.confirmations.remove(key)
   }
 }

@@ -255,12 +255,18 @@ export class TenantActor {
     return this.snapshotRunning
   }
 
-  /** Replaces the whole state (online restore): the caller holds the tenant exclusively. */
-  replaceState(state: TenantState): void {
+  /**
+   * Replaces the whole state (online restore) by one just written as a snapshot at `state.seq`, taken at
+   * `snapshotAt`: nothing is logged since it. The caller holds the tenant exclusively.
+   */
+  replaceState(state: TenantState, snapshotAt: number): void {
     assert(this.busy !== null, 'replaceState outside an exclusive job')
     this.state = state
     this.durableSeq = state.seq
     this.failedFromSeq = null
+    this.entriesSinceSnapshot = 0
+    this.logBytesSinceSnapshot = 0
+    this.lastSnapshotAt = snapshotAt
   }
 
   private noteLogged(bytes: number): void {

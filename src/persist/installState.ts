@@ -5,7 +5,8 @@
  * the history is overwritten and recovery (newest snapshot + the log after
  * it) loads exactly this state. The log continues after it; the entries
  * below it stay for other restores until retention prunes them. Then the
- * e-mail and confirmation indexes learn the state's users, and the tenant
+ * e-mail and confirmation indexes learn the state's users and confirmations
+ * and forget this tenant's entries the state no longer holds, and the tenant
  * directory gets its row if it had none. The snapshot is written first: a
  * crash before it leaves the tenant as it was.
  */
@@ -19,6 +20,8 @@ export interface InstalledState {
   /** The sequence number the state now has; the next write gets the one after. */
   seq: number
   file: string
+  /** When the snapshot was taken. */
+  at: number
   bytes: number
   objects: number
   /** The tenant's highest sequence number before (entries up to it stay in the history). */
@@ -42,11 +45,12 @@ export async function installState(
   await store.flushed()
   const previousLastSeq = Math.max(store.lastSeq(tenant), ...listSnapshots(dataDir, tenant).map((listing) => listing.seq))
   const seq = previousLastSeq + 1
-  const bytes = await encodeSnapshotInSlices(tenant, seq, Date.now(), snapshotBodyOf(state), options.onProgress)
+  const at = Date.now()
+  const bytes = await encodeSnapshotInSlices(tenant, seq, at, snapshotBodyOf(state), options.onProgress)
   const file = await writeSnapshotFile(tenantSnapshotDir(dataDir, tenant), seq, bytes)
   state.seq = seq
   indexGlobalsOfState(store, tenant, state)
   if (store.tenants.get(tenant) === undefined) void store.tenants.put(tenant, { createdAt: options.createdAt ?? Date.now() })
   await store.flushed()
-  return { seq, file, bytes: bytes.length, objects: objectCount(state), previousLastSeq }
+  return { seq, file, at, bytes: bytes.length, objects: objectCount(state), previousLastSeq }
 }
