@@ -2,12 +2,17 @@
  * Writing answers: JSON by default, XML on `format=xml` or `Accept:
  * application/xml`, JSONP on `.json?callback=`; `suppress_response_code=true`
  * turns every status into 200 with the error in the body. Errors always have
- * the body of design §4.
+ * the body of design §4 and are all written by errorResponse, from the
+ * request's head alone (query, headers, `.json` suffix), so an error found
+ * before the request is routed (unknown host or path, a body over the
+ * limit) is written in the format the request asked for, like any other.
+ * In XML the error's `constraintViolations` is one element with a
+ * `constraintViolation` child per violation (empty when none).
  */
 import { XMLBuilder } from 'fast-xml-parser'
 import { ApiError, ERROR_CATALOGUE } from '../domain/errors.js'
 import { OutDate } from '../domain/values.js'
-import { queryFlag, type ApiRequest } from './request.js'
+import type { ApiRequest } from './request.js'
 
 export interface ApiResponse {
   status: number
@@ -19,9 +24,15 @@ export interface ApiResponse {
 
 export type Format = 'json' | 'xml' | 'jsonp'
 
+/** What of a request decides how its answer is written. */
+export type RequestHead = Pick<ApiRequest, 'query' | 'headers' | 'jsonpSuffix'>
+
+/** The head of a caller that asks for no format (the admin listener): plain JSON with real status codes. */
+const NO_FORMAT: RequestHead = { query: new Map(), headers: new Map(), jsonpSuffix: false }
+
 const CALLBACK_NAME = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/
 
-export function formatOf(request: ApiRequest): Format {
+export function formatOf(request: RequestHead): Format {
   const format = request.query.get('format')
   if (request.jsonpSuffix && request.query.has('callback')) return 'jsonp'
   if (format === 'xml') return 'xml'
@@ -58,11 +69,11 @@ function renderXml(data: unknown, names: XmlNames): string {
   return `<?xml version="1.0" encoding="UTF-8"?>${xmlBuilder.build({ [names.root]: content }) as string}`
 }
 
-function statusFor(request: ApiRequest, status: number): number {
-  return queryFlag(request, 'suppress_response_code') ? 200 : status
+function statusFor(request: RequestHead, status: number): number {
+  return request.query.get('suppress_response_code') === 'true' ? 200 : status
 }
 
-export function dataResponse(request: ApiRequest, data: unknown, names: XmlNames, status = 200, headers: Record<string, string> = {}): ApiResponse {
+export function dataResponse(request: RequestHead, data: unknown, names: XmlNames, status = 200, headers: Record<string, string> = {}): ApiResponse {
   const format = formatOf(request)
   if (format === 'xml') {
     return { status: statusFor(request, status), headers: { 'Content-Type': 'application/xml; charset=utf-8', ...headers }, body: renderXml(data, names) }
@@ -78,7 +89,7 @@ export function dataResponse(request: ApiRequest, data: unknown, names: XmlNames
   return { status: statusFor(request, status), headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body: json }
 }
 
-export function textResponse(request: ApiRequest, text: string, contentType = 'text/plain; charset=utf-8'): ApiResponse {
+export function textResponse(request: RequestHead, text: string, contentType = 'text/plain; charset=utf-8'): ApiResponse {
   return { status: statusFor(request, 200), headers: { 'Content-Type': contentType }, body: text }
 }
 
@@ -93,13 +104,20 @@ export function errorBody(error: ApiError): Record<string, unknown> {
   }
 }
 
-export function errorResponse(request: ApiRequest, error: ApiError): ApiResponse {
-  return { ...dataResponse(request, errorBody(error), { root: 'error' }, error.status, error.headers), error }
+/** The error body for XML: a list inside an object needs an element per item to survive (an empty one would vanish). */
+function xmlErrorBody(error: ApiError): Record<string, unknown> {
+  return { ...errorBody(error), constraintViolations: { constraintViolation: error.constraintViolations } }
 }
 
-/** An error for a request we could not even model (bad path, oversize body). */
+/** Every error answer, in the format, JSONP callback and status handling the request asked for. */
+export function errorResponse(request: RequestHead, error: ApiError): ApiResponse {
+  const body = formatOf(request) === 'xml' ? xmlErrorBody(error) : errorBody(error)
+  return { ...dataResponse(request, body, { root: 'error' }, error.status, error.headers), error }
+}
+
+/** An error for a caller that asks for no format (the admin listener). */
 export function plainErrorResponse(error: ApiError): ApiResponse {
-  return { status: error.status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...error.headers }, body: JSON.stringify(errorBody(error)) }
+  return errorResponse(NO_FORMAT, error)
 }
 
 export function internalError(requestId: string): ApiError {

@@ -6,7 +6,10 @@
  * (MAX_FILE_BYTES for paths ending in /upload, else MAX_BODY_BYTES) from
  * Content-Length up front and again while reading, hands an ApiRequest to
  * the router, and writes the answer inside res.cork() unless the client
- * went away.
+ * went away. The query is read first, so an error found before routing
+ * (malformed or unknown path, unknown host, a body over the limit) is
+ * written by errorResponse in the format the request asked for, as the
+ * router writes its errors.
  *
  * Each request is an Exchange: its id (sent as X-Request-Id), start time,
  * method, tenant and the route the router found. When the answer is
@@ -20,7 +23,7 @@ import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
 import type { Services } from './call.js'
 import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
-import { plainErrorResponse, type ApiResponse } from './response.js'
+import { errorResponse, internalError, type ApiResponse, type RequestHead } from './response.js'
 import { route, type RouteTrace } from './router.js'
 import { loadNativeUws, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.js'
 
@@ -111,22 +114,26 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const headers = new Map<string, string>()
     req.forEach((name, value) => headers.set(name.toLowerCase(), value))
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
+    const query = parseQuery(queryString)
+    const refuse = (head: RequestHead, error: ApiError, close = false) => send(res, state, observers, errorResponse(head, error), close)
 
     let split: ReturnType<typeof splitPath>
     try {
       split = splitPath(url)
     } catch (error) {
-      send(res, state, observers, plainErrorResponse(new ApiError('TL01-9003', error instanceof PathError ? error.message : 'malformed path')))
+      // The path did not split, so whether it ends in the `.json` of JSONP is read from the raw text.
+      const head = { query, headers, jsonpSuffix: /\.json\/*$/.test(url) }
+      refuse(head, new ApiError('TL01-9003', error instanceof PathError ? error.message : 'malformed path'))
       return
     }
+    const head: RequestHead = { query, headers, jsonpSuffix: split.jsonpSuffix }
     const tenant = tenantFromHost(headers.get('host') ?? '', config.baseDomain)
     state.tenant = tenant ?? null
     if (tenant === undefined || !split.versioned) {
       const message = tenant === undefined ? `host '${(headers.get('host') ?? '').slice(0, 100)}' is not served here` : 'paths start with /v1'
-      send(res, state, observers, plainErrorResponse(new ApiError(tenant === undefined ? 'TL01-1005' : 'TL01-9003', message)))
+      refuse(head, new ApiError(tenant === undefined ? 'TL01-1005' : 'TL01-9003', message))
       return
     }
-    const query = parseQuery(queryString)
     const override = query.get('method')?.toUpperCase()
     const method = override !== undefined && OVERRIDABLE.has(override) && (rawMethod === 'POST' || rawMethod === 'GET') ? override : rawMethod
     state.method = method
@@ -148,16 +155,15 @@ export function startHttpServer(services: Services, port: number, host: string, 
         (response) => send(res, state, observers, response),
         (error: unknown) => {
           console.error(`request ${state.requestId}: unexpected failure outside the router:`, error)
-          send(res, state, observers, plainErrorResponse(new ApiError('TL01-9001', 'internal error', `request id ${state.requestId}`)))
+          refuse(head, internalError(state.requestId))
         },
       )
     }
 
     const declaredLength = Number(headers.get('content-length') ?? '0')
     const limit = bodyLimit(split.segments, config)
-    const tooLarge = () => plainErrorResponse(limit.error())
     if (Number.isFinite(declaredLength) && declaredLength > limit.bytes) {
-      send(res, state, observers, tooLarge(), true)
+      refuse(head, limit.error(), true)
       return
     }
     const hasBody = declaredLength > 0 || headers.has('transfer-encoding')
@@ -171,7 +177,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
       if (state.aborted) return
       received += chunk.byteLength
       if (received > limit.bytes) {
-        send(res, state, observers, tooLarge(), true)
+        refuse(head, limit.error(), true)
         return
       }
       chunks.push(Buffer.from(new Uint8Array(chunk).slice()))
