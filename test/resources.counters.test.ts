@@ -1,12 +1,16 @@
 /*
  * Live aggregates and the resource actions over HTTP: `append` counters
- * through creates, moves, done, trash and restore; bill sums (derived
- * itemsPrice / totalPrice, also in $filter and $orderby); bill numbers from
+ * through creates, moves (tasks, time records, members, bills, projects
+ * between clients), done, trash and restore (also of a user, whose
+ * memberships go with it); a client's projects-count as each user sees it
+ * (another user's personal project is not counted, its owner counts it);
+ * bill sums (derived itemsPrice / totalPrice, also in $filter and
+ * $orderby; a NO_VAT bill adds no VAT); bill numbers from
  * the account's sequence; impulse `$stop` / `$watchnotify`; project
  * `$activate` / `$deactivate`.
  */
 import t from 'tap'
-import { api, newUser, ref } from './helpers/api.js'
+import { api, newUser, ref, type Api } from './helpers/api.js'
 import { startInProcess } from './helpers/server.js'
 
 const server = await startInProcess()
@@ -16,15 +20,15 @@ const owner = api(client, 'counters', (await client.createTenant('counters')).to
 const ownerId = (await owner.get('users/@self')).json[0].id as string
 const bert = await newUser(client, 'counters', owner, 'Bert')
 
-/** Counter values of one object, read from a list with `append`. */
-async function countersOf(path: string, id: string, append: string): Promise<Record<string, unknown>> {
-  const listed = await owner.get(path, { append, $filter: `id eq '${id}'` })
+/** Counter values of one object as `viewer` sees them, read from a list with `append`. */
+async function countersOf(path: string, id: string, append: string, viewer: Api = owner): Promise<Record<string, unknown>> {
+  const listed = await viewer.get(path, { append, $filter: `id eq '${id}'` })
   if (listed.status !== 200) throw new Error(`${listed.status} ${listed.text}`)
   return listed.json[0]
 }
 
 const projectCounters = (id: string) => countersOf('time/projects', id, 'timerecords-count,tasks-count,members-count')
-const clientCounters = (id: string) => countersOf('time/clients', id, 'bills-count,projects-count')
+const clientCounters = (id: string, viewer: Api = owner) => countersOf('time/clients', id, 'bills-count,projects-count', viewer)
 
 t.test('project counters', async (t) => {
   const p1 = await owner.create('time/projects', { name: 'P1' })
@@ -79,6 +83,116 @@ t.test('client counters', async (t) => {
   t.match(await clientCounters(clientId), { billsCount: 1 })
   const single = await owner.get(`time/clients/${clientId}`, { append: 'projects-count' })
   t.equal(single.json.projectsCount, 1, 'append works on a single read too')
+})
+
+t.test('moves between parents: a time record, a member, a bill', async (t) => {
+  const from = await owner.create('time/projects', { name: 'Move from' })
+  const to = await owner.create('time/projects', { name: 'Move to' })
+  const record = await owner.create('time/timerecords', { project: ref(from), duration: 1000 })
+  const member = await owner.create(`time/projects/${from}/members`, { user: ref(bert.id) })
+  t.match(await projectCounters(from), { timeRecordsCount: 1, membersCount: 1 })
+  t.match(await projectCounters(to), { timeRecordsCount: 0, membersCount: 0 })
+
+  const movedRecord = await owner.put(`time/timerecords/${record}`, { project: ref(to), version: 1 })
+  t.equal(movedRecord.status, 200, movedRecord.text)
+  t.match(await projectCounters(from), { timeRecordsCount: 0 }, 'a time record moved away')
+  t.match(await projectCounters(to), { timeRecordsCount: 1 }, 'a time record moved in')
+  await owner.put(`time/timerecords/${record}`, { project: null, version: 2 })
+  t.match(await projectCounters(to), { timeRecordsCount: 0 }, 'a time record taken off any project')
+
+  const movedMember = await owner.put(`time/projectmembers/${member}`, { project: ref(to), version: 1 })
+  t.equal(movedMember.status, 200, `the declaration lets a member change project: ${movedMember.text}`)
+  t.match(await projectCounters(from), { membersCount: 0 }, 'a member moved away')
+  t.match(await projectCounters(to), { membersCount: 1 }, 'a member moved in')
+  await owner.create(`time/projects/${from}/members`, { user: ref(bert.id) })
+  const clash = await owner.put(`time/projectmembers/${member}`, { project: ref(from), version: 2 })
+  t.equal(clash.status, 412, 'a move onto a project the user is already a member of is refused')
+  t.match(await projectCounters(from), { membersCount: 1 }, 'and changes no counter')
+  t.match(await projectCounters(to), { membersCount: 1 })
+
+  const clientA = await owner.create('time/clients', { name: 'Bill from' })
+  const clientB = await owner.create('time/clients', { name: 'Bill to' })
+  const bill = await owner.create('billing/bills', { client: ref(clientA) })
+  t.match(await clientCounters(clientA), { billsCount: 1 })
+  await owner.put(`billing/bills/${bill}`, { client: ref(clientB), version: 1 })
+  t.match(await clientCounters(clientA), { billsCount: 0 }, 'a bill moved away')
+  t.match(await clientCounters(clientB), { billsCount: 1 }, 'a bill moved in')
+})
+
+t.test("members-count follows a user's trash and restore", async (t) => {
+  const project = await owner.create('time/projects', { name: 'Team' })
+  const dora = await newUser(client, 'counters', owner, 'Dora')
+  await owner.create(`time/projects/${project}/members`, { user: ref(bert.id) })
+  await owner.create(`time/projects/${project}/members`, { user: ref(dora.id) })
+  t.match(await projectCounters(project), { membersCount: 2 })
+  const trashed = await owner.del(`users/${dora.id}`)
+  t.equal(trashed.status, 200, trashed.text)
+  t.match(await projectCounters(project), { membersCount: 1 }, "the user's memberships went to the trash with it")
+  t.same(await owner.ids(`time/projects/${project}/members`, { $filter: `user/id eq '${dora.id}'` }), [])
+  const restored = await owner.get(`trash/${trashed.json.trashItem.id as string}/$restore`)
+  t.equal(restored.status, 200, restored.text)
+  t.match(await projectCounters(project), { membersCount: 2 }, 'and came back with it')
+})
+
+t.test("a client's projects-count as each user sees it (personal projects)", async (t) => {
+  const cleo = await newUser(client, 'counters', owner, 'Cleo')
+  const clientA = await owner.create('time/clients', { name: 'Seen by whom' })
+  const clientB = await owner.create('time/clients', { name: 'Moved to' })
+
+  /** projects-count for `viewer` and the inner collection's $count, which must agree. */
+  async function seen(clientId: string, viewer: Api): Promise<{ counter: unknown; count: number }> {
+    const counted = await viewer.get(`time/clients/${clientId}/projects/$count`)
+    if (counted.status !== 200) throw new Error(`${counted.status} ${counted.text}`)
+    return { counter: (await clientCounters(clientId, viewer)).projectsCount, count: Number(counted.text) }
+  }
+  async function check(clientId: string, expected: { owner: number; bert: number; cleo: number }, message: string): Promise<void> {
+    for (const [name, viewer] of [['owner', owner], ['bert', bert.api], ['cleo', cleo.api]] as const) {
+      t.same(await seen(clientId, viewer), { counter: expected[name], count: expected[name] }, `${message}: as ${name}`)
+    }
+  }
+
+  await owner.create('time/projects', { name: 'shared', client: ref(clientA) })
+  const bertsPersonal = await bert.api.create('time/projects', { name: "Bert's own", client: ref(clientA), personal: true })
+  await check(clientA, { owner: 1, bert: 2, cleo: 1 }, "another user's personal project is not counted, its owner counts it")
+  const ownersPersonal = await owner.create('time/projects', { name: "Olive's own", client: ref(clientA), personal: true })
+  await check(clientA, { owner: 2, bert: 2, cleo: 1 }, 'the account owner counts only their own personal project')
+
+  await bert.api.put(`time/projects/${bertsPersonal}`, { personal: false, version: 1 })
+  await check(clientA, { owner: 3, bert: 2, cleo: 2 }, "made visible to all (the owner's personal one still counts only for the owner)")
+  await bert.api.put(`time/projects/${bertsPersonal}`, { personal: true, version: 2 })
+  await check(clientA, { owner: 2, bert: 2, cleo: 1 }, 'made personal again')
+
+  await bert.api.put(`time/projects/${bertsPersonal}`, { client: ref(clientB), version: 3 })
+  await check(clientA, { owner: 2, bert: 1, cleo: 1 }, 'a personal project moved away')
+  await check(clientB, { owner: 0, bert: 1, cleo: 0 }, 'a personal project moved in')
+  await bert.api.put(`time/projects/${bertsPersonal}`, { client: ref(clientA), personal: false, version: 4 })
+  await check(clientA, { owner: 3, bert: 2, cleo: 2 }, 'moved back and made visible to all in one change')
+  await check(clientB, { owner: 0, bert: 0, cleo: 0 }, 'nothing left behind')
+
+  const trashed = await owner.del(`time/projects/${ownersPersonal}`)
+  await check(clientA, { owner: 2, bert: 2, cleo: 2 }, 'a trashed personal project counts for nobody')
+  await owner.get(`trash/${trashed.json.trashItem.id as string}/$restore`)
+  await check(clientA, { owner: 3, bert: 2, cleo: 2 }, 'a restored one counts for its owner again')
+})
+
+t.test('a NO_VAT bill: totalPrice = itemsPrice, also when vatMode changes later', async (t) => {
+  const bill = await owner.create('billing/bills', { description: 'no vat', vatMode: 'NO_VAT' })
+  await owner.create(`billing/bills/${bill}/items`, { docIndex: 1, quantity: 1, unitPrice: 100 })
+  await owner.create(`billing/bills/${bill}/vats`, { vatRate: 20, vatPrice: 20 })
+  t.match((await owner.get(`billing/bills/${bill}`)).json, { itemsPrice: 100, totalPrice: 100 }, 'the VAT row adds nothing')
+  t.same(await owner.ids('billing/bills', { $filter: `id eq '${bill}' and totalPrice eq 100` }), [bill], '$filter sees the same totalPrice')
+
+  await owner.put(`billing/bills/${bill}`, { vatMode: 'DECLARE_VAT', version: 1 })
+  t.match((await owner.get(`billing/bills/${bill}`)).json, { itemsPrice: 100, totalPrice: 120 }, 'switched to DECLARE_VAT: the VAT counts')
+  await owner.put(`billing/bills/${bill}`, { vatMode: null, version: 2 })
+  t.match((await owner.get(`billing/bills/${bill}`)).json, { totalPrice: 120 }, 'no vatMode: VAT rows count, as before this mode existed')
+  await owner.put(`billing/bills/${bill}`, { vatMode: 'NO_VAT', version: 3 })
+  t.match((await owner.get(`billing/bills/${bill}`)).json, { itemsPrice: 100, totalPrice: 100 }, 'back to NO_VAT')
+  await owner.create(`billing/bills/${bill}/items`, { docIndex: 2, quantity: 2, unitPrice: 5 })
+  t.match((await owner.get(`billing/bills/${bill}`)).json, { itemsPrice: 110, totalPrice: 110 }, 'an item added to a NO_VAT bill')
+  const ordered = await owner.get('billing/bills', { $filter: `id eq '${bill}'`, $orderby: 'totalPrice desc', format: 'xml' })
+  t.match(ordered.text, '<totalPrice>110</totalPrice>', 'XML shows the same')
+  t.equal((await owner.del(`billing/bills/${bill}`)).status, 200, 'trashed: the bill sums test below sees only its own bills')
 })
 
 t.test('an append that does not apply is a 400', async (t) => {
@@ -141,7 +255,7 @@ t.test('impulse $watchnotify, several stopwatches, $stop with calculate_price', 
     description: 'focused',
     billable: true,
   })
-  const second = await bert.api.create('time/impulses', { mode: 'STOPWATCH', start: `/Date(${start})/` })
+  const second = await bert.api.create('time/impulses', { mode: 'STOPWATCH', start: `/Date(${start})/`, billable: true })
   t.ok(second, 'a user may run several stopwatches')
 
   const notified = await bert.api.get(`time/impulses/${running}/$watchnotify`)

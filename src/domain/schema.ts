@@ -66,8 +66,8 @@ export type Rec = {
 
 /** Live aggregates the engine keeps in step with every change (never a scan per request). */
 export interface LiveAggregates {
-  /** The value of an `append` counter of a parent. */
-  count(parentType: string, counterName: string, parentId: string): number
+  /** The value of an `append` counter of a parent, as the user `viewerId` sees it. */
+  count(parentType: string, counterName: string, parentId: string, viewerId: string): number
   /** The value of a declared LiveSum of a parent. */
   sum(parentType: string, sumName: string, parentId: string): number
 }
@@ -144,6 +144,12 @@ export interface AppendCounter {
   readonly childType: string
   readonly via: string
   readonly counts?: (child: Rec) => boolean
+  /**
+   * The one user who may see this child (a personal project's owner), or
+   * null when everyone who sees the parent sees it; such a child counts
+   * only for that user.
+   */
+  readonly visibleOnlyTo?: (child: Rec) => string | null
 }
 
 export interface InnerCollection {

@@ -1,54 +1,90 @@
 /*
  * Live `append` counters: for every AppendCounter declared on any resource,
- * a map parent id → number of live children that count. Kept by apply
+ * a map parent id → number of live children that count, kept by apply
  * through the StateObserver hook on every put and delete (a trashed child
  * stops counting, a restored one counts again), so a list with `append`
  * never scans children.
+ *
+ * A child that only one user may see (a counter's `visibleOnlyTo`, such as
+ * a personal project under its client) is kept apart, per parent and per
+ * that user; a viewer's count is the children everyone sees plus their
+ * own private ones. A change of the child (moved to another parent, made
+ * personal or not, given another owner) takes it out of the bucket it was
+ * in and puts it into the one it is in now, like any other change.
  */
 import { RESOURCES } from '../domain/resources/index.js'
+import { assert } from '../domain/errors.js'
 import type { AppendCounter, Rec } from '../domain/schema.js'
 import type { StateObserver } from './tenantState.js'
 
+interface Tally {
+  readonly counter: AppendCounter
+  /** parent id → children every viewer of the parent sees. */
+  readonly shared: Map<string, number>
+  /** parent id → user id → children only that user sees. */
+  readonly privateTo: Map<string, Map<string, number>>
+}
+
 export class AppendCounters implements StateObserver {
-  private readonly byChildType = new Map<string, { counter: AppendCounter; counts: Map<string, number> }[]>()
-  private readonly byName = new Map<string, Map<string, number>>()
+  private readonly byChildType = new Map<string, Tally[]>()
+  private readonly byName = new Map<string, Tally>()
 
   constructor() {
     for (const decl of RESOURCES) {
       for (const counter of decl.appends) {
-        const counts = new Map<string, number>()
-        this.byName.set(`${decl.type}:${counter.name}`, counts)
+        const tally: Tally = { counter, shared: new Map(), privateTo: new Map() }
+        this.byName.set(`${decl.type}:${counter.name}`, tally)
         const list = this.byChildType.get(counter.childType) ?? []
-        list.push({ counter, counts })
+        list.push(tally)
         this.byChildType.set(counter.childType, list)
       }
     }
   }
 
   onChange(type: string, before: Rec | undefined, after: Rec | undefined): void {
-    const watchers = this.byChildType.get(type)
-    if (watchers === undefined) return
-    for (const { counter, counts } of watchers) {
-      if (before !== undefined) adjust(counts, counter, before, -1)
-      if (after !== undefined) adjust(counts, counter, after, +1)
+    const tallies = this.byChildType.get(type)
+    if (tallies === undefined) return
+    for (const tally of tallies) {
+      if (before !== undefined) adjust(tally, before, -1)
+      if (after !== undefined) adjust(tally, after, +1)
     }
   }
 
   reset(): void {
-    for (const counts of this.byName.values()) counts.clear()
+    for (const tally of this.byName.values()) {
+      tally.shared.clear()
+      tally.privateTo.clear()
+    }
   }
 
-  count(parentType: string, counterName: string, parentId: string): number {
-    return this.byName.get(`${parentType}:${counterName}`)?.get(parentId) ?? 0
+  /** The counter of a parent as `viewerId` sees it: the shared children plus those only the viewer sees. */
+  count(parentType: string, counterName: string, parentId: string, viewerId: string): number {
+    const tally = this.byName.get(`${parentType}:${counterName}`)
+    if (tally === undefined) return 0
+    return (tally.shared.get(parentId) ?? 0) + (tally.privateTo.get(parentId)?.get(viewerId) ?? 0)
   }
 }
 
-function adjust(counts: Map<string, number>, counter: AppendCounter, child: Rec, delta: number): void {
+function addTo(counts: Map<string, number>, key: string, delta: number): void {
+  const next = (counts.get(key) ?? 0) + delta
+  assert(next >= 0, `append counter for ${key} would go below zero`)
+  if (next === 0) counts.delete(key)
+  else counts.set(key, next)
+}
+
+function adjust(tally: Tally, child: Rec, delta: number): void {
+  const { counter } = tally
   if (child.trashItem !== null) return
   const parentId = child[counter.via]
   if (typeof parentId !== 'string') return
   if (counter.counts !== undefined && !counter.counts(child)) return
-  const next = (counts.get(parentId) ?? 0) + delta
-  if (next === 0) counts.delete(parentId)
-  else counts.set(parentId, next)
+  const onlyTo = counter.visibleOnlyTo?.(child) ?? null
+  if (onlyTo === null) {
+    addTo(tally.shared, parentId, delta)
+    return
+  }
+  const perUser = tally.privateTo.get(parentId) ?? new Map<string, number>()
+  addTo(perUser, onlyTo, delta)
+  if (perUser.size === 0) tally.privateTo.delete(parentId)
+  else tally.privateTo.set(parentId, perUser)
 }

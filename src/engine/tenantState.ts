@@ -33,7 +33,7 @@ export class TenantState implements DisplayContext {
   private readonly observers: StateObserver[] = [this.counters, this.sums, this.reports]
   /** What derived fields read: the live counters and sums. */
   readonly aggregates: LiveAggregates = {
-    count: (parentType, counterName, parentId) => this.counters.count(parentType, counterName, parentId),
+    count: (parentType, counterName, parentId, viewerId) => this.counters.count(parentType, counterName, parentId, viewerId),
     sum: (parentType, sumName, parentId) => this.sums.sum(parentType, sumName, parentId),
   }
 

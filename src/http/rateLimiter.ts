@@ -12,9 +12,13 @@
  * Two policies use it:
  *   - requests: every authenticated request of a user in a tenant
  *     (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_MS) → 429 TL01-9010;
- *   - failed logins: per login name and per client address
+ *   - login attempts: per login name and per client address
  *     (LOGIN_FAILURES_ALLOWED per LOGIN_FAILURE_WINDOW_MS, then refused
- *     for as long again) → 429 before the password is even checked.
+ *     for as long again) → 429 before the password is even checked. An
+ *     attempt takes its slot before its password is checked (in the same
+ *     event-loop turn as the limit check, so parallel guesses cannot all
+ *     pass the check first) and gives it back once the password proved
+ *     right: what stays counted are the failures.
  * A limit of 0 turns its policy off.
  * Every 429 carries `Retry-After` in whole seconds.
  */
@@ -70,8 +74,16 @@ export class WindowCounter {
     return 0
   }
 
-  forget(key: string): void {
-    this.windows.delete(key)
+  /**
+   * Takes back one event counted at `countedAt` (a reserved slot that turned
+   * out not to count). Nothing happens once that window has ended; a block
+   * the event caused is lifted when the count is under the limit again.
+   */
+  release(key: string, countedAt: number, now: number): void {
+    const window = this.current(key, now)
+    if (window === undefined || window.startedAt > countedAt || window.count === 0) return
+    window.count -= 1
+    if (window.count < this.limit) window.blockedUntil = null
   }
 
   /** The key's live window; an ended one is dropped. */
@@ -132,26 +144,35 @@ function loginKeys(call: Call, name: string): { byName: string; byAddress: strin
   return { byName: `${call.tenantName ?? ''}\u0000${name}`, byAddress: call.request.remoteAddress }
 }
 
-/** Refuses a login attempt while its name or client address is blocked after too many failures. */
-export function checkLoginAllowed(call: Call, name: string): void {
+/** A login attempt that holds its slot in both login limits until `succeeded` gives it back. */
+export interface LoginAttempt {
+  succeeded(): void
+}
+
+const UNLIMITED_ATTEMPT: LoginAttempt = { succeeded() {} }
+
+/**
+ * Counts a login attempt for its name and client address before the
+ * password is checked; 429 while either is blocked. The caller reports a
+ * right password with `succeeded()`; every other outcome stays a failure.
+ */
+export function reserveLoginAttempt(call: Call, name: string): LoginAttempt {
   const { config, limits } = call.services
-  if (config.loginFailuresAllowed === 0) return
+  if (config.loginFailuresAllowed === 0) return UNLIMITED_ATTEMPT
   const keys = loginKeys(call, name)
-  const now = Date.now()
-  const wait = Math.max(limits.failedLoginsByName.waitMs(keys.byName, now), limits.failedLoginsByAddress.waitMs(keys.byAddress, now))
+  const countedAt = Date.now()
+  const wait = Math.max(limits.failedLoginsByName.waitMs(keys.byName, countedAt), limits.failedLoginsByAddress.waitMs(keys.byAddress, countedAt))
   if (wait > 0) throw tooManyRequests(wait, 'too many failed logins')
-}
-
-export function noteLoginFailure(call: Call, name: string): void {
-  const { config, limits } = call.services
-  if (config.loginFailuresAllowed === 0) return
-  const keys = loginKeys(call, name)
-  const now = Date.now()
-  limits.failedLoginsByName.hit(keys.byName, now)
-  limits.failedLoginsByAddress.hit(keys.byAddress, now)
-}
-
-/** A successful login clears its name's failures (not its address's: one good account must not unlock guessing). */
-export function noteLoginSuccess(call: Call, name: string): void {
-  call.services.limits.failedLoginsByName.forget(loginKeys(call, name).byName)
+  limits.failedLoginsByName.hit(keys.byName, countedAt)
+  limits.failedLoginsByAddress.hit(keys.byAddress, countedAt)
+  let released = false
+  return {
+    succeeded() {
+      if (released) return
+      released = true
+      const now = Date.now()
+      limits.failedLoginsByName.release(keys.byName, countedAt, now)
+      limits.failedLoginsByAddress.release(keys.byAddress, countedAt, now)
+    },
+  }
 }

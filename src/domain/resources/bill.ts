@@ -3,7 +3,10 @@
  * number of the account's sequence (Account.docNumberSequence + 1, stored
  * back on the account in the same write) and the creator as author unless
  * the body names one. itemsPrice and totalPrice are derived from live sums
- * of the bill's items and VAT rows (kept by the engine, never rescanned).
+ * of the bill's items and VAT rows (kept by the engine, never rescanned);
+ * they are computed when read, so a later change of vatMode shows at once.
+ * A bill with vatMode NO_VAT declares no VAT: its VAT rows are kept but
+ * add nothing, totalPrice = itemsPrice.
  */
 import { roundMoney } from '../pricing.js'
 import { declareResource, field, oneOf, type DisplayContext, type Rec } from '../schema.js'
@@ -16,6 +19,7 @@ function itemsPrice(bill: Rec, context: DisplayContext): number {
 }
 
 function totalPrice(bill: Rec, context: DisplayContext): number {
+  if (bill.vatMode === 'NO_VAT') return itemsPrice(bill, context)
   return roundMoney(itemsPrice(bill, context) + (context.aggregates?.sum('Bill', 'vatPrice', bill.id) ?? 0))
 }
 
@@ -57,6 +61,6 @@ export const Bill = declareResource({
     field.boolean('draft', 'the bill is a draft'),
     field.string('vatMode', 'DECLARE_VAT or NO_VAT', { constraints: [oneOf('DECLARE_VAT', 'NO_VAT')] }),
     field.double('itemsPrice', 'sum of the prices of the items', { access: 'READ_ONLY', derive: itemsPrice }),
-    field.double('totalPrice', 'itemsPrice plus the VAT of every VAT row', { access: 'READ_ONLY', derive: totalPrice }),
+    field.double('totalPrice', 'itemsPrice plus the VAT of every VAT row (itemsPrice with vatMode NO_VAT)', { access: 'READ_ONLY', derive: totalPrice }),
   ],
 })

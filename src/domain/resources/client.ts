@@ -1,5 +1,14 @@
-/* Client (time/clients): a customer that projects and bills are for. */
-import { declareResource, email, externalSyncFields, field, pattern, size } from '../schema.js'
+/*
+ * Client (time/clients): a customer that projects and bills are for. Its
+ * projects-count follows project visibility (resources.md): a personal
+ * project counts only for its owner, as in time/clients/{id}/projects.
+ */
+import { declareResource, email, externalSyncFields, field, pattern, size, type Rec } from '../schema.js'
+
+/** The owner of a personal project, the only user who sees it; null for a project everyone sees. */
+function personalProjectOwner(project: Rec): string | null {
+  return project.personal === true && typeof project.owner === 'string' ? project.owner : null
+}
 
 export const Client = declareResource({
   type: 'Client',
@@ -10,7 +19,7 @@ export const Client = declareResource({
   cascades: ['Bill', 'ContactPerson'],
   displayName: (rec) => String(rec.name ?? ''),
   appends: [
-    { name: 'projects-count', field: 'projectsCount', childType: 'Project', via: 'client' },
+    { name: 'projects-count', field: 'projectsCount', childType: 'Project', via: 'client', visibleOnlyTo: personalProjectOwner },
     { name: 'bills-count', field: 'billsCount', childType: 'Bill', via: 'client' },
   ],
   inner: [

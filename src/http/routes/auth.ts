@@ -4,9 +4,12 @@
  * Login: API key plus Basic `email:password` (or a secret key with an empty
  * password). The password is checked with scrypt outside the tenant's
  * mailbox; the tokens are issued in a write that checks again that the user
- * (and the secret key) is still the one that was verified. Failed logins
- * are counted per login name and client address (rateLimiter.ts): past the
- * limit a login is refused with 429 before any password is checked.
+ * (and the secret key) is still the one that was verified. A login names
+ * the live user with the e-mail (a trashed one with the same e-mail is
+ * ignored). Every attempt is counted per login name and client address
+ * before its password is checked and given back when the password was right
+ * (rateLimiter.ts): past the limit of failures a login is refused with 429
+ * before any password is checked.
  * Refresh consumes the refresh token in the same write that issues the new
  * pair, so it works exactly once; the access token it was issued with keeps
  * working until it expires or its user logs out.
@@ -19,7 +22,7 @@ import type { Rec } from '../../domain/schema.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import { accountOf } from '../authenticate.js'
 import type { Call } from '../call.js'
-import { checkLoginAllowed, noteLoginFailure, noteLoginSuccess } from '../rateLimiter.js'
+import { reserveLoginAttempt } from '../rateLimiter.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { requireApiKey } from './registration.js'
 import { dropExpiredTokens, issueTokens } from './tokens.js'
@@ -47,8 +50,15 @@ interface Candidate {
   keyId: string | null
 }
 
+/** The user outside the trash with the e-mail (e-mails are unique among those); a trashed user keeps theirs. */
+export function liveUserWithEmail(state: TenantState, email: string): Rec | undefined {
+  for (const user of state.collection('User').lookup('email', email)) if (user.trashItem === null) return user
+  return undefined
+}
+
 function findCandidate(state: TenantState, credentials: { user: string; password: string }, email: string): Candidate | undefined {
-  for (const user of state.collection('User').lookup('email', email)) return { user, keyId: null }
+  const byEmail = liveUserWithEmail(state, email)
+  if (byEmail !== undefined) return { user: byEmail, keyId: null }
   if (credentials.password !== '') return undefined
   const key = state.get('SecretKey', secretKeyId(credentials.user))
   if (key === undefined || key.trashItem !== null) return undefined
@@ -81,15 +91,12 @@ export async function login(call: Call): Promise<ApiResponse> {
   const credentials = basicCredentials(call)
   const { config } = call.services
   const email = credentials.user.trim().toLowerCase()
-  checkLoginAllowed(call, email)
+  const attempt = reserveLoginAttempt(call, email)
   const candidate = await tenant.read((state) => findCandidate(state, credentials, email))
   const bySecretKey = candidate !== undefined && candidate.keyId !== null
   const verified = bySecretKey || (await verifyPassword(credentials.password, candidate?.user.password as string | undefined, config.scryptCost))
-  if (candidate === undefined || !verified) {
-    noteLoginFailure(call, email)
-    throw new ApiError('TL01-1001', 'wrong credentials')
-  }
-  noteLoginSuccess(call, email)
+  if (candidate === undefined || !verified) throw new ApiError('TL01-1001', 'wrong credentials')
+  attempt.succeeded()
   const issued = await tenant.write((tx) => {
     const user = verifiedUser(tx.state, candidate)
     checkCanSignIn(tx.state, user)

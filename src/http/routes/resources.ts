@@ -62,6 +62,8 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState) {
     }
     return counter
   })
+  /** Counters are shown as the caller sees them (a personal project counts only for its owner). */
+  const viewerId = requirePrincipal(call).principal.userId
   return {
     noExpand: queryFlag(call.request, 'no_expand'),
     jsonDates: formatOf(call.request) !== 'xml',
@@ -70,7 +72,7 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState) {
       : {
           counters: (rec: Rec) => {
             const values: Record<string, number> = {}
-            for (const counter of declared) values[counter.field] = state.counters.count(decl.type, counter.name, rec.id)
+            for (const counter of declared) values[counter.field] = state.counters.count(decl.type, counter.name, rec.id, viewerId)
             return values
           },
         }),
