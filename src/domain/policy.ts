@@ -4,7 +4,12 @@
  * projects of other users and whatever belongs to such a project (its time
  * records, tasks, members, …); a trash item is seen by whoever sees its
  * deleted object (the declaration's `standsFor`). Writes: the declaration's WriteRule says who
- * may change a resource; the owner and admins always may.
+ * may change a resource; the owner and admins always may, with one limit
+ * above every rule: the account owner (the User that Account.owner names)
+ * is changed only by the owner themself, and no one, the owner included,
+ * takes from that record what keeps the tenant run (OWNER_KEEPS) or trashes
+ * or deletes it. The account passes to another user only by the owner's own
+ * change of Account.owner, and only to an active admin outside the trash.
  */
 import { accessDenied } from './errors.js'
 import { findResourceByType } from './resources/index.js'
@@ -17,6 +22,15 @@ export interface Caller {
 
 /** Fields a user may not change on their own User object. */
 const SELF_PROTECTED_FIELDS = ['admin', 'active', 'projectManager'] as const
+
+/** The type of the account owner (what Account.owner refers to) and the values that record always keeps. */
+const OWNER_TYPE = 'User'
+const OWNER_KEEPS: Readonly<Record<string, unknown>> = { active: true, admin: true }
+
+/** What the write checks read besides records: the tenant's one Account (TenantState is such a context). */
+export interface PolicyContext extends DisplayContext {
+  collection(type: string): { values(): Iterable<Rec> }
+}
 
 function projectOf(decl: ResourceDecl, rec: Rec, context: DisplayContext): Rec | undefined {
   if (decl.type === 'Project') return rec
@@ -70,18 +84,54 @@ function allowedByRule(caller: Caller, decl: ResourceDecl, rec: Rec, before: Rec
   }
 }
 
+function accountOwnerId(context: PolicyContext): unknown {
+  for (const account of context.collection('Account').values()) return account.owner
+  return undefined
+}
+
+function isAccountOwnerRecord(decl: ResourceDecl, rec: Rec, context: PolicyContext): boolean {
+  return decl.type === OWNER_TYPE && rec.id === accountOwnerId(context)
+}
+
+/** The field of OWNER_KEEPS that `rec` does not hold, if any. */
+function lostOwnerValue(rec: Rec, before: Rec): string | undefined {
+  return Object.keys(OWNER_KEEPS).find((name) => rec[name] !== before[name] && rec[name] !== OWNER_KEEPS[name])
+}
+
+/** The account owner's own record and the account's owner reference: the limits above every write rule. */
+function checkAccountOwnership(caller: Caller, decl: ResourceDecl, rec: Rec, before: Rec | undefined, context: PolicyContext): void {
+  if (before === undefined) return
+  if (isAccountOwnerRecord(decl, before, context)) {
+    if (caller.userId !== before.id) throw accessDenied(`only the account owner may change the account owner's ${decl.type}`)
+    const lost = lostOwnerValue(rec, before)
+    if (lost !== undefined) {
+      throw accessDenied(`the account owner's ${lost} must stay ${String(OWNER_KEEPS[lost])}: the account needs an owner who can log in and do everything`)
+    }
+  }
+  if (decl.type === 'Account' && rec.owner !== before.owner) {
+    if (caller.userId !== before.owner) throw accessDenied('only the account owner may hand the account to another user')
+    const next = typeof rec.owner === 'string' ? context.get(OWNER_TYPE, rec.owner) : undefined
+    const fit = next !== undefined && next.trashItem === null && Object.keys(OWNER_KEEPS).every((name) => next[name] === OWNER_KEEPS[name])
+    if (!fit) throw accessDenied('the account can be handed only to an active admin who is not in the trash')
+  }
+}
+
 /** Throws 403 unless the caller may store `rec` (replacing `before`, if any). */
-export function checkWrite(caller: Caller, decl: ResourceDecl, rec: Rec, before: Rec | undefined, context: DisplayContext): void {
+export function checkWrite(caller: Caller, decl: ResourceDecl, rec: Rec, before: Rec | undefined, context: PolicyContext): void {
   if (decl.internal) throw accessDenied(`${decl.type} cannot be written directly`)
   if (!canSee(caller, decl, rec, context) || (before !== undefined && !canSee(caller, decl, before, context))) {
     throw accessDenied(`no access to this ${decl.type}`)
   }
+  checkAccountOwnership(caller, decl, rec, before, context)
   if (caller.superuser) return
   if (!allowedByRule(caller, decl, rec, before, context)) throw accessDenied(`you may not change this ${decl.type}`)
 }
 
 /** Throws 403 unless the caller may remove `rec`. */
-export function checkRemove(caller: Caller, decl: ResourceDecl, rec: Rec, context: DisplayContext): void {
+export function checkRemove(caller: Caller, decl: ResourceDecl, rec: Rec, context: PolicyContext): void {
+  if (isAccountOwnerRecord(decl, rec, context)) {
+    throw accessDenied(`the account owner's ${decl.type} cannot be deleted: the account needs its owner (the owner may hand the account to another user first)`)
+  }
   checkWrite(caller, decl, rec, rec, context)
   if (decl.writeRule === 'self' && !caller.superuser) throw accessDenied(`you may not delete this ${decl.type}`)
 }

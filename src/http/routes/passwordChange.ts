@@ -5,7 +5,10 @@
  *   POST {public_url}/v1/users/requestconfirmation?apikey=&email=   (no token)
  *   POST {base_url}/v1/users/{id|@self}/$confirmation?token=        (the user or a superuser)
  * The public call answers the same `{id}` for an e-mail that has no active
- * user: a random id that simply does not work.
+ * user outside the trash: a random id that simply does not work. The call
+ * with a token is a change of the User and passes the same permission check
+ * as a PUT of it (policy.ts): the user themself, the owner and admins, but
+ * only the account owner for the account owner.
  *
  * Step 2 sets the password:
  *   POST {public_url}/v1/auth/confirm/{confirmation_id}?apikey=
@@ -19,6 +22,7 @@
  */
 import { accessDenied, ApiError, notFound, violation, wrongParameter } from '../../domain/errors.js'
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, newToken, secretId } from '../../domain/credentials.js'
+import { checkWrite } from '../../domain/policy.js'
 import { changeRecord } from '../../domain/records.js'
 import { User } from '../../domain/resources/user.js'
 import type { Rec } from '../../domain/schema.js'
@@ -26,7 +30,7 @@ import type { WriteTx } from '../../engine/writeTx.js'
 import type { Call } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import type { ResourceAction } from './actions.js'
-import { basicPair } from './auth.js'
+import { basicPair, liveUserWithEmail } from './auth.js'
 import { requireApiKey } from './registration.js'
 import { revokeTokensOf } from './tokens.js'
 
@@ -62,10 +66,8 @@ export async function requestConfirmation(call: Call): Promise<ApiResponse> {
   const actor = tenantName === undefined ? undefined : registry.get(tenantName)
   if (actor !== undefined) {
     await actor.write((tx) => {
-      for (const user of tx.state.collection('User').lookup('email', email)) {
-        if (mayChangePassword(user)) putConfirmation(tx, user.id, confirmationId, config.passwordConfirmationLifetimeMs, null)
-        return
-      }
+      const user = liveUserWithEmail(tx.state, email)
+      if (mayChangePassword(user)) putConfirmation(tx, user.id, confirmationId, config.passwordConfirmationLifetimeMs, null)
     })
   }
   return confirmationAnswer(call, confirmationId)
@@ -86,6 +88,7 @@ export const confirmationAction: ResourceAction = {
     await tenant.write((tx) => {
       const user = tx.state.get('User', userId)
       if (user === undefined || user.trashItem !== null) throw notFound('User', userId)
+      checkWrite(principal, User, user, user, tx.state)
       putConfirmation(tx, userId, confirmationId, lifetimeMs, self ? principal.tokenId : null)
     })
     return confirmationAnswer(call, confirmationId)
