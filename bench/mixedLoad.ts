@@ -47,7 +47,7 @@ async function signUpAndLogin(client: BenchClient, tenant: string): Promise<stri
   const signup = await client.expect(201, 'POST', withQuery('/v1/register/signup', { apikey: BENCH_API_KEY }), {
     body: JSON.stringify({ account: { name: `${tenant} Ltd`, urlPrefix: tenant }, owner: { firstName: 'Mia', lastName: 'Mixed', email, password } }),
   })
-  await client.expect(200, 'POST', `/v1/auth/confirm/${signup.json.id as string}`, { tenant })
+  await client.expect(200, 'POST', withQuery(`/v1/auth/confirm/${signup.json.id as string}`, { apikey: BENCH_API_KEY }), { tenant })
   const login = await client.expect(200, 'GET', withQuery('/v1/auth/login', { apikey: BENCH_API_KEY }), { tenant, headers: { authorization: basicAuth(email, password) } })
   return login.json.token as string
 }

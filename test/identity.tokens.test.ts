@@ -120,8 +120,8 @@ t.test('an unconfirmed account cannot log in', async (t) => {
   })
   t.equal(signup.status, 201)
   expectError(t, await loginRaw(client, 'pending', 'pat@pending.test', 'pending-password'), 401, 'TL01-1007', 'before confirm')
-  expectError(t, await client.request('POST', '/v1/auth/confirm/00000000-0000-0000-0000-000000000000', { tenant: 'pending' }), 400, 'TL01-1006', 'wrong account id')
-  t.equal((await client.request('POST', `/v1/auth/confirm/${signup.json.id}`, { tenant: 'pending' })).status, 200)
+  expectError(t, await client.request('POST', '/v1/auth/confirm/00000000-0000-0000-0000-000000000000', { tenant: 'pending', query: { apikey: client.apiKey } }), 400, 'TL01-1006', 'wrong account id')
+  t.equal((await client.request('POST', `/v1/auth/confirm/${signup.json.id}`, { tenant: 'pending', query: { apikey: client.apiKey } })).status, 200)
   t.equal((await loginRaw(client, 'pending', 'pat@pending.test', 'pending-password')).status, 200, 'after confirm')
 })
 

@@ -240,7 +240,7 @@ const INTERNAL_CASES: Record<string, (t: Test) => Promise<void>> = {
     const request = await client.request('POST', '/v1/users/requestconfirmation', { query: { apikey: client.apiKey, email: ownerA.email } })
     t.equal(request.status, 201, request.text)
     const id = request.json.id as string
-    const atB = await client.request('POST', `/v1/auth/confirm/${id}`, { tenant: 'bravo' })
+    const atB = await client.request('POST', `/v1/auth/confirm/${id}`, { tenant: 'bravo', query: { apikey: client.apiKey } })
     scan("A's confirmation id at B", atB, [id])
     refused(t, "A's password confirmation at B's address", atB)
   },

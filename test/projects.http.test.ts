@@ -190,8 +190,8 @@ t.test('registration calls', async (t) => {
     headers: { authorization: `Basic ${Buffer.from('b@beta.test:long-enough').toString('base64')}` },
   })
   expectError(t, unconfirmed, 401, 'TL01-1007')
-  expectError(t, await client.request('POST', '/v1/auth/confirm/not-the-id', { tenant: 'beta' }), 400, 'TL01-1006')
-  t.equal((await client.request('POST', `/v1/auth/confirm/${signup.json.id}`, { tenant: 'beta' })).status, 200)
+  expectError(t, await client.request('POST', '/v1/auth/confirm/not-the-id', { tenant: 'beta', query: { apikey: client.apiKey } }), 400, 'TL01-1006')
+  t.equal((await client.request('POST', `/v1/auth/confirm/${signup.json.id}`, { tenant: 'beta', query: { apikey: client.apiKey } })).status, 200)
   const wrongPassword = await client.request('GET', '/v1/auth/login', {
     tenant: 'beta',
     query: { apikey: client.apiKey },

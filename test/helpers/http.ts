@@ -71,7 +71,7 @@ export class TestClient {
     })
     if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${signup.text}`)
     const accountId = signup.json.id as string
-    const confirm = await this.request('POST', `/v1/auth/confirm/${accountId}`, { tenant })
+    const confirm = await this.request('POST', `/v1/auth/confirm/${accountId}`, { tenant, query: { apikey: this.apiKey } })
     if (confirm.status !== 200) throw new Error(`confirm failed: ${confirm.status} ${confirm.text}`)
     const token = await this.login(tenant, email, password)
     return { token, accountId, email, password }

@@ -1,8 +1,10 @@
 /*
  * Self-registration on the public URL (API key, no token): checkurl,
  * checkemail, findurl, signup; and `auth/confirm/{accountId}` on the new
- * tenant's URL. Sign-up creates the tenant: its Account and owner User are
- * the tenant's first log entry, both unconfirmed until confirm.
+ * tenant's URL. Every one of them needs the API key (interface.md,
+ * "Registration": no token; `apikey` required). Sign-up creates the tenant:
+ * its Account and owner User are the tenant's first log entry, both
+ * unconfirmed until confirm.
  */
 import { ApiError, violation, wrongParameter } from '../../domain/errors.js'
 import { hashPassword, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, constantTimeEqual } from '../../domain/credentials.js'
@@ -98,6 +100,7 @@ export async function signUp(call: Call): Promise<ApiResponse> {
 
 /** Confirms a new account (and its owner) by the account id that sign-up answered. */
 export async function confirmAccount(call: Call, id: string): Promise<ApiResponse | null> {
+  requireApiKey(call)
   const tenant = call.tenant
   if (tenant === null) return null
   const confirmed = await tenant.write((tx) => {
