@@ -3,7 +3,10 @@
  *  - replaying a tenant's whole log on an empty state gives exactly the
  *    state the server had (compared with the snapshot a clean stop wrote);
  *  - `snapshot` then `restore --from` through the CLI brings back the same
- *    objects, and restore refuses while a server holds the data directory.
+ *    objects, offline;
+ *  - while a server holds the data directory, `restore` runs through that
+ *    server's admin listener when ADMIN_PORT names it, and refuses (changing
+ *    nothing) when ADMIN_PORT is 0, since it has no way to reach the server.
  */
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'
@@ -14,11 +17,25 @@ import { loadConfig } from '../src/config.js'
 import { LogStore } from '../src/persist/logStore.js'
 import { recoverTenant, snapshotBodyOf } from '../src/persist/recovery.js'
 import { listSnapshots } from '../src/persist/snapshotFile.js'
+import net from 'node:net'
+import type { TestClient } from './helpers/http.js'
 import { REPO_ROOT, spawnServer, startInProcess, stopGracefully, tempDataDir, testEnv } from './helpers/server.js'
 
 const run = promisify(execFile)
-const cli = (dataDir: string, ...args: string[]) =>
-  run(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), ...args], { env: { ...process.env, ...testEnv(dataDir) } })
+const cliWith = (extra: Record<string, string>, dataDir: string, ...args: string[]) =>
+  run(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), ...args], { env: { ...process.env, ...testEnv(dataDir, extra) } })
+const cli = (dataDir: string, ...args: string[]) => cliWith({}, dataDir, ...args)
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
+    })
+  })
+}
 
 t.test('replaying the log rebuilds the live state exactly', async (t) => {
   const server = await startInProcess(tempDataDir('replay'))
@@ -48,15 +65,22 @@ t.test('replaying the log rebuilds the live state exactly', async (t) => {
   t.equal(fromLog.state.collection('Project').size, 60 - 6, 'hard deletes removed their projects')
 })
 
-t.test('CLI snapshot → restore round trip', async (t) => {
+const listNames = async (client: TestClient, token: string) =>
+  (await client.request('GET', '/v1/time/projects', { tenant: 'ops', query: { token, $orderby: 'name', no_expand: true } })).json
+
+t.test('CLI snapshot → restore round trip, offline; with a server and no admin listener to reach, restore refuses', async (t) => {
   const dataDir = tempDataDir('cli')
   let server = await spawnServer(dataDir)
   const { token } = await server.client.createTenant('ops')
   for (let index = 0; index < 5; index += 1) {
     await server.client.request('POST', '/v1/time/projects', { tenant: 'ops', query: { token }, body: { name: `kept ${index}` } })
   }
-  const refused = await cli(dataDir, 'restore', 'ops', '--from', '/nonexistent').catch((error: { stderr: string; code: number }) => error)
-  t.match((refused as { stderr: string }).stderr, /holds/, 'restore refuses while a server runs')
+  const served = await listNames(server.client, token)
+  // The test environment sets ADMIN_PORT=0 (any free port): the CLI cannot know which port the server took.
+  const refused = (await cli(dataDir, 'restore', 'ops', '--to-seq', '1').catch((error: { stderr: string; code: number }) => error)) as { stderr: string; code: number }
+  t.equal(refused.code, 1)
+  t.match(refused.stderr, /a server \(pid \d+\) holds .*; restoring through it needs its admin port, but ADMIN_PORT is 0 here/, 'refused, saying why')
+  t.same(await listNames(server.client, token), served, 'nothing changed')
   t.equal(await stopGracefully(server), 0)
 
   const snapshotRun = await cli(dataDir, 'snapshot', 'ops')
@@ -81,4 +105,20 @@ t.test('CLI snapshot → restore round trip', async (t) => {
   const help = await cli(dataDir, 'restore', '--help')
   t.match(help.stdout, /usage: timeledger restore <tenant> --from/)
   t.equal(await stopGracefully(server), 0)
+})
+
+t.test('with a server whose admin listener ADMIN_PORT names, restore runs through that server', async (t) => {
+  const dataDir = tempDataDir('cli-online')
+  const env = { ADMIN_PORT: String(await freePort()), ADMIN_KEY: 'durability-admin-key' }
+  const server = await spawnServer(dataDir, env)
+  t.teardown(() => stopGracefully(server))
+  const { token } = await server.client.createTenant('ops')
+  await server.client.request('POST', '/v1/time/projects', { tenant: 'ops', query: { token }, body: { name: 'kept' } })
+  const keptAt = /log ranges:\n {2}seq 1\.\.(\d+) /.exec((await cliWith(env, dataDir, 'history', 'ops')).stdout)?.[1]
+  await server.client.request('POST', '/v1/time/projects', { tenant: 'ops', query: { token }, body: { name: 'undone' } })
+  const restored = await cliWith(env, dataDir, 'restore', 'ops', '--to-seq', String(keptAt))
+  t.match(restored.stdout, /holds .*: restoring online through its admin listener/)
+  t.match(restored.stdout, new RegExp(`ops: restored \\d+ objects from seq ${keptAt}`))
+  const names = ((await listNames(server.client, token)) as { name: string }[]).map((project) => project.name)
+  t.same(names, ['kept'], 'the running server serves the restored state at once, without a restart')
 })
