@@ -4,6 +4,12 @@
  * round trip (POST application/xml, GET format=xml), a constraint violation
  * and a reference to a missing object. Each spec gives a valid body per
  * variant ('json' and 'xml' differ in the value the filter looks for).
+ *
+ * A resource the API does not create (`make`: the Account, made by
+ * sign-up; a TrashItem, made by deleting something) is checked to refuse
+ * POST with a 4xx; its body is then written by PUT onto the made object
+ * when it can be updated (the Account), or is what the made object shows
+ * (a TrashItem, which refuses PUT as well).
  */
 import t from 'tap'
 import { api, newUser, ref } from './helpers/api.js'
@@ -25,6 +31,9 @@ const workType2 = await owner.create('time/worktypes', { name: 'Review' })
 const contact = await owner.create('time/contacts', { firstName: 'Ann', lastName: 'Contact', client: ref(clientId) })
 const bill = await owner.create('billing/bills', { description: 'base bill', client: ref(clientId) })
 const department = await owner.create('departments', { name: 'Base department' })
+const accountId = (await owner.get('accounts/@own')).json[0].id as string
+/** Objects deleted by the TrashItem spec: their trash items are the objects under test. */
+const doomed = { json: await owner.create('time/worktypes', { name: 'doomed-json' }), xml: await owner.create('time/worktypes', { name: 'doomed-xml' }) }
 const MISSING = '00000000-0000-4000-8000-000000000000'
 
 type Variant = 'json' | 'xml'
@@ -34,13 +43,21 @@ interface Spec {
   type: string
   path: string
   xmlItem: string
+  /** The body written (POST, or PUT onto a made object); for a resource nobody writes, what the made object shows. */
   body: (variant: Variant) => Body
+  /** For a resource the API does not create: makes (or finds) the object of a variant and returns its id. */
+  make?: (variant: Variant) => Promise<string>
+  /** Lists that must show exactly the 'json' object, besides the $filter (views such as accounts/@own). */
+  listedIn?: string[]
   filter: string
-  update: Body
+  /** Absent: the resource cannot be updated, PUT is refused. */
+  update?: Body
   /** Checked on the read after the update. */
-  updated: Body
-  violation: { body: Body; field: string; constraint: string }
-  missingRef: string
+  updated?: Body
+  /** Absent only where no field can be written. */
+  violation?: { body: Body; field: string; constraint: string }
+  /** null: the resource has no reference field that can be written ($metadata is checked to say so). */
+  missingRef: string | null
   displayName?: string
 }
 
@@ -138,7 +155,7 @@ const SPECS: Spec[] = [
     update: { price: 50 },
     updated: { price: 50, displayName: '50' },
     violation: { body: { id: 'NOT-A-UUID', price: 1 }, field: 'id', constraint: 'Pattern' },
-    missingRef: 'task',
+    missingRef: 'workType',
     displayName: '42.5',
   },
   {
@@ -225,6 +242,66 @@ const SPECS: Spec[] = [
     displayName: '20m',
   },
   {
+    type: 'Client',
+    path: 'time/clients',
+    xmlItem: 'client',
+    body: (v) => ({ name: `client-${v}`, code: 'CL1', email: 'billing@client.test', city: 'Brno', countryCode: v === 'json' ? 'CZE' : 'SVK' }),
+    filter: "name eq 'client-json'",
+    update: { active: false, zipCode: '60200' },
+    updated: { active: false, zipCode: '60200', countryCode: 'CZE', displayName: 'client-json' },
+    violation: { body: { name: 'x', countryCode: 'CZ1' }, field: 'countryCode', constraint: 'Pattern' },
+    missingRef: 'externalSystem',
+    displayName: 'client-json',
+  },
+  {
+    type: 'User',
+    path: 'users',
+    xmlItem: 'user',
+    body: (v) => ({ firstName: 'Uma', lastName: `user-${v}`, email: `uma-${v}@crud.test`, phone: '+420 1', position: 'analyst', weekStart: 2 }),
+    filter: "lastName eq 'user-json'",
+    update: { position: 'lead', weekStart: 7 },
+    updated: { position: 'lead', weekStart: 7, email: 'uma-json@crud.test', active: true, admin: false, confirmed: true },
+    violation: { body: { email: 'not-an-email' }, field: 'email', constraint: 'Email' },
+    missingRef: null,
+    displayName: 'user-json Uma',
+  },
+  {
+    type: 'Account',
+    path: 'accounts',
+    xmlItem: 'account',
+    make: async () => accountId,
+    listedIn: ['accounts/@own'],
+    body: (v) => ({ name: `Crud ${v} Ltd`, currency: v === 'json' ? 'CZK' : 'EUR', vatId: `CZ-${v}`, owner: ref(ownerId) }),
+    filter: "name eq 'Crud json Ltd'",
+    update: { phone: '+420 2', website: 'https://crud.test' },
+    updated: { phone: '+420 2', website: 'https://crud.test', name: 'Crud json Ltd', urlPrefix: 'crud', displayName: 'Crud json Ltd (crud)' },
+    violation: { body: { name: null }, field: 'name', constraint: 'NotNull' },
+    missingRef: 'owner',
+    displayName: 'Crud json Ltd (crud)',
+  },
+  {
+    type: 'ExternalSystem',
+    path: 'externalsystems',
+    xmlItem: 'externalSystem',
+    body: (v) => ({ name: `ext-${v}`, integrationPlugin: v === 'json' ? 'jira' : 'redmine' }),
+    filter: "name eq 'ext-json'",
+    update: { integrationPlugin: 'gitlab' },
+    updated: { integrationPlugin: 'gitlab', name: 'ext-json' },
+    violation: { body: { id: 'NOT-A-UUID' }, field: 'id', constraint: 'Pattern' },
+    missingRef: null,
+    displayName: 'ext-json',
+  },
+  {
+    type: 'TrashItem',
+    path: 'trash',
+    xmlItem: 'trashItem',
+    make: async (v) => (await owner.del(`time/worktypes/${doomed[v]}`)).json.trashItem.id as string,
+    body: (v) => ({ deletedObjectId: doomed[v], deletedObjectType: 'WorkType', deletedBy: ref(ownerId) }),
+    filter: `deletedObjectId eq '${doomed.json}'`,
+    missingRef: null,
+    displayName: `WorkType (${doomed.json})`,
+  },
+  {
     type: 'SecretKey',
     path: 'secretkeys',
     xmlItem: 'secretKey',
@@ -253,26 +330,73 @@ function expectedJson(value: unknown): unknown {
   return value
 }
 
+/** The fields `$metadata` shows as references (they carry the referenced path) that a request may write. */
+async function writableReferenceFields(spec: Spec): Promise<string[]> {
+  const metadata = await owner.get(`${spec.path}/$metadata`)
+  const fields = metadata.json.fields as { name: string; path?: string; access: string }[]
+  return fields.filter((field) => field.path !== undefined && field.access !== 'READ_ONLY').map((field) => field.name)
+}
+
+/**
+ * Writes the body of a variant: POSTed to the collection, or, for a made
+ * object, PUT onto it at its current version. Answers the id and whether it was stored.
+ */
+async function write(spec: Spec, variant: Variant, body: Body, xml: boolean): Promise<{ id: string; ok: boolean; text: string }> {
+  const options = xml ? { rawBody: toXml(spec.xmlItem, body), headers: { 'content-type': 'application/xml' } } : { body }
+  if (spec.make === undefined) {
+    const created = await owner.call('POST', spec.path, { ...options, query: { response_object: true } })
+    return { id: created.json?.id as string, ok: created.status === 201, text: created.text }
+  }
+  const id = await spec.make(variant)
+  const version = (await owner.get(`${spec.path}/${id}`)).json.version as number
+  const withVersion = { ...body, version }
+  const written = await owner.call('PUT', `${spec.path}/${id}`, xml ? { rawBody: toXml(spec.xmlItem, withVersion), headers: options.headers } : { body: withVersion })
+  return { id, ok: written.status === 200 && written.json.version === version + 1, text: written.text }
+}
+
 for (const spec of SPECS) {
   t.test(spec.type, async (t) => {
     const body = spec.body('json')
-    const created = await owner.post(spec.path, body, { response_object: true })
-    t.equal(created.status, 201, `create: ${created.text}`)
-    const id = created.json.id as string
-    t.equal(created.json.version, 1)
+    const writable = spec.make === undefined || spec.update !== undefined
+    let id: string
+    if (spec.make !== undefined) {
+      const refused = await owner.post(spec.path, body)
+      t.equal(refused.status, 400, `POST ${spec.path} is refused: ${refused.text}`)
+      t.equal(refused.json.code, 'TL01-1103')
+      t.match(refused.json.message, /cannot be created/, 'the refusal says why')
+    }
+    if (writable) {
+      const created = await write(spec, 'json', body, false)
+      t.ok(created.ok, `create: ${created.text}`)
+      id = created.id
+    } else {
+      id = await spec.make!('json')
+    }
 
     const read = await owner.get(`${spec.path}/${id}`)
     t.equal(read.status, 200)
     for (const [name, value] of Object.entries(body)) t.match(read.json[name], expectedJson(value), `read ${name}`)
     if (spec.displayName !== undefined) t.equal(read.json.displayName, spec.displayName, 'displayName')
+    const version = read.json.version as number
+    if (spec.make === undefined) t.equal(version, 1)
 
     const filtered = await owner.get(spec.path, { $filter: spec.filter })
     t.equal(filtered.status, 200, `filter: ${filtered.text}`)
     t.same(filtered.json?.map?.((rec: { id: string }) => rec.id), [id], `$filter ${spec.filter}`)
+    for (const path of spec.listedIn ?? []) t.same(await owner.ids(path), [id], `${path} lists it`)
 
-    const updated = await owner.put(`${spec.path}/${id}`, { ...spec.update, version: 1 })
-    t.same(updated.json, { id, version: 2 }, `update: ${updated.text}`)
-    t.match((await owner.get(`${spec.path}/${id}`)).json, { ...spec.updated, version: 2 }, 'updated values')
+    if (spec.update !== undefined) {
+      const updated = await owner.put(`${spec.path}/${id}`, { ...spec.update, version })
+      t.same(updated.json, { id, version: version + 1 }, `update: ${updated.text}`)
+      t.match((await owner.get(`${spec.path}/${id}`)).json, { ...spec.updated, version: version + 1 }, 'updated values')
+    } else {
+      const refused = await owner.put(`${spec.path}/${id}`, { ...body, version })
+      t.equal(refused.status, 400, `PUT is refused: ${refused.text}`)
+      t.equal(refused.json.code, 'TL01-1103')
+      t.match(refused.json.message, /cannot be changed/, 'the refusal says why')
+      t.equal((await owner.post(`${spec.path}/${id}/$set`, undefined, { deletedObjectType: 'Task' })).json.code, 'TL01-1103', '$set is refused too')
+      t.same((await owner.get(`${spec.path}/${id}`)).json, read.json, 'and nothing changed')
+    }
 
     const metadata = await owner.get(`${spec.path}/$metadata`)
     t.equal(metadata.json.type, spec.type)
@@ -285,25 +409,42 @@ for (const spec of SPECS) {
     for (const name of Object.keys(body)) t.ok(name in dummy.json, `$dummy has ${name}`)
 
     const xmlBody = spec.body('xml')
-    const xmlCreated = await owner.call('POST', spec.path, { rawBody: toXml(spec.xmlItem, xmlBody), headers: { 'content-type': 'application/xml' } })
-    t.equal(xmlCreated.status, 201, `XML create: ${xmlCreated.text}`)
-    const xmlRead = await owner.get(`${spec.path}/${xmlCreated.json.id as string}`, { format: 'xml' })
+    let xmlId: string
+    if (writable) {
+      const xmlCreated = await write(spec, 'xml', xmlBody, true)
+      t.ok(xmlCreated.ok, `XML write: ${xmlCreated.text}`)
+      xmlId = xmlCreated.id
+    } else {
+      xmlId = await spec.make!('xml')
+    }
+    const xmlRead = await owner.get(`${spec.path}/${xmlId}`, { format: 'xml' })
     t.match(xmlRead.headers['content-type'], /application\/xml/)
-    t.match(xmlRead.text, new RegExp(`<${spec.xmlItem}><id>${xmlCreated.json.id as string}</id>`), 'XML root and id')
+    t.match(xmlRead.text, new RegExp(`<${spec.xmlItem}><id>${xmlId}</id>`), 'XML root and id')
     for (const [name, value] of Object.entries(xmlBody)) {
       if (typeof value === 'object' && value !== null) t.match(xmlRead.text, `<${name}><id>${(value as { id: string }).id}</id>`, `XML ${name}`)
       else if (typeof value === 'string' && /^\d{4}-/.test(value)) t.match(xmlRead.text, `<${name}>${new Date(value).toISOString()}</${name}>`, `XML ${name}`)
       else t.match(xmlRead.text, `<${name}>${String(value)}</${name}>`, `XML ${name}`)
     }
 
-    const invalid = await owner.post(spec.path, { ...spec.violation.body })
-    t.equal(invalid.status, 412, `violation: ${invalid.text}`)
-    t.equal(invalid.json.code, 'TL01-1104')
-    t.match(invalid.json.constraintViolation, { entityType: spec.type, field: spec.violation.field, constraint: spec.violation.constraint })
+    if (spec.violation !== undefined) {
+      const before = (await owner.get(`${spec.path}/${id}`)).json
+      const invalid = spec.make === undefined ? await owner.post(spec.path, { ...spec.violation.body }) : await owner.put(`${spec.path}/${id}`, spec.violation.body, { version_ignore: true })
+      t.equal(invalid.status, 412, `violation: ${invalid.text}`)
+      t.equal(invalid.json.code, 'TL01-1104')
+      t.match(invalid.json.constraintViolation, { entityType: spec.type, field: spec.violation.field, constraint: spec.violation.constraint })
+      if (spec.make !== undefined) t.same((await owner.get(`${spec.path}/${id}`)).json, before, 'a refused update changes nothing')
+    }
 
-    const dangling = await owner.post(spec.path, { ...body, [spec.missingRef]: ref(MISSING) })
-    t.equal(dangling.status, 412, `missing reference: ${dangling.text}`)
-    t.match(dangling.json?.constraintViolation, { field: spec.missingRef, constraint: 'Reference' })
+    if (spec.missingRef === null) {
+      if (writable) t.same(await writableReferenceFields(spec), [], 'no reference field a request could point at a missing object')
+    } else {
+      const dangling =
+        spec.make === undefined
+          ? await owner.post(spec.path, { ...body, [spec.missingRef]: ref(MISSING) })
+          : await owner.put(`${spec.path}/${id}`, { [spec.missingRef]: ref(MISSING) }, { version_ignore: true })
+      t.equal(dangling.status, 412, `missing reference: ${dangling.text}`)
+      t.match(dangling.json?.constraintViolation, { field: spec.missingRef, constraint: 'Reference' })
+    }
   })
 }
 

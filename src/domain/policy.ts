@@ -111,6 +111,7 @@ function checkAccountOwnership(caller: Caller, decl: ResourceDecl, rec: Rec, bef
   if (decl.type === 'Account' && rec.owner !== before.owner) {
     if (caller.userId !== before.owner) throw accessDenied('only the account owner may hand the account to another user')
     const next = typeof rec.owner === 'string' ? context.get(OWNER_TYPE, rec.owner) : undefined
+    if (typeof rec.owner === 'string' && next === undefined) return // no such user: the reference check answers 412
     const fit = next !== undefined && next.trashItem === null && Object.keys(OWNER_KEEPS).every((name) => next[name] === OWNER_KEEPS[name])
     if (!fit) throw accessDenied('the account can be handed only to an active admin who is not in the trash')
   }

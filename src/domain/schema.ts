@@ -115,8 +115,9 @@ export interface ResourceDecl {
   readonly readRule: 'everyone' | 'ownRecord'
   /** Field combinations no two live records may share (e.g. a user's e-mail, a project member). */
   readonly unique: readonly (readonly string[])[]
-  /** Whether clients may create and remove objects through the generic endpoints. */
+  /** Whether clients may create, change and remove objects through the generic endpoints. */
   readonly creatable: boolean
+  readonly updatable: boolean
   readonly removable: boolean
   /** `append` counters this resource offers. */
   readonly appends: readonly AppendCounter[]
@@ -282,6 +283,7 @@ export interface ResourceOptions {
   readRule?: 'everyone' | 'ownRecord'
   unique?: string[][]
   creatable?: boolean
+  updatable?: boolean
   removable?: boolean
   appends?: AppendCounter[]
   inner?: InnerCollection[]
@@ -312,6 +314,7 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     readRule: options.readRule ?? 'everyone',
     unique: options.unique ?? [],
     creatable: options.creatable ?? true,
+    updatable: options.updatable ?? true,
     removable: options.removable ?? true,
     appends: options.appends ?? [],
     inner: options.inner ?? [],

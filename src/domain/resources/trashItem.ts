@@ -4,6 +4,8 @@ import { declareResource, field } from '../schema.js'
 export const TrashItem = declareResource({
   type: 'TrashItem',
   path: 'trash',
+  creatable: false,
+  updatable: false,
   description: 'an object in the trash',
   displayName: (rec) => `${String(rec.deletedObjectType ?? '')} (${String(rec.deletedObjectId ?? '')})`,
   standsFor: (rec) => ({ type: String(rec.deletedObjectType), id: String(rec.deletedObjectId) }),

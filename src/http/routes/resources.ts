@@ -143,6 +143,7 @@ export function updateIn(
   versionRequired: boolean,
   derive?: DeriveFields,
 ): Rec {
+  if (!decl.updatable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be changed`)
   const before = findVisible(tx.state, principal, decl, id)
   if (versionRequired && version === null) throw new ApiError('TL01-1107', `the update of ${decl.type} '${id}' must carry its version (or use version_ignore=true)`)
   if (version !== null && version !== before.version) {
