@@ -8,6 +8,14 @@
  * removed; restoring it adds it back). A report for a period adds up the
  * days it covers. When the account's time zone changes the day cut changes,
  * so the aggregate is rebuilt from the records on its next use.
+ *
+ * A record counts as billable time only when `billable` is true (unset is
+ * not billable, as for pricing); money is the sum of the stored prices.
+ *
+ * It also keeps the owner of every personal project: the time records of
+ * another user's personal project are hidden from a caller (policy.ts), so
+ * a report answers "what the caller sees" as the totals minus those
+ * projects' own day totals (hiddenProjects), without walking all projects.
  */
 import type { Rec } from '../domain/schema.js'
 import { localDay } from '../domain/calendar.js'
@@ -82,20 +90,40 @@ export function sumDays(days: DayTotals | undefined, fromDay: number | null, toD
   return into
 }
 
+/** A copy of `base` with every day of each of `removed` taken away (exact: integer sums). */
+export function withoutDays(base: DayTotals, removed: Iterable<DayTotals>): DayTotals {
+  const out: DayTotals = new Map()
+  for (const [day, totals] of base) out.set(day, { ...totals })
+  for (const days of removed) for (const [day, totals] of days) adjust(out, day, totals, -1)
+  return out
+}
+
 export class ReportAggregates implements StateObserver {
   readonly overall: DayTotals = new Map()
   readonly byProject = new Map<string, DayTotals>()
   readonly byUser = new Map<string, DayTotals>()
-  private timeZone = 'UTC'
+  /** Personal project id → its owner's id. */
+  private readonly personalProjects = new Map<string, unknown>()
+  private zone = 'UTC'
   private stale = false
 
   constructor(private readonly state: TenantState) {}
 
+  /** The time zone the days are cut in (the account's). */
+  get timeZone(): string {
+    return this.zone
+  }
+
   onChange(type: string, before: Rec | undefined, after: Rec | undefined): void {
+    if (type === 'Project') {
+      if (after?.personal === true) this.personalProjects.set(after.id, after.owner)
+      else this.personalProjects.delete((after ?? before)?.id ?? '')
+      return
+    }
     if (type === 'Account') {
       const zone = typeof after?.timeZone === 'string' ? after.timeZone : 'UTC'
-      if (zone !== this.timeZone) {
-        this.timeZone = zone
+      if (zone !== this.zone) {
+        this.zone = zone
         this.stale = true
       }
       return
@@ -106,6 +134,11 @@ export class ReportAggregates implements StateObserver {
   }
 
   reset(): void {
+    this.clearTotals()
+    this.personalProjects.clear()
+  }
+
+  private clearTotals(): void {
     this.overall.clear()
     this.byProject.clear()
     this.byUser.clear()
@@ -115,15 +148,24 @@ export class ReportAggregates implements StateObserver {
   current(): this {
     if (this.stale) {
       this.stale = false
-      this.reset()
+      this.clearTotals()
       for (const record of this.state.collection('TimeRecord').values()) this.apply(record, +1)
     }
     return this
   }
 
+  /** Projects with time records that `viewerId` may not see: other users' personal projects. */
+  hiddenProjects(viewerId: string): string[] {
+    const hidden: string[] = []
+    for (const [projectId, owner] of this.personalProjects) {
+      if (owner !== viewerId && (this.byProject.get(projectId)?.size ?? 0) > 0) hidden.push(projectId)
+    }
+    return hidden
+  }
+
   private apply(record: Rec, sign: number): void {
     if (record.trashItem !== null) return
-    const day = dayOfRecord(record, this.timeZone)
+    const day = dayOfRecord(record, this.zone)
     const totals = totalsOfRecord(record)
     adjust(this.overall, day, totals, sign)
     adjust(dimension(this.byProject, record.project), day, totals, sign)

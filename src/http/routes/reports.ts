@@ -8,16 +8,17 @@
  * live aggregates; otherwise the query engine picks the matching records
  * and they are cut into days the same way. Both paths feed the same
  * summing, so they give identical answers (a differential test checks it).
- * Personal projects of other users never count: when one of them has time
- * records, the report takes the query path, which applies visibility.
+ * Personal projects of other users never count: the query path skips their
+ * records (visibility); the aggregate path takes their day totals away.
+ * An empty `summary=` is no grouping.
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
-import { canSee } from '../../domain/policy.js'
+import type { Rec } from '../../domain/schema.js'
 import { roundMoney } from '../../domain/pricing.js'
 import { parseRangeSpec, periodOf, slicesOf, MAX_DEPTH, type Period, type RangeSpec } from '../../domain/reportPeriod.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { TenantState } from '../../engine/tenantState.js'
-import { addInto, dayOfRecord, emptyTotals, sumDays, totalsOfRecord, type DayTotals, type Totals } from '../../engine/reportTotals.js'
+import { addInto, dayOfRecord, emptyTotals, sumDays, totalsOfRecord, withoutDays, type DayTotals, type Totals } from '../../engine/reportTotals.js'
 import { resolvePath } from '../../query/fieldPath.js'
 import { planList } from '../../query/plan.js'
 import { accountOf } from '../authenticate.js'
@@ -27,6 +28,8 @@ import { dataResponse, type ApiResponse } from '../response.js'
 const HOUR_MS = 3_600_000
 const AGGREGATED_FILTER = /^\s*(project|user)\/id\s+eq\s+'([^']*)'\s*$/
 const AGGREGATED_GROUPS = new Set(['project/id', 'user/id'])
+/** The group key of records whose grouping value is null (as the query path keys them). */
+const NULL_KEY = 'null'
 
 export interface TotalsOut {
   count: number
@@ -68,7 +71,7 @@ function scannedDays(state: TenantState, principal: Principal, query: ReadonlyMa
   const days = new Map<string, DayTotals>()
   for (const record of planList(decl, new Map([...query].filter(([name]) => name === '$filter'))).matching(state, principal, { kind: 'all' })) {
     const raw = group === null ? '*' : group.get(record, state)
-    const key = raw === null ? 'null' : String(raw)
+    const key = raw === null ? NULL_KEY : String(raw)
     let target = days.get(key)
     if (target === undefined) {
       target = new Map()
@@ -79,32 +82,69 @@ function scannedDays(state: TenantState, principal: Principal, query: ReadonlyMa
   return days
 }
 
-/** Day totals per group key from the live aggregates, or null when they cannot answer this report. */
-function aggregatedDays(state: TenantState, principal: Principal, query: ReadonlyMap<string, string>, groupBy: string | null): Map<string, DayTotals> | null {
-  const filter = query.get('$filter')?.trim() ?? ''
+/** Whether the live aggregates can answer a report with this $filter and grouping (decided on the text alone). */
+function aggregatesAnswer(filter: string, groupBy: string | null): { pin: RegExpExecArray | null } | null {
   const pin = filter === '' ? null : AGGREGATED_FILTER.exec(filter)
   if (filter !== '' && pin === null) return null
   if (groupBy !== null && !AGGREGATED_GROUPS.has(groupBy)) return null
+  if (pin !== null && groupBy !== null && `${pin[1]}/id` !== groupBy) return null
+  return { pin }
+}
+
+/**
+ * Day totals per group key from the live aggregates, or null when they
+ * cannot answer this report. What the caller may not see — the records of
+ * other users' personal projects — is taken away: per project that is
+ * dropping the project; in total, subtracting its day totals; per user,
+ * subtracting those projects' records, read through the project index.
+ */
+function aggregatedDays(state: TenantState, principal: Principal, query: ReadonlyMap<string, string>, groupBy: string | null): Map<string, DayTotals> | null {
+  const answerable = aggregatesAnswer(query.get('$filter')?.trim() ?? '', groupBy)
+  if (answerable === null) return null
   const aggregates = state.reports.current()
-  const projectDecl = resourceByType('Project')
-  for (const project of state.collection('Project').values()) {
-    if (!canSee(principal, projectDecl, project, state) && (aggregates.byProject.get(project.id)?.size ?? 0) > 0) return null
-  }
-  const pinnedDimension = pin?.[1] ?? null
-  const pinnedId = pin?.[2] ?? null
-  if (groupBy === null) {
-    const days = pinnedDimension === null ? aggregates.overall : (pinnedDimension === 'project' ? aggregates.byProject : aggregates.byUser).get(pinnedId ?? '')
-    return new Map([['*', days ?? new Map()]])
-  }
-  const byGroup = groupBy === 'project/id' ? aggregates.byProject : aggregates.byUser
-  if (pinnedDimension !== null && `${pinnedDimension}/id` !== groupBy) return null
+  const hidden = aggregates.hiddenProjects(principal.userId)
+  const pinnedDimension = answerable.pin?.[1] ?? null
+  const pinnedId = answerable.pin?.[2] ?? null
+  const dimension = (pinnedDimension ?? (groupBy === null ? null : groupBy.split('/')[0])) as 'project' | 'user' | null
+  if (dimension === null) return new Map([['*', hidden.length === 0 ? aggregates.overall : withoutDays(aggregates.overall, hidden.map((id) => aggregates.byProject.get(id) ?? new Map()))]])
+  const byGroup = dimension === 'project' ? aggregates.byProject : aggregates.byUser
+  const hiddenSet = new Set(dimension === 'project' ? hidden : [])
+  const hiddenByUser = dimension === 'user' && hidden.length > 0 ? hiddenDaysByUser(state, hidden, aggregates.timeZone) : new Map<string, DayTotals>()
+  // 'null' is the key of records without a project; no id equals it, so a pin never selects it.
+  const candidates: Iterable<[string, DayTotals | undefined]> =
+    pinnedId === null ? byGroup : pinnedId === NULL_KEY ? [] : [[pinnedId, byGroup.get(pinnedId)]]
   const out = new Map<string, DayTotals>()
-  for (const [key, days] of byGroup) if (days.size > 0 && (pinnedId === null || key === pinnedId)) out.set(key, days)
-  return out
+  for (const [key, days] of candidates) {
+    if (days === undefined || days.size === 0 || hiddenSet.has(key)) continue
+    const removed = hiddenByUser.get(key)
+    out.set(key, removed === undefined ? days : withoutDays(days, [removed]))
+  }
+  return groupBy === null ? new Map([['*', out.get(pinnedId ?? '') ?? new Map()]]) : out
+}
+
+/** Day totals per user of the live time records of the given projects. */
+function hiddenDaysByUser(state: TenantState, projectIds: readonly string[], timeZone: string): Map<string, DayTotals> {
+  const byUser = new Map<string, DayTotals>()
+  const records = state.collection('TimeRecord')
+  for (const projectId of projectIds) {
+    for (const record of records.lookup('project', projectId)) {
+      if (record.trashItem !== null) continue
+      const key = typeof record.user === 'string' ? record.user : NULL_KEY
+      let days = byUser.get(key)
+      if (days === undefined) {
+        days = new Map()
+        byUser.set(key, days)
+      }
+      addDays(days, dayOfRecord(record, timeZone), totalsOfRecord(record))
+    }
+  }
+  return byUser
 }
 
 interface ReportInput {
   spec: RangeSpec
+  /** The grouping field path; null: ungrouped (`*`). */
+  groupBy: string | null
   weekStart: number
   days: Map<string, DayTotals>
   /** Display names of the group keys that are references (project/id → the project's name). */
@@ -120,11 +160,18 @@ function groupNames(state: TenantState, groupBy: string | null, keys: Iterable<s
   return names
 }
 
+/** The account's first day of the week; 1 (Monday) for a value stored before weekStart was checked to be 1..7. */
+function weekStartOf(account: Rec): number {
+  const value = account.weekStart
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 7 ? value : 1
+}
+
 async function reportInput(call: Call, grouped: boolean): Promise<ReportInput> {
   if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
   const principal = call.principal
   const query = call.request.query
-  const groupBy = grouped ? (query.get('summary')?.trim() || null) : null
+  // An absent or empty `summary` is no grouping.
+  const groupBy = grouped ? query.get('summary')?.trim() || null : null
   if (!grouped && query.has('summary')) throw wrongParameter('this report is not groupable')
   if (groupBy !== null) resolvePath(resourceByType('TimeRecord'), groupBy.split('/'), groupBy)
   if (query.has('$filter')) planList(resourceByType('TimeRecord'), new Map([['$filter', query.get('$filter') ?? '']]))
@@ -132,7 +179,7 @@ async function reportInput(call: Call, grouped: boolean): Promise<ReportInput> {
     const account = accountOf(state)
     const spec = parseRangeSpec(query, String(account.timeZone ?? 'UTC'), Date.now())
     const days = aggregatedDays(state, principal, query, groupBy) ?? scannedDays(state, principal, query, groupBy)
-    return { spec, weekStart: typeof account.weekStart === 'number' ? account.weekStart : 1, days, names: groupNames(state, groupBy, days.keys()) }
+    return { spec, groupBy, weekStart: weekStartOf(account), days, names: groupNames(state, groupBy, days.keys()) }
   })
 }
 
@@ -141,14 +188,14 @@ function totalsIn(days: DayTotals | undefined, period: Period): TotalsOut {
 }
 
 /** Totals of every group with records in the period, by key; `*` always present when ungrouped. */
-function totalsByGroup(input: ReportInput, grouped: boolean): [string, TotalsOut][] {
+function totalsByGroup(input: ReportInput): [string, TotalsOut][] {
   const period = periodOf(input.spec, input.weekStart)
   const entries: [string, TotalsOut][] = []
   for (const key of [...input.days.keys()].sort()) {
     const totals = totalsIn(input.days.get(key), period)
     if (totals.count > 0) entries.push([key, totals])
   }
-  if (!grouped && entries.length === 0) entries.push(['*', totalsOut(emptyTotals())])
+  if (input.groupBy === null && entries.length === 0) entries.push(['*', totalsOut(emptyTotals())])
   return entries
 }
 
@@ -156,13 +203,13 @@ const REPORTS: Record<string, (call: Call) => Promise<ApiResponse>> = {
   /** {key: totals}, `*` when ungrouped. */
   async readtotals(call) {
     const input = await reportInput(call, true)
-    const out = Object.fromEntries(totalsByGroup(input, call.request.query.has('summary')))
+    const out = Object.fromEntries(totalsByGroup(input))
     return dataResponse(call.request, out, { root: 'totals' })
   },
   /** [{key, displayName, totals}] sorted by key: readtotals with the groups named. */
   async groupedtotals(call) {
     const input = await reportInput(call, true)
-    const out = totalsByGroup(input, call.request.query.has('summary')).map(([key, totals]) => ({ key, displayName: input.names.get(key) ?? key, totals }))
+    const out = totalsByGroup(input).map(([key, totals]) => ({ key, displayName: input.names.get(key) ?? key, totals }))
     return dataResponse(call.request, out, { root: 'groups', item: 'group' })
   },
   async singletotals(call) {
