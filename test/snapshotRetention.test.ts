@@ -4,10 +4,17 @@
  * window's start (the base the window's log replays from), and each snapshot
  * in the window that starts a log line (written by a restore or an import).
  * The answer also says up to where the log is no longer needed.
+ *
+ * End to end, with LOG_RETENTION_MS of 3 s: a server writes, snapshots,
+ * waits past the window, writes and snapshots again; then `history` and
+ * `restore` (the CLI, offline) find the points before the base snapshot
+ * gone and refuse them naming the reachable range, while every point from
+ * the base on still restores.
  */
 import t from 'tap'
 import { encodeSnapshot, listSnapshots, pruneSnapshots, tenantSnapshotDir, writeSnapshotFile } from '../src/persist/snapshotFile.js'
-import { tempDataDir } from './helpers/server.js'
+import { runCli } from './helpers/cli.js'
+import { startInProcess, tempDataDir, type InProcessServer } from './helpers/server.js'
 
 /** Snapshots at seq 10..50 taken at 100..500 ms; seq 30 starts a log line. */
 async function fiveSnapshots(): Promise<string> {
@@ -38,4 +45,56 @@ t.test('an empty window (retention 0) keeps only the newest ones', async (t) => 
   const dataDir = await fiveSnapshots()
   t.equal(await pruneSnapshots(dataDir, 'acme', 2, 1000, startsLogLine), 40)
   t.same(kept(dataDir), [50, 40])
+})
+
+t.test('points older than LOG_RETENTION_MS become unreachable; the window stays reachable', async (t) => {
+  const retention = { LOG_RETENTION_MS: '3000', SNAPSHOTS_KEPT: '1' }
+  const dataDir = tempDataDir('retention-e2e')
+  const server = await startInProcess(dataDir, retention)
+  const { token } = await server.client.createTenant('acme')
+  const add = async (target: InProcessServer, name: string): Promise<number> => {
+    const created = await target.client.request('POST', '/v1/time/projects', { tenant: 'acme', query: { token }, body: { name } })
+    if (created.status !== 201) throw new Error(`create failed: ${created.status} ${created.text}`)
+    return target.service.services.registry.get('acme')?.state.seq ?? 0
+  }
+  const actor = () => {
+    const found = server.service.services.registry.get('acme')
+    if (found === undefined) throw new Error('acme is not active')
+    return found
+  }
+  const createdAt = new Date()
+  const baseSeq = await add(server, 'old')
+  t.equal((await actor().snapshot()).seq, baseSeq, 'the base snapshot')
+  await new Promise((resolve) => setTimeout(resolve, 3300))
+  const insideSeq = await add(server, 'new1')
+  const lastSeq = await add(server, 'new2')
+  await actor().snapshot()
+  await server.stop()
+
+  const history = await runCli(dataDir, ['history', 'acme'], retention)
+  t.equal(history.code, 0, history.stderr)
+  t.match(history.stdout, new RegExp(`log ranges:\\n {2}seq ${baseSeq + 1}\\.\\.${lastSeq} \\(`), `the log up to the base (seq ${baseSeq}) was pruned`)
+  t.match(history.stdout, new RegExp(`reachable restore points [^\\n]*\\n {2}seq ${baseSeq}\\.\\.${lastSeq} \\(`), 'reachable from the base on')
+  t.notMatch(history.stdout, /\n {2}seq 1\.\./, 'nothing from seq 1 any more')
+
+  for (const seq of [1, baseSeq - 1]) {
+    const refused = await runCli(dataDir, ['restore', 'acme', '--to-seq', String(seq)], retention)
+    t.equal(refused.code, 1, `seq ${seq} is refused`)
+    t.match(refused.stderr, new RegExp(`seq ${seq} cannot be restored; reachable: seq ${baseSeq}\\.\\.${lastSeq} `))
+  }
+  const tooEarly = await runCli(dataDir, ['restore', 'acme', '--to-time', createdAt.toISOString()], retention)
+  t.equal(tooEarly.code, 1)
+  t.match(tooEarly.stderr, new RegExp(`nothing reachable at or before .*; reachable: seq ${baseSeq}\\.\\.${lastSeq} `), 'a time before the window is refused too')
+
+  // Offline restores prune nothing (only a running tenant's snapshots do), so both points are still there in turn.
+  const base = await runCli(dataDir, ['restore', 'acme', '--to-seq', String(baseSeq)], retention)
+  t.equal(base.code, 0, base.stderr)
+  t.match(base.stdout, new RegExp(`from seq ${baseSeq} \\(snapshot seq ${baseSeq} \\+ 0 log entries\\)`), 'the base itself restores from its snapshot (its log entry is gone)')
+  const inside = await runCli(dataDir, ['restore', 'acme', '--to-seq', String(insideSeq)], retention)
+  t.equal(inside.code, 0, inside.stderr)
+  t.match(inside.stdout, new RegExp(`from seq ${insideSeq}, written .*\\(snapshot seq ${baseSeq} \\+ 1 log entries\\)`), 'a point inside the window: the base plus the log')
+  const after = await startInProcess(dataDir, retention)
+  const list = await after.client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token, $orderby: 'name' } })
+  t.same((list.json as { name: string }[]).map((project) => project.name), ['new1', 'old'], 'the tenant as it was at that point')
+  await after.stop()
 })
