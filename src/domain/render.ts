@@ -5,6 +5,14 @@
  * own references are stubs, so output is bounded) or, with no_expand, a
  * stub; derived fields are computed from the record and the live
  * aggregates; counters filled by `append` come from live aggregates.
+ *
+ * A page of a list refers to the same few objects over and over (a hundred
+ * time records of one project embed that project, its client and a handful
+ * of users), so `renderList` renders each referenced object once per answer:
+ * a memo keyed by the referenced record itself (an object key hashes by
+ * identity, and a changed record is a new object, so an entry can never be
+ * stale) hands the same output object to every row that embeds it.
+ * Rendered objects are never changed afterwards, so sharing them is safe.
  */
 import { resourceByType } from './resources/index.js'
 import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
@@ -22,6 +30,14 @@ export interface RenderOptions {
    * keeps it on its fast path. Otherwise dates are OutDate (XML uses ISO).
    */
   jsonDates?: boolean
+  /** Referenced objects already rendered in this answer (see renderList). */
+  references?: ReferenceMemo
+}
+
+/** Rendered referenced objects of one answer, by record: embedded (expanded) and stubs apart. */
+export interface ReferenceMemo {
+  readonly embedded: Map<Rec, OutObject>
+  readonly stubs: Map<Rec, OutObject>
 }
 
 function outValue(type: string, value: unknown, jsonDates: boolean): unknown {
@@ -40,12 +56,17 @@ export function renderStub(decl: ResourceDecl, rec: Rec, context: DisplayContext
   return out
 }
 
-function renderReference(refType: string, id: unknown, context: DisplayContext, expand: boolean, jsonDates: boolean): unknown {
+function renderReference(refType: string, id: unknown, context: DisplayContext, expand: boolean, jsonDates: boolean, memo: ReferenceMemo | undefined): unknown {
   if (typeof id !== 'string') return null
   const target = resourceByType(refType)
   const rec = context.get(refType, id)
   if (rec === undefined) return { id }
-  return expand ? renderRecord(target, rec, context, { noExpand: true, jsonDates }) : renderStub(target, rec, context, jsonDates)
+  const rendered = expand ? memo?.embedded : memo?.stubs
+  const known = rendered?.get(rec)
+  if (known !== undefined) return known
+  const out = expand ? renderRecord(target, rec, context, { noExpand: true, jsonDates }) : renderStub(target, rec, context, jsonDates)
+  rendered?.set(rec, out)
+  return out
 }
 
 export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayContext, options: RenderOptions): OutObject {
@@ -58,8 +79,14 @@ export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayConte
     if (name === 'displayName') out[name] = decl.displayName(rec, context)
     else if (fieldDecl.derive !== undefined) out[name] = fieldDecl.derive(rec, context) ?? null
     else if (fieldDecl.computed) out[name] = counters?.[name] ?? null
-    else if (fieldDecl.ref !== undefined) out[name] = renderReference(fieldDecl.ref, rec[name], context, !options.noExpand, jsonDates)
+    else if (fieldDecl.ref !== undefined) out[name] = renderReference(fieldDecl.ref, rec[name], context, !options.noExpand, jsonDates, options.references)
     else out[name] = outValue(fieldDecl.type, rec[name], jsonDates)
   }
   return out
+}
+
+/** The records of one list answer, each referenced object rendered once for all rows. */
+export function renderList(decl: ResourceDecl, recs: readonly Rec[], context: DisplayContext, options: RenderOptions): OutObject[] {
+  const withMemo: RenderOptions = { ...options, references: { embedded: new Map(), stubs: new Map() } }
+  return recs.map((rec) => renderRecord(decl, rec, context, withMemo))
 }
