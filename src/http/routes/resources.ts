@@ -21,7 +21,7 @@ import { metadataOf } from '../../domain/metadata.js'
 import { dummyOf } from '../../domain/dummy.js'
 import { canSee, checkRemove, checkWrite, type Caller } from '../../domain/policy.js'
 import { buildRecord, changeRecord, insertRecord } from '../../domain/records.js'
-import { renderRecord, type OutObject } from '../../domain/render.js'
+import { renderList, renderRecord, type OutObject } from '../../domain/render.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { Rec, ResourceDecl } from '../../domain/schema.js'
 import { moveToTrash, removeForGood } from '../../domain/trash.js'
@@ -81,7 +81,7 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState) {
 
 function listResponse(call: Call, decl: ResourceDecl, state: TenantState, recs: readonly Rec[]): ApiResponse {
   const options = renderOptions(call, decl, state)
-  const out = recs.map((rec) => renderRecord(decl, rec, state, options))
+  const out = renderList(decl, recs, state, options)
   return dataResponse(call.request, out, { root: decl.xmlListName, item: decl.xmlItemName })
 }
 
