@@ -3,6 +3,7 @@
  * transaction groups are all or nothing (also across a restart and a crash).
  */
 import t from 'tap'
+import { api, newUser } from './helpers/api.js'
 import { killHard, spawnServer, startInProcess, tempDataDir } from './helpers/server.js'
 
 const dataDir = tempDataDir('batch')
@@ -74,6 +75,81 @@ t.test('tokens and headers per item; limits', async (t) => {
   t.equal((await batch({ not: 'an array' })).status, 400)
   t.equal((await batch([{ id: 'x' }])).status, 400)
   t.equal((await batch([], {})).status, 400, 'the batch itself needs a token')
+})
+
+t.test('an item without headers takes the batch request\'s headers', async (t) => {
+  const response = await server.client.request('POST', '/v1/batch', {
+    tenant: 'acme',
+    // format=json keeps the batch answer itself in JSON; the items see only the headers.
+    query: { token, format: 'json' },
+    headers: { accept: 'application/xml' },
+    body: [
+      { id: 'inherits', method: 'GET', path: '/v1/users/@self' },
+      { id: 'own', method: 'GET', path: '/v1/users/@self', headers: 'Accept: application/json' },
+    ],
+  })
+  t.equal(response.status, 200)
+  const answers = response.json as { id: string; code: number; headers: string; body: string }[]
+  t.equal(answers[0]?.code, 200)
+  t.match(answers[0]?.body, /^<\?xml/, "no headers: the batch's Accept: application/xml applies")
+  t.match(answers[0]?.headers, /Content-Type: application\/xml/)
+  t.equal(answers[1]?.code, 200)
+  t.equal(JSON.parse(answers[1]?.body ?? 'null')?.[0]?.email, 'owner@acme.test', 'its own headers: JSON')
+})
+
+t.test("an item whose path carries another user's token runs as that user", async (t) => {
+  const owner = api(server.client, 'acme', token)
+  const petra = await newUser(server.client, 'acme', owner, 'Petra')
+  const ownerId = ((await owner.get('users/@self')).json as { id: string }[])[0]?.id
+  const record = JSON.stringify({ user: { id: ownerId }, duration: 60_000 })
+  const response = await batch([
+    { id: 'batch-token', method: 'GET', path: '/v1/users/@self' },
+    { id: 'petra', method: 'GET', path: `/v1/users/@self?token=${petra.api.token}` },
+    { id: 'petra-writes', method: 'POST', path: `/v1/time/timerecords?token=${petra.api.token}`, body: record },
+    { id: 'owner-writes', method: 'POST', path: '/v1/time/timerecords', body: record },
+  ])
+  const answers = response.json as { id: string; code: number; body: string }[]
+  t.equal(JSON.parse(answers[0]?.body ?? '[]')[0]?.id, ownerId, 'the batch token: the owner')
+  t.equal(JSON.parse(answers[1]?.body ?? '[]')[0]?.id, petra.id, "the item's token: Petra")
+  t.equal(answers[2]?.code, 403, "Petra may not write the owner's time record")
+  t.equal(JSON.parse(answers[2]?.body ?? '{}').code, 'TL01-1008')
+  t.equal(answers[3]?.code, 201, 'the owner may')
+})
+
+t.test('a batch of 100 creations is one log entry, one commit', async (t) => {
+  const actor = server.service.services.registry.get('acme')
+  if (actor === undefined) throw new Error('no tenant acme')
+  const ownerId = ((await server.client.request('GET', '/v1/users/@self', { tenant: 'acme', query: { token } })).json as { id: string }[])[0]?.id
+  const seqBefore = actor.state.seq
+  const response = await batch(
+    Array.from({ length: 100 }, (_, index) => ({
+      id: String(index),
+      method: 'POST',
+      path: '/v1/time/timerecords',
+      body: JSON.stringify({ user: { id: ownerId }, duration: index * 1000, description: `batch-${index}` }),
+    })),
+  )
+  const answers = response.json as { code: number }[]
+  t.equal(answers.filter((answer) => answer.code === 201).length, 100, 'all 100 created')
+  t.equal(actor.state.seq, seqBefore + 1, 'the log advanced by exactly one entry')
+  const count = await server.client.request('GET', '/v1/time/timerecords/$count', { tenant: 'acme', query: { token, $filter: "startswith(description, 'batch-')" } })
+  t.equal(count.json, 100)
+})
+
+t.test('items refused before routing carry a Content-Type header line like other error answers', async (t) => {
+  const response = await batch([
+    { id: 'nested', method: 'POST', path: '/v1/batch', body: '[]' },
+    { id: 'unversioned', method: 'GET', path: '/time/projects' },
+    { id: 'routed', method: 'GET', path: '/v1/no/such/path' },
+  ])
+  const answers = response.json as { id: string; code: number; headers: string; body: string }[]
+  t.same(answers.map((answer) => [answer.id, answer.code]), [['nested', 400], ['unversioned', 404], ['routed', 404]])
+  for (const answer of answers) {
+    t.match(answer.headers, /^Content-Type: application\/json; charset=utf-8$/m, `${answer.id}: a Content-Type header line`)
+    t.match(JSON.parse(answer.body), { status: answer.code, code: String }, `${answer.id}: an error body`)
+  }
+  t.equal(JSON.parse(answers[0]?.body ?? '{}').code, 'TL01-1103')
+  t.equal(JSON.parse(answers[1]?.body ?? '{}').code, 'TL01-9003')
 })
 
 t.test('a crash during batches never leaves half a transaction group', async (t) => {

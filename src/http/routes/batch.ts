@@ -19,7 +19,7 @@ import type { TenantState } from '../../engine/tenantState.js'
 import { WriteTx } from '../../engine/writeTx.js'
 import type { Call, TenantAccess } from '../call.js'
 import { parseQuery, PathError, splitPath, type ApiRequest } from '../request.js'
-import { dataResponse, errorBody, type ApiResponse } from '../response.js'
+import { dataResponse, plainErrorResponse, type ApiResponse } from '../response.js'
 import { route } from '../router.js'
 
 export const MAX_BATCH_ITEMS = 100
@@ -122,9 +122,8 @@ function answerOf(id: string, response: ApiResponse): ItemAnswer {
   }
 }
 
-function failedDependency(call: Call, item: BatchItem, cause: string): ItemAnswer {
-  const error = new ApiError('TL01-1108', `not applied: item '${cause}' of transaction '${item.transaction}' failed`)
-  return { id: item.id, code: error.status, headers: 'Content-Type: application/json; charset=utf-8', body: JSON.stringify(errorBody(error)) }
+function failedDependency(item: BatchItem, cause: string): ItemAnswer {
+  return answerOf(item.id, plainErrorResponse(new ApiError('TL01-1108', `not applied: item '${cause}' of transaction '${item.transaction}' failed`)))
 }
 
 /** The tenant as the batch's items see it: one shared transaction, no waiting. */
@@ -161,7 +160,8 @@ export async function runBatch(call: Call): Promise<ApiResponse> {
         request = itemRequest(call, item)
       } catch (error) {
         if (!(error instanceof ApiError)) throw error
-        return { status: error.status, headers: {}, body: JSON.stringify(errorBody(error)), error }
+        // Refused before routing, like a lone request with a bad path: a JSON error body with its Content-Type.
+        return { ...plainErrorResponse(error), error }
       }
       const savepoint = tx.savepoint()
       const response = await route(call.services, request, access)
@@ -188,7 +188,7 @@ export async function runBatch(call: Call): Promise<ApiResponse> {
       if (failedAt !== null) {
         tx.rollbackTo(groupSavepoint)
         const cause = items[failedAt]?.id ?? ''
-        for (const member of members) if (member !== failedAt) answers.set(member, failedDependency(call, items[member] as BatchItem, cause))
+        for (const member of members) if (member !== failedAt) answers.set(member, failedDependency(items[member] as BatchItem, cause))
       }
     }
     await actor.commit(tx)
