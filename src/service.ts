@@ -6,8 +6,9 @@
  *
  * The admin listener (src/admin/, loopback only) starts before the public
  * one, so /healthz answers and /readyz says 'starting' while start-up work
- * runs (RECOVER_ON_START activates every tenant first); it closes last, so
- * /readyz says 'stopping' while a stop drains.
+ * runs (RECOVER_ON_START activates every tenant first, yielding between
+ * tenants so those answers get out); it closes last, so /readyz says
+ * 'stopping' while a stop drains.
  */
 import crypto from 'node:crypto'
 import fs from 'node:fs'
@@ -60,9 +61,10 @@ function apiKeysFor(config: Config): Set<string> {
 
 /**
  * RECOVER_ON_START: every tenant is activated before the service says ready (up to MAX_ACTIVE_TENANTS: more
- * would only be put to rest again); a damaged one stays closed (logged).
+ * would only be put to rest again); a damaged one stays closed (logged). One tenant's activation is one piece of
+ * work; between two tenants the event loop turns, so the admin listener answers (/readyz: starting) meanwhile.
  */
-function activateAll(registry: TenantRegistry): void {
+async function activateAll(registry: TenantRegistry): Promise<void> {
   const max = registry.config.maxActiveTenants
   for (const tenant of registry.names()) {
     if (max > 0 && registry.activeCount >= max) return
@@ -71,6 +73,7 @@ function activateAll(registry: TenantRegistry): void {
     } catch (error) {
       if (!(error instanceof ApiError)) throw error
     }
+    await new Promise((resolve) => setImmediate(resolve))
   }
 }
 
@@ -90,7 +93,7 @@ export async function startService(config: Config): Promise<RunningService> {
   registerMetricsRoute(admin, { requests: observers.requests, registry, store })
   registerRestoreRoute(admin, registry)
   await admin.listen(config.adminPort)
-  if (config.recoverOnStart) activateAll(registry)
+  if (config.recoverOnStart) await activateAll(registry)
   let server: Awaited<ReturnType<typeof startHttpServer>>
   try {
     server = await startHttpServer(services, config.port, config.host, observers)

@@ -3,7 +3,8 @@
  * directory (mode 0600) or taken from ADMIN_KEY, 401 with the error body
  * without it, health checks without it, /readyz 503 once a stop begins,
  * routes registered at run time with captured parameters, RECOVER_ON_START
- * loading every tenant (up to MAX_ACTIVE_TENANTS) before the service is ready.
+ * loading every tenant (up to MAX_ACTIVE_TENANTS) before the service is ready,
+ * with /readyz answering 503 starting between two tenants' loads meanwhile.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -11,7 +12,10 @@ import t from 'tap'
 import { ApiError } from '../src/domain/errors.js'
 import { jsonAnswer } from '../src/admin/adminServer.js'
 import { adminKeyOf, adminRequest } from './helpers/admin.js'
-import { startInProcess, tempDataDir } from './helpers/server.js'
+import { loadConfig } from '../src/config.js'
+import { startService } from '../src/service.js'
+import { freePort } from './helpers/freePort.js'
+import { startInProcess, tempDataDir, testEnv } from './helpers/server.js'
 
 const server = await startInProcess()
 t.teardown(() => server.stop())
@@ -103,4 +107,38 @@ t.test('RECOVER_ON_START activates every tenant (up to MAX_ACTIVE_TENANTS) befor
   const capped = await startInProcess(dataDir, { RECOVER_ON_START: '1', MAX_ACTIVE_TENANTS: '2' })
   t.equal(capped.service.services.registry.activeCount, 2, 'no more than the cap')
   await capped.stop()
+})
+
+t.test('/readyz says starting while RECOVER_ON_START loads the tenants, ready once all are in memory', async (t) => {
+  const dataDir = tempDataDir('readyz-starting')
+  const first = await startInProcess(dataDir, { RATE_LIMIT_REQUESTS: '0' })
+  const tenants = Array.from({ length: 30 }, (_, index) => `load${index}`)
+  for (const tenant of tenants) {
+    const { token } = await first.client.createTenant(tenant)
+    await Promise.all(
+      Array.from({ length: 20 }, (_, index) => first.client.request('POST', '/v1/time/projects', { tenant, query: { token }, body: { name: `p${index}` } })),
+    )
+  }
+  await first.stop()
+
+  const adminPort = await freePort()
+  const starting = startService(loadConfig(testEnv(dataDir, { RECOVER_ON_START: '1', ADMIN_PORT: String(adminPort) })))
+  let started = false
+  void starting.then(() => (started = true), () => (started = true))
+  const seen: { status: number; phase: string }[] = []
+  while (!started) {
+    const answer = await adminRequest(adminPort, 'GET', '/readyz', null).catch(() => null)
+    if (answer !== null) seen.push({ status: answer.status, phase: (JSON.parse(answer.text) as { status: string }).status })
+  }
+  const service = await starting
+  t.teardown(() => service.stop())
+  const whileStarting = seen.filter((answer) => answer.phase === 'starting')
+  t.ok(whileStarting.length > 0, `answered 'starting' ${whileStarting.length} times while the tenants loaded`)
+  t.ok(whileStarting.every((answer) => answer.status === 503), "'starting' is a 503")
+  // The last poll may have been sent just before startService resolved and answered just after.
+  t.ok(seen.slice(0, -1).every((answer) => answer.phase === 'starting'), 'never ready while tenants were still loading')
+  t.equal(service.services.registry.activeCount, tenants.length, 'every tenant is in memory')
+  const ready = await adminRequest(adminPort, 'GET', '/readyz', null)
+  t.equal(ready.status, 200)
+  t.same(JSON.parse(ready.text), { status: 'ready' })
 })

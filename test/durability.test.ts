@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config.js'
 import { LogStore } from '../src/persist/logStore.js'
 import { recoverTenant, snapshotBodyOf } from '../src/persist/recovery.js'
 import { listSnapshots } from '../src/persist/snapshotFile.js'
-import net from 'node:net'
+import { freePort } from './helpers/freePort.js'
 import type { TestClient } from './helpers/http.js'
 import { REPO_ROOT, spawnServer, startInProcess, stopGracefully, tempDataDir, testEnv } from './helpers/server.js'
 
@@ -25,17 +25,6 @@ const run = promisify(execFile)
 const cliWith = (extra: Record<string, string>, dataDir: string, ...args: string[]) =>
   run(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), ...args], { env: { ...process.env, ...testEnv(dataDir, extra) } })
 const cli = (dataDir: string, ...args: string[]) => cliWith({}, dataDir, ...args)
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
-    })
-  })
-}
 
 t.test('replaying the log rebuilds the live state exactly', async (t) => {
   const server = await startInProcess(tempDataDir('replay'))

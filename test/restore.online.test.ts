@@ -10,28 +10,17 @@
  * clearly.
  */
 import fs from 'node:fs'
-import net from 'node:net'
 import t from 'tap'
 import { loadConfig } from '../src/config.js'
 import { LogStore } from '../src/persist/logStore.js'
 import { listSnapshots } from '../src/persist/snapshotFile.js'
 import { adminRequest } from './helpers/admin.js'
 import { runCli } from './helpers/cli.js'
+import { freePort } from './helpers/freePort.js'
 import type { TestClient } from './helpers/http.js'
 import { killHard, spawnServer, startInProcess, tempDataDir, testEnv } from './helpers/server.js'
 
 const ADMIN_KEY = 'test-admin-key'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
-    })
-  })
-}
 
 async function names(client: TestClient, tenant: string, token: string): Promise<string[]> {
   const list = await client.request('GET', '/v1/time/projects', { tenant, query: { token, $orderby: 'name', $top: 1000 } })
