@@ -16,10 +16,17 @@
  * Each candidate then passes the scope (live or trashed, view), visibility
  * and the full predicate, so an index only ever narrows the work, never
  * changes the answer.
+ *
+ * A caller that needs only part of the matching records (a report needs
+ * the records of its periods) may hand `matching` bounds on range-indexed
+ * fields: they compete with the filter's own ranges for the cheapest
+ * candidates and never reach the predicate, so records outside them may
+ * still come (a day bucket is read whole) and the caller ignores those.
  */
 import { canSee, type Caller } from '../domain/policy.js'
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import type { Collection } from '../engine/collection.js'
+import type { DateRange } from '../engine/dateBuckets.js'
 import type { TenantState } from '../engine/tenantState.js'
 import { compileFilter, type CompiledFilter } from './filterCompiler.js'
 import { countMatching, parsePaging, runList, type Paging } from './listQuery.js'
@@ -35,9 +42,17 @@ export type ListScope =
 export interface ListPlan {
   run(state: TenantState, caller: Caller, scope: ListScope): Rec[]
   count(state: TenantState, caller: Caller, scope: ListScope): number
-  /** Every matching record, unsorted and unpaged (for summaries and reports). */
-  matching(state: TenantState, caller: Caller, scope: ListScope): Iterable<Rec>
+  /**
+   * Every matching record, unsorted and unpaged (for summaries and reports);
+   * with `bounds`, at least every matching record inside them.
+   */
+  matching(state: TenantState, caller: Caller, scope: ListScope, bounds?: CandidateBounds): Iterable<Rec>
 }
+
+/** Ranges of range-indexed fields (field name → range) that candidates may be limited to. */
+export type CandidateBounds = ReadonlyMap<string, DateRange>
+
+const NO_BOUNDS: CandidateBounds = new Map()
 
 interface Candidates {
   recs: Iterable<Rec>
@@ -78,6 +93,7 @@ function candidates(
   filter: CompiledFilter | null,
   order: readonly OrderKey[],
   wanted = Number.POSITIVE_INFINITY,
+  bounds: CandidateBounds = NO_BOUNDS,
 ): Candidates {
   const collection = state.collection(decl.type)
   const get = (id: string) => collection.get(id)
@@ -101,7 +117,7 @@ function candidates(
   }
   let best: Candidates | null = pin === null ? null : { recs: pin.recs(), sorted: false }
   let bestSize = pin?.size ?? collection.size
-  for (const [field, range] of filter?.ranges ?? []) {
+  for (const [field, range] of [...(filter?.ranges ?? []), ...bounds]) {
     const buckets = collection.rangeIndexes.get(field)
     if (buckets === undefined) continue
     const size = buckets.estimate(range)
@@ -135,9 +151,9 @@ export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>)
       return runList(found.recs, scopePredicate(decl, state, caller, scope, filter), found.sorted ? [] : order, paging, state)
     },
     count: (state, caller, scope) => countMatching(candidates(decl, state, scope, filter, []).recs, scopePredicate(decl, state, caller, scope, filter)),
-    matching: function* (state, caller, scope) {
+    matching: function* (state, caller, scope, bounds = NO_BOUNDS) {
       const accepts = scopePredicate(decl, state, caller, scope, filter)
-      for (const rec of candidates(decl, state, scope, filter, []).recs) if (accepts(rec)) yield rec
+      for (const rec of candidates(decl, state, scope, filter, [], Number.POSITIVE_INFINITY, bounds).recs) if (accepts(rec)) yield rec
     },
   }
 }
