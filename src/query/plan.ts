@@ -28,7 +28,8 @@ import type { Rec, ResourceDecl } from '../domain/schema.js'
 import type { Collection } from '../engine/collection.js'
 import type { DateRange } from '../engine/dateBuckets.js'
 import type { TenantState } from '../engine/tenantState.js'
-import { compileFilter, type CompiledFilter } from './filterCompiler.js'
+import { compiledFilter } from './compiledFilters.js'
+import type { CompiledFilter } from './filterCompiler.js'
 import { countMatching, parsePaging, runList, type Paging } from './listQuery.js'
 import { PRIMARY_KEY } from './fieldPath.js'
 import { parseOrderBy, recordComparator, type OrderKey } from './orderBy.js'
@@ -142,7 +143,7 @@ function scopePredicate(decl: ResourceDecl, state: TenantState, caller: Caller, 
 
 export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>): ListPlan {
   const filterText = query.get('$filter')
-  const filter = filterText === undefined || filterText.trim() === '' ? null : compileFilter(decl, filterText)
+  const filter = filterText === undefined || filterText.trim() === '' ? null : compiledFilter(decl, filterText)
   const order: OrderKey[] = parseOrderBy(decl, query.get('$orderby'))
   const paging: Paging = parsePaging(query)
   return {
