@@ -22,6 +22,7 @@ import { registerRestoreRoute } from './admin/restoreRoute.js'
 import { Readiness } from './admin/readiness.js'
 import { acquireLock, releaseLock } from './dataDirLock.js'
 import { ApiError } from './domain/errors.js'
+import { rebuildGlobalIndexesIfOld } from './engine/globalIndexes.js'
 import { startIdleSweeper } from './engine/idleSweeper.js'
 import type { FrontEndObservers } from './observability/frontEndObservers.js'
 import { RequestIds } from './observability/requestId.js'
@@ -80,6 +81,7 @@ async function activateAll(registry: TenantRegistry): Promise<void> {
 export async function startService(config: Config): Promise<RunningService> {
   acquireLock(config.dataDir)
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  rebuildGlobalIndexesIfOld(store, config.dataDir, config.quiet ? undefined : console.log)
   const registry = new TenantRegistry(config, store)
   const services: Services = { config, registry, apiKeys: apiKeysFor(config), limits: abuseLimits(config) }
   const readiness = new Readiness()

@@ -1,54 +1,179 @@
 /*
- * Indexes across tenants, kept in LMDB beside the log: e-mail → tenant, for
- * the public check and find calls that must not activate every tenant, and
- * password confirmation → tenant, for the public step 2 of a password
- * change (the tenant's state stays the judge; the index only says where to
- * look, so an entry left behind by a failed append is harmless). They
- * are written in the same event-loop turn as the log entry that changes
- * them, so they share its commit.
+ * Indexes across tenants, kept in LMDB beside the log, for the public calls
+ * that name no tenant and must not activate every tenant:
+ *
+ *   emails         [e-mail, tenant] → ''  for every tenant that has a live
+ *                  (not trashed) user with that lower-cased e-mail
+ *   confirmations  [SHA-256 of a confirmation id, tenant] → ''  for every
+ *                  tenant holding that password confirmation (the public
+ *                  step 1 puts the same id in each tenant with the e-mail)
+ *
+ * An e-mail is unique per tenant only, so one e-mail may list several
+ * tenants; LMDB orders array keys element by element, so the range from
+ * [e-mail, ''] to [e-mail, '\uffff'] reads them in tenant-name order
+ * (tenant names are lower-case letters, digits and '-'). The entries are maintained from what each write did: for
+ * every e-mail a write touches (a User it put, a User it removed — the
+ * removed record comes from the WriteTx, the logged `del` carries only the
+ * id) the tenant's entry is set or removed by asking the tenant's state
+ * after the write whether a live user still has it. They are queued in the
+ * same event-loop turn as the log entry, so they share its commit. The
+ * tenant's state stays the judge; the index only says where to look.
+ *
+ * Layout. The string key `\u0001layout` of the emails table names the layout. A data
+ * directory without it (written when the tables held `e-mail → tenant`,
+ * first one wins, never forgetting) has both tables rebuilt from the
+ * tenants' states at start-up (rebuildGlobalIndexesIfOld): the indexes are
+ * derived data.
  */
-import type { LogStore } from '../persist/logStore.js'
+import type { Rec } from '../domain/schema.js'
+import type { GlobalIndexKey, LogStore } from '../persist/logStore.js'
+import { recoverTenant, RecoveryError } from '../persist/recovery.js'
+import { LogCorruptError } from '../persist/logStore.js'
 import type { Op } from './logEntry.js'
 import type { TenantState } from './tenantState.js'
+import type { WriteTx } from './writeTx.js'
 
-function indexEmail(store: LogStore, tenant: string, email: unknown): void {
-  if (typeof email === 'string' && email !== '' && store.emails.get(email.toLowerCase()) === undefined) {
-    void store.emails.put(email.toLowerCase(), tenant)
+const LAYOUT_KEY = '\u0001layout'
+const LAYOUT = 'name-tenant-2'
+/** Above every tenant name in LMDB's key order. */
+const AFTER_EVERY_TENANT = '\uffff'
+
+function keyOf(name: string, tenant: string): [string, string] {
+  return [name, tenant]
+}
+
+/** The parts of an entry key; null for the layout marker and for keys of the old layout (plain strings). */
+function parseKey(key: GlobalIndexKey): { name: string; tenant: string } | null {
+  if (!Array.isArray(key) || key.length !== 2) return null
+  return { name: key[0], tenant: key[1] }
+}
+
+function tenantsUnder(table: LogStore['emails'], name: string): string[] {
+  const tenants: string[] = []
+  for (const key of table.getKeys({ start: [name, ''], end: [name, AFTER_EVERY_TENANT] })) {
+    const parsed = parseKey(key)
+    if (parsed !== null && parsed.name === name) tenants.push(parsed.tenant)
   }
+  return tenants
 }
 
-/** Password confirmations (their id is a SHA-256) → tenant, for the public step 2 of a password change. */
-function indexConfirmation(store: LogStore, tenant: string, op: Op): void {
-  if (op.op === 'put') void store.confirmations.put(op.rec.id, tenant)
-  else void store.confirmations.remove(op.id)
+/** The tenants that have a live user with this e-mail, in tenant-name order. */
+export function tenantsWithEmail(store: LogStore, email: string): string[] {
+  const name = email.trim().toLowerCase()
+  return name === '' ? [] : tenantsUnder(store.emails, name)
 }
 
-export function indexGlobals(store: LogStore, tenant: string, ops: readonly Op[]): void {
-  for (const op of ops) {
-    if (op.type === 'User' && op.op === 'put') indexEmail(store, tenant, op.rec.email)
+/** The tenants holding the password confirmation with this SHA-256, in tenant-name order. */
+export function tenantsWithConfirmation(store: LogStore, hash: string): string[] {
+  return hash === '' ? [] : tenantsUnder(store.confirmations, hash)
+}
+
+function liveEmailsOf(state: TenantState): Set<string> {
+  const emails = new Set<string>()
+  for (const user of state.collection('User').values()) {
+    if (user.trashItem === null && typeof user.email === 'string' && user.email !== '') emails.add(user.email.toLowerCase())
+  }
+  return emails
+}
+
+function confirmationHashesOf(state: TenantState): Set<string> {
+  return new Set([...state.collection('PasswordConfirmation').values()].map((rec) => rec.id))
+}
+
+function hasLiveUserWithEmail(state: TenantState, email: string): boolean {
+  for (const user of state.collection('User').lookup('email', email)) if (user.trashItem === null) return true
+  return false
+}
+
+function noteEmail(emails: Set<string>, rec: Rec): void {
+  if (typeof rec.email === 'string' && rec.email !== '') emails.add(rec.email.toLowerCase())
+}
+
+/**
+ * Brings this tenant's entries up to date with a write about to be logged (tx.state is the state after it).
+ * Every key write is unconditional: reads do not see writes queued but not yet committed, so skipping a
+ * put because the key "is there" could lose it behind a queued remove.
+ */
+export function indexGlobals(store: LogStore, tenant: string, tx: WriteTx): void {
+  const emails = new Set<string>()
+  for (const op of tx.ops) {
+    if (op.type === 'User' && op.op === 'put') noteEmail(emails, op.rec)
     else if (op.type === 'PasswordConfirmation') indexConfirmation(store, tenant, op)
   }
+  for (const removed of tx.removedRecords('User')) noteEmail(emails, removed)
+  for (const email of emails) {
+    const key = keyOf(email, tenant)
+    if (hasLiveUserWithEmail(tx.state, email)) void store.emails.put(key, '')
+    else void store.emails.remove(key)
+  }
 }
 
-const INDEXED_TYPES = ['User', 'PasswordConfirmation']
+function indexConfirmation(store: LogStore, tenant: string, op: Op): void {
+  if (op.op === 'put') void store.confirmations.put(keyOf(op.rec.id, tenant), '')
+  else void store.confirmations.remove(keyOf(op.id, tenant))
+}
 
 /**
  * Makes the indexes hold what a whole state put in place at once (a restore or an import) holds for its
- * tenant: its records are indexed as if just written, and the entries that point to this tenant for an
- * e-mail no user of the state has, or a confirmation the state does not hold, are removed (a restore to an
- * earlier point drops the users made since). This walks both indexes once, over all tenants: an operator
- * action, not a request path.
+ * tenant: its live users' e-mails and its confirmations are added, and this tenant's entries the state does
+ * not back are removed (a restore to an earlier point drops the users made since). This walks both tables
+ * once, over all tenants: an operator action, not a request path.
  */
 export function indexGlobalsOfState(store: LogStore, tenant: string, state: TenantState): void {
-  for (const type of INDEXED_TYPES) {
-    indexGlobals(store, tenant, [...state.collection(type).values()].map((rec): Op => ({ op: 'put', type, rec })))
+  const emails = liveEmailsOf(state)
+  const confirmations = confirmationHashesOf(state)
+  for (const email of emails) void store.emails.put(keyOf(email, tenant), '')
+  for (const hash of confirmations) void store.confirmations.put(keyOf(hash, tenant), '')
+  for (const [table, held] of [[store.emails, emails], [store.confirmations, confirmations]] as const) {
+    for (const key of table.getKeys()) {
+      const parsed = parseKey(key)
+      if (parsed !== null && parsed.tenant === tenant && !held.has(parsed.name)) void table.remove(key)
+    }
   }
-  const emails = new Set<string>()
-  for (const user of state.collection('User').values()) if (typeof user.email === 'string') emails.add(user.email.toLowerCase())
-  for (const { key, value } of store.emails.getRange()) {
-    if (value === tenant && !emails.has(key)) void store.emails.remove(key)
+}
+
+export interface IndexRebuild {
+  tenants: number
+  emails: number
+  confirmations: number
+  /** Tenants whose state could not be recovered (their entries come with the restore that reopens them). */
+  skipped: string[]
+}
+
+/**
+ * At start-up: when the emails table does not carry the current layout marker, both tables are rebuilt from
+ * every tenant's state (its newest snapshot plus the log, one tenant in memory at a time) and replaced in one
+ * transaction together with the marker, so a crash midway leaves the old tables and the next start tries
+ * again. `say` hears one line about it. Null when the layout is current.
+ */
+export function rebuildGlobalIndexesIfOld(store: LogStore, dataDir: string, say?: (line: string) => void): IndexRebuild | null {
+  if (store.emails.get(LAYOUT_KEY) === LAYOUT) return null
+  const emailKeys: [string, string][] = []
+  const confirmationKeys: [string, string][] = []
+  const result: IndexRebuild = { tenants: 0, emails: 0, confirmations: 0, skipped: [] }
+  for (const tenant of store.tenants.getKeys()) {
+    let state: TenantState
+    try {
+      state = recoverTenant(tenant, dataDir, store).state
+    } catch (error) {
+      if (!(error instanceof RecoveryError) && !(error instanceof LogCorruptError)) throw error
+      result.skipped.push(tenant)
+      continue
+    }
+    result.tenants += 1
+    for (const email of liveEmailsOf(state)) emailKeys.push(keyOf(email, tenant))
+    for (const hash of confirmationHashesOf(state)) confirmationKeys.push(keyOf(hash, tenant))
   }
-  for (const { key, value } of store.confirmations.getRange()) {
-    if (value === tenant && state.get('PasswordConfirmation', key) === undefined) void store.confirmations.remove(key)
-  }
+  store.emails.transactionSync(() => {
+    store.emails.clearSync()
+    store.confirmations.clearSync()
+    for (const key of emailKeys) store.emails.putSync(key, '')
+    for (const key of confirmationKeys) store.confirmations.putSync(key, '')
+    store.emails.putSync(LAYOUT_KEY, LAYOUT)
+  })
+  result.emails = emailKeys.length
+  result.confirmations = confirmationKeys.length
+  const skipped = result.skipped.length === 0 ? '' : `; skipped (cannot be recovered): ${result.skipped.join(', ')}`
+  if (result.tenants + result.skipped.length > 0) say?.(`global indexes rebuilt in the current layout from ${result.tenants} tenants: ${result.emails} e-mail and ${result.confirmations} confirmation entries${skipped}`)
+  return result
 }

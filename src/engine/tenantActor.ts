@@ -191,7 +191,7 @@ export class TenantActor {
     const seq = this.state.seq + 1
     this.state.seq = seq
     const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: tx.now, ops: tx.ops }
-    indexGlobals(this.store, this.tenant, tx.ops)
+    indexGlobals(this.store, this.tenant, tx)
     const flush = this.store.append(this.tenant, seq, entry).then(
       (bytes) => {
         if (this.failedFromSeq !== null && seq >= this.failedFromSeq) throw unavailable()

@@ -30,6 +30,16 @@ export class WriteTx {
     this.ops.push(op)
   }
 
+  /** The records of `type` this write removed, as they were when removed (each `del`'s inverse). */
+  removedRecords(type: string): Rec[] {
+    const removed: Rec[] = []
+    this.ops.forEach((op, index) => {
+      const inverse = this.undo[index]
+      if (op.op === 'del' && op.type === type && inverse?.op === 'put') removed.push(inverse.rec)
+    })
+    return removed
+  }
+
   savepoint(): number {
     return this.ops.length
   }

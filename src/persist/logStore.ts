@@ -4,10 +4,11 @@
  *
  *   log      key [tenant, seq] → msgpack LogEntry (encoded by codec.ts)
  *   tenants  tenant → TenantInfo (the tenant directory)
- *   emails   lower-cased e-mail → tenant (for the public check/find calls)
+ *   emails   [lower-cased e-mail, tenant] → '' for each tenant with a live
+ *            user of it (the public check/find calls; globalIndexes.ts)
  *   files    [tenant, fileKey] → raw bytes of an uploaded file
- *   confirmations  SHA-256 of a password confirmation → tenant (the public
- *            step 2 of a password change names no tenant)
+ *   confirmations  [SHA-256 of a password confirmation, tenant] → '' (the
+ *            public step 2 of a password change names no tenant)
  *
  * Group commit: lmdb-js gathers every put issued in one event-loop turn into
  * one transaction, so all commands decided in a turn share a commit. append()
@@ -36,13 +37,16 @@ export class LogCorruptError extends Error {
   }
 }
 
+/** Key of the global index tables: [name, tenant]; a plain string is the layout marker or an entry of the old layout. */
+export type GlobalIndexKey = [string, string] | string
+
 export class LogStore {
   private readonly root: RootDatabase
   private readonly log: Database<Buffer, [string, number]>
   readonly tenants: Database<TenantInfo, string>
-  readonly emails: Database<string, string>
+  readonly emails: Database<string, GlobalIndexKey>
   readonly files: Database<Buffer, [string, string]>
-  readonly confirmations: Database<string, string>
+  readonly confirmations: Database<string, GlobalIndexKey>
   /** Entries per commit and flush latency, for /metrics. */
   readonly commitStats = new GroupCommitStats()
   /** Pages in use against the LMDB_MAP_SIZE_BYTES ceiling (lmdb-js itself grows the map instead of failing). */

@@ -5,7 +5,11 @@
  *   POST {public_url}/v1/users/requestconfirmation?apikey=&email=   (no token)
  *   POST {base_url}/v1/users/{id|@self}/$confirmation?token=        (the user or a superuser)
  * The public call answers the same `{id}` for an e-mail that has no active
- * user outside the trash: a random id that simply does not work. The call
+ * user outside the trash: a random id that simply does not work. An e-mail
+ * is unique per tenant only: the public call puts a confirmation with the
+ * same id in every tenant the global e-mail index lists for it, so each of
+ * those users can reset the password (the caller names no tenant, and
+ * whoever holds the e-mail holds every one of those users). The call
  * with a token is a change of the User and passes the same permission check
  * as a PUT of it (policy.ts): the user themself, the owner and admins, but
  * only the account owner for the account owner.
@@ -14,8 +18,10 @@
  *   POST {public_url}/v1/auth/confirm/{confirmation_id}?apikey=
  *   with `Authorization: Basic base64(":<new password>")`
  * The public URL names no tenant; the global `confirmations` index (hash →
- * tenant, written in the same commit as the confirmation, globalIndexes.ts)
- * says where to look, and the tenant's state decides. The password is hashed
+ * the tenants holding it, written in the same commit as the confirmation,
+ * globalIndexes.ts) says where to look, and each tenant's state decides:
+ * the password is set in every tenant where the confirmation works, and the
+ * answer names the user of the first of them by tenant name. The password is hashed
  * before the write; the write consumes the confirmation (once; an expired one
  * is consumed too and refused), stores the hash and ends every token of the
  * user except the session that asked for the change itself.
@@ -26,6 +32,7 @@ import { checkWrite } from '../../domain/policy.js'
 import { changeRecord } from '../../domain/records.js'
 import { User } from '../../domain/resources/user.js'
 import type { Rec } from '../../domain/schema.js'
+import { tenantsWithConfirmation, tenantsWithEmail } from '../../engine/globalIndexes.js'
 import type { WriteTx } from '../../engine/writeTx.js'
 import type { Call } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
@@ -62,14 +69,15 @@ export async function requestConfirmation(call: Call): Promise<ApiResponse> {
   if (email === '') throw wrongParameter("query parameter 'email' is required")
   const confirmationId = newToken()
   const { registry, config } = call.services
-  const tenantName = registry.store.emails.get(email)
-  const actor = tenantName === undefined ? undefined : registry.get(tenantName)
-  if (actor !== undefined) {
-    await actor.write((tx) => {
-      const user = liveUserWithEmail(tx.state, email)
-      if (mayChangePassword(user)) putConfirmation(tx, user.id, confirmationId, config.passwordConfirmationLifetimeMs, null)
-    })
-  }
+  const actors = tenantsWithEmail(registry.store, email).map((tenantName) => registry.get(tenantName))
+  await Promise.all(
+    actors.map((actor) =>
+      actor?.write((tx) => {
+        const user = liveUserWithEmail(tx.state, email)
+        if (mayChangePassword(user)) putConfirmation(tx, user.id, confirmationId, config.passwordConfirmationLifetimeMs, null)
+      }),
+    ),
+  )
   return confirmationAnswer(call, confirmationId)
 }
 
@@ -130,12 +138,12 @@ export async function confirmPassword(call: Call, params: Record<string, string>
   const password = newPasswordOf(call)
   const hash = secretId(params.id ?? '')
   const { registry, config } = call.services
-  const tenantName = registry.store.confirmations.get(hash)
-  const actor = tenantName === undefined ? undefined : registry.get(tenantName)
-  if (actor === undefined) throw invalidConfirmation()
+  const tenantNames = tenantsWithConfirmation(registry.store, hash)
+  if (tenantNames.length === 0) throw invalidConfirmation()
   const passwordHash = await hashPassword(password, config.scryptCost)
-  const changed = await actor.write((tx) => applyPasswordChange(tx, hash, passwordHash))
-  if (changed === null) throw invalidConfirmation()
+  const changes = await Promise.all(tenantNames.map((tenantName) => registry.get(tenantName)?.write((tx) => applyPasswordChange(tx, hash, passwordHash))))
+  const changed = changes.find((change): change is Rec => change !== undefined && change !== null)
+  if (changed === undefined) throw invalidConfirmation()
   return dataResponse(call.request, { id: changed.id, version: changed.version }, { root: User.xmlItemName })
 }
 

@@ -4,7 +4,11 @@
  * tenant's URL. Every one of them needs the API key (interface.md,
  * "Registration": no token; `apikey` required). Sign-up creates the tenant:
  * its Account and owner User are the tenant's first log entry, both
- * unconfirmed until confirm.
+ * unconfirmed until confirm. The e-mail calls read the global e-mail index
+ * (globalIndexes.ts: the tenants with a live user of that e-mail); an
+ * e-mail is unique per tenant only, so when several tenants have it findurl
+ * answers the first by tenant name (a stable choice, the `{url}` shape
+ * stays), and sign-up refuses an e-mail any tenant has.
  */
 import { ApiError, violation, wrongParameter } from '../../domain/errors.js'
 import { hashPassword, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, constantTimeEqual } from '../../domain/credentials.js'
@@ -12,6 +16,7 @@ import { isPlainObject, readFields } from '../../domain/input.js'
 import { insertRecord, changeRecord } from '../../domain/records.js'
 import { Account, URL_PREFIX_PATTERN } from '../../domain/resources/account.js'
 import { User } from '../../domain/resources/user.js'
+import { tenantsWithEmail } from '../../engine/globalIndexes.js'
 import { TENANT_NAME_MAX_LENGTH } from '../../engine/tenantRegistry.js'
 import { accountOf } from '../authenticate.js'
 import { parseObjectBody } from '../body.js'
@@ -52,13 +57,13 @@ export async function checkUrl(call: Call): Promise<ApiResponse> {
 export async function checkEmail(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const email = requiredParameter(call, 'email').toLowerCase()
-  return dataResponse(call.request, { exists: call.services.registry.store.emails.get(email) !== undefined }, { root: 'result' })
+  return dataResponse(call.request, { exists: tenantsWithEmail(call.services.registry.store, email).length > 0 }, { root: 'result' })
 }
 
 export async function findUrl(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const email = requiredParameter(call, 'email').toLowerCase()
-  const tenant = call.services.registry.store.emails.get(email)
+  const [tenant] = tenantsWithEmail(call.services.registry.store, email)
   return dataResponse(call.request, { url: tenant === undefined ? null : tenantUrl(call.services, tenant) }, { root: 'result' })
 }
 
@@ -85,7 +90,7 @@ export async function signUp(call: Call): Promise<ApiResponse> {
   }
   const { id: _ownerId, ...ownerValues } = readFields(User, body.owner, source, true)
   const email = typeof ownerValues.email === 'string' ? ownerValues.email.trim().toLowerCase() : ''
-  if (email !== '' && call.services.registry.store.emails.get(email) !== undefined) {
+  if (email !== '' && tenantsWithEmail(call.services.registry.store, email).length > 0) {
     throw new ApiError('TL01-1102', `a user with e-mail '${email}' already exists`)
   }
   const accountValues = readFields(Account, body.account, source, false)
