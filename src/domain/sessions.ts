@@ -9,7 +9,7 @@
 import type { WriteTx } from '../engine/writeTx.js'
 import type { Rec } from './schema.js'
 
-const SESSION_TYPES = ['AuthToken', 'PasswordConfirmation'] as const
+export const SESSION_TYPES = ['AuthToken', 'PasswordConfirmation'] as const
 
 function maySignIn(user: Rec | undefined): boolean {
   return user !== undefined && user.active === true && user.trashItem === null

@@ -5,7 +5,16 @@
  * (recoverTenantInTurns with `uptoSeq`). Used by the offline CLI and the admin
  * listener's online restore alike; installState then makes the result
  * current.
+ *
+ * A restore ends every session of the tenant: the rebuilt state keeps no
+ * access or refresh token and no pending password confirmation (sessions.ts
+ * names those types), so a token logged out, a refresh token used or a
+ * session a password change ended before the restore point cannot come
+ * back, and everyone logs in again. It is done here, on the state before it
+ * is written as a snapshot, so the snapshot (and every replay of it) holds
+ * exactly that.
  */
+import { SESSION_TYPES } from '../domain/sessions.js'
 import { TenantState } from '../engine/tenantState.js'
 import type { Progress, ProgressFactory } from '../progress.js'
 import { checkReachable, entriesToReplay, readHistory, RestorePointError, seqAtTime } from './history.js'
@@ -65,6 +74,18 @@ export async function recoverShowingProgress(
   return recovered
 }
 
+/** Removes every session record (tokens, refresh tokens, password confirmations); answers how many. */
+export function endAllSessions(state: TenantState): number {
+  let ended = 0
+  for (const type of SESSION_TYPES) {
+    for (const rec of [...state.collection(type).values()]) {
+      state.applyOp({ op: 'del', type, id: rec.id })
+      ended += 1
+    }
+  }
+  return ended
+}
+
 /** Rebuilt a slice per event-loop turn (recoverTenantInTurns), so a server doing it keeps serving other tenants. */
 export async function rebuildState(
   tenant: string,
@@ -79,6 +100,7 @@ export async function rebuildState(
     const load = startProgress?.(`load ${source.file}`, 'records', null)
     await loadSnapshotBodyInTurns(state, body, (done) => load?.update(done))
     load?.finish()
+    endAllSessions(state)
     return { state, description: `snapshot file ${source.file} (taken at seq ${header.seq} of '${header.tenant}', ${new Date(header.at).toISOString()})`, pointSeq: null }
   }
   const history = readHistory(tenant, dataDir, store)
@@ -88,6 +110,7 @@ export async function rebuildState(
     const skipped = report.skippedSnapshots.map((skip) => `${skip.file}: ${skip.reason}`).join('; ')
     throw new RestorePointError(`tenant '${tenant}': the rebuild reached seq ${state.seq}, not ${seq}${skipped === '' ? '' : ` (skipped snapshots: ${skipped})`}`)
   }
+  endAllSessions(state)
   const at = store.entryAt(tenant, seq)?.at
   const when = at === undefined ? '' : `, written ${new Date(at).toISOString()}`
   const base = report.snapshotFile === null ? 'the empty tenant' : `snapshot seq ${report.snapshotSeq}`
