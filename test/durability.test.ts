@@ -89,7 +89,8 @@ t.test('CLI snapshot → restore round trip, offline; with a server and no admin
   t.match(tenants.stdout, /ops\s+\d+/)
 
   server = await spawnServer(dataDir)
-  const after = await server.client.request('GET', '/v1/time/projects', { tenant: 'ops', query: { token, $orderby: 'name', no_expand: true } })
+  const again = await server.client.login('ops', 'owner@ops.test', 'secret-password') // a restore ends every session
+  const after = await server.client.request('GET', '/v1/time/projects', { tenant: 'ops', query: { token: again, $orderby: 'name', no_expand: true } })
   t.same(after.json, before.json, 'the restored tenant has exactly the snapshot objects')
   const help = await cli(dataDir, 'restore', '--help')
   t.match(help.stdout, /usage: timeledger restore <tenant> --from/)
@@ -108,6 +109,7 @@ t.test('with a server whose admin listener ADMIN_PORT names, restore runs throug
   const restored = await cliWith(env, dataDir, 'restore', 'ops', '--to-seq', String(keptAt))
   t.match(restored.stdout, /holds .*: restoring online through its admin listener/)
   t.match(restored.stdout, new RegExp(`ops: restored \\d+ objects from seq ${keptAt}`))
-  const names = ((await listNames(server.client, token)) as { name: string }[]).map((project) => project.name)
+  const again = await server.client.login('ops', 'owner@ops.test', 'secret-password') // a restore ends every session
+  const names = ((await listNames(server.client, again)) as { name: string }[]).map((project) => project.name)
   t.same(names, ['kept'], 'the running server serves the restored state at once, without a restart')
 })

@@ -166,7 +166,8 @@ t.test('a closed tenant answers 503 at once, without a second recovery, until a 
   await store.close()
   const server = await startInProcess(dataDir)
   t.teardown(() => server.stop())
-  const list = () => server.client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token: acme } })
+  let token = acme
+  const list = () => server.client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token } })
   t.same(await recoveryFailures(server), { failed: 0, closed: 0 }, 'nothing tried yet')
   const first = await list()
   t.equal(first.status, 503)
@@ -185,6 +186,7 @@ t.test('a closed tenant answers 503 at once, without a second recovery, until a 
   const restored = await adminRequest(server.service.adminPort, 'POST', '/tenants/acme/restore', adminKeyOf(dataDir), JSON.stringify({ toSeq: lastSeq - 1 }))
   t.equal(restored.status, 200, restored.status === 200 ? 'restored to the entry before the damaged one' : restored.text)
   t.same(await recoveryFailures(server), { failed: 1, closed: 0 }, 'the restore reopened it')
+  token = await server.client.login('acme', 'owner@acme.test', 'secret-password') // a restore ends every session
   const reopened = await list()
   t.equal(reopened.status, 200, reopened.status === 200 ? 'open again' : reopened.text)
   t.same((reopened.json as { name: string }[]).map((project) => project.name).sort(), ['a0', 'a1', 'a2', 'a3'], 'as it was before the damaged entry')

@@ -58,6 +58,7 @@ t.test('restore --to-seq between two writes: the first is there, the second is n
   t.match(restored.stdout, new RegExp(`entries ${firstSeq + 1}\\.\\.${secondSeq}, written after the restored point, are no longer part of the current state`))
   t.match(restored.stdout, `the next write gets seq ${secondSeq + 2}`)
   const after = await startInProcess(dataDir)
+  const token = await after.client.login('acme', 'owner@acme.test', 'secret-password') // a restore ends every session
   t.same(await projectNames(after, token), ['first', 'zero'])
   await addProject(after, token, 'third')
   await after.stop()
@@ -68,6 +69,7 @@ t.test('restore --to-time picks the last entry at or before the time', async (t)
   t.equal(restored.code, 0, restored.stderr)
   t.match(restored.stdout, `from seq ${firstSeq}, written`)
   const after = await startInProcess(dataDir)
+  const token = await after.client.login('acme', 'owner@acme.test', 'secret-password') // a restore ends every session
   t.same(await projectNames(after, token), ['first', 'zero'], "'second' and the later 'third' are absent")
   await after.stop()
 })
@@ -78,6 +80,7 @@ t.test('entries left behind by a restore stay reachable', async (t) => {
   const restored = await runCli(dataDir, ['restore', 'acme', '--to-seq', String(secondSeq)])
   t.equal(restored.code, 0, restored.stderr)
   const after = await startInProcess(dataDir)
+  const token = await after.client.login('acme', 'owner@acme.test', 'secret-password') // a restore ends every session
   t.same(await projectNames(after, token), ['first', 'second', 'zero'])
   await after.stop()
 })
