@@ -16,7 +16,8 @@ t.test('a repeated text is compiled once per resource', async (t) => {
   t.equal(compiledFilter(projects, "name eq 'a'"), first, 'the same compiled filter comes back')
   t.not(compiledFilter(tasks, "name eq 'a'"), first, 'another resource has its own entry')
   t.not(compiledFilter(projects, "name eq 'b'"), first)
-  t.ok(first.test({ id: 'x', name: 'a' }, { get: () => undefined } as never), 'the cached filter still evaluates')
+  const project = { id: 'x', version: 1, createdAt: 0, updatedAt: 0, trashItem: null, name: 'a' }
+  t.ok(first.test(project, { get: () => undefined } as never), 'the cached filter still evaluates')
 })
 
 t.test('a text that fails is refused every time and never kept', async (t) => {
