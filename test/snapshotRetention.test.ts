@@ -51,7 +51,7 @@ t.test('points older than LOG_RETENTION_MS become unreachable; the window stays 
   const retention = { LOG_RETENTION_MS: '3000', SNAPSHOTS_KEPT: '1' }
   const dataDir = tempDataDir('retention-e2e')
   const server = await startInProcess(dataDir, retention)
-  const { token } = await server.client.createTenant('acme')
+  const { token, email, password } = await server.client.createTenant('acme')
   const add = async (target: InProcessServer, name: string): Promise<number> => {
     const created = await target.client.request('POST', '/v1/time/projects', { tenant: 'acme', query: { token }, body: { name } })
     if (created.status !== 201) throw new Error(`create failed: ${created.status} ${created.text}`)
@@ -94,7 +94,11 @@ t.test('points older than LOG_RETENTION_MS become unreachable; the window stays 
   t.equal(inside.code, 0, inside.stderr)
   t.match(inside.stdout, new RegExp(`from seq ${insideSeq}, written .*\\(snapshot seq ${baseSeq} \\+ 1 log entries\\)`), 'a point inside the window: the base plus the log')
   const after = await startInProcess(dataDir, retention)
-  const list = await after.client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token, $orderby: 'name' } })
-  t.same((list.json as { name: string }[]).map((project) => project.name), ['new1', 'old'], 'the tenant as it was at that point')
-  await after.stop()
+  t.teardown(() => after.stop())
+  // A restore ends every session: the token from before it is refused, a new login works.
+  const stale = await after.client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token } })
+  t.equal(stale.status, 401, 'the token from before the restore is ended')
+  const fresh = await after.client.login('acme', email, password)
+  const list = await after.client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token: fresh, $orderby: 'name' } })
+  t.same(Array.isArray(list.json) ? (list.json as { name: string }[]).map((project) => project.name) : list.text, ['new1', 'old'], 'the tenant as it was at that point')
 })
