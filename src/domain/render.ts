@@ -85,8 +85,8 @@ export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayConte
   return out
 }
 
-/** The records of one list answer, each referenced object rendered once for all rows. */
+/** The records of one list answer, each referenced object rendered once for all rows (a single row needs no memo). */
 export function renderList(decl: ResourceDecl, recs: readonly Rec[], context: DisplayContext, options: RenderOptions): OutObject[] {
-  const withMemo: RenderOptions = { ...options, references: { embedded: new Map(), stubs: new Map() } }
-  return recs.map((rec) => renderRecord(decl, rec, context, withMemo))
+  const shared: RenderOptions = recs.length < 2 ? options : { ...options, references: { embedded: new Map(), stubs: new Map() } }
+  return recs.map((rec) => renderRecord(decl, rec, context, shared))
 }
