@@ -27,6 +27,7 @@ import { Project } from '../src/domain/resources/project.js'
 import { Task } from '../src/domain/resources/task.js'
 import { TimeRecord } from '../src/domain/resources/timeRecord.js'
 import { User } from '../src/domain/resources/user.js'
+import { rebuildGlobalIndexesIfOld } from '../src/engine/globalIndexes.js'
 import type { TenantActor } from '../src/engine/tenantActor.js'
 import { TenantRegistry } from '../src/engine/tenantRegistry.js'
 import type { WriteTx } from '../src/engine/writeTx.js'
@@ -117,6 +118,8 @@ export async function generateFixture(records: number, dir: string): Promise<Fix
   const config = generationConfig(dataDir)
   const store = LogStore.open(dataDir, config.lmdbMapSizeBytes)
   try {
+    // The empty store gets the current layout of the global indexes at once, as a server start would give it.
+    rebuildGlobalIndexesIfOld(store, dataDir)
     const registry = new TenantRegistry(config, store)
     const ownerId = await createTenant(registry, await hashPassword(dataset.OWNER_PASSWORD, config.scryptCost))
     const actor = registry.get(dataset.BENCH_TENANT)
@@ -148,11 +151,26 @@ export async function generateFixture(records: number, dir: string): Promise<Fix
   }
 }
 
+/**
+ * A fixture written before the global indexes' current layout would make every server started on a copy of
+ * it rebuild them (loading the whole tenant) before it listens; the fixture itself is brought up to date
+ * once instead. A no-op when it is current.
+ */
+async function upgradeGlobalIndexes(dataDir: string): Promise<void> {
+  const store = LogStore.open(dataDir, generationConfig(dataDir).lmdbMapSizeBytes)
+  try {
+    rebuildGlobalIndexesIfOld(store, dataDir, (line) => console.log(`  fixture: ${line}`))
+  } finally {
+    await store.close()
+  }
+}
+
 /** The fixture for `records`, generated first unless it exists (or `force`). */
 export async function ensureFixture(records: number, force = false): Promise<FixtureInfo> {
   const existing = readFixtureInfo(records)
   if (existing !== null && !force) {
     console.log(`fixture with ${records.toLocaleString('en')} time records exists (${fixtureDir(records)}); reusing it`)
+    await upgradeGlobalIndexes(path.join(fixtureDir(records), 'data'))
     return existing
   }
   fs.mkdirSync(DATA_ROOT, { recursive: true })
