@@ -39,6 +39,8 @@ function upload(path: string, token: string, bytes: Buffer, fileName: string | n
 }
 const call = (method: string, path: string, token: string, tenant = 'acme') => server.client.request(method, `/v1/${path}`, { tenant, query: { token } })
 const storedBytes = (key: string) => server.service.services.registry.store.files.get(['acme', key])
+/** The key of the current bytes of a file, as its metadata record holds it (an upload's own key). */
+const fileKeyOf = (metadataId: string) => server.service.services.registry.get('acme')?.state.get('FileMetadata', metadataId)?.fileKey as string
 
 t.test('signature: upload, metadata, download, replace, delete', async (t) => {
   const first = binary(700)
@@ -58,7 +60,8 @@ t.test('signature: upload, metadata, download, replace, delete', async (t) => {
   t.equal(download.headers['content-type'], 'image/png')
   t.equal(download.headers['content-length'], '700')
   t.equal(download.headers['content-disposition'], 'attachment; filename="signature.png"')
-  t.ok(storedBytes(`signature/${ownerId}`)?.equals(first), 'the bytes are in the LMDB files table')
+  const firstKey = fileKeyOf(created.json.id as string)
+  t.ok(storedBytes(firstKey)?.equals(first), 'the bytes are in the LMDB files table')
 
   const second = binary(950)
   const replaced = await upload(`users/${ownerId}/signature`, ownerToken, second, 'neu "sig" ü.gif', 'image/gif', { response_object: 'true' })
@@ -70,6 +73,9 @@ t.test('signature: upload, metadata, download, replace, delete', async (t) => {
   t.equal(again.headers['content-type'], 'image/gif')
   t.equal(again.headers['content-length'], '950')
   t.equal(again.headers['content-disposition'], `attachment; filename="neu \\"sig\\" _.gif"; filename*=UTF-8''neu%20%22sig%22%20%C3%BC.gif`)
+  const secondKey = fileKeyOf(created.json.id as string)
+  t.not(secondKey, firstKey, 'a replacement has a key of its own')
+  t.equal(storedBytes(firstKey), undefined, 'and the replaced bytes are removed with it')
 
   const removed = await call('DELETE', 'users/@self/signature', ownerToken)
   t.equal(removed.status, 200)
@@ -77,7 +83,7 @@ t.test('signature: upload, metadata, download, replace, delete', async (t) => {
   expectError(t, await call('GET', 'users/@self/signature', ownerToken), 404, 'TL01-1101', 'metadata gone')
   expectError(t, await call('GET', 'users/@self/signature/download', ownerToken), 404, 'TL01-1101', 'bytes gone')
   expectError(t, await call('DELETE', 'users/@self/signature', ownerToken), 404, 'TL01-1101', 'nothing to delete')
-  t.equal(storedBytes(`signature/${ownerId}`), undefined, 'removed from the files table')
+  t.equal(storedBytes(secondKey), undefined, 'removed from the files table')
 
   const fresh = await upload('users/@self/signature', ownerToken, Buffer.from([0]), 'zero.bin', 'application/octet-stream')
   t.equal(fresh.status, 201, 'a new upload after a delete')

@@ -6,9 +6,14 @@
  * live in the LMDB `files` table under [tenant, fileKey], outside memory.
  * The HTTP layer issues the bytes' put (or remove) synchronously at the end
  * of the write that stores (or removes) the metadata, so both land in one
- * LMDB commit and a crash never separates them. The metadata id and the
- * file key are derived from the slot and the owner, so a new upload
- * replaces the record (version + 1) and overwrites the bytes.
+ * LMDB commit and a crash never separates them. The metadata id is derived
+ * from the slot and the owner, so a new upload replaces the record
+ * (version + 1). Each upload's bytes get a key of their own (slot, owner and
+ * a content id decided before the write is logged), and the bytes of the
+ * version it replaces are removed in the same commit: only the current
+ * version's bytes are kept. A restore to a point before a replacement
+ * brings back that point's metadata, whose bytes are gone: its download
+ * answers 404 rather than another version's bytes under its name and size.
  *
  * Permissions: anyone in the tenant may read; a user changes their own
  * signature; the account owner and admins change any signature and the logo.
@@ -43,8 +48,9 @@ export interface FileValues {
   contentSize: number
 }
 
-export function fileKeyOf(slot: FileSlot, ownerId: string): string {
-  return `${slot.name}/${ownerId}`
+/** The key of one upload's bytes; `contentId` is new for every upload. */
+export function fileKeyOf(slot: FileSlot, ownerId: string, contentId: string): string {
+  return `${slot.name}/${ownerId}/${contentId}`
 }
 
 export function fileMetadataId(slot: FileSlot, ownerId: string): string {
@@ -99,19 +105,31 @@ export function noFile(slot: FileSlot, ownerId: string): ApiError {
   return new ApiError('TL01-1101', `${slot.ownerType} '${ownerId}' has no ${slot.name}`)
 }
 
-/** Stores (or replaces) the metadata of the owner's file. */
-export function putFileMetadata(tx: WriteTx, slot: FileSlot, ownerId: string, values: FileValues): { rec: Rec; created: boolean } {
+/**
+ * Stores (or replaces) the metadata of the owner's file, its bytes under a new key made from `contentId`;
+ * `replacedKey` names the bytes of the version replaced, which the caller removes.
+ */
+export function putFileMetadata(
+  tx: WriteTx,
+  slot: FileSlot,
+  ownerId: string,
+  values: FileValues,
+  contentId: string,
+): { rec: Rec; created: boolean; replacedKey: string | null } {
+  const fileKey = fileKeyOf(slot, ownerId, contentId)
   const before = findFileMetadata(tx.state, slot, ownerId)
-  if (before !== undefined) return { rec: changeRecord(tx, FileMetadata, before, { ...values }), created: false }
+  if (before !== undefined) {
+    return { rec: changeRecord(tx, FileMetadata, before, { ...values, fileKey }), created: false, replacedKey: before.fileKey as string }
+  }
   const rec = insertRecord(tx, FileMetadata, {
     ...values,
     id: fileMetadataId(slot, ownerId),
     ownerType: slot.ownerType,
     ownerId,
     slot: slot.name,
-    fileKey: fileKeyOf(slot, ownerId),
+    fileKey,
   })
-  return { rec, created: true }
+  return { rec, created: true, replacedKey: null }
 }
 
 /** Removes the metadata of the owner's file; the removed record, or undefined when there is none. */

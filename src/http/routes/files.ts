@@ -33,6 +33,7 @@ import {
   resolveFileOwner,
   type FileSlot,
 } from '../../domain/files.js'
+import { newId } from '../../domain/records.js'
 import { FileMetadata } from '../../domain/resources/fileMetadata.js'
 import type { Rec } from '../../domain/schema.js'
 import type { TenantState } from '../../engine/tenantState.js'
@@ -77,15 +78,18 @@ function upload(slot: FileSlot): FileHandler {
     const fileName = checkFileName(call.request.query.get('filename'))
     const contentType = storableContentType(call.request.headers.get('content-type'), DEFAULT_FILE_CONTENT_TYPE)
     const files = call.services.registry.store.files
+    // Decided before the write, so the logged record carries it (replay is deterministic).
+    const contentId = newId()
     return tenant.write((tx) => {
       const owner = resolveFileOwner(tx.state, slot, params.id ?? '', principal.userId)
       checkFileChange(principal, slot, owner.id)
-      const { rec, created } = putFileMetadata(tx, slot, owner.id, { fileName, contentType, contentSize: bytes.length })
+      const { rec, created, replacedKey } = putFileMetadata(tx, slot, owner.id, { fileName, contentType, contentSize: bytes.length }, contentId)
       const body = queryFlag(call.request, 'response_object') ? renderFileMetadata(rec, tx.state) : { id: rec.id, version: rec.version }
       const answer = dataResponse(call.request, body, { root: 'fileMetadata' }, created ? 201 : 200)
       // Last, synchronously: the bytes join the LMDB commit of this write's log entry
       // (a failed commit fails the log append too, which the actor reports).
       files.put([tenantName, rec.fileKey as string], bytes).catch(() => undefined)
+      if (replacedKey !== null && replacedKey !== rec.fileKey) files.remove([tenantName, replacedKey]).catch(() => undefined)
       return answer
     })
   }
@@ -129,7 +133,9 @@ function download(slot: FileSlot): FileHandler {
       // Records are never changed in place: the same object means the same upload.
       const unchanged = await tenant.read((state) => state.get(FileMetadata.type, rec.id) === rec)
       if (!unchanged && attempt < DOWNLOAD_ATTEMPTS) continue
-      if (bytes === undefined) throw new ApiError('TL01-1101', `the content of ${slot.name} '${rec.fileName as string}' is missing`)
+      if (bytes === undefined) {
+        throw new ApiError('TL01-1101', `the content of ${slot.name} '${rec.fileName as string}' is no longer kept (it was replaced or removed after the point this tenant was restored to); upload it again`)
+      }
       return fileResponse(rec, bytes)
     }
   }
