@@ -4,27 +4,10 @@
  * test connects from several loopback addresses), and the bounded memory
  * of the window counters.
  */
-import http from 'node:http'
 import t from 'tap'
 import { MAX_TRACKED_KEYS, WindowCounter } from '../src/http/rateLimiter.js'
-import { startInProcess, tempDataDir, TEST_API_KEY } from './helpers/server.js'
-import { basic, expectError, whoAmI } from './helpers/identity.js'
-
-/** A login from a chosen loopback address (Linux routes all of 127/8 to lo). */
-function loginFrom(port: number, localAddress: string, tenant: string, user: string, password: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      { host: '127.0.0.1', port, localAddress, method: 'GET', path: `/v1/auth/login?apikey=${TEST_API_KEY}`, headers: { host: `${tenant}.localhost`, ...basic(user, password) }, agent: false },
-      (response) => {
-        const chunks: Buffer[] = []
-        response.on('data', (chunk: Buffer) => chunks.push(chunk))
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) }))
-      },
-    )
-    request.on('error', reject)
-    request.end()
-  })
-}
+import { startInProcess, tempDataDir } from './helpers/server.js'
+import { expectError, loginFrom, whoAmI } from './helpers/identity.js'
 
 t.test('request rate per user and tenant (RATE_LIMIT_REQUESTS=5 per 60 s)', async (t) => {
   const server = await startInProcess(tempDataDir('identity-rate'), { RATE_LIMIT_REQUESTS: '5', RATE_LIMIT_WINDOW_MS: '60000' })

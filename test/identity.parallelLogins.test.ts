@@ -6,10 +6,9 @@
  * TL01-9010 with Retry-After. A right password gives its slot back; the
  * failures before it still count. After the block a right login works.
  */
-import http from 'node:http'
 import t from 'tap'
-import { startInProcess, tempDataDir, TEST_API_KEY } from './helpers/server.js'
-import { basic, sleep } from './helpers/identity.js'
+import { startInProcess, tempDataDir } from './helpers/server.js'
+import { loginFrom, sleep } from './helpers/identity.js'
 
 const ALLOWED = 10
 const BLOCK_MS = 3_000
@@ -21,23 +20,10 @@ interface LoginAnswer {
   retryAfter: number
 }
 
-/** A login from a chosen loopback address (Linux routes all of 127/8 to lo). */
-function loginFrom(port: number, localAddress: string, tenant: string, user: string, password: string): Promise<LoginAnswer> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      { host: '127.0.0.1', port, localAddress, method: 'GET', path: `/v1/auth/login?apikey=${TEST_API_KEY}`, headers: { host: `${tenant}.localhost`, ...basic(user, password) }, agent: false },
-      (response) => {
-        const chunks: Buffer[] = []
-        response.on('data', (chunk: Buffer) => chunks.push(chunk))
-        response.on('end', () => {
-          const json = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code?: string }
-          resolve({ status: response.statusCode ?? 0, code: json.code, retryAfter: Number(response.headers['retry-after']) })
-        })
-      },
-    )
-    request.on('error', reject)
-    request.end()
-  })
+/** A login from a chosen loopback address, reduced to what the tally needs. */
+async function loginAnswer(port: number, localAddress: string, tenant: string, user: string, password: string): Promise<LoginAnswer> {
+  const answer = await loginFrom(port, localAddress, tenant, user, password)
+  return { status: answer.status, code: (answer.json as { code?: string }).code, retryAfter: Number(answer.headers['retry-after']) }
 }
 
 function tally(answers: readonly LoginAnswer[]): { wrong: number; limited: number; other: number } {
@@ -54,35 +40,35 @@ await client.createTenant('siege', 'owner@siege.test', 'right-password')
 
 t.test('40 parallel wrong logins for one e-mail, each from its own address', async (t) => {
   const answers = await Promise.all(
-    Array.from({ length: PARALLEL }, (_, index) => loginFrom(port, `127.0.1.${index + 1}`, 'siege', 'owner@siege.test', `wrong-${index}`)),
+    Array.from({ length: PARALLEL }, (_, index) => loginAnswer(port, `127.0.1.${index + 1}`, 'siege', 'owner@siege.test', `wrong-${index}`)),
   )
   t.same(tally(answers), { wrong: ALLOWED, limited: PARALLEL - ALLOWED, other: 0 }, 'exactly the allowed attempts were checked, the rest refused with Retry-After')
-  const blocked = await loginFrom(port, '127.0.1.200', 'siege', 'owner@siege.test', 'right-password')
+  const blocked = await loginAnswer(port, '127.0.1.200', 'siege', 'owner@siege.test', 'right-password')
   t.equal(blocked.status, 429, 'even the right password is refused while the e-mail is blocked')
   await sleep(blocked.retryAfter * 1000 + 100)
-  t.equal((await loginFrom(port, '127.0.1.200', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'after Retry-After the right password logs in')
+  t.equal((await loginAnswer(port, '127.0.1.200', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'after Retry-After the right password logs in')
 })
 
 t.test('40 parallel wrong logins from one address, each for its own e-mail', async (t) => {
   const answers = await Promise.all(
-    Array.from({ length: PARALLEL }, (_, index) => loginFrom(port, '127.0.2.1', 'siege', `nobody-${index}@siege.test`, 'whatever-password')),
+    Array.from({ length: PARALLEL }, (_, index) => loginAnswer(port, '127.0.2.1', 'siege', `nobody-${index}@siege.test`, 'whatever-password')),
   )
   t.same(tally(answers), { wrong: ALLOWED, limited: PARALLEL - ALLOWED, other: 0 }, 'exactly the allowed attempts were checked, the rest refused with Retry-After')
-  const blocked = await loginFrom(port, '127.0.2.1', 'siege', 'owner@siege.test', 'right-password')
+  const blocked = await loginAnswer(port, '127.0.2.1', 'siege', 'owner@siege.test', 'right-password')
   t.equal(blocked.status, 429, 'the address is blocked for every e-mail')
-  t.equal((await loginFrom(port, '127.0.2.2', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'another address is not')
+  t.equal((await loginAnswer(port, '127.0.2.2', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'another address is not')
   await sleep(blocked.retryAfter * 1000 + 100)
-  t.equal((await loginFrom(port, '127.0.2.1', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'after Retry-After the address logs in again')
+  t.equal((await loginAnswer(port, '127.0.2.1', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'after Retry-After the address logs in again')
 })
 
 t.test('a right password gives its slot back; failures before it still count', async (t) => {
   for (let index = 0; index < 3 * ALLOWED; index += 1) {
-    t.equal((await loginFrom(port, '127.0.3.1', 'siege', 'owner@siege.test', 'right-password')).status, 200, `right login ${index + 1}`)
+    t.equal((await loginAnswer(port, '127.0.3.1', 'siege', 'owner@siege.test', 'right-password')).status, 200, `right login ${index + 1}`)
   }
-  for (let index = 0; index < ALLOWED - 1; index += 1) t.equal((await loginFrom(port, '127.0.3.1', 'siege', 'owner@siege.test', `wrong-${index}`)).status, 401)
-  t.equal((await loginFrom(port, '127.0.3.1', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'one failure short of the limit the right password still works')
-  t.equal((await loginFrom(port, '127.0.3.1', 'siege', 'owner@siege.test', 'wrong-last')).status, 401, 'the tenth failure is checked')
-  const blocked = await loginFrom(port, '127.0.3.1', 'siege', 'owner@siege.test', 'right-password')
+  for (let index = 0; index < ALLOWED - 1; index += 1) t.equal((await loginAnswer(port, '127.0.3.1', 'siege', 'owner@siege.test', `wrong-${index}`)).status, 401)
+  t.equal((await loginAnswer(port, '127.0.3.1', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'one failure short of the limit the right password still works')
+  t.equal((await loginAnswer(port, '127.0.3.1', 'siege', 'owner@siege.test', 'wrong-last')).status, 401, 'the tenth failure is checked')
+  const blocked = await loginAnswer(port, '127.0.3.1', 'siege', 'owner@siege.test', 'right-password')
   t.equal(blocked.status, 429, 'and then the e-mail is blocked: the right login in between did not wipe the failures')
   t.equal(blocked.code, 'TL01-9010')
   await sleep(blocked.retryAfter * 1000 + 100)

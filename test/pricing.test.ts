@@ -6,6 +6,7 @@
  * is no level refused on create and update.
  */
 import t from 'tap'
+import { strictCalls } from './helpers/api.js'
 import { startInProcess } from './helpers/server.js'
 
 const server = await startInProcess()
@@ -16,21 +17,7 @@ const token = owner.token
 const q = (query: Record<string, string | number | boolean> = {}) => ({ tenant: 'price', query: { token, ...query } })
 const HOUR = 3_600_000
 
-async function post(path: string, body: unknown, query: Record<string, string | number | boolean> = {}): Promise<any> {
-  const response = await client.request('POST', `/v1/${path}`, { ...q({ response_object: true, ...query }), body })
-  if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${response.text}`)
-  return response.json
-}
-async function get(path: string, query: Record<string, string | number | boolean> = {}): Promise<any> {
-  const response = await client.request('GET', `/v1/${path}`, q(query))
-  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${response.text}`)
-  return response.json
-}
-async function put(path: string, body: unknown, query: Record<string, string | number | boolean> = {}): Promise<any> {
-  const response = await client.request('PUT', `/v1/${path}`, { ...q({ version_ignore: true, response_object: true, ...query }), body })
-  if (response.status !== 200) throw new Error(`PUT ${path}: ${response.status} ${response.text}`)
-  return response.json
-}
+const { post, get, put } = strictCalls(client, 'price', token)
 
 const me = (await get('users/@self'))[0]
 

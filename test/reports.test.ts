@@ -9,6 +9,7 @@
  * aggregates in reports.differential.test.ts.
  */
 import t from 'tap'
+import { strictCalls } from './helpers/api.js'
 import { startInProcess } from './helpers/server.js'
 
 const server = await startInProcess()
@@ -19,16 +20,7 @@ const token = owner.token
 const q = (query: Record<string, string | number | boolean> = {}) => ({ tenant: 'rep', query: { token, ...query } })
 const HOUR = 3_600_000
 
-async function post(path: string, body: unknown, query: Record<string, string | number | boolean> = {}): Promise<any> {
-  const response = await client.request('POST', `/v1/${path}`, { ...q({ response_object: true, ...query }), body })
-  if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${response.text}`)
-  return response.json
-}
-async function get(path: string, query: Record<string, string | number | boolean> = {}): Promise<any> {
-  const response = await client.request('GET', `/v1/${path}`, q(query))
-  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${response.text}`)
-  return response.json
-}
+const { post, get } = strictCalls(client, 'rep', token)
 
 const me = (await get('users/@self'))[0]
 const account = (await get('accounts/@own'))[0]

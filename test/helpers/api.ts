@@ -56,3 +56,29 @@ export async function newUser(client: TestClient, tenant: string, creator: Api, 
 export const ref = (id: string) => ({ id })
 
 export const sorted = (ids: string[]) => [...ids].sort()
+
+type StrictQuery = Record<string, string | number | boolean>
+
+/**
+ * Calls that answer the body's JSON and throw unless the status is the expected one (201 for POST, 200
+ * otherwise), for tests whose set-up must not fail quietly; POST and PUT answer the whole object, PUT
+ * ignores versions.
+ */
+export interface StrictCalls {
+  post(path: string, body: unknown, query?: StrictQuery): Promise<any>
+  get(path: string, query?: StrictQuery): Promise<any>
+  put(path: string, body: unknown, query?: StrictQuery): Promise<any>
+}
+
+export function strictCalls(client: TestClient, tenant: string, token: string): StrictCalls {
+  const expect = async (method: string, path: string, status: number, query: StrictQuery, body?: unknown) => {
+    const response = await client.request(method, `/v1/${path}`, { tenant, query: { token, ...query }, body })
+    if (response.status !== status) throw new Error(`${method} ${path}: ${response.status} ${response.text}`)
+    return response.json
+  }
+  return {
+    post: (path, body, query = {}) => expect('POST', path, 201, { response_object: true, ...query }, body),
+    get: (path, query = {}) => expect('GET', path, 200, query),
+    put: (path, body, query = {}) => expect('PUT', path, 200, { version_ignore: true, response_object: true, ...query }, body),
+  }
+}

@@ -2,8 +2,10 @@
  * Shared pieces of the identity tests: Basic headers, full login answers,
  * error-body checks and the date format of token expirations.
  */
+import http from 'node:http'
 import type { Test } from 'tap'
 import type { TestClient, TestResponse } from './http.js'
+import { TEST_API_KEY } from './server.js'
 
 export function basic(user: string, password: string): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` }
@@ -35,3 +37,25 @@ export function dateMs(text: unknown): number {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+export interface LoginFromAnswer {
+  status: number
+  headers: http.IncomingHttpHeaders
+  json: any
+}
+
+/** A login from a chosen loopback address (Linux routes all of 127/8 to lo), on a connection of its own. */
+export function loginFrom(port: number, localAddress: string, tenant: string, user: string, password: string): Promise<LoginFromAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: '127.0.0.1', port, localAddress, method: 'GET', path: `/v1/auth/login?apikey=${TEST_API_KEY}`, headers: { host: `${tenant}.localhost`, ...basic(user, password) }, agent: false },
+      (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) }))
+      },
+    )
+    request.on('error', reject)
+    request.end()
+  })
+}

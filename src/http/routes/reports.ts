@@ -64,6 +64,16 @@ function addDays(target: DayTotals, day: number, totals: Totals): void {
   addInto(existing, totals)
 }
 
+/** The day totals of a group key, made empty on first use. */
+function daysOf(byKey: Map<string, DayTotals>, key: string): DayTotals {
+  let days = byKey.get(key)
+  if (days === undefined) {
+    days = new Map()
+    byKey.set(key, days)
+  }
+  return days
+}
+
 /**
  * The `start` instants a report's periods can draw records from: local days
  * [fromDay, toDay) of the earliest and latest period, widened by a day on
@@ -95,13 +105,7 @@ function scannedDays(state: TenantState, principal: Principal, query: ReadonlyMa
   const plan = planList(decl, new Map([...query].filter(([name]) => name === '$filter')))
   for (const record of plan.matching(state, principal, { kind: 'all' }, bounds ?? undefined)) {
     const raw = group === null ? '*' : group.get(record, state)
-    const key = raw === null ? NULL_KEY : String(raw)
-    let target = days.get(key)
-    if (target === undefined) {
-      target = new Map()
-      days.set(key, target)
-    }
-    addDays(target, dayOfRecord(record, timeZone), totalsOfRecord(record))
+    addDays(daysOf(days, raw === null ? NULL_KEY : String(raw)), dayOfRecord(record, timeZone), totalsOfRecord(record))
   }
   return days
 }
@@ -153,13 +157,7 @@ function hiddenDaysByUser(state: TenantState, projectIds: readonly string[], tim
   for (const projectId of projectIds) {
     for (const record of records.lookup('project', projectId)) {
       if (record.trashItem !== null) continue
-      const key = typeof record.user === 'string' ? record.user : NULL_KEY
-      let days = byUser.get(key)
-      if (days === undefined) {
-        days = new Map()
-        byUser.set(key, days)
-      }
-      addDays(days, dayOfRecord(record, timeZone), totalsOfRecord(record))
+      addDays(daysOf(byUser, typeof record.user === 'string' ? record.user : NULL_KEY), dayOfRecord(record, timeZone), totalsOfRecord(record))
     }
   }
   return byUser
