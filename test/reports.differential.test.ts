@@ -24,6 +24,7 @@ import t, { type Test } from 'tap'
 import { isDeepStrictEqual } from 'node:util'
 import { ReportAggregates } from '../src/engine/reportTotals.js'
 import { api, newUser, ref, type Api, type Query } from './helpers/api.js'
+import { Random } from './helpers/fuzz.js'
 import { startInProcess } from './helpers/server.js'
 
 const SEED = Number(process.env.REPORTS_DIFF_SEED ?? 20_261_124)
@@ -35,20 +36,10 @@ const DAY = 86_400_000
 const ALWAYS_TRUE = 'duration ge 0 or duration eq null'
 const ZONES = ['Europe/Berlin', 'Asia/Kathmandu', 'America/St_Johns', 'Pacific/Chatham', 'America/Los_Angeles']
 
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let value = state
-    value = Math.imul(value ^ (value >>> 15), value | 1)
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61)
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-const random = prng(SEED)
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T
-const chance = (probability: number) => random() < probability
+const rng = new Random(SEED)
+const random = () => rng.next()
+const pick = <T>(items: readonly T[]): T => rng.pick(items)
+const chance = (probability: number) => rng.chance(probability)
 
 // Counts reads of the live aggregates: one per report answered from them.
 let aggregateReads = 0
