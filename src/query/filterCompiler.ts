@@ -28,13 +28,7 @@ import { FILTER_FUNCTIONS, type BinaryNode, type CallNode, type FilterNode, type
 import { FilterLimitError, FilterSyntaxError, parseFilter } from './filterParser.js'
 import { compareCodePoints } from './codePointOrder.js'
 import { resolvePath, type ResolvedPath } from './fieldPath.js'
-
-export interface DateRange {
-  low?: number
-  lowInclusive: boolean
-  high?: number
-  highInclusive: boolean
-}
+import type { DateRange } from '../engine/dateBuckets.js'
 
 export interface CompiledFilter {
   /** True when the record passes the filter. */
