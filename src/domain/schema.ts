@@ -115,9 +115,11 @@ export interface ResourceDecl {
   readonly readRule: 'everyone' | 'ownRecord'
   /** Field combinations no two live records may share (e.g. a user's e-mail, a project member). */
   readonly unique: readonly (readonly string[])[]
-  /** Whether clients may create, change and remove objects through the generic endpoints. */
+  /** Whether clients may create objects through the generic endpoints (POST). */
   readonly creatable: boolean
+  /** … change them (PUT, `$set`). */
   readonly updatable: boolean
+  /** … and remove them (DELETE). */
   readonly removable: boolean
   /** `append` counters this resource offers. */
   readonly appends: readonly AppendCounter[]
