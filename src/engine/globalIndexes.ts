@@ -29,6 +29,7 @@ import type { Rec } from '../domain/schema.js'
 import type { GlobalIndexKey, LogStore } from '../persist/logStore.js'
 import { recoverTenant, RecoveryError } from '../persist/recovery.js'
 import { LogCorruptError } from '../persist/logStore.js'
+import { liveUserWithEmail } from '../domain/resources/user.js'
 import type { Op } from './logEntry.js'
 import type { TenantState } from './tenantState.js'
 import type { WriteTx } from './writeTx.js'
@@ -80,11 +81,6 @@ function confirmationHashesOf(state: TenantState): Set<string> {
   return new Set([...state.collection('PasswordConfirmation').values()].map((rec) => rec.id))
 }
 
-function hasLiveUserWithEmail(state: TenantState, email: string): boolean {
-  for (const user of state.collection('User').lookup('email', email)) if (user.trashItem === null) return true
-  return false
-}
-
 function noteEmail(emails: Set<string>, rec: Rec): void {
   if (typeof rec.email === 'string' && rec.email !== '') emails.add(rec.email.toLowerCase())
 }
@@ -103,7 +99,7 @@ export function indexGlobals(store: LogStore, tenant: string, tx: WriteTx): void
   for (const removed of tx.removedRecords('User')) noteEmail(emails, removed)
   for (const email of emails) {
     const key = keyOf(email, tenant)
-    if (hasLiveUserWithEmail(tx.state, email)) void store.emails.put(key, '')
+    if (liveUserWithEmail(tx.state, email) !== undefined) void store.emails.put(key, '')
     else void store.emails.remove(key)
   }
 }

@@ -4,6 +4,7 @@
  * (sign-up's owner waits for the confirmation call). A user who is
  * deactivated, trashed or removed loses every session (sessions.ts).
  */
+import type { TenantState } from '../../engine/tenantState.js'
 import { declareResource, email, field, ianaTimeZone, max, min, personName, size, type Rec } from '../schema.js'
 import { endSessionsWhenLockedOut } from '../sessions.js'
 
@@ -38,3 +39,9 @@ export const User = declareResource({
     field.boolean('confirmed', 'the user confirmed the e-mail address', { access: 'READ_ONLY' }),
   ],
 })
+
+/** The user outside the trash with this (lower-case) e-mail: there is at most one; a trashed user keeps theirs. */
+export function liveUserWithEmail(state: TenantState, address: string): Rec | undefined {
+  for (const user of state.collection(User.type).lookup('email', address)) if (user.trashItem === null) return user
+  return undefined
+}

@@ -17,6 +17,7 @@
 import { ApiError } from '../../domain/errors.js'
 import { secretId, verifyPassword } from '../../domain/credentials.js'
 import { isLive } from '../../domain/records.js'
+import { liveUserWithEmail } from '../../domain/resources/user.js'
 import { secretKeyId } from '../../domain/secretKeys.js'
 import type { Rec } from '../../domain/schema.js'
 import type { TenantState } from '../../engine/tenantState.js'
@@ -48,12 +49,6 @@ interface Candidate {
   user: Rec
   /** The secret key that names the user; null for a password login. */
   keyId: string | null
-}
-
-/** The user outside the trash with the e-mail (e-mails are unique among those); a trashed user keeps theirs. */
-export function liveUserWithEmail(state: TenantState, email: string): Rec | undefined {
-  for (const user of state.collection('User').lookup('email', email)) if (user.trashItem === null) return user
-  return undefined
 }
 
 function findCandidate(state: TenantState, credentials: { user: string; password: string }, email: string): Candidate | undefined {
