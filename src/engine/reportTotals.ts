@@ -2,10 +2,10 @@
  * Report totals and their live aggregates.
  *
  * Totals are sums kept exactly: counts and milliseconds as integers, money
- * in integer cents. The aggregate keeps one Totals per local day (in the
- * account's time zone) overall, per project and per user, updated by apply
- * on every put and delete of a time record (a trashed record counts as
- * removed; restoring it adds it back). A report for a period adds up the
+ * in integer cents. The aggregate keeps the totals of each local day (in
+ * the account's time zone; dayTotals.ts) overall, per project and per user,
+ * updated by apply on every put and delete of a time record (a trashed
+ * record counts as removed; restoring it adds it back). A report for a period adds up the
  * days it covers. When the account's time zone changes the day cut changes,
  * so the aggregate is rebuilt from the records on its next use.
  *
@@ -20,30 +20,8 @@
 import type { Rec } from '../domain/schema.js'
 import { localDay } from '../domain/calendar.js'
 import { durationOf } from '../domain/pricing.js'
+import { DayTotals, NO_DAY, type Totals } from './dayTotals.js'
 import type { StateObserver, TenantState } from './tenantState.js'
-
-/** The bucket of records without a start: counted only when a report has no period. */
-export const NO_DAY = -1_000_000_000
-
-export interface Totals {
-  count: number
-  timeMs: number
-  billableTimeMs: number
-  effectiveTimeMs: number
-  moneyCents: number
-}
-
-export function emptyTotals(): Totals {
-  return { count: 0, timeMs: 0, billableTimeMs: 0, effectiveTimeMs: 0, moneyCents: 0 }
-}
-
-export function addInto(target: Totals, source: Totals, sign = 1): void {
-  target.count += sign * source.count
-  target.timeMs += sign * source.timeMs
-  target.billableTimeMs += sign * source.billableTimeMs
-  target.effectiveTimeMs += sign * source.effectiveTimeMs
-  target.moneyCents += sign * source.moneyCents
-}
 
 export function totalsOfRecord(record: Rec): Totals {
   const duration = durationOf(record) ?? 0
@@ -60,46 +38,8 @@ export function dayOfRecord(record: Rec, timeZone: string): number {
   return typeof record.start === 'number' ? localDay(record.start, timeZone) : NO_DAY
 }
 
-/** Day → Totals. */
-export type DayTotals = Map<number, Totals>
-
-function adjust(days: DayTotals, day: number, totals: Totals, sign: number): void {
-  let target = days.get(day)
-  if (target === undefined) {
-    target = emptyTotals()
-    days.set(day, target)
-  }
-  addInto(target, totals, sign)
-  if (target.count === 0) days.delete(day)
-}
-
-/** Sums the days in [fromDay, toDay) (null: unbounded, records without a start included). */
-export function sumDays(days: DayTotals | undefined, fromDay: number | null, toDay: number | null, into = emptyTotals()): Totals {
-  if (days === undefined) return into
-  if (fromDay === null || toDay === null || toDay - fromDay > days.size) {
-    for (const [day, totals] of days) {
-      if (fromDay === null && toDay === null) addInto(into, totals)
-      else if (day !== NO_DAY && (fromDay === null || day >= fromDay) && (toDay === null || day < toDay)) addInto(into, totals)
-    }
-    return into
-  }
-  for (let day = fromDay; day < toDay; day += 1) {
-    const totals = days.get(day)
-    if (totals !== undefined) addInto(into, totals)
-  }
-  return into
-}
-
-/** A copy of `base` with every day of each of `removed` taken away (exact: integer sums). */
-export function withoutDays(base: DayTotals, removed: Iterable<DayTotals>): DayTotals {
-  const out: DayTotals = new Map()
-  for (const [day, totals] of base) out.set(day, { ...totals })
-  for (const days of removed) for (const [day, totals] of days) adjust(out, day, totals, -1)
-  return out
-}
-
 export class ReportAggregates implements StateObserver {
-  readonly overall: DayTotals = new Map()
+  readonly overall = new DayTotals()
   readonly byProject = new Map<string, DayTotals>()
   readonly byUser = new Map<string, DayTotals>()
   /** Personal project id → its owner's id. */
@@ -158,7 +98,7 @@ export class ReportAggregates implements StateObserver {
   hiddenProjects(viewerId: string): string[] {
     const hidden: string[] = []
     for (const [projectId, owner] of this.personalProjects) {
-      if (owner !== viewerId && (this.byProject.get(projectId)?.size ?? 0) > 0) hidden.push(projectId)
+      if (owner !== viewerId && !(this.byProject.get(projectId)?.isEmpty ?? true)) hidden.push(projectId)
     }
     return hidden
   }
@@ -167,9 +107,9 @@ export class ReportAggregates implements StateObserver {
     if (record.trashItem !== null) return
     const day = dayOfRecord(record, this.zone)
     const totals = totalsOfRecord(record)
-    adjust(this.overall, day, totals, sign)
-    adjust(dimension(this.byProject, record.project), day, totals, sign)
-    adjust(dimension(this.byUser, record.user), day, totals, sign)
+    this.overall.add(day, totals, sign)
+    dimension(this.byProject, record.project).add(day, totals, sign)
+    dimension(this.byUser, record.user).add(day, totals, sign)
   }
 }
 
@@ -177,7 +117,7 @@ function dimension(map: Map<string, DayTotals>, id: unknown): DayTotals {
   const key = typeof id === 'string' ? id : 'null'
   let days = map.get(key)
   if (days === undefined) {
-    days = new Map()
+    days = new DayTotals()
     map.set(key, days)
   }
   return days

@@ -18,7 +18,8 @@ import { roundMoney } from '../../domain/pricing.js'
 import { parseRangeSpec, periodOf, slicesOf, MAX_DEPTH, type Period, type RangeSpec } from '../../domain/reportPeriod.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { TenantState } from '../../engine/tenantState.js'
-import { addInto, dayOfRecord, emptyTotals, sumDays, totalsOfRecord, withoutDays, type DayTotals, type Totals } from '../../engine/reportTotals.js'
+import { DayTotals, emptyTotals, withoutDays, type Totals } from '../../engine/dayTotals.js'
+import { dayOfRecord, totalsOfRecord } from '../../engine/reportTotals.js'
 import { resolvePath } from '../../query/fieldPath.js'
 import { planList, type CandidateBounds } from '../../query/plan.js'
 import { accountOf } from '../authenticate.js'
@@ -55,20 +56,11 @@ export function totalsOut(totals: Totals): TotalsOut {
   }
 }
 
-function addDays(target: DayTotals, day: number, totals: Totals): void {
-  let existing = target.get(day)
-  if (existing === undefined) {
-    existing = emptyTotals()
-    target.set(day, existing)
-  }
-  addInto(existing, totals)
-}
-
 /** The day totals of a group key, made empty on first use. */
 function daysOf(byKey: Map<string, DayTotals>, key: string): DayTotals {
   let days = byKey.get(key)
   if (days === undefined) {
-    days = new Map()
+    days = new DayTotals()
     byKey.set(key, days)
   }
   return days
@@ -105,7 +97,7 @@ function scannedDays(state: TenantState, principal: Principal, query: ReadonlyMa
   const plan = planList(decl, new Map([...query].filter(([name]) => name === '$filter')))
   for (const record of plan.matching(state, principal, { kind: 'all' }, bounds ?? undefined)) {
     const raw = group === null ? '*' : group.get(record, state)
-    addDays(daysOf(days, raw === null ? NULL_KEY : String(raw)), dayOfRecord(record, timeZone), totalsOfRecord(record))
+    daysOf(days, raw === null ? NULL_KEY : String(raw)).add(dayOfRecord(record, timeZone), totalsOfRecord(record))
   }
   return days
 }
@@ -134,7 +126,7 @@ function aggregatedDays(state: TenantState, principal: Principal, query: Readonl
   const pinnedDimension = answerable.pin?.[1] ?? null
   const pinnedId = answerable.pin?.[2] ?? null
   const dimension = (pinnedDimension ?? (groupBy === null ? null : groupBy.split('/')[0])) as 'project' | 'user' | null
-  if (dimension === null) return new Map([['*', hidden.length === 0 ? aggregates.overall : withoutDays(aggregates.overall, hidden.map((id) => aggregates.byProject.get(id) ?? new Map()))]])
+  if (dimension === null) return new Map([['*', hidden.length === 0 ? aggregates.overall : withoutDays(aggregates.overall, hidden.map((id) => aggregates.byProject.get(id) ?? new DayTotals()))]])
   const byGroup = dimension === 'project' ? aggregates.byProject : aggregates.byUser
   const hiddenSet = new Set(dimension === 'project' ? hidden : [])
   const hiddenByUser = dimension === 'user' && hidden.length > 0 ? hiddenDaysByUser(state, hidden, aggregates.timeZone) : new Map<string, DayTotals>()
@@ -143,11 +135,11 @@ function aggregatedDays(state: TenantState, principal: Principal, query: Readonl
     pinnedId === null ? byGroup : pinnedId === NULL_KEY ? [] : [[pinnedId, byGroup.get(pinnedId)]]
   const out = new Map<string, DayTotals>()
   for (const [key, days] of candidates) {
-    if (days === undefined || days.size === 0 || hiddenSet.has(key)) continue
+    if (days === undefined || days.isEmpty || hiddenSet.has(key)) continue
     const removed = hiddenByUser.get(key)
     out.set(key, removed === undefined ? days : withoutDays(days, [removed]))
   }
-  return groupBy === null ? new Map([['*', out.get(pinnedId ?? '') ?? new Map()]]) : out
+  return groupBy === null ? new Map([['*', out.get(pinnedId ?? '') ?? new DayTotals()]]) : out
 }
 
 /** Day totals per user of the live time records of the given projects. */
@@ -157,7 +149,7 @@ function hiddenDaysByUser(state: TenantState, projectIds: readonly string[], tim
   for (const projectId of projectIds) {
     for (const record of records.lookup('project', projectId)) {
       if (record.trashItem !== null) continue
-      addDays(daysOf(byUser, typeof record.user === 'string' ? record.user : NULL_KEY), dayOfRecord(record, timeZone), totalsOfRecord(record))
+      daysOf(byUser, typeof record.user === 'string' ? record.user : NULL_KEY).add(dayOfRecord(record, timeZone), totalsOfRecord(record))
     }
   }
   return byUser
@@ -210,7 +202,7 @@ async function reportInput(call: Call, grouped: boolean, earlierPeriods = 0): Pr
 }
 
 function totalsIn(days: DayTotals | undefined, period: Period): TotalsOut {
-  return totalsOut(sumDays(days, period.fromDay, period.toDay))
+  return totalsOut(days?.sum(period.fromDay, period.toDay) ?? emptyTotals())
 }
 
 /** Totals of every group with records in the period, by key; `*` always present when ungrouped. */
@@ -258,7 +250,7 @@ const REPORTS: Record<string, (call: Call) => Promise<ApiResponse>> = {
     const sliceText = call.request.query.get('slice_by') ?? String(defaultSlice)
     const sliceBy = Number(sliceText)
     const days = input.days.get('*')
-    const out = slicesOf(periodOf(input.spec, input.weekStart), sliceBy).map((slice, offset) => ({ offset, time: sumDays(days, slice.fromDay, slice.toDay).timeMs }))
+    const out = slicesOf(periodOf(input.spec, input.weekStart), sliceBy).map((slice, offset) => ({ offset, time: days?.sum(slice.fromDay, slice.toDay).timeMs ?? 0 }))
     return dataResponse(call.request, out, { root: 'slices', item: 'slice' })
   },
 }
