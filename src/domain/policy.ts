@@ -46,12 +46,36 @@ function canSeeWhatItStandsFor(caller: Caller, decl: ResourceDecl, rec: Rec, con
   return targetDecl !== undefined && object !== undefined && canSee(caller, targetDecl, object, context)
 }
 
+/** Whether a project, and all that belongs to it, is hidden from the caller: someone else's personal project. */
+export function projectHiddenFrom(caller: Caller, project: Rec): boolean {
+  return project.personal === true && project.owner !== caller.userId
+}
+
 export function canSee(caller: Caller, decl: ResourceDecl, rec: Rec, context: DisplayContext): boolean {
   if (decl.internal) return false
   if (decl.standsFor !== undefined) return canSeeWhatItStandsFor(caller, decl, rec, context)
   if (decl.readRule === 'ownRecord' && !caller.superuser && rec.user !== caller.userId) return false
   const project = projectOf(decl, rec, context)
-  return project === undefined || project.personal !== true || project.owner === caller.userId
+  return project === undefined || !projectHiddenFrom(caller, project)
+}
+
+/**
+ * canSee for many records of one type (a list's scan): what depends on the
+ * type is decided once, and a record's project is looked up only among the
+ * tenant's personal projects (`personalProjects`: id → project), usually
+ * none. Same answers as canSee.
+ */
+export function visibilityFor(caller: Caller, decl: ResourceDecl, context: DisplayContext, personalProjects: ReadonlyMap<string, Rec>): (rec: Rec) => boolean {
+  if (decl.internal) return () => false
+  if (decl.standsFor !== undefined) return (rec) => canSeeWhatItStandsFor(caller, decl, rec, context)
+  const ownRecordsOnly = decl.readRule === 'ownRecord' && !caller.superuser
+  const projectField = decl.type === 'Project' ? 'id' : decl.fieldsByName.get('project')?.ref === 'Project' ? 'project' : null
+  return (rec) => {
+    if (ownRecordsOnly && rec.user !== caller.userId) return false
+    if (projectField === null || personalProjects.size === 0) return true
+    const project = personalProjects.get(rec[projectField] as string)
+    return project === undefined || !projectHiddenFrom(caller, project)
+  }
 }
 
 function isProjectManager(caller: Caller, context: DisplayContext): boolean {

@@ -20,6 +20,7 @@
 import type { Rec } from '../domain/schema.js'
 import { localDay } from '../domain/calendar.js'
 import { durationOf } from '../domain/pricing.js'
+import { projectHiddenFrom, type Caller } from '../domain/policy.js'
 import { DayTotals, NO_DAY, type Totals } from './dayTotals.js'
 import type { StateObserver, TenantState } from './tenantState.js'
 
@@ -42,8 +43,6 @@ export class ReportAggregates implements StateObserver {
   readonly overall = new DayTotals()
   readonly byProject = new Map<string, DayTotals>()
   readonly byUser = new Map<string, DayTotals>()
-  /** Personal project id → its owner's id. */
-  private readonly personalProjects = new Map<string, unknown>()
   private zone = 'UTC'
   private stale = false
 
@@ -55,11 +54,6 @@ export class ReportAggregates implements StateObserver {
   }
 
   onChange(type: string, before: Rec | undefined, after: Rec | undefined): void {
-    if (type === 'Project') {
-      if (after?.personal === true) this.personalProjects.set(after.id, after.owner)
-      else this.personalProjects.delete((after ?? before)?.id ?? '')
-      return
-    }
     if (type === 'Account') {
       const zone = typeof after?.timeZone === 'string' ? after.timeZone : 'UTC'
       if (zone !== this.zone) {
@@ -75,7 +69,6 @@ export class ReportAggregates implements StateObserver {
 
   reset(): void {
     this.clearTotals()
-    this.personalProjects.clear()
   }
 
   private clearTotals(): void {
@@ -95,10 +88,10 @@ export class ReportAggregates implements StateObserver {
   }
 
   /** Projects with time records that `viewerId` may not see: other users' personal projects. */
-  hiddenProjects(viewerId: string): string[] {
+  hiddenProjects(caller: Caller): string[] {
     const hidden: string[] = []
-    for (const [projectId, owner] of this.personalProjects) {
-      if (owner !== viewerId && !(this.byProject.get(projectId)?.isEmpty ?? true)) hidden.push(projectId)
+    for (const [projectId, project] of this.state.personalProjects.byId) {
+      if (projectHiddenFrom(caller, project) && !(this.byProject.get(projectId)?.isEmpty ?? true)) hidden.push(projectId)
     }
     return hidden
   }

@@ -10,7 +10,9 @@ import { assert } from '../domain/errors.js'
 import { AppendCounters } from './appendCounters.js'
 import { Collection } from './collection.js'
 import { LiveSums } from './liveSums.js'
+import { PersonalProjects } from './personalProjects.js'
 import { ReportAggregates } from './reportTotals.js'
+import type { TextPool } from './textPool.js'
 import type { LogEntry, Op } from './logEntry.js'
 
 /** Sees every change: before is undefined on insert, after is undefined on removal. */
@@ -28,9 +30,11 @@ export class TenantState implements DisplayContext {
   readonly counters = new AppendCounters()
   /** Live sums over children (bill totals). */
   readonly sums = new LiveSums()
+  /** The personal projects (hidden from all but their owners). */
+  readonly personalProjects = new PersonalProjects()
   /** Live report totals per day, project and user. */
   readonly reports: ReportAggregates = new ReportAggregates(this)
-  private readonly observers: StateObserver[] = [this.counters, this.sums, this.reports]
+  private readonly observers: StateObserver[] = [this.counters, this.sums, this.personalProjects, this.reports]
   /** What derived fields read: the live counters and sums. */
   readonly aggregates: LiveAggregates = {
     count: (parentType, counterName, parentId, viewerId) => this.counters.count(parentType, counterName, parentId, viewerId),
@@ -56,9 +60,13 @@ export class TenantState implements DisplayContext {
     }
   }
 
-  /** Loads a record from a snapshot (observers see it as an insert). */
-  load(type: string, rec: Rec): void {
+  /** Loads a record from a snapshot (observers see it as an insert); its texts are shared through `texts`. */
+  load(type: string, rec: Rec, texts: TextPool): void {
     this.internReferences(type, rec)
+    for (const name of this.collection(type).textFields) {
+      const value = rec[name]
+      if (typeof value === 'string') rec[name] = texts.share(value)
+    }
     const before = this.collection(type).put(rec)
     assert(before === undefined, `tenant ${this.tenant}: snapshot holds ${type} ${rec.id} twice`)
     this.notify(type, undefined, rec)

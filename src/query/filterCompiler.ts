@@ -316,7 +316,8 @@ function compileArithmetic(op: keyof typeof ARITHMETIC, pos: number, left: Typed
 
 // --- functions
 
-type Implementation = (args: readonly unknown[]) => unknown
+/** A function's arguments in order; those a call leaves out are undefined. */
+type Implementation = (a: unknown, b: unknown, c: unknown) => unknown
 
 const str = (value: unknown): string => value as string
 const int = (value: unknown): number => Math.trunc(value as number)
@@ -329,16 +330,25 @@ function substring(s: string, start: number, length?: number): string {
 }
 
 const FUNCTIONS: Record<CallNode['name'], Implementation> = {
-  substring: ([s, start, length]) => substring(str(s), int(start), length === undefined ? undefined : int(length)),
-  substringof: ([needle, haystack]) => str(haystack).includes(str(needle)),
-  startswith: ([s, prefix]) => str(s).startsWith(str(prefix)),
-  endswith: ([s, suffix]) => str(s).endsWith(str(suffix)),
-  length: ([s]) => str(s).length,
-  indexof: ([s, part]) => str(s).indexOf(str(part)),
-  tolower: ([s]) => str(s).toLowerCase(),
-  toupper: ([s]) => str(s).toUpperCase(),
-  concat: ([a, b]) => str(a) + str(b),
+  substring: (s, start, length) => substring(str(s), int(start), length === undefined ? undefined : int(length)),
+  substringof: (needle, haystack) => str(haystack).includes(str(needle)),
+  startswith: (s, prefix) => str(s).startsWith(str(prefix)),
+  endswith: (s, suffix) => str(s).endsWith(str(suffix)),
+  length: (s) => str(s).length,
+  indexof: (s, part) => str(s).indexOf(str(part)),
+  tolower: (s) => str(s).toLowerCase(),
+  toupper: (s) => str(s).toUpperCase(),
+  concat: (a, b) => str(a) + str(b),
 }
+
+interface Argument {
+  /** The `typeof` the value must have; a left-out argument is undefined. */
+  readonly expected: ValueType | 'undefined'
+  readonly evaluate: Evaluate
+}
+
+/** An argument the call leaves out. */
+const ABSENT: Argument = { expected: 'undefined', evaluate: () => undefined }
 
 function compileCall(decl: ResourceDecl, node: CallNode): Typed {
   const signature = FILTER_FUNCTIONS[node.name]
@@ -347,7 +357,7 @@ function compileCall(decl: ResourceDecl, node: CallNode): Typed {
     throw typeError(`${node.name} takes ${expected} arguments, not ${node.args.length}`, node.pos)
   }
   const argTypes: readonly ValueType[] = signature.argTypes
-  const args = node.args.map((arg, index) => {
+  const args = node.args.map((arg, index): Argument => {
     const compiled = compileNode(decl, arg)
     const expected = argTypes[index] as ValueType
     if (compiled.type !== expected && !isWild(compiled.type)) {
@@ -356,16 +366,20 @@ function compileCall(decl: ResourceDecl, node: CallNode): Typed {
     return { expected, evaluate: compiled.evaluate }
   })
   const implementation = FUNCTIONS[node.name]
+  // Read without building an array (this runs once per record in a scan); no function takes more than three.
+  if (args.length > 3) throw new Error(`${node.name} is declared with more than three arguments`)
+  const [first = ABSENT, second = ABSENT, third = ABSENT] = args
   return {
     type: signature.returns,
     evaluate: (rec, context) => {
-      const values: unknown[] = []
-      for (const arg of args) {
-        const value = arg.evaluate(rec, context)
-        if (typeof value !== arg.expected) return null // null, missing, or a stored value of another type
-        values.push(value)
-      }
-      return implementation(values)
+      // null, missing, or a stored value of another type: the call's value is unknown.
+      const a = first.evaluate(rec, context)
+      if (typeof a !== first.expected) return null
+      const b = second.evaluate(rec, context)
+      if (typeof b !== second.expected) return null
+      const c = third.evaluate(rec, context)
+      if (typeof c !== third.expected) return null
+      return implementation(a, b, c)
     },
     unknownWhenNull: true,
   }

@@ -23,7 +23,7 @@
  * candidates and never reach the predicate, so records outside them may
  * still come (a day bucket is read whole) and the caller ignores those.
  */
-import { canSee, type Caller } from '../domain/policy.js'
+import { visibilityFor, type Caller } from '../domain/policy.js'
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import type { Collection } from '../engine/collection.js'
 import type { DateRange } from '../engine/dateBuckets.js'
@@ -132,11 +132,12 @@ function candidates(
 
 function scopePredicate(decl: ResourceDecl, state: TenantState, caller: Caller, scope: ListScope, filter: CompiledFilter | null): (rec: Rec) => boolean {
   const trashed = scope.kind === 'trashed'
+  const visible = visibilityFor(caller, decl, state, state.personalProjects.byId)
   return (rec) => {
     if ((rec.trashItem !== null) !== trashed) return false
     if (scope.kind === 'children' && rec[scope.via] !== scope.parentId) return false
     if (scope.kind === 'view' && !scope.accepts(rec, state)) return false
-    if (!canSee(caller, decl, rec, state)) return false
+    if (!visible(rec)) return false
     return filter === null || filter.test(rec, state)
   }
 }

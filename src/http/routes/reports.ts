@@ -122,7 +122,7 @@ function aggregatedDays(state: TenantState, principal: Principal, query: Readonl
   const answerable = aggregatesAnswer(query.get('$filter')?.trim() ?? '', groupBy)
   if (answerable === null) return null
   const aggregates = state.reports.current()
-  const hidden = aggregates.hiddenProjects(principal.userId)
+  const hidden = aggregates.hiddenProjects(principal)
   const pinnedDimension = answerable.pin?.[1] ?? null
   const pinnedId = answerable.pin?.[2] ?? null
   const dimension = (pinnedDimension ?? (groupBy === null ? null : groupBy.split('/')[0])) as 'project' | 'user' | null
