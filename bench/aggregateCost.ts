@@ -19,6 +19,7 @@
  * prints one line `AGGREGATE_COST <json>` at the end.
  */
 import type { Rec } from '../src/domain/schema.js'
+import { TextPool } from '../src/engine/textPool.js'
 import { TenantState } from '../src/engine/tenantState.js'
 import { listSnapshots, readSnapshotFile } from '../src/persist/snapshotFile.js'
 import { fixtureDataDir, readFixtureInfo } from './fixture.js'
@@ -35,9 +36,10 @@ export interface AggregateCost {
 
 function smallCollectionsLoaded(tenant: string, collections: Record<string, unknown[]>): TenantState {
   const state = new TenantState(tenant)
+  const texts = new TextPool()
   for (const [type, recs] of Object.entries(collections)) {
     if (type === TIME_RECORD) continue
-    for (const rec of recs) state.load(type, { ...(rec as Rec) })
+    for (const rec of recs) state.load(type, { ...(rec as Rec) }, texts)
   }
   return state
 }
