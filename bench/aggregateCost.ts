@@ -41,6 +41,7 @@ function smallCollectionsLoaded(tenant: string, collections: Record<string, unkn
     if (type === TIME_RECORD) continue
     for (const rec of recs) state.load(type, { ...(rec as Rec) }, texts)
   }
+  state.finishLoad()
   return state
 }
 

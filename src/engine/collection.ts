@@ -4,9 +4,12 @@
  * declaration (null is the common case of an optional reference, and an
  * index of it would hold most of the collection), and a
  * day-bucketed range index for every range-indexed date field. Only
- * TenantState calls put/remove, and only from apply.
+ * TenantState calls put/remove, and only from apply; and load/finishLoad,
+ * when a snapshot is loaded.
  */
 import type { Rec, ResourceDecl } from '../domain/schema.js'
+import { assert } from '../domain/errors.js'
+import { indexAll } from './bulkIndex.js'
 import { DateBuckets } from './dateBuckets.js'
 
 type SecondaryIndex = Map<unknown, Set<string>>
@@ -15,6 +18,8 @@ export class Collection {
   readonly byId = new Map<string, Rec>()
   private readonly indexes = new Map<string, SecondaryIndex>()
   readonly rangeIndexes = new Map<string, DateBuckets>()
+  /** Records loaded (load) and not yet indexed (finishLoad). */
+  private loading: Rec[] = []
   /** Reference fields and the type each refers to. */
   readonly references: readonly (readonly [string, string])[]
   /** Text fields other than the id (their repeated values are shared when loading; textPool.ts). */
@@ -37,8 +42,28 @@ export class Collection {
     return this.byId.get(id)
   }
 
+  /**
+   * Inserts a record of a snapshot being loaded. It is in the primary map at
+   * once; the secondary and range indexes get the loaded records in one go
+   * at finishLoad (bulkIndex.ts), which must come before any other use.
+   */
+  load(rec: Rec): void {
+    assert(!this.byId.has(rec.id), `${this.decl.type} ${rec.id} loaded twice`)
+    this.byId.set(rec.id, rec)
+    this.loading.push(rec)
+  }
+
+  /** Indexes the records loaded since the last finishLoad. */
+  finishLoad(): void {
+    if (this.loading.length === 0) return
+    for (const [name, index] of this.indexes) indexAll(index, this.loading, (rec) => rec[name] ?? null)
+    for (const buckets of this.rangeIndexes.values()) buckets.addAll(this.loading)
+    this.loading = []
+  }
+
   /** Inserts or replaces; returns the record it replaced. */
   put(rec: Rec): Rec | undefined {
+    assert(this.loading.length === 0, `${this.decl.type}: put before the loaded records were indexed`)
     const before = this.byId.get(rec.id)
     this.byId.set(rec.id, rec)
     for (const [name, index] of this.indexes) {
@@ -57,6 +82,7 @@ export class Collection {
   }
 
   remove(id: string): Rec | undefined {
+    assert(this.loading.length === 0, `${this.decl.type}: remove before the loaded records were indexed`)
     const before = this.byId.get(id)
     if (before === undefined) return undefined
     this.byId.delete(id)
@@ -74,6 +100,7 @@ export class Collection {
 
   /** Records whose indexed field equals the value (null matches a missing value, by a scan). */
   *lookup(fieldName: string, value: unknown): IterableIterator<Rec> {
+    assert(this.loading.length === 0, `${this.decl.type}: lookup before the loaded records were indexed`)
     const index = this.indexes.get(fieldName)
     if (index === undefined) throw new Error(`${this.decl.type}.${fieldName} has no index`)
     if (value === null || value === undefined) {

@@ -8,6 +8,7 @@
  * descending, as $orderby puts them.
  */
 import type { Rec } from '../domain/schema.js'
+import { indexAll } from './bulkIndex.js'
 
 const DAY_MS = 86_400_000
 
@@ -18,6 +19,11 @@ export interface DateRange {
   highInclusive: boolean
 }
 
+/** The UTC day of a date value; null for anything else (a null date). */
+function dayOf(value: unknown): number | null {
+  return typeof value === 'number' ? Math.floor(value / DAY_MS) : null
+}
+
 export class DateBuckets {
   private readonly buckets = new Map<number, Set<string>>()
   /** Sorted bucket keys (day numbers). */
@@ -25,6 +31,12 @@ export class DateBuckets {
   private readonly nulls = new Set<string>()
 
   constructor(readonly field: string) {}
+
+  /** Adds many records at once (loading a snapshot): cheaper than one add each. */
+  addAll(recs: readonly Rec[]): void {
+    for (const rec of recs) if (typeof rec[this.field] !== 'number') this.nulls.add(rec.id)
+    indexAll(this.buckets, recs, (rec) => dayOf(rec[this.field]), (day) => this.days.splice(this.insertionPoint(day), 0, day))
+  }
 
   add(rec: Rec): void {
     const value = rec[this.field]

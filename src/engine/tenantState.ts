@@ -60,16 +60,20 @@ export class TenantState implements DisplayContext {
     }
   }
 
-  /** Loads a record from a snapshot (observers see it as an insert); its texts are shared through `texts`. */
+  /** Loads a record from a snapshot (observers see it as an insert); its texts are shared through `texts`. finishLoad ends the loading. */
   load(type: string, rec: Rec, texts: TextPool): void {
     this.internReferences(type, rec)
     for (const name of this.collection(type).textFields) {
       const value = rec[name]
       if (typeof value === 'string') rec[name] = texts.share(value)
     }
-    const before = this.collection(type).put(rec)
-    assert(before === undefined, `tenant ${this.tenant}: snapshot holds ${type} ${rec.id} twice`)
+    this.collection(type).load(rec)
     this.notify(type, undefined, rec)
+  }
+
+  /** Ends loading a snapshot: indexes what `load` put in (before anything else reads or writes the state). */
+  finishLoad(): void {
+    for (const collection of this.collections.values()) collection.finishLoad()
   }
 
   addObserver(observer: StateObserver): void {

@@ -78,6 +78,7 @@ function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (record
       if (loaded % SLICE_UNITS === 0) yield
     }
   }
+  state.finishLoad()
   onProgress?.(loaded)
 }
 
