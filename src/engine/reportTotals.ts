@@ -5,9 +5,10 @@
  * in integer cents. The aggregate keeps the totals of each local day (in
  * the account's time zone; dayTotals.ts) overall, per project and per user,
  * updated by apply on every put and delete of a time record (a trashed
- * record counts as removed; restoring it adds it back). A report for a period adds up the
- * days it covers. When the account's time zone changes the day cut changes,
- * so the aggregate is rebuilt from the records on its next use.
+ * record counts as removed; restoring it adds it back). A report for a
+ * period adds up the days it covers. When the account's time zone changes
+ * the day cut changes, so the aggregate is rebuilt from the records on its
+ * next use.
  *
  * A record counts as billable time only when `billable` is true (unset is
  * not billable, as for pricing); money is the sum of the stored prices.
@@ -87,7 +88,7 @@ export class ReportAggregates implements StateObserver {
     return this
   }
 
-  /** Projects with time records that `viewerId` may not see: other users' personal projects. */
+  /** Projects with time records that the caller may not see: other users' personal projects. */
   hiddenProjects(caller: Caller): string[] {
     const hidden: string[] = []
     for (const [projectId, project] of this.state.personalProjects.byId) {

@@ -60,7 +60,11 @@ export class TenantState implements DisplayContext {
     }
   }
 
-  /** Loads a record from a snapshot (observers see it as an insert); its texts are shared through `texts`. finishLoad ends the loading. */
+  /**
+   * Loads a record from a snapshot (observers see it as an insert); its texts
+   * are shared through `texts`. Each collection's finishLoad (or the state's)
+   * ends the loading.
+   */
   load(type: string, rec: Rec, texts: TextPool): void {
     this.internReferences(type, rec)
     for (const name of this.collection(type).textFields) {
