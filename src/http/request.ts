@@ -14,6 +14,7 @@ export interface ApiRequest {
   readonly body: Buffer
   /** The tenant named by the host, or null for the public URL. */
   readonly tenant: string | null
+  /** The client's address (the rate limits read it; over HTTP it is looked up on first read). */
   readonly remoteAddress: string
   /** The request asked for JSONP with `.json?callback=`. */
   readonly jsonpSuffix: boolean

@@ -113,7 +113,10 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const queryString = req.getQuery() ?? ''
     const headers = new Map<string, string>()
     req.forEach((name, value) => headers.set(name.toLowerCase(), value))
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
+    // The peer's address costs a system call (getpeername) and only the rate limits of logins and password
+    // requests read it, so it is asked for on first use; the response is still open then (after it, '').
+    let remoteAddress: string | undefined
+    const peerAddress = (): string => (remoteAddress ??= state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString())
     const query = parseQuery(queryString)
     const refuse = (head: RequestHead, error: ApiError, close = false) => send(res, state, observers, errorResponse(head, error), close)
 
@@ -146,7 +149,9 @@ export function startHttpServer(services: Services, port: number, host: string, 
         headers,
         body,
         tenant,
-        remoteAddress,
+        get remoteAddress() {
+          return peerAddress()
+        },
         jsonpSuffix: split.jsonpSuffix,
         inBatch: false,
         requestId: state.requestId,
