@@ -12,6 +12,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { open } from 'lmdb'
 import { freePort, runLoad, startProcess, wrkAvailable, type LoadOptions, type LoadResult, type LoadTool } from './loadgen.js'
+import { withCpuPerRequest } from './processCpu.js'
 
 export interface BaselineOptions {
   connections: number
@@ -25,6 +26,8 @@ export interface BaselineOptions {
 
 export interface BaselineFigure extends LoadResult {
   name: 'bare-get' | 'lmdb-put'
+  /** The baseline server's CPU time per request (processCpu.ts); null where it cannot be read. */
+  cpuMicrosPerRequest: number | null
   description: string
   method: string
   connections: number
@@ -92,7 +95,7 @@ export async function measureBaselines(opts: BaselineOptions): Promise<BaselineR
 async function measure(opts: BaselineOptions, tool: LoadTool, scenario: Scenario): Promise<BaselineFigure> {
   const port = await freePort()
   const server = await startProcess(process.execPath, [serverScript(scenario.script), String(port), ...scenario.extraArgs])
-  let result: LoadResult
+  let result: LoadResult & { cpuMicrosPerRequest: number | null }
   try {
     const load: LoadOptions = {
       url: `http://127.0.0.1:${server.port}/api/projects`,
@@ -106,7 +109,7 @@ async function measure(opts: BaselineOptions, tool: LoadTool, scenario: Scenario
     await checkOnce(load, scenario.expectStatus)
     const warmup = opts.warmupSeconds ?? 1
     if (warmup > 0) await runLoad({ ...load, durationSeconds: warmup })
-    result = await runLoad(load)
+    result = await withCpuPerRequest(server.pid, () => runLoad(load))
   } finally {
     await server.stop()
   }

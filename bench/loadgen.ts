@@ -195,6 +195,7 @@ export async function freePort(): Promise<number> {
 
 export interface StartedProcess {
   port: number
+  pid: number
   stop(): Promise<void>
 }
 
@@ -244,5 +245,5 @@ export async function startProcess(
       resolve(Number(match[1]))
     })
   })
-  return { port, stop }
+  return { port, pid: child.pid as number, stop }
 }

@@ -34,6 +34,7 @@ import { copyFixture, type FixtureInfo } from './fixture.js'
 import { DEFAULT_RECORDS, ensureFixture } from './generate.js'
 import { basicAuth, BenchClient, withQuery } from './httpClient.js'
 import { runLoad, wrkAvailable, type LoadResult, type LoadTool } from './loadgen.js'
+import { withCpuPerRequest } from './processCpu.js'
 import { createSmallTenants, mixedDeck, runDeck } from './mixedLoad.js'
 import { summarizeProfile } from './profileSummary.js'
 import { markdownReport, type RunReport, type ScenarioResult, type ServerFigures } from './runReport.js'
@@ -162,7 +163,7 @@ async function checkOnce(port: number, request: ReturnType<Scenario['request']>)
   }
 }
 
-async function runScenario(scenario: Scenario, context: ScenarioContext, options: RunOptions, baselines: BaselineReport | null, dataDir: string): Promise<ScenarioResult> {
+async function runScenario(scenario: Scenario, context: ScenarioContext, options: RunOptions, baselines: BaselineReport | null, dataDir: string, serverPid: number): Promise<ScenarioResult> {
   const request = scenario.request(context)
   const connections = Math.min(options.connections, scenario.maxConnections ?? Number.POSITIVE_INFINITY)
   await checkOnce(context.port, request)
@@ -178,30 +179,32 @@ async function runScenario(scenario: Scenario, context: ScenarioContext, options
   }
   if (options.warmupSeconds > 0) await runLoad({ ...load, durationSeconds: options.warmupSeconds })
   const before = snapshotNames(dataDir, context.fixture.tenant)
-  const result = await runLoad({ ...load, durationSeconds: options.durationSeconds })
+  const result = await withCpuPerRequest(serverPid, () => runLoad({ ...load, durationSeconds: options.durationSeconds }))
   const after = snapshotNames(dataDir, context.fixture.tenant)
   return scenarioResult(scenario.name, scenario.description, scenario.kind, connections, options, result, baselines, [...after].filter((name) => !before.has(name)).length)
 }
 
 function scenarioResult(
   name: string, description: string, kind: Scenario['kind'], connections: number, options: RunOptions,
-  result: LoadResult, baselines: BaselineReport | null, snapshotsWritten: number,
+  result: LoadResult & { cpuMicrosPerRequest: number | null }, baselines: BaselineReport | null, snapshotsWritten: number,
 ): ScenarioResult {
   const baseline = kind === 'read' ? 'bare-get' : 'lmdb-put'
-  const baselineRps = baselines?.figures.find((figure) => figure.name === baseline)?.requestsPerSecond
-  const ratio = baselineRps === undefined ? null : result.requestsPerSecond / baselineRps
+  const baselineFigure = baselines?.figures.find((figure) => figure.name === baseline)
+  const ratio = baselineFigure === undefined ? null : result.requestsPerSecond / baselineFigure.requestsPerSecond
+  const baselineCpu = baselineFigure?.cpuMicrosPerRequest ?? null
+  const cpuRatio = baselineCpu === null || result.cpuMicrosPerRequest === null ? null : baselineCpu / result.cpuMicrosPerRequest
   if (result.requests === 0) log(`${name}: NO response within the load tool's timeout (wrk: 2 s) — the server is slower than connections × 2 s`)
   log(`${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms (${result.tool}, ${connections} conns, ${result.non2xx} non-2xx, ${result.errors} errors)`)
-  return { name, description, kind, connections, durationSeconds: options.durationSeconds, baseline, ratio, snapshotsWritten, ...result }
+  return { name, description, kind, connections, durationSeconds: options.durationSeconds, baseline, ratio, cpuRatio, snapshotsWritten, ...result }
 }
 
-async function runMixed(port: number, options: RunOptions, baselines: BaselineReport | null): Promise<ScenarioResult> {
+async function runMixed(port: number, options: RunOptions, baselines: BaselineReport | null, serverPid: number): Promise<ScenarioResult> {
   const client = new BenchClient(port)
   log(`mixed: signing up ${MIXED_TENANTS} tenants over HTTP …`)
   const tenants = await createSmallTenants(client, MIXED_TENANTS).finally(() => client.close())
   const deck = mixedDeck(tenants, port)
   if (options.warmupSeconds > 0) await runDeck(options.tool, port, deck, options.connections, options.warmupSeconds)
-  const result = await runDeck(options.tool, port, deck, options.connections, options.durationSeconds)
+  const result = await withCpuPerRequest(serverPid, () => runDeck(options.tool, port, deck, options.connections, options.durationSeconds))
   const description = `${MIXED_TENANTS} tenants, 90% reads (project, list of 20, users/@self) / 10% POST time record, random tenant per request`
   return scenarioResult('mixed', description, 'read', options.connections, options, result, baselines, 0)
 }
@@ -253,13 +256,13 @@ async function runAgainstServer(
     }
     for (const scenario of SCENARIOS.filter((candidate) => options.scenarios.includes(candidate.name))) {
       if (scenario.kind === 'write' && rssSamples.length === 1 && !options.skip.has('memory')) rssSamples.push(server.rssBytes())
-      report.scenarios.push(await runScenario(scenario, context, options, baselines, dataDir))
+      report.scenarios.push(await runScenario(scenario, context, options, baselines, dataDir, server.pid))
     }
     if (!options.skip.has('batch')) {
       report.batchVsSingle = await measureBatchVsSingle(context)
       log(`batch vs single: ${report.batchVsSingle.batchMedianMs.toFixed(1)} ms vs ${report.batchVsSingle.singleMedianMs.toFixed(1)} ms`)
     }
-    if (options.scenarios.includes('mixed')) report.scenarios.push(await runMixed(port, options, baselines))
+    if (options.scenarios.includes('mixed')) report.scenarios.push(await runMixed(port, options, baselines, server.pid))
     if (emptyServer !== null && rssSamples.length > 0) {
       const loadedRssBytes = Math.min(...rssSamples)
       const perRecord = (loadedRssBytes - emptyServer.rssBytes) / fixture.records

@@ -20,6 +20,10 @@ export interface ScenarioResult extends LoadResult {
   baseline: 'bare-get' | 'lmdb-put'
   /** requests/s divided by the baseline's requests/s. */
   ratio: number | null
+  /** The server's CPU time per request (processCpu.ts). */
+  cpuMicrosPerRequest: number | null
+  /** The baseline's CPU time per request divided by this scenario's: the throughput ratio with the machine's noise taken out. */
+  cpuRatio: number | null
   /** Snapshot files of the tenant that appeared while the scenario ran. */
   snapshotsWritten: number
 }
@@ -62,19 +66,23 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')
 }
 
+const cpuText = (micros: number | null | undefined): string => (micros === null || micros === undefined ? '—' : micros.toFixed(1))
+const percentText = (ratio: number | null | undefined): string => (ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toFixed(0)}%`)
+
 function baselineTable(report: BaselineReport): string {
   return table(
-    ['baseline', 'what', 'tool', 'conns', 'req/s', 'p50 ms', 'p99 ms'],
-    report.figures.map((f) => [f.name, f.description, f.tool, String(f.connections), n0(f.requestsPerSecond), n2(f.p50Ms), n2(f.p99Ms)]),
+    ['baseline', 'what', 'tool', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req'],
+    report.figures.map((f) => [f.name, f.description, f.tool, String(f.connections), n0(f.requestsPerSecond), n2(f.p50Ms), n2(f.p99Ms), cpuText(f.cpuMicrosPerRequest)]),
   )
 }
 
 function scenarioTable(scenarios: readonly ScenarioResult[]): string {
   return table(
-    ['scenario', 'tool', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'vs baseline', 'errors', 'non-2xx', 'snapshots'],
+    ['scenario', 'tool', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'vs baseline', 'server CPU µs/req', 'by CPU', 'errors', 'non-2xx', 'snapshots'],
     scenarios.map((s) => [
       s.name, s.tool, String(s.connections), n0(s.requestsPerSecond), s.requests === 0 ? 'timeout' : n2(s.p50Ms), s.requests === 0 ? 'timeout' : n2(s.p99Ms),
-      s.ratio === null ? '—' : `${(s.ratio * 100).toFixed(0)}% of ${s.baseline}`, String(s.errors), String(s.non2xx), String(s.snapshotsWritten),
+      s.ratio === null ? '—' : `${(s.ratio * 100).toFixed(0)}% of ${s.baseline}`, cpuText(s.cpuMicrosPerRequest), percentText(s.cpuRatio),
+      String(s.errors), String(s.non2xx), String(s.snapshotsWritten),
     ]),
   )
 }
