@@ -220,3 +220,27 @@ t.test('kill -9 after evictions loses nothing', async (t) => {
   t.same(await kill.ids('time/projects'), [before, after, third].sort(), 'all there after kill -9 of a server whose tenant rested')
   t.equal((await kill.get(`time/projects/${before}`)).json.name, 'before the eviction')
 })
+
+t.test('an eviction for MAX_ACTIVE_TENANTS that gives up (a request came meanwhile) is tried again', async (t) => {
+  const server = await startInProcess(tempDataDir('evict-recheck'), { IDLE_EVICT_MS: '0', MAX_ACTIVE_TENANTS: '2' })
+  t.teardown(() => server.stop())
+  const { registry } = server.service.services
+  await server.client.createTenant('busy1')
+  const busy = registry.get('busy1')
+  if (busy === undefined) throw new Error('busy1 is not there')
+  await sleep(20)
+  await server.client.createTenant('busy2')
+  await sleep(20)
+  // busy1, the least recently used, is held by an exclusive job; the eviction that busy3's activation asks for
+  // queues behind it, and a read of busy1 queues behind that, so when the eviction runs somebody waits: it gives up.
+  let release = () => {}
+  const held = busy.exclusive(() => new Promise<void>((resolve) => (release = resolve)))
+  await server.client.createTenant('busy3')
+  t.equal(registry.activeCount, 3, 'over the cap while busy1 is held')
+  const read = busy.read((state) => state.seq)
+  release()
+  await held
+  await read
+  await until(() => registry.activeCount <= 2, 'the cap holds again')
+  t.ok(registry.evictions >= 1, 'another tenant went to rest')
+})

@@ -13,7 +13,10 @@
  * that still holds it reloads the state on its next touch and the actor
  * rejoins the active set, and a new actor is made for the tenant only once
  * the old one is unreachable, so there is never a second live actor for a
- * tenant. MAX_ACTIVE_TENANTS evicts the least recently used past the cap.
+ * tenant. MAX_ACTIVE_TENANTS evicts the least recently used past the cap;
+ * an eviction that gives up (a request came for that tenant meanwhile) has
+ * the cap checked again CAP_RECHECK_MS later, so the cap is never left
+ * exceeded until the next activation.
  *
  * Damage. A tenant whose snapshot or log cannot be recovered (an entry that
  * cannot be decoded or applied, a gap) is remembered as closed, in memory:
@@ -30,6 +33,8 @@ import { TenantActor } from './tenantActor.js'
 import type { WriteTx } from './writeTx.js'
 
 export const TENANT_NAME_MAX_LENGTH = 63
+/** How long after an eviction for the cap gave up the cap is checked again. */
+const CAP_RECHECK_MS = 50
 
 function closedAnswer(tenant: string, reason: string): ApiError {
   return new ApiError('TL01-9011', `tenant '${tenant}' cannot be opened: ${reason}`, null, [], { 'Retry-After': '60' })
@@ -48,6 +53,8 @@ export class TenantRegistry {
   evictions = 0
   private readonly creating = new Set<string>()
   private closing = false
+  /** The pending re-check of MAX_ACTIVE_TENANTS (enforceCap), if any. */
+  private capRecheck: NodeJS.Timeout | null = null
   /** Tenants that could not be recovered, with the reason; answered 503 without a new attempt until reopen(). */
   private readonly damaged = new Map<string, string>()
   /** Recoveries that failed since start (each closes a tenant; a closed tenant is not tried again). */
@@ -157,16 +164,30 @@ export class TenantRegistry {
     this.activated(tenant, actor)
   }
 
-  /** Past MAX_ACTIVE_TENANTS, puts the least recently used tenants to rest (not the one just activated). */
-  private enforceCap(keep: TenantActor): void {
+  /** Past MAX_ACTIVE_TENANTS, puts the least recently used tenants to rest (not `keep`, the one just activated). */
+  private enforceCap(keep: TenantActor | null): void {
     const max = this.config.maxActiveTenants
     const excess = this.actors.size - this.evicting.size - max
     if (max === 0 || excess <= 0 || this.closing) return
     const candidates = [...this.actors.values()].filter((actor) => actor !== keep && !this.evicting.has(actor.tenant))
     candidates.sort((a, b) => a.lastUsedMs - b.lastUsedMs)
     for (const actor of candidates.slice(0, excess)) {
-      this.evict(actor.tenant).catch((error: unknown) => console.error(`evicting tenant '${actor.tenant}' failed:`, error))
+      this.evict(actor.tenant).then(
+        (rested) => {
+          if (!rested) this.recheckCapSoon()
+        },
+        (error: unknown) => console.error(`evicting tenant '${actor.tenant}' failed:`, error),
+      )
     }
+  }
+
+  private recheckCapSoon(): void {
+    if (this.capRecheck !== null || this.closing) return
+    this.capRecheck = setTimeout(() => {
+      this.capRecheck = null
+      this.enforceCap(null)
+    }, CAP_RECHECK_MS)
+    this.capRecheck.unref()
   }
 
   /** Every tenant in the directory. */
@@ -201,6 +222,7 @@ export class TenantRegistry {
   /** Clean shutdown: refuse new tenants, let pending writes flush, snapshot every active tenant. */
   async close(): Promise<void> {
     this.closing = true
+    if (this.capRecheck !== null) clearTimeout(this.capRecheck)
     await this.store.flushed()
     await this.snapshotAll()
   }
