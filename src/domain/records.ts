@@ -22,24 +22,41 @@ export function isLive(tx: { state: { get(type: string, id: string): Rec | undef
   return rec !== undefined && rec.trashItem === null
 }
 
-/** The stored fields of a declaration with their defaults, worked out once per declaration. */
-const storedFieldsOf = new WeakMap<ResourceDecl, readonly (readonly [string, unknown])[]>()
+/**
+ * What every new record of a declaration starts from, worked out once: the
+ * stored fields with their defaults (and the fields every record has), in
+ * declaration order. A new record is a copy of this template with the given
+ * values written over it. Built field by field, an object of some thirty
+ * properties falls into V8's dictionary mode (a hash table per record:
+ * larger, slower to read and to serialize); a copy of a template keeps the
+ * template's fast shape, so every record of a resource shares one.
+ */
+interface RecordTemplate {
+  readonly fields: readonly string[]
+  readonly template: Readonly<Record<string, unknown>>
+}
 
-function storedFields(decl: ResourceDecl): readonly (readonly [string, unknown])[] {
-  let fields = storedFieldsOf.get(decl)
-  if (fields === undefined) {
+const templates = new WeakMap<ResourceDecl, RecordTemplate>()
+
+function recordTemplate(decl: ResourceDecl): RecordTemplate {
+  let known = templates.get(decl)
+  if (known === undefined) {
     const defaultValues = defaults(decl)
-    fields = decl.fields.filter((fieldDecl) => !fieldDecl.computed).map((fieldDecl) => [fieldDecl.name, defaultValues[fieldDecl.name] ?? null] as const)
-    storedFieldsOf.set(decl, fields)
+    const fields = decl.fields.filter((fieldDecl) => !fieldDecl.computed).map((fieldDecl) => fieldDecl.name)
+    const template = Object.fromEntries(fields.map((name) => [name, defaultValues[name] ?? null]))
+    for (const name of ['id', 'version', 'createdAt', 'updatedAt', 'trashItem']) if (!(name in template)) template[name] = null
+    known = { fields, template }
+    templates.set(decl, known)
   }
-  return fields
+  return known
 }
 
 export function buildRecord(decl: ResourceDecl, values: Record<string, unknown>, now: number): Rec {
-  const rec: Record<string, unknown> = {}
-  for (const [name, defaultValue] of storedFields(decl)) {
+  const { fields, template } = recordTemplate(decl)
+  const rec: Record<string, unknown> = { ...template }
+  for (const name of fields) {
     const value = values[name]
-    rec[name] = value === undefined || value === null ? (value === null ? null : defaultValue) : value
+    if (value !== undefined) rec[name] = value
   }
   rec.id = typeof values.id === 'string' ? values.id : newId()
   rec.version = 1

@@ -13,9 +13,14 @@
  * identity, and a changed record is a new object, so an entry can never be
  * stale) hands the same output object to every row that embeds it.
  * Rendered objects are never changed afterwards, so sharing them is safe.
+ *
+ * Each rendered object starts as a copy of its declaration's output
+ * template (every field it shows, in declaration order, worked out once):
+ * set field by field, an object of thirty properties would fall into V8's
+ * dictionary mode, which JSON.stringify serializes on its slow path.
  */
 import { resourceByType } from './resources/index.js'
-import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
+import type { DisplayContext, FieldDecl, Rec, ResourceDecl } from './schema.js'
 import { OutDate } from './values.js'
 
 export type OutObject = { [field: string]: unknown }
@@ -46,11 +51,33 @@ function outValue(type: string, value: unknown, jsonDates: boolean): unknown {
   return value
 }
 
+/** The fields a full rendering and a stub show, and their templates (all null), by declaration. */
+interface OutputShape {
+  readonly full: readonly FieldDecl[]
+  readonly fullTemplate: Readonly<OutObject>
+  readonly stub: readonly FieldDecl[]
+  readonly stubTemplate: Readonly<OutObject>
+}
+
+const shapes = new WeakMap<ResourceDecl, OutputShape>()
+
+function outputShape(decl: ResourceDecl): OutputShape {
+  let shape = shapes.get(decl)
+  if (shape === undefined) {
+    const full = decl.fields.filter((fieldDecl) => fieldDecl.access !== 'WRITE_ONLY')
+    const stub = full.filter((fieldDecl) => fieldDecl.inStub)
+    const templateOf = (fields: readonly FieldDecl[]) => Object.fromEntries(fields.map((fieldDecl) => [fieldDecl.name, null]))
+    shape = { full, fullTemplate: templateOf(full), stub, stubTemplate: templateOf(stub) }
+    shapes.set(decl, shape)
+  }
+  return shape
+}
+
 /** A stub: id, version, displayName and the parts of the display name. */
 export function renderStub(decl: ResourceDecl, rec: Rec, context: DisplayContext, jsonDates = false): OutObject {
-  const out: OutObject = {}
-  for (const fieldDecl of decl.fields) {
-    if (!fieldDecl.inStub || fieldDecl.access === 'WRITE_ONLY') continue
+  const shape = outputShape(decl)
+  const out: OutObject = { ...shape.stubTemplate }
+  for (const fieldDecl of shape.stub) {
     out[fieldDecl.name] = fieldDecl.name === 'displayName' ? decl.displayName(rec, context) : outValue(fieldDecl.type, rec[fieldDecl.name], jsonDates)
   }
   return out
@@ -72,9 +99,9 @@ function renderReference(refType: string, id: unknown, context: DisplayContext, 
 export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayContext, options: RenderOptions): OutObject {
   const counters = options.counters?.(rec)
   const jsonDates = options.jsonDates === true
-  const out: OutObject = {}
-  for (const fieldDecl of decl.fields) {
-    if (fieldDecl.access === 'WRITE_ONLY') continue
+  const shape = outputShape(decl)
+  const out: OutObject = { ...shape.fullTemplate }
+  for (const fieldDecl of shape.full) {
     const name = fieldDecl.name
     if (name === 'displayName') out[name] = decl.displayName(rec, context)
     else if (fieldDecl.derive !== undefined) out[name] = fieldDecl.derive(rec, context) ?? null
