@@ -36,6 +36,9 @@ interface RecordTemplate {
   readonly template: Readonly<Record<string, unknown>>
 }
 
+/** The fields every record has, whatever its declaration says. */
+const RECORD_FIELDS = ['id', 'version', 'createdAt', 'updatedAt', 'trashItem']
+
 const templates = new WeakMap<ResourceDecl, RecordTemplate>()
 
 function recordTemplate(decl: ResourceDecl): RecordTemplate {
@@ -43,8 +46,9 @@ function recordTemplate(decl: ResourceDecl): RecordTemplate {
   if (known === undefined) {
     const defaultValues = defaults(decl)
     const fields = decl.fields.filter((fieldDecl) => !fieldDecl.computed).map((fieldDecl) => fieldDecl.name)
-    const template = Object.fromEntries(fields.map((name) => [name, defaultValues[name] ?? null]))
-    for (const name of ['id', 'version', 'createdAt', 'updatedAt', 'trashItem']) if (!(name in template)) template[name] = null
+    // In one go: properties added to the template one by one could put it into dictionary mode itself.
+    const names = [...fields, ...RECORD_FIELDS.filter((name) => !fields.includes(name))]
+    const template = Object.fromEntries(names.map((name) => [name, defaultValues[name] ?? null]))
     known = { fields, template }
     templates.set(decl, known)
   }

@@ -61,9 +61,13 @@ export class Collection {
     this.loading = []
   }
 
+  private assertIndexed(use: string): void {
+    assert(this.loading.length === 0, `${this.decl.type}: ${use} before the loaded records were indexed`)
+  }
+
   /** Inserts or replaces; returns the record it replaced. */
   put(rec: Rec): Rec | undefined {
-    assert(this.loading.length === 0, `${this.decl.type}: put before the loaded records were indexed`)
+    this.assertIndexed('put')
     const before = this.byId.get(rec.id)
     this.byId.set(rec.id, rec)
     for (const [name, index] of this.indexes) {
@@ -82,7 +86,7 @@ export class Collection {
   }
 
   remove(id: string): Rec | undefined {
-    assert(this.loading.length === 0, `${this.decl.type}: remove before the loaded records were indexed`)
+    this.assertIndexed('remove')
     const before = this.byId.get(id)
     if (before === undefined) return undefined
     this.byId.delete(id)
@@ -100,7 +104,7 @@ export class Collection {
 
   /** Records whose indexed field equals the value (null matches a missing value, by a scan). */
   *lookup(fieldName: string, value: unknown): IterableIterator<Rec> {
-    assert(this.loading.length === 0, `${this.decl.type}: lookup before the loaded records were indexed`)
+    this.assertIndexed('lookup')
     const index = this.indexes.get(fieldName)
     if (index === undefined) throw new Error(`${this.decl.type}.${fieldName} has no index`)
     if (value === null || value === undefined) {
