@@ -1,6 +1,6 @@
 /*
  * Loading a snapshot indexes its records in one go (Collection.load, then
- * finishLoad; bulkIndex.ts). The indexes built that way must answer exactly
+ * finishLoad; PostingIndex.addAll). The indexes built that way must answer exactly
  * as indexes built by one put per record: every lookup and every range
  * walk, over random time records (null references and null starts
  * included). Using the collection before finishLoad is refused.

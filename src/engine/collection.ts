@@ -9,14 +9,12 @@
  */
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import { assert } from '../domain/errors.js'
-import { indexAll } from './bulkIndex.js'
 import { DateBuckets } from './dateBuckets.js'
-
-type SecondaryIndex = Map<unknown, Set<string>>
+import { PostingIndex } from './postingIndex.js'
 
 export class Collection {
   readonly byId = new Map<string, Rec>()
-  private readonly indexes = new Map<string, SecondaryIndex>()
+  private readonly indexes = new Map<string, PostingIndex<unknown>>()
   readonly rangeIndexes = new Map<string, DateBuckets>()
   /** Records loaded (load) and not yet indexed (finishLoad). */
   private loading: Rec[] = []
@@ -29,7 +27,7 @@ export class Collection {
     this.references = decl.fields.filter((fieldDecl) => fieldDecl.ref !== undefined).map((fieldDecl) => [fieldDecl.name, fieldDecl.ref as string] as const)
     this.textFields = decl.fields.filter((fieldDecl) => fieldDecl.type === 'String' && fieldDecl.name !== 'id').map((fieldDecl) => fieldDecl.name)
     for (const fieldDecl of decl.fields) {
-      if (fieldDecl.indexed) this.indexes.set(fieldDecl.name, new Map())
+      if (fieldDecl.indexed) this.indexes.set(fieldDecl.name, new PostingIndex())
       if (fieldDecl.rangeIndexed) this.rangeIndexes.set(fieldDecl.name, new DateBuckets(fieldDecl.name))
     }
   }
@@ -45,7 +43,7 @@ export class Collection {
   /**
    * Inserts a record of a snapshot being loaded. It is in the primary map at
    * once; the secondary and range indexes get the loaded records in one go
-   * at finishLoad (bulkIndex.ts), which must come before any other use.
+   * at finishLoad (PostingIndex.addAll), which must come before any other use.
    */
   load(rec: Rec): void {
     assert(!this.byId.has(rec.id), `${this.decl.type} ${rec.id} loaded twice`)
@@ -56,7 +54,7 @@ export class Collection {
   /** Indexes the records loaded since the last finishLoad. */
   finishLoad(): void {
     if (this.loading.length === 0) return
-    for (const [name, index] of this.indexes) indexAll(index, this.loading, (rec) => rec[name] ?? null)
+    for (const [name, index] of this.indexes) index.addAll(this.loading, (rec) => rec[name] ?? null)
     for (const buckets of this.rangeIndexes.values()) buckets.addAll(this.loading)
     this.loading = []
   }
@@ -74,8 +72,8 @@ export class Collection {
       const oldValue = before?.[name] ?? null
       const newValue = rec[name] ?? null
       if (before !== undefined && oldValue === newValue) continue
-      if (oldValue !== null) removeFromIndex(index, oldValue, rec.id)
-      if (newValue !== null) addToIndex(index, newValue, rec.id)
+      if (oldValue !== null) index.remove(oldValue, rec.id)
+      if (newValue !== null) index.add(newValue, rec.id)
     }
     for (const [name, buckets] of this.rangeIndexes) {
       if (before !== undefined && before[name] === rec[name]) continue
@@ -92,7 +90,7 @@ export class Collection {
     this.byId.delete(id)
     for (const [name, index] of this.indexes) {
       const value = before[name] ?? null
-      if (value !== null) removeFromIndex(index, value, id)
+      if (value !== null) index.remove(value, id)
     }
     for (const buckets of this.rangeIndexes.values()) buckets.remove(before)
     return before
@@ -111,9 +109,7 @@ export class Collection {
       for (const rec of this.byId.values()) if ((rec[fieldName] ?? null) === null) yield rec
       return
     }
-    const ids = index.get(value)
-    if (ids === undefined) return
-    for (const id of ids) {
+    for (const id of index.ids(value)) {
       const rec = this.byId.get(id)
       if (rec !== undefined) yield rec
     }
@@ -122,26 +118,10 @@ export class Collection {
   /** How many records a lookup visits: the index entry, or the whole collection for null. */
   countOf(fieldName: string, value: unknown): number {
     if (value === null || value === undefined) return this.byId.size
-    return this.indexes.get(fieldName)?.get(value)?.size ?? 0
+    return this.indexes.get(fieldName)?.count(value) ?? 0
   }
 
   values(): IterableIterator<Rec> {
     return this.byId.values()
   }
-}
-
-function addToIndex(index: SecondaryIndex, value: unknown, id: string): void {
-  let ids = index.get(value)
-  if (ids === undefined) {
-    ids = new Set()
-    index.set(value, ids)
-  }
-  ids.add(id)
-}
-
-function removeFromIndex(index: SecondaryIndex, value: unknown, id: string): void {
-  const ids = index.get(value)
-  if (ids === undefined) return
-  ids.delete(id)
-  if (ids.size === 0) index.delete(value)
 }

@@ -8,7 +8,7 @@
  * descending, as $orderby puts them.
  */
 import type { Rec } from '../domain/schema.js'
-import { indexAll } from './bulkIndex.js'
+import { PostingIndex } from './postingIndex.js'
 
 const DAY_MS = 86_400_000
 
@@ -25,7 +25,7 @@ function dayOf(value: unknown): number | null {
 }
 
 export class DateBuckets {
-  private readonly buckets = new Map<number, Set<string>>()
+  private readonly buckets = new PostingIndex<number>()
   /** Sorted bucket keys (day numbers). */
   private readonly days: number[] = []
   private readonly nulls = new Set<string>()
@@ -35,7 +35,7 @@ export class DateBuckets {
   /** Adds many records at once (loading a snapshot): cheaper than one add each. */
   addAll(recs: readonly Rec[]): void {
     for (const rec of recs) if (typeof rec[this.field] !== 'number') this.nulls.add(rec.id)
-    indexAll(this.buckets, recs, (rec) => dayOf(rec[this.field]), (day) => this.days.splice(this.insertionPoint(day), 0, day))
+    this.buckets.addAll(recs, (rec) => dayOf(rec[this.field]), (day) => this.days.splice(this.insertionPoint(day), 0, day))
   }
 
   add(rec: Rec): void {
@@ -45,13 +45,7 @@ export class DateBuckets {
       return
     }
     const day = Math.floor(value / DAY_MS)
-    let bucket = this.buckets.get(day)
-    if (bucket === undefined) {
-      bucket = new Set()
-      this.buckets.set(day, bucket)
-      this.days.splice(this.insertionPoint(day), 0, day)
-    }
-    bucket.add(rec.id)
+    if (this.buckets.add(day, rec.id)) this.days.splice(this.insertionPoint(day), 0, day)
   }
 
   remove(rec: Rec): void {
@@ -61,13 +55,7 @@ export class DateBuckets {
       return
     }
     const day = Math.floor(value / DAY_MS)
-    const bucket = this.buckets.get(day)
-    if (bucket === undefined) return
-    bucket.delete(rec.id)
-    if (bucket.size === 0) {
-      this.buckets.delete(day)
-      this.days.splice(this.insertionPoint(day), 1)
-    }
+    if (this.buckets.remove(day, rec.id)) this.days.splice(this.insertionPoint(day), 1)
   }
 
   private insertionPoint(day: number): number {
@@ -84,7 +72,7 @@ export class DateBuckets {
   /** How many records the range may hold (whole days counted): the planner's estimate. */
   estimate(range: DateRange): number {
     let total = 0
-    for (const day of this.daysIn(range, false)) total += this.buckets.get(day)?.size ?? 0
+    for (const day of this.daysIn(range, false)) total += this.buckets.count(day)
     return total
   }
 
@@ -105,7 +93,7 @@ export class DateBuckets {
   *walk(range: DateRange, get: (id: string) => Rec | undefined, descending: boolean, order?: (a: Rec, b: Rec) => number): IterableIterator<Rec> {
     const unbounded = range.low === undefined && range.high === undefined
     if (unbounded && !descending) yield* this.records(this.nulls, get, order)
-    for (const day of this.daysIn(range, descending)) yield* this.records(this.buckets.get(day) ?? [], get, order)
+    for (const day of this.daysIn(range, descending)) yield* this.records(this.buckets.ids(day), get, order)
     if (unbounded && descending) yield* this.records(this.nulls, get, order)
   }
 
