@@ -46,8 +46,9 @@ export class Collection {
    * at finishLoad (PostingIndex.addAll), which must come before any other use.
    */
   load(rec: Rec): void {
-    assert(!this.byId.has(rec.id), `${this.decl.type} ${rec.id} loaded twice`)
+    const sizeBefore = this.byId.size
     this.byId.set(rec.id, rec)
+    assert(this.byId.size === sizeBefore + 1, `${this.decl.type} ${rec.id} loaded twice`)
     this.loading.push(rec)
   }
 
