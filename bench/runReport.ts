@@ -107,7 +107,7 @@ function engineRows(report: RunReport): string[][] {
   const engine = report.engine
   if (engine !== null) {
     rows.push(['V8 heap of the loaded tenant per time record (after full GC)', `${n0(engine.heapBytesPerRecord)} B`])
-    rows.push(['… of which the decoded record objects and their strings', `${n0(engine.decodedRecordBytesPerRecord)} B`])
+    rows.push(['the snapshot’s records as decoded, objects and strings (before repeated texts are shared)', `${n0(engine.decodedRecordBytesPerRecord)} B`])
     rows.push(['recovery from snapshot (in-process, no log after it)', `${n0(engine.recoveryMs)} ms`])
     rows.push(['snapshot: synchronous part (collect + encode + hash; blocks the event loop)', `${n0(engine.snapshotSyncMs)} ms`])
     rows.push(['snapshot: total (plus write, fsync, rename, prune) / size', `${n0(engine.snapshotTotalMs)} ms / ${mb(engine.snapshotBytes)}`])
