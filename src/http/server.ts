@@ -22,7 +22,7 @@ import { ApiError } from '../domain/errors.js'
 import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
 import type { Services } from './call.js'
-import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
+import { parseQuery, PathError, SocketRequest, splitPath, tenantFromHost } from './request.js'
 import { errorResponse, internalError, type ApiResponse, type RequestHead } from './response.js'
 import { route, type RouteTrace } from './router.js'
 import { loadNativeUws, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.js'
@@ -113,10 +113,8 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const queryString = req.getQuery() ?? ''
     const headers = new Map<string, string>()
     req.forEach((name, value) => headers.set(name.toLowerCase(), value))
-    // The peer's address costs a system call (getpeername) and only the rate limits of logins and password
-    // requests read it, so it is asked for on first use; the response is still open then (after it, '').
-    let remoteAddress: string | undefined
-    const peerAddress = (): string => (remoteAddress ??= state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString())
+    // Read on first use (SocketRequest); the response is still open then (after it, '').
+    const peerAddress = (): string => (state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString())
     const query = parseQuery(queryString)
     const refuse = (head: RequestHead, error: ApiError, close = false) => send(res, state, observers, errorResponse(head, error), close)
 
@@ -142,20 +140,10 @@ export function startHttpServer(services: Services, port: number, host: string, 
     state.method = method
 
     const dispatch = (body: Buffer) => {
-      const request: ApiRequest = {
-        method,
-        segments: split.segments,
-        query,
-        headers,
-        body,
-        tenant,
-        get remoteAddress() {
-          return peerAddress()
-        },
-        jsonpSuffix: split.jsonpSuffix,
-        inBatch: false,
-        requestId: state.requestId,
-      }
+      const request = new SocketRequest(
+        { method, segments: split.segments, query, headers, body, tenant, jsonpSuffix: split.jsonpSuffix, requestId: state.requestId },
+        peerAddress,
+      )
       route(services, request, undefined, state).then(
         (response) => send(res, state, observers, response),
         (error: unknown) => {
