@@ -141,7 +141,7 @@ export function meterRequest(call: Call): void {
 }
 
 function loginKeys(call: Call, name: string): { byName: string; byAddress: string } {
-  return { byName: `${call.tenantName ?? ''}\u0000${name}`, byAddress: call.request.remoteAddress }
+  return { byName: `${call.tenantName ?? ''}\u0000${name}`, byAddress: call.request.remoteAddress() }
 }
 
 /** A login attempt that holds its slot in both login limits until `succeeded` gives it back. */

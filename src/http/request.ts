@@ -14,50 +14,18 @@ export interface ApiRequest {
   readonly body: Buffer
   /** The tenant named by the host, or null for the public URL. */
   readonly tenant: string | null
-  /** The client's address (the rate limits read it; over HTTP it is looked up on first read). */
-  readonly remoteAddress: string
+  /**
+   * The client's address. A function, because over HTTP it is a system call
+   * (getpeername) that only the rate limits of logins and password requests
+   * need; the server looks it up on the first call.
+   */
+  readonly remoteAddress: () => string
   /** The request asked for JSONP with `.json?callback=`. */
   readonly jsonpSuffix: boolean
   /** Set for items of a batch: nested batches are refused. */
   readonly inBatch: boolean
   /** The id of the HTTP request (a batch's items share it): in the X-Request-Id header, the request log and 5xx descriptions. */
   readonly requestId: string
-}
-
-/**
- * A request that came over a socket. Its remote address is looked up on
- * first read: that is a system call (getpeername), and only the rate limits
- * of logins and password requests need it. A class with the getter on its
- * prototype keeps every request object in one fast V8 shape (an object
- * literal with a getter is a dictionary: slower to make and to read).
- */
-export class SocketRequest implements ApiRequest {
-  readonly method: string
-  readonly segments: readonly string[]
-  readonly query: ReadonlyMap<string, string>
-  readonly headers: ReadonlyMap<string, string>
-  readonly body: Buffer
-  readonly tenant: string | null
-  readonly jsonpSuffix: boolean
-  readonly inBatch = false
-  readonly requestId: string
-  private peer: string | undefined = undefined
-
-  constructor(fields: Omit<ApiRequest, 'remoteAddress' | 'inBatch'>, private readonly readPeer: () => string) {
-    this.method = fields.method
-    this.segments = fields.segments
-    this.query = fields.query
-    this.headers = fields.headers
-    this.body = fields.body
-    this.tenant = fields.tenant
-    this.jsonpSuffix = fields.jsonpSuffix
-    this.requestId = fields.requestId
-  }
-
-  get remoteAddress(): string {
-    this.peer ??= this.readPeer()
-    return this.peer
-  }
 }
 
 export class PathError extends Error {}

@@ -22,7 +22,7 @@ import { ApiError } from '../domain/errors.js'
 import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
 import type { Services } from './call.js'
-import { parseQuery, PathError, SocketRequest, splitPath, tenantFromHost } from './request.js'
+import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
 import { errorResponse, internalError, type ApiResponse, type RequestHead } from './response.js'
 import { route, type RouteTrace } from './router.js'
 import { loadNativeUws, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.js'
@@ -113,8 +113,9 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const queryString = req.getQuery() ?? ''
     const headers = new Map<string, string>()
     req.forEach((name, value) => headers.set(name.toLowerCase(), value))
-    // Read on first use (SocketRequest); the response is still open then (after it, '').
-    const peerAddress = (): string => (state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString())
+    // Looked up on the first call (ApiRequest.remoteAddress); the response is still open then (after it, '').
+    let peer: string | undefined
+    const remoteAddress = (): string => (peer ??= state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString())
     const query = parseQuery(queryString)
     const refuse = (head: RequestHead, error: ApiError, close = false) => send(res, state, observers, errorResponse(head, error), close)
 
@@ -140,10 +141,18 @@ export function startHttpServer(services: Services, port: number, host: string, 
     state.method = method
 
     const dispatch = (body: Buffer) => {
-      const request = new SocketRequest(
-        { method, segments: split.segments, query, headers, body, tenant, jsonpSuffix: split.jsonpSuffix, requestId: state.requestId },
-        peerAddress,
-      )
+      const request: ApiRequest = {
+        method,
+        segments: split.segments,
+        query,
+        headers,
+        body,
+        tenant,
+        remoteAddress,
+        jsonpSuffix: split.jsonpSuffix,
+        inBatch: false,
+        requestId: state.requestId,
+      }
       route(services, request, undefined, state).then(
         (response) => send(res, state, observers, response),
         (error: unknown) => {
