@@ -158,6 +158,16 @@ export class DayTotals {
   }
 }
 
+/** The day totals of a group key in `byKey`, made empty on first use. */
+export function daysOf(byKey: Map<string, DayTotals>, key: string): DayTotals {
+  let days = byKey.get(key)
+  if (days === undefined) {
+    days = new DayTotals()
+    byKey.set(key, days)
+  }
+  return days
+}
+
 /** A copy of `base` with every day of each of `removed` taken away. */
 export function withoutDays(base: DayTotals, removed: Iterable<DayTotals>): DayTotals {
   const out = base.copy()

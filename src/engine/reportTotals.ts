@@ -22,8 +22,16 @@ import type { Rec } from '../domain/schema.js'
 import { localDay } from '../domain/calendar.js'
 import { durationOf } from '../domain/pricing.js'
 import { projectHiddenFrom, type Caller } from '../domain/policy.js'
-import { DayTotals, NO_DAY, type Totals } from './dayTotals.js'
+import { DayTotals, daysOf, NO_DAY, type Totals } from './dayTotals.js'
 import type { StateObserver, TenantState } from './tenantState.js'
+
+/** The group key of records whose grouping value is null, in the aggregates and on the query path alike. */
+export const NULL_KEY = 'null'
+
+/** A reference's value as a group key. */
+export function groupKey(id: unknown): string {
+  return typeof id === 'string' ? id : NULL_KEY
+}
 
 export function totalsOfRecord(record: Rec): Totals {
   const duration = durationOf(record) ?? 0
@@ -102,17 +110,7 @@ export class ReportAggregates implements StateObserver {
     const day = dayOfRecord(record, this.zone)
     const totals = totalsOfRecord(record)
     this.overall.add(day, totals, sign)
-    dimension(this.byProject, record.project).add(day, totals, sign)
-    dimension(this.byUser, record.user).add(day, totals, sign)
+    daysOf(this.byProject, groupKey(record.project)).add(day, totals, sign)
+    daysOf(this.byUser, groupKey(record.user)).add(day, totals, sign)
   }
-}
-
-function dimension(map: Map<string, DayTotals>, id: unknown): DayTotals {
-  const key = typeof id === 'string' ? id : 'null'
-  let days = map.get(key)
-  if (days === undefined) {
-    days = new DayTotals()
-    map.set(key, days)
-  }
-  return days
 }

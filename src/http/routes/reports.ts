@@ -18,8 +18,8 @@ import { roundMoney } from '../../domain/pricing.js'
 import { parseRangeSpec, periodOf, slicesOf, MAX_DEPTH, type Period, type RangeSpec } from '../../domain/reportPeriod.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { TenantState } from '../../engine/tenantState.js'
-import { DayTotals, emptyTotals, withoutDays, type Totals } from '../../engine/dayTotals.js'
-import { dayOfRecord, totalsOfRecord } from '../../engine/reportTotals.js'
+import { DayTotals, daysOf, emptyTotals, withoutDays, type Totals } from '../../engine/dayTotals.js'
+import { dayOfRecord, groupKey, NULL_KEY, totalsOfRecord } from '../../engine/reportTotals.js'
 import { resolvePath } from '../../query/fieldPath.js'
 import { planList, type CandidateBounds } from '../../query/plan.js'
 import { accountOf } from '../authenticate.js'
@@ -30,8 +30,6 @@ const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
 const AGGREGATED_FILTER = /^\s*(project|user)\/id\s+eq\s+'([^']*)'\s*$/
 const AGGREGATED_GROUPS = new Set(['project/id', 'user/id'])
-/** The group key of records whose grouping value is null (as the query path keys them). */
-const NULL_KEY = 'null'
 
 export interface TotalsOut {
   count: number
@@ -54,16 +52,6 @@ export function totalsOut(totals: Totals): TotalsOut {
     averagePricePerHour: totals.timeMs > 0 ? roundMoney(money / (totals.timeMs / HOUR_MS)) : 0,
     averageTime: totals.count > 0 ? Math.round(totals.timeMs / totals.count) : 0,
   }
-}
-
-/** The day totals of a group key, made empty on first use. */
-function daysOf(byKey: Map<string, DayTotals>, key: string): DayTotals {
-  let days = byKey.get(key)
-  if (days === undefined) {
-    days = new DayTotals()
-    byKey.set(key, days)
-  }
-  return days
 }
 
 /**
@@ -149,7 +137,7 @@ function hiddenDaysByUser(state: TenantState, projectIds: readonly string[], tim
   for (const projectId of projectIds) {
     for (const record of records.lookup('project', projectId)) {
       if (record.trashItem !== null) continue
-      daysOf(byUser, typeof record.user === 'string' ? record.user : NULL_KEY).add(dayOfRecord(record, timeZone), totalsOfRecord(record))
+      daysOf(byUser, groupKey(record.user)).add(dayOfRecord(record, timeZone), totalsOfRecord(record))
     }
   }
   return byUser
