@@ -70,5 +70,14 @@ export const violation = (violations: ConstraintViolation[]): ApiError =>
 
 /** Internal invariant check: a failure is a bug, never a user error. */
 export function assert(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new Error(`assertion failed: ${message}`)
+  if (!condition) assertionFailed(message)
+}
+
+/**
+ * The same failure, for hot paths whose message is built from values:
+ * `if (!ok) assertionFailed(`…${value}`)` builds the message only when the
+ * check fails, where `assert(ok, `…${value}`)` would build it on every call.
+ */
+export function assertionFailed(message: string): never {
+  throw new Error(`assertion failed: ${message}`)
 }

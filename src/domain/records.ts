@@ -55,6 +55,17 @@ function recordTemplate(decl: ResourceDecl): RecordTemplate {
   return known
 }
 
+/**
+ * A record decoded from the log, copied into its declaration's shape. The
+ * decoder builds each record key by key, so it arrives as a hash table
+ * (dictionary mode); stored like that, it would stay one, slow to read on every
+ * scan, report and render. Every field is the decoded one; a stored field the
+ * entry lacks (written before the field was declared) gets its default.
+ */
+export function inRecordShape(decl: ResourceDecl, decoded: Rec): Rec {
+  return Object.assign({ ...recordTemplate(decl).template }, decoded)
+}
+
 export function buildRecord(decl: ResourceDecl, values: Record<string, unknown>, now: number): Rec {
   const { fields, template } = recordTemplate(decl)
   const rec: Record<string, unknown> = { ...template }

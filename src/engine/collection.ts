@@ -8,7 +8,7 @@
  * when a snapshot is loaded.
  */
 import type { Rec, ResourceDecl } from '../domain/schema.js'
-import { assert } from '../domain/errors.js'
+import { assertionFailed } from '../domain/errors.js'
 import { DateBuckets } from './dateBuckets.js'
 import { PostingIndex } from './postingIndex.js'
 
@@ -48,7 +48,7 @@ export class Collection {
   load(rec: Rec): void {
     const sizeBefore = this.byId.size
     this.byId.set(rec.id, rec)
-    assert(this.byId.size === sizeBefore + 1, `${this.decl.type} ${rec.id} loaded twice`)
+    if (this.byId.size !== sizeBefore + 1) assertionFailed(`${this.decl.type} ${rec.id} loaded twice`)
     this.loading.push(rec)
   }
 
@@ -61,7 +61,7 @@ export class Collection {
   }
 
   private assertIndexed(use: string): void {
-    assert(this.loading.length === 0, `${this.decl.type}: ${use} before the loaded records were indexed`)
+    if (this.loading.length !== 0) assertionFailed(`${this.decl.type}: ${use} before the loaded records were indexed`)
   }
 
   /** Inserts or replaces; returns the record it replaced. */

@@ -4,9 +4,10 @@
  * aggregates (append counters, sums, report totals) in step with every change.
  * `applyEntry` is the only way state changes; it is deterministic.
  */
+import { inRecordShape } from '../domain/records.js'
 import { RESOURCES, resourceByType } from '../domain/resources/index.js'
 import type { DisplayContext, LiveAggregates, Rec } from '../domain/schema.js'
-import { assert } from '../domain/errors.js'
+import { assertionFailed } from '../domain/errors.js'
 import { AppendCounters } from './appendCounters.js'
 import { Collection } from './collection.js'
 import { LiveSums } from './liveSums.js'
@@ -89,7 +90,7 @@ export class TenantState implements DisplayContext {
 
   collection(type: string): Collection {
     const collection = this.collections.get(type)
-    assert(collection !== undefined, `tenant has no collection ${type}`)
+    if (collection === undefined) assertionFailed(`tenant has no collection ${type}`)
     return collection
   }
 
@@ -103,10 +104,13 @@ export class TenantState implements DisplayContext {
     return rec === undefined ? '' : resourceByType(type).displayName(rec, this)
   }
 
-  /** Applies one logged entry: the state moves to `seq`. */
+  /**
+   * Applies one logged entry, as decoded from the log: the state moves to
+   * `seq`. Its records are first put in their declaration's shape (inRecordShape).
+   */
   applyEntry(seq: number, entry: LogEntry): void {
-    assert(seq === this.seq + 1, `tenant ${this.tenant}: entry ${seq} applied after ${this.seq}`)
-    for (const op of entry.ops) this.applyOp(op)
+    if (seq !== this.seq + 1) assertionFailed(`tenant ${this.tenant}: entry ${seq} applied after ${this.seq}`)
+    for (const op of entry.ops) this.applyOp(op.op === 'put' ? { op: 'put', type: op.type, rec: inRecordShape(this.collection(op.type).decl, op.rec) } : op)
     this.seq = seq
   }
 
@@ -120,7 +124,7 @@ export class TenantState implements DisplayContext {
       return before === undefined ? { op: 'del', type: op.type, id: op.rec.id } : { op: 'put', type: op.type, rec: before }
     }
     const before = collection.remove(op.id)
-    assert(before !== undefined, `tenant ${this.tenant}: del of missing ${op.type} ${op.id}`)
+    if (before === undefined) assertionFailed(`tenant ${this.tenant}: del of missing ${op.type} ${op.id}`)
     this.notify(op.type, before, undefined)
     return { op: 'put', type: op.type, rec: before }
   }

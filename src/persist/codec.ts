@@ -8,15 +8,17 @@
 import { Packr } from 'msgpackr'
 import type { LogEntry } from '../engine/logEntry.js'
 
-const logPackr = new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false })
+// copyBuffers: a decoded binary value is a copy, never a view of the buffer it came from (which lmdb-js reuses).
+const logPackr = new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false, copyBuffers: true })
 const snapshotPackr = new Packr({ useRecords: true, mapsAsObjects: true, moreTypes: false })
 
 export function encodeLogEntry(entry: LogEntry): Buffer {
   return logPackr.pack(entry)
 }
 
-export function decodeLogEntry(bytes: Uint8Array): LogEntry {
-  const entry = logPackr.unpack(bytes) as LogEntry
+/** Decodes bytes[0, end); `end` lets lmdb-js hand over its shared read buffer without a copy (logStore.ts). */
+export function decodeLogEntry(bytes: Uint8Array, end = bytes.length): LogEntry {
+  const entry = logPackr.unpack(bytes, end) as LogEntry
   if (typeof entry !== 'object' || entry === null || !Array.isArray(entry.ops) || typeof entry.at !== 'number') {
     throw new Error('not a log entry')
   }
