@@ -106,13 +106,13 @@ export function errorBody(error: ApiError): Record<string, unknown> {
 
 /** The error body for XML: a list inside an object needs an element per item to survive (an empty one would vanish). */
 function xmlErrorBody(error: ApiError): Record<string, unknown> {
-  return { ...errorBody(error), constraintViolations: { constraintViolation: error.constraintViolations } }
+  return Object.assign({}, errorBody(error), { constraintViolations: { constraintViolation: error.constraintViolations } })
 }
 
 /** Every error answer, in the format, JSONP callback and status handling the request asked for. */
 export function errorResponse(request: RequestHead, error: ApiError): ApiResponse {
   const body = formatOf(request) === 'xml' ? xmlErrorBody(error) : errorBody(error)
-  return { ...dataResponse(request, body, { root: 'error' }, error.status, error.headers), error }
+  return Object.assign(dataResponse(request, body, { root: 'error' }, error.status, error.headers), { error })
 }
 
 /** An error for a caller that asks for no format (the admin listener). */

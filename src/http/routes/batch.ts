@@ -161,7 +161,7 @@ export async function runBatch(call: Call): Promise<ApiResponse> {
       } catch (error) {
         if (!(error instanceof ApiError)) throw error
         // Refused before routing, like a lone request with a bad path: a JSON error body with its Content-Type.
-        return { ...plainErrorResponse(error), error }
+        return plainErrorResponse(error)
       }
       const savepoint = tx.savepoint()
       const response = await route(call.services, request, access)

@@ -53,7 +53,10 @@ function timeRecordValues(impulse: Rec, now: number): Record<string, unknown> {
   for (const name of COPIED_FIELDS) values[name] = impulse[name]
   const start = impulse.start as number
   const stop = Math.max(now, start)
-  return { ...values, start, stop, duration: stop - start }
+  values.start = start
+  values.stop = stop
+  values.duration = stop - start
+  return values
 }
 
 const stop: ResourceAction = {

@@ -54,8 +54,7 @@ function dropConfirmationsOf(tx: WriteTx, userId: string): void {
 /** Replaces the user's pending confirmation (one per user) with a new one. */
 function putConfirmation(tx: WriteTx, userId: string, confirmationId: string, lifetimeMs: number, keepTokenId: string | null): void {
   dropConfirmationsOf(tx, userId)
-  const base = { version: 1, createdAt: tx.now, updatedAt: tx.now, trashItem: null }
-  tx.put(CONFIRMATION, { ...base, id: secretId(confirmationId), user: userId, expiresAt: tx.now + lifetimeMs, keepTokenId })
+  tx.put(CONFIRMATION, { id: secretId(confirmationId), version: 1, createdAt: tx.now, updatedAt: tx.now, trashItem: null, user: userId, expiresAt: tx.now + lifetimeMs, keepTokenId })
 }
 
 function mayChangePassword(user: Rec | undefined): user is Rec {

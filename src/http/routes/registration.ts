@@ -96,8 +96,8 @@ export async function signUp(call: Call): Promise<ApiResponse> {
   const accountValues = readFields(Account, body.account, source, false)
   const passwordHash = await hashPassword(password, call.services.config.scryptCost)
   const accountId = await call.services.registry.create(urlPrefix, (tx) => {
-    const owner = insertRecord(tx, User, { ...ownerValues, email, password: passwordHash, admin: true, active: true, confirmed: false })
-    const account = insertRecord(tx, Account, { ...accountValues, urlPrefix, owner: owner.id, confirmed: false, docNumberSequence: 0 })
+    const owner = insertRecord(tx, User, Object.assign({}, ownerValues, { email, password: passwordHash, admin: true, active: true, confirmed: false }))
+    const account = insertRecord(tx, Account, Object.assign({}, accountValues, { urlPrefix, owner: owner.id, confirmed: false, docNumberSequence: 0 }))
     return account.id
   })
   return dataResponse(call.request, { id: accountId }, { root: 'account' }, 201)

@@ -49,9 +49,9 @@ export async function createSecretKey(call: Call): Promise<ApiResponse> {
   const chosen = chosenFields(call, decl)
   const key = newSecretKey()
   return tenant.write((tx) => {
-    const rec = insertRecord(tx, decl, { ...chosen, id: secretKeyId(key), user: principal.userId }, principal)
+    const rec = insertRecord(tx, decl, Object.assign({}, chosen, { id: secretKeyId(key), user: principal.userId }), principal)
     const out = renderRecord(decl, rec, tx.state, { noExpand: queryFlag(call.request, 'no_expand') })
-    return dataResponse(call.request, { ...out, secretKey: key }, { root: decl.xmlItemName }, 201)
+    return dataResponse(call.request, Object.assign({}, out, { secretKey: key }), { root: decl.xmlItemName }, 201)
   })
 }
 

@@ -4,6 +4,7 @@
  * before the write and returned to the caller only.
  */
 import { newToken, secretId } from '../../domain/credentials.js'
+import type { Rec } from '../../domain/schema.js'
 import type { WriteTx } from '../../engine/writeTx.js'
 import { OutDate } from '../../domain/values.js'
 
@@ -20,9 +21,9 @@ export function issueTokens(tx: WriteTx, userId: string, accessLifetimeMs: numbe
   const accessId = secretId(token)
   const expiresAt = tx.now + accessLifetimeMs
   const refreshExpiresAt = tx.now + refreshLifetimeMs
-  const base = { version: 1, createdAt: tx.now, updatedAt: tx.now, trashItem: null, user: userId }
-  tx.put('AuthToken', { ...base, id: accessId, kind: 'access', expiresAt, pairId: null })
-  tx.put('AuthToken', { ...base, id: secretId(refreshToken), kind: 'refresh', expiresAt: refreshExpiresAt, pairId: accessId })
+  const authToken = (id: string, kind: string, until: number, pairId: string | null): Rec => ({ id, version: 1, createdAt: tx.now, updatedAt: tx.now, trashItem: null, user: userId, kind, expiresAt: until, pairId })
+  tx.put('AuthToken', authToken(accessId, 'access', expiresAt, null))
+  tx.put('AuthToken', authToken(secretId(refreshToken), 'refresh', refreshExpiresAt, accessId))
   return { token, expiration: new OutDate(expiresAt), refreshToken, refreshExpiration: new OutDate(refreshExpiresAt) }
 }
 
