@@ -37,7 +37,7 @@ t.test('time records created with and without options, and login tokens, share o
   const { token, email, password } = await server.client.createTenant('acme')
   for (let index = 0; index < 40; index += 1) {
     const body = index % 2 === 0 ? { duration: index * 1000, description: `r${index}` } : { start: '2026-01-01T09:00:00Z', stop: '2026-01-01T10:00:00Z', billable: true }
-    const query = index % 3 === 0 ? { token, calculate_price: 'true' } : { token }
+    const query: Record<string, string> = index % 3 === 0 ? { token, calculate_price: 'true' } : { token }
     const created = await server.client.request('POST', '/v1/time/timerecords', { tenant: 'acme', query, body })
     t.equal(created.status, 201, `record ${index} created`)
   }
