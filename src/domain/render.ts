@@ -114,6 +114,7 @@ export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayConte
 
 /** The records of one list answer, each referenced object rendered once for all rows (a single row needs no memo). */
 export function renderList(decl: ResourceDecl, recs: readonly Rec[], context: DisplayContext, options: RenderOptions): OutObject[] {
-  const shared: RenderOptions = recs.length < 2 ? options : { ...options, references: { embedded: new Map(), stubs: new Map() } }
+  // Object.assign, not a spread that adds `references`: see the note on spreads in records.ts.
+  const shared: RenderOptions = recs.length < 2 ? options : Object.assign({}, options, { references: { embedded: new Map(), stubs: new Map() } })
   return recs.map((rec) => renderRecord(decl, rec, context, shared))
 }
