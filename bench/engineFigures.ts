@@ -12,14 +12,21 @@
  *               (plus write, fsync, rename, log prune), and the file size
  *   writes      REPLAY_ENTRIES single-record writes through actor.write,
  *               issued BURST per event-loop turn (group commit), durable
- *   replay      recovery again: the snapshot, then those REPLAY_ENTRIES log
- *               entries; the rate is counted from the first progress report
- *               (10,000 entries in) to the end, so the snapshot load is excluded
+ *   replay      recovery again, in a new process as after a restart (this
+ *               one has built time records already, which changes how V8
+ *               shapes the decoded ones; records.ts inRecordShape): the
+ *               snapshot, then those REPLAY_ENTRIES log entries; the rate is
+ *               counted from the first progress report (10,000 entries in) to
+ *               the end, so the snapshot load is excluded
  *
  *   node --expose-gc dist/bench/engineFigures.js --records 1000000 [--replay 200000]
- * prints one line `ENGINE_FIGURES <json>` at the end.
+ * prints one line `ENGINE_FIGURES <json>` at the end. The replay runs as
+ *   node dist/bench/engineFigures.js --replay-of <data dir> --tenant <name>
+ * which prints one line `REPLAY_FIGURES <json>`.
  */
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../src/config.js'
 import { insertRecord } from '../src/domain/records.js'
 import { TimeRecord } from '../src/domain/resources/timeRecord.js'
@@ -83,7 +90,13 @@ async function writeSingles(actor: TenantActor, fixture: FixtureInfo, count: num
   return count / ((performance.now() - started) / 1000)
 }
 
-function timedReplay(tenant: string, dataDir: string, store: LogStore): { replayed: number; replayMs: number; totalMs: number } {
+interface ReplayFigures {
+  replayed: number
+  replayMs: number
+  totalMs: number
+}
+
+function timedReplay(tenant: string, dataDir: string, store: LogStore): ReplayFigures {
   const started = performance.now()
   let firstProgressAt: number | null = null
   let firstProgressCount = 0
@@ -99,12 +112,22 @@ function timedReplay(tenant: string, dataDir: string, store: LogStore): { replay
   return { replayed: report.replayedEntries - firstProgressCount, replayMs: ended - from, totalMs: ended - started }
 }
 
+/** timedReplay in a new process, on the data dir as this one left it (its log store closed). */
+function replayInNewProcess(tenant: string, dataDir: string): ReplayFigures {
+  const script = fileURLToPath(import.meta.url)
+  const stdout = execFileSync(process.execPath, [script, '--replay-of', dataDir, '--tenant', tenant], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 })
+  const line = stdout.split('\n').find((text) => text.startsWith('REPLAY_FIGURES '))
+  if (line === undefined) throw new Error(`the replay printed no figures:\n${stdout}`)
+  return JSON.parse(line.slice('REPLAY_FIGURES '.length)) as ReplayFigures
+}
+
 export async function measureEngineFigures(records: number, replayEntries: number): Promise<EngineFigures> {
   const fixture = readFixtureInfo(records)
   if (fixture === null) throw new Error(`no fixture with ${records} records; run npm run bench:generate -- --records ${records}`)
   const dataDir = copyFixture(records, 'engine')
   const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: 'unused', QUIET: '1', SNAPSHOT_EVERY_COMMANDS: '1000000000', SNAPSHOT_EVERY_LOG_BYTES: '1000000000000' })
   const store = LogStore.open(dataDir, config.lmdbMapSizeBytes)
+  let storeOpen = true
   try {
     const decodedRecordBytesPerRecord = decodedRecordBytes(dataDir, fixture.tenant, records)
     const registry = new TenantRegistry(config, store)
@@ -121,7 +144,9 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
     const snapshot = await pending
 
     const writesPerSecond = await writeSingles(actor, fixture, replayEntries)
-    const replay = timedReplay(fixture.tenant, dataDir, store)
+    await store.close()
+    storeOpen = false
+    const replay = replayInNewProcess(fixture.tenant, dataDir)
     return {
       records,
       recoveryMs,
@@ -138,9 +163,14 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
       recoveryWithLogMs: replay.totalMs,
     }
   } finally {
-    await store.close()
+    if (storeOpen) await store.close()
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
+}
+
+function textFlag(argv: readonly string[], name: string): string | undefined {
+  const index = argv.indexOf(`--${name}`)
+  return index < 0 ? undefined : argv[index + 1]
 }
 
 function flag(argv: readonly string[], name: string, fallback: number): number {
@@ -152,6 +182,19 @@ function flag(argv: readonly string[], name: string, fallback: number): number {
 
 if (process.argv[1]?.endsWith('engineFigures.js') === true) {
   const argv = process.argv.slice(2)
-  const figures = await measureEngineFigures(flag(argv, 'records', 1_000_000), flag(argv, 'replay', 200_000))
-  console.log(`ENGINE_FIGURES ${JSON.stringify(figures)}`)
+  const replayOf = textFlag(argv, 'replay-of')
+  if (replayOf !== undefined) {
+    const tenant = textFlag(argv, 'tenant')
+    if (tenant === undefined) throw new Error('--replay-of needs --tenant')
+    const config = loadConfig({ DATA_DIR: replayOf, API_KEYS: 'unused', QUIET: '1' })
+    const store = LogStore.open(replayOf, config.lmdbMapSizeBytes)
+    try {
+      console.log(`REPLAY_FIGURES ${JSON.stringify(timedReplay(tenant, replayOf, store))}`)
+    } finally {
+      await store.close()
+    }
+  } else {
+    const figures = await measureEngineFigures(flag(argv, 'records', 1_000_000), flag(argv, 'replay', 200_000))
+    console.log(`ENGINE_FIGURES ${JSON.stringify(figures)}`)
+  }
 }

@@ -112,7 +112,7 @@ function engineRows(report: RunReport): string[][] {
     rows.push(['snapshot: synchronous part (collect + encode + hash; blocks the event loop)', `${n0(engine.snapshotSyncMs)} ms`])
     rows.push(['snapshot: total (plus write, fsync, rename, prune) / size', `${n0(engine.snapshotTotalMs)} ms / ${mb(engine.snapshotBytes)}`])
     rows.push([`in-process durable single-record writes (${n0(engine.writeEntries)}, group commit)`, `${n0(engine.writesPerSecond)} /s`])
-    rows.push([`log replay (${n0(engine.replayEntries)} single-record entries after the snapshot)`, `${n0(engine.replayPerSecond)} commands/s`])
+    rows.push([`log replay (${n0(engine.replayEntries)} single-record entries after the snapshot; a new process, as after a restart)`, `${n0(engine.replayPerSecond)} commands/s`])
     rows.push(['recovery: snapshot + those log entries', `${n0(engine.recoveryWithLogMs)} ms`])
   }
   const batch = report.batchVsSingle
