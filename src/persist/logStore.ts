@@ -51,9 +51,10 @@ class UndecodableEntry {
 
 const logEntryDecoder = {
   encode: encodeLogEntry,
-  decode(bytes: Uint8Array, end?: number): LogEntry | UndecodableEntry {
+  /** lmdb-js passes the value's length when iterating, and a get's options (usually none) on a get. */
+  decode(bytes: Uint8Array, endOrOptions?: unknown): LogEntry | UndecodableEntry {
     try {
-      return decodeLogEntry(bytes, end)
+      return decodeLogEntry(bytes, typeof endOrOptions === 'number' ? endOrOptions : bytes.length)
     } catch (error) {
       return new UndecodableEntry(error)
     }
