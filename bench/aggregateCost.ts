@@ -22,6 +22,7 @@ import type { Rec } from '../src/domain/schema.js'
 import { TextPool } from '../src/engine/textPool.js'
 import { TenantState } from '../src/engine/tenantState.js'
 import { listSnapshots, readSnapshotFile } from '../src/persist/snapshotFile.js'
+import { positiveIntegerOption } from './cliOptions.js'
 import { fixtureDataDir, readFixtureInfo } from './fixture.js'
 
 const TIME_RECORD = 'TimeRecord'
@@ -83,14 +84,7 @@ export function measureAggregateCost(records: number, applyCount: number): Aggre
   }
 }
 
-function flag(argv: readonly string[], name: string, fallback: number): number {
-  const index = argv.indexOf(`--${name}`)
-  const value = index < 0 ? fallback : Number(argv[index + 1])
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
-  return value
-}
-
 if (process.argv[1]?.endsWith('aggregateCost.js') === true) {
   const argv = process.argv.slice(2)
-  console.log(`AGGREGATE_COST ${JSON.stringify(measureAggregateCost(flag(argv, 'records', 1_000_000), flag(argv, 'apply', 200_000)))}`)
+  console.log(`AGGREGATE_COST ${JSON.stringify(measureAggregateCost(positiveIntegerOption(argv, 'records', 1_000_000), positiveIntegerOption(argv, 'apply', 200_000)))}`)
 }

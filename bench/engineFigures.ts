@@ -35,8 +35,10 @@ import { TenantRegistry } from '../src/engine/tenantRegistry.js'
 import { LogStore } from '../src/persist/logStore.js'
 import { recoverTenant } from '../src/persist/recovery.js'
 import { listSnapshots, readSnapshotFile } from '../src/persist/snapshotFile.js'
+import { positiveIntegerOption, textOption } from './cliOptions.js'
 import { seededRandom, timeRecordValues, type ProjectRef } from './dataset.js'
 import { copyFixture, readFixtureInfo, type FixtureInfo } from './fixture.js'
+import { NO_AUTO_SNAPSHOTS } from './serverProcess.js'
 
 const BURST = 2_000
 
@@ -125,7 +127,7 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
   const fixture = readFixtureInfo(records)
   if (fixture === null) throw new Error(`no fixture with ${records} records; run npm run bench:generate -- --records ${records}`)
   const dataDir = copyFixture(records, 'engine')
-  const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: 'unused', QUIET: '1', SNAPSHOT_EVERY_COMMANDS: '1000000000', SNAPSHOT_EVERY_LOG_BYTES: '1000000000000' })
+  const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: 'unused', QUIET: '1', ...NO_AUTO_SNAPSHOTS })
   const store = LogStore.open(dataDir, config.lmdbMapSizeBytes)
   let storeOpen = true
   try {
@@ -168,23 +170,11 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
   }
 }
 
-function textFlag(argv: readonly string[], name: string): string | undefined {
-  const index = argv.indexOf(`--${name}`)
-  return index < 0 ? undefined : argv[index + 1]
-}
-
-function flag(argv: readonly string[], name: string, fallback: number): number {
-  const index = argv.indexOf(`--${name}`)
-  const value = index < 0 ? fallback : Number(argv[index + 1])
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
-  return value
-}
-
 if (process.argv[1]?.endsWith('engineFigures.js') === true) {
   const argv = process.argv.slice(2)
-  const replayOf = textFlag(argv, 'replay-of')
+  const replayOf = textOption(argv, 'replay-of')
   if (replayOf !== undefined) {
-    const tenant = textFlag(argv, 'tenant')
+    const tenant = textOption(argv, 'tenant')
     if (tenant === undefined) throw new Error('--replay-of needs --tenant')
     const config = loadConfig({ DATA_DIR: replayOf, API_KEYS: 'unused', QUIET: '1' })
     const store = LogStore.open(replayOf, config.lmdbMapSizeBytes)
@@ -194,7 +184,7 @@ if (process.argv[1]?.endsWith('engineFigures.js') === true) {
       await store.close()
     }
   } else {
-    const figures = await measureEngineFigures(flag(argv, 'records', 1_000_000), flag(argv, 'replay', 200_000))
+    const figures = await measureEngineFigures(positiveIntegerOption(argv, 'records', 1_000_000), positiveIntegerOption(argv, 'replay', 200_000))
     console.log(`ENGINE_FIGURES ${JSON.stringify(figures)}`)
   }
 }

@@ -14,19 +14,14 @@
  */
 import fs from 'node:fs'
 import net from 'node:net'
+import { positiveIntegerOption, textOption } from './cliOptions.js'
 import { copyFixture, readFixtureInfo } from './fixture.js'
-import { basicAuth, BenchClient, withQuery } from './httpClient.js'
+import { BenchClient } from './httpClient.js'
 import { runLoad } from './loadgen.js'
-import { scenarioContext, SCENARIOS } from './scenarios.js'
-import { BENCH_API_KEY, startServer } from './serverProcess.js'
+import { ownerLogin, scenarioContext, SCENARIOS } from './scenarios.js'
+import { NO_AUTO_SNAPSHOTS, startServer } from './serverProcess.js'
 
 const ADMIN_KEY = 'latency-split-admin-key'
-const NO_AUTO_SNAPSHOTS = { SNAPSHOT_EVERY_COMMANDS: '1000000000', SNAPSHOT_EVERY_LOG_BYTES: '1000000000000' }
-
-function option(argv: readonly string[], name: string, fallback: string): string {
-  const index = argv.indexOf(`--${name}`)
-  return index < 0 ? fallback : (argv[index + 1] ?? fallback)
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -62,11 +57,11 @@ function roundFigures(before: Map<number, number>, after: Map<number, number>, s
 }
 
 const argv = process.argv.slice(2)
-const scenarioName = option(argv, 'scenario', 'post')
-const records = Number(option(argv, 'records', '1000000'))
-const rounds = Number(option(argv, 'rounds', '6'))
-const durationSeconds = Number(option(argv, 'duration', '5'))
-const connections = Number(option(argv, 'connections', '50'))
+const scenarioName = textOption(argv, 'scenario') ?? 'post'
+const records = positiveIntegerOption(argv, 'records', 1_000_000)
+const rounds = positiveIntegerOption(argv, 'rounds', 6)
+const durationSeconds = positiveIntegerOption(argv, 'duration', 5)
+const connections = positiveIntegerOption(argv, 'connections', 50)
 const scenario = SCENARIOS.find((candidate) => candidate.name === scenarioName)
 if (scenario === undefined) throw new Error(`unknown scenario '${scenarioName}'`)
 const fixture = readFixtureInfo(records)
@@ -77,12 +72,9 @@ const adminPort = await freePort()
 const server = await startServer({ dataDir, env: { ...NO_AUTO_SNAPSHOTS, ADMIN_PORT: String(adminPort), ADMIN_KEY } })
 try {
   const client = new BenchClient(server.port)
-  const login = await client.expect(200, 'GET', withQuery('/v1/auth/login', { apikey: BENCH_API_KEY }), {
-    tenant: fixture.tenant,
-    headers: { authorization: basicAuth(fixture.ownerEmail, fixture.ownerPassword) },
-  })
+  const { token } = await ownerLogin(client, fixture)
   client.close()
-  const request = scenario.request(scenarioContext(server.port, login.json.token as string, fixture))
+  const request = scenario.request(scenarioContext(server.port, token, fixture))
   const load = {
     url: `http://127.0.0.1:${server.port}${request.path}`,
     method: request.method,

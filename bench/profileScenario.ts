@@ -21,31 +21,26 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../src/config.js'
 import { startService } from '../src/service.js'
 import { copyFixture, readFixtureInfo } from './fixture.js'
-import { basicAuth, BenchClient, withQuery } from './httpClient.js'
+import { textOption } from './cliOptions.js'
+import { BenchClient } from './httpClient.js'
 import { runLoad, wrkAvailable, type LoadOptions, type LoadTool } from './loadgen.js'
 import { summarizeProfile } from './profileSummary.js'
-import { scenarioContext, SCENARIOS, type ScenarioContext } from './scenarios.js'
-import { BENCH_API_KEY, serverEnv } from './serverProcess.js'
+import { ownerLogin, scenarioContext, SCENARIOS, type ScenarioContext } from './scenarios.js'
+import { NO_AUTO_SNAPSHOTS, serverEnv } from './serverProcess.js'
 import { serverTimeSpecs } from './serverTimes.js'
 
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url))
-const NO_AUTO_SNAPSHOTS = { SNAPSHOT_EVERY_COMMANDS: '1000000000', SNAPSHOT_EVERY_LOG_BYTES: '1000000000000' }
-
-function option(argv: readonly string[], name: string): string | undefined {
-  const index = argv.indexOf(`--${name}`)
-  return index < 0 ? undefined : argv[index + 1]
-}
 
 /** The load to profile: a scenario at `connections`, or a server-time query on one connection. */
 function loadFor(argv: readonly string[], context: ScenarioContext, connections: number, tool: LoadTool): { name: string; load: Omit<LoadOptions, 'durationSeconds'> } {
   const url = (requestPath: string) => `http://127.0.0.1:${context.port}${requestPath}`
-  const queryName = option(argv, 'query')
+  const queryName = textOption(argv, 'query')
   if (queryName !== undefined) {
     const spec = serverTimeSpecs(context).find((candidate) => candidate.name === queryName)
     if (spec === undefined) throw new Error(`unknown query; queries: ${serverTimeSpecs(context).map((candidate) => candidate.name).join(', ')}`)
     return { name: queryName, load: { url: url(spec.path), method: 'GET', headers: { Host: `${context.fixture.tenant}.localhost:${context.port}` }, connections: 1, tool } }
   }
-  const scenarioName = option(argv, 'scenario') ?? 'project'
+  const scenarioName = textOption(argv, 'scenario') ?? 'project'
   const scenario = SCENARIOS.find((candidate) => candidate.name === scenarioName)
   if (scenario === undefined) throw new Error(`unknown scenario; scenarios: ${SCENARIOS.map((candidate) => candidate.name).join(', ')}`)
   const request = scenario.request(context)
@@ -71,21 +66,19 @@ function printSummary(file: string): void {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const records = Number(option(argv, 'records') ?? 1_000_000)
-  const durationSeconds = Number(option(argv, 'duration') ?? 5)
-  const connections = Number(option(argv, 'connections') ?? 50)
-  const tool = (option(argv, 'tool') ?? (wrkAvailable() ? 'wrk' : 'autocannon')) as LoadTool
+  const records = Number(textOption(argv, 'records') ?? 1_000_000)
+  const durationSeconds = Number(textOption(argv, 'duration') ?? 5)
+  const connections = Number(textOption(argv, 'connections') ?? 50)
+  const tool = (textOption(argv, 'tool') ?? (wrkAvailable() ? 'wrk' : 'autocannon')) as LoadTool
   const fixture = readFixtureInfo(records)
   if (fixture === null) throw new Error(`no fixture with ${records} records; run npm run bench:generate -- --records ${records}`)
   const dataDir = copyFixture(records, 'profile')
   try {
     const service = await startService(loadConfig(serverEnv(dataDir, NO_AUTO_SNAPSHOTS)))
     const client = new BenchClient(service.port)
-    const login = await client.expect(200, 'GET', withQuery('/v1/auth/login', { apikey: BENCH_API_KEY }), {
-      tenant: fixture.tenant, headers: { authorization: basicAuth(fixture.ownerEmail, fixture.ownerPassword) },
-    })
+    const { token } = await ownerLogin(client, fixture)
     client.close()
-    const context = scenarioContext(service.port, login.json.token as string, fixture)
+    const context = scenarioContext(service.port, token, fixture)
     const { name, load } = loadFor(argv, context, connections, tool)
     await runLoad({ ...load, durationSeconds: 1 })
     const session = new Session()

@@ -32,14 +32,14 @@ import { measureBaselines, type BaselineReport } from './baselines.js'
 import type { EngineFigures } from './engineFigures.js'
 import { copyFixture, type FixtureInfo } from './fixture.js'
 import { DEFAULT_RECORDS, ensureFixture } from './generate.js'
-import { basicAuth, BenchClient, withQuery } from './httpClient.js'
+import { BenchClient } from './httpClient.js'
 import { runLoad, wrkAvailable, type LoadResult, type LoadTool } from './loadgen.js'
 import { withCpuPerRequest } from './processCpu.js'
 import { createSmallTenants, mixedDeck, runDeck } from './mixedLoad.js'
 import { summarizeProfile } from './profileSummary.js'
 import { markdownReport, type RunReport, type ScenarioResult, type ServerFigures } from './runReport.js'
-import { scenarioContext, SCENARIO_NAMES, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js'
-import { startServer, BENCH_API_KEY, type BenchServer } from './serverProcess.js'
+import { ownerLogin, scenarioContext, SCENARIO_NAMES, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js'
+import { NO_AUTO_SNAPSHOTS, startServer, type BenchServer } from './serverProcess.js'
 import { measureBatchVsSingle, measureServerTimes } from './serverTimes.js'
 import { evaluateTargets } from './targets.js'
 
@@ -51,7 +51,6 @@ const MIXED_TENANTS = 100
  * the 50,000-command mark would measure that work instead of its own path.
  * The snapshot is measured on its own (engineFigures.ts).
  */
-const NO_AUTO_SNAPSHOTS = { SNAPSHOT_EVERY_COMMANDS: '1000000000', SNAPSHOT_EVERY_LOG_BYTES: '1000000000000' }
 const SKIPPABLE = ['baselines', 'times', 'batch', 'engine', 'memory']
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url))
 
@@ -145,14 +144,6 @@ async function measureEmptyServer(): Promise<{ startupMs: number; rssBytes: numb
   }
 }
 
-async function login(client: BenchClient, fixture: FixtureInfo): Promise<{ token: string; ms: number }> {
-  const response = await client.expect(200, 'GET', withQuery('/v1/auth/login', { apikey: BENCH_API_KEY }), {
-    tenant: fixture.tenant,
-    headers: { authorization: basicAuth(fixture.ownerEmail, fixture.ownerPassword) },
-  })
-  return { token: response.json.token as string, ms: response.ms }
-}
-
 async function checkOnce(port: number, request: ReturnType<Scenario['request']>): Promise<void> {
   const client = new BenchClient(port)
   try {
@@ -240,7 +231,7 @@ async function runAgainstServer(
     server = await startServer({ dataDir, env, ...(profileDir === null ? {} : { cpuProfileDir: profileDir }) })
     const port = server.port
     const client = new BenchClient(port)
-    const first = await login(client, fixture)
+    const first = await ownerLogin(client, fixture)
     client.close()
     log(`listening after ${server.startupMs.toFixed(0)} ms; first login (activates the tenant) ${first.ms.toFixed(0)} ms`)
     const context = scenarioContext(port, first.token, fixture)

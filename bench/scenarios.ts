@@ -11,10 +11,19 @@
  * The mixed workload over 100 tenants is built in mixedLoad.ts.
  */
 import type { FixtureInfo, FixtureProject } from './fixture.js'
-import { basicAuth, hostOf, withQuery } from './httpClient.js'
+import { basicAuth, hostOf, withQuery, type BenchClient } from './httpClient.js'
 import { BENCH_API_KEY } from './serverProcess.js'
 
 export type ScenarioKind = 'read' | 'write'
+
+/** Logs the fixture's owner in (the first request activates the tenant): the token for the scenarios, and how long it took. */
+export async function ownerLogin(client: BenchClient, fixture: FixtureInfo): Promise<{ token: string; ms: number }> {
+  const response = await client.expect(200, 'GET', withQuery('/v1/auth/login', { apikey: BENCH_API_KEY }), {
+    tenant: fixture.tenant,
+    headers: { authorization: basicAuth(fixture.ownerEmail, fixture.ownerPassword) },
+  })
+  return { token: response.json.token as string, ms: response.ms }
+}
 
 export interface ScenarioContext {
   port: number

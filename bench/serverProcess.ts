@@ -35,6 +35,9 @@ export interface BenchServer {
   stop(timeoutMs?: number): Promise<void>
 }
 
+/** Server settings that turn automatic snapshots off, so that none lands in the middle of a measurement. */
+export const NO_AUTO_SNAPSHOTS: Readonly<Record<string, string>> = { SNAPSHOT_EVERY_COMMANDS: '1000000000', SNAPSHOT_EVERY_LOG_BYTES: '1000000000000' }
+
 export function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   return { PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEYS: BENCH_API_KEY, RATE_LIMIT_REQUESTS: '0', QUIET: '1', ...extra }
 }

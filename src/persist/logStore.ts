@@ -50,6 +50,8 @@ class UndecodableEntry {
 }
 
 const logEntryDecoder = {
+  // Never used to write (appends go through `log`), but lmdb-js takes an encoder without `encode` for options
+  // of its own msgpack encoder, and would decode with that instead.
   encode: encodeLogEntry,
   /** lmdb-js passes the value's length when iterating, and a get's options (usually none) on a get. */
   decode(bytes: Uint8Array, endOrOptions?: unknown): LogEntry | UndecodableEntry {
