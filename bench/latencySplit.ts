@@ -13,26 +13,14 @@
  *        [--rounds 6] [--duration 5] [--connections 50]
  */
 import fs from 'node:fs'
-import net from 'node:net'
 import { positiveIntegerOption, textOption } from './cliOptions.js'
 import { copyFixture, readFixtureInfo } from './fixture.js'
 import { BenchClient } from './httpClient.js'
-import { runLoad } from './loadgen.js'
+import { freePort, runLoad } from './loadgen.js'
 import { ownerLogin, scenarioContext, SCENARIOS } from './scenarios.js'
 import { NO_AUTO_SNAPSHOTS, startServer } from './serverProcess.js'
 
 const ADMIN_KEY = 'latency-split-admin-key'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
-}
 
 /** Cumulative bucket counts (le → count) of one histogram family, summed over the series whose labels contain `filter`. */
 function buckets(metrics: string, family: string, filter: string): Map<number, number> {
