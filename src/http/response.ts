@@ -7,11 +7,14 @@
  * before the request is routed (unknown host or path, a body over the
  * limit) is written in the format the request asked for, like any other.
  * In XML the error's `constraintViolations` is one element with a
- * `constraintViolation` child per violation (empty when none).
+ * `constraintViolation` child per violation (empty when none). A JSON list
+ * is serialized a chunk of elements at a time, straight to bytes
+ * (jsonArrayBytes.ts says why).
  */
 import { XMLBuilder } from 'fast-xml-parser'
 import { ApiError, ERROR_CATALOGUE } from '../domain/errors.js'
 import { OutDate } from '../domain/values.js'
+import { jsonArrayBytes } from './jsonArrayBytes.js'
 import type { ApiRequest } from './request.js'
 
 export interface ApiResponse {
@@ -78,15 +81,15 @@ export function dataResponse(request: RequestHead, data: unknown, names: XmlName
   if (format === 'xml') {
     return { status: statusFor(request, status), headers: { 'Content-Type': 'application/xml; charset=utf-8', ...headers }, body: renderXml(data, names) }
   }
-  const json = JSON.stringify(data)
   if (format === 'jsonp') {
     const callback = request.query.get('callback') ?? ''
     if (!CALLBACK_NAME.test(callback) || callback.length > 128) {
       return errorResponse({ ...request, jsonpSuffix: false }, new ApiError('TL01-1105', 'callback must be a JavaScript identifier'))
     }
-    return { status: statusFor(request, status), headers: { 'Content-Type': 'application/javascript; charset=utf-8', ...headers }, body: `${callback}(${json});` }
+    return { status: statusFor(request, status), headers: { 'Content-Type': 'application/javascript; charset=utf-8', ...headers }, body: `${callback}(${JSON.stringify(data)});` }
   }
-  return { status: statusFor(request, status), headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body: json }
+  const body = Array.isArray(data) ? jsonArrayBytes(data) : JSON.stringify(data)
+  return { status: statusFor(request, status), headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body }
 }
 
 export function textResponse(request: RequestHead, text: string, contentType = 'text/plain; charset=utf-8'): ApiResponse {

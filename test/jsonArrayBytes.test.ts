@@ -1,0 +1,60 @@
+/*
+ * jsonArrayBytes writes a list answer a chunk at a time into a scratch
+ * buffer. Its bytes must be exactly `Buffer.from(JSON.stringify(list))`:
+ * for empty and one-element lists, for values JSON turns into null, for
+ * text that UTF-8 needs two, three and four bytes for, for objects with
+ * toJSON, for lists much longer than one chunk, for elements larger than
+ * the scratch buffer, and for an answer kept while the next one is built.
+ */
+import t from 'tap'
+import { jsonArrayBytes } from '../src/http/jsonArrayBytes.js'
+import { OutDate } from '../src/domain/values.js'
+
+function expected(items: readonly unknown[]): Buffer {
+  return Buffer.from(JSON.stringify(items))
+}
+
+function sameBytes(items: readonly unknown[], what: string): void {
+  t.ok(jsonArrayBytes(items).equals(expected(items)), what)
+}
+
+/** A record-like object of about `bytes` of JSON text, with text that needs 1 to 4 bytes per character in UTF-8. */
+function row(index: number, bytes = 300): Record<string, unknown> {
+  return {
+    id: `row-${index}`,
+    version: index,
+    description: `é€😀 "quoted" \\ \n ${'x'.repeat(Math.max(0, bytes - 100))}`,
+    done: index % 2 === 0,
+    price: index % 3 === 0 ? null : index / 7,
+    start: new OutDate(1_700_000_000_000 + index),
+    nested: { id: `n-${index % 5}`, name: 'Ünïcödé' },
+  }
+}
+
+t.test('small lists and values JSON turns into null', async () => {
+  sameBytes([], 'empty')
+  sameBytes([1], 'one number')
+  sameBytes(['a'], 'one string')
+  sameBytes([null, undefined, () => 1, Symbol('s'), Number.NaN, Infinity], 'values written as null')
+  sameBytes([[], {}, [[]], [{}]], 'empty nested lists and objects')
+  sameBytes([row(1)], 'one row')
+})
+
+t.test('lists of many chunks', async () => {
+  for (const [count, bytes] of [[100, 2800], [1000, 300], [5000, 40], [3, 100_000]] as const) {
+    sameBytes(Array.from({ length: count }, (_, index) => row(index, bytes)), `${count} rows of about ${bytes} B`)
+  }
+})
+
+t.test('an element larger than the scratch buffer, then small answers again', async () => {
+  sameBytes([row(1), row(2, 3_000_000), row(3)], 'a 3 MB element among small ones')
+  sameBytes(Array.from({ length: 400 }, (_, index) => row(index, 30_000)), 'a 12 MB answer (the scratch buffer grows past what it keeps)')
+  sameBytes(Array.from({ length: 100 }, (_, index) => row(index)), 'a small answer afterwards')
+})
+
+t.test('an answer is its own copy: building the next one does not change it', async () => {
+  const first = Array.from({ length: 200 }, (_, index) => row(index, 500))
+  const firstBytes = jsonArrayBytes(first)
+  jsonArrayBytes(Array.from({ length: 200 }, (_, index) => row(index + 1000, 700)))
+  t.ok(firstBytes.equals(expected(first)))
+})
