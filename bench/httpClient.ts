@@ -2,7 +2,8 @@
  * A small keep-alive HTTP client for the benchmark's setup and for the
  * single-connection measurements: every request goes to 127.0.0.1:<port>
  * with the tenant in the Host header (`<tenant>.localhost`), so no DNS is
- * involved, and comes back with its status, body and wall time in ms. One
+ * involved, and comes back with its status, body, wall time in ms and the
+ * server's own time from its `Server-Timing: app;dur=` header. One
  * BenchClient holds at most one socket (maxSockets 1), so requests issued
  * one after another reuse one connection and are never pipelined.
  */
@@ -13,7 +14,10 @@ export interface BenchResponse {
   text: string
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any
+  /** Wall time at the client: the server's time plus sending the answer. */
   ms: number
+  /** The server's time from its Server-Timing header (request in to answer ready), or null without one. */
+  serverMs: number | null
 }
 
 export interface BenchRequest {
@@ -32,6 +36,12 @@ export function withQuery(path: string, query: Record<string, string | number>):
     .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`)
     .join('&')
   return text === '' ? path : `${path}?${text}`
+}
+
+/** The duration of the `app` metric of a Server-Timing header, in ms. */
+function serverTimingMs(header: string | string[] | undefined): number | null {
+  const match = header === undefined ? null : /(?:^|,)\s*app;dur=([\d.]+)/.exec(String(header))
+  return match === null ? null : Number(match[1])
 }
 
 export class BenchClient {
@@ -60,7 +70,7 @@ export class BenchClient {
           } catch {
             json = undefined
           }
-          resolve({ status: response.statusCode ?? 0, text, json, ms })
+          resolve({ status: response.statusCode ?? 0, text, json, ms, serverMs: serverTimingMs(response.headers['server-timing']) })
         })
         response.on('error', reject)
       })

@@ -2,8 +2,9 @@
  * /metrics on the admin listener after real traffic: the text passes a strict
  * parser of the text format (helpers/prometheus.ts), every family the
  * issue lists is there with sane values, routes are patterns (never raw ids),
- * the mailbox depth sees a request waiting behind an exclusive job, and every
- * answer carries an X-Request-Id that a 5xx also names in its description.
+ * the mailbox depth sees a request waiting behind an exclusive job, every
+ * answer carries an X-Request-Id that a 5xx also names in its description,
+ * and a Server-Timing header with the server's time, waits included.
  */
 import t from 'tap'
 import { ApiError } from '../src/domain/errors.js'
@@ -129,6 +130,23 @@ t.test('mailbox depth counts requests waiting behind an exclusive job', async (t
   await held
   for (const answer of await Promise.all(waiting)) t.equal(answer.status, 200, 'the waiting requests are answered after the job')
   t.equal(samplesOf(await scrape(), 'timeledger_mailbox_waiting_requests')[0]?.value, 0)
+})
+
+t.test('Server-Timing on every answer: the time from the request to the answer, waits in the mailbox included', async (t) => {
+  const durationMs = (header: unknown) => Number(/^app;dur=(\d+\.\d{3})$/.exec(String(header))?.[1] ?? Number.NaN)
+  const quick = await acme.get('time/projects')
+  const refused = await client.request('GET', '/nowhere', { tenant: 'acme' })
+  t.ok(durationMs(quick.headers['server-timing']) >= 0, `an answer: ${String(quick.headers['server-timing'])}`)
+  t.ok(durationMs(refused.headers['server-timing']) >= 0, 'an answer refused before routing')
+
+  const actor = service.services.registry.get('acme')
+  if (actor === undefined) throw new Error('acme is not active')
+  const heldMs = 300
+  const held = actor.exclusive(() => new Promise<void>((resolve) => setTimeout(resolve, heldMs)))
+  const waited = await acme.get('time/projects')
+  await held
+  const waitedMs = durationMs(waited.headers['server-timing'])
+  t.ok(waitedMs >= heldMs * 0.9 && waitedMs < 10_000, `an answer that waited behind a ${heldMs} ms job took ${waitedMs} ms`)
 })
 
 t.test('X-Request-Id on every answer; every 5xx names it in its description', async (t) => {

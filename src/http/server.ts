@@ -12,7 +12,11 @@
  * router writes its errors.
  *
  * Each request is an Exchange: its id (sent as X-Request-Id), start time,
- * method, tenant and the route the router found. When the answer is
+ * method, tenant and the route the router found. Every answer says in a
+ * `Server-Timing: app;dur=<ms>` header how long the server took from the
+ * request's arrival to the answer being ready (for a read, including the
+ * wait for the log's flush), leaving out the sending: a client can tell
+ * the server's time from the network's. When the answer is
  * written (or found to have no client any more: status 499) the exchange
  * is counted once in the request metrics and, when on, logged as one line.
  */
@@ -76,6 +80,7 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
   res.cork(() => {
     res.writeStatus(statusLine(response.status))
     res.writeHeader('X-Request-Id', exchange.requestId)
+    res.writeHeader('Server-Timing', `app;dur=${(performance.now() - exchange.startedMs).toFixed(3)}`)
     for (const [name, value] of Object.entries(response.headers)) res.writeHeader(name, value)
     // A HEAD answer has the headers of the answer but no body: a keep-alive client would read the body as its next
     // answer. uWS keeps a connection whose reported length was not sent as busy (and resets it), so report 0.
