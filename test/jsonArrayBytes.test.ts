@@ -5,10 +5,14 @@
  * text that UTF-8 needs two, three and four bytes for, for objects with
  * toJSON, for lists much longer than one chunk, for elements larger than
  * the scratch buffer, and for an answer kept while the next one is built.
+ * With JsonFragments in the list (at any depth), the bytes must be what
+ * JSON.stringify gives with each fragment replaced by the value of its
+ * text, also when data contains the very marker a fragment is written as.
  */
 import t from 'tap'
 import { jsonArrayBytes } from '../src/http/jsonArrayBytes.js'
 import { OutDate } from '../src/domain/values.js'
+import { FRAGMENT_MARKER, JsonFragment } from '../src/domain/jsonFragment.js'
 
 function expected(items: readonly unknown[]): Buffer {
   return Buffer.from(JSON.stringify(items))
@@ -57,4 +61,42 @@ t.test('an answer is its own copy: building the next one does not change it', as
   const firstBytes = jsonArrayBytes(first)
   jsonArrayBytes(Array.from({ length: 200 }, (_, index) => row(index + 1000, 700)))
   t.ok(firstBytes.equals(expected(first)))
+})
+
+/** The value with every JsonFragment (at any depth) replaced by the value of its text. */
+function withFragmentsParsed(value: unknown): unknown {
+  if (value instanceof JsonFragment) return value.value()
+  if (Array.isArray(value)) return value.map(withFragmentsParsed)
+  if (typeof value === 'object' && value !== null && !(value instanceof OutDate)) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, withFragmentsParsed(inner)]))
+  }
+  return value
+}
+
+function fragmentOf(value: unknown): JsonFragment {
+  return new JsonFragment(Buffer.from(JSON.stringify(value)))
+}
+
+t.test('fragments are copied in where they stand', async (t) => {
+  const user = fragmentOf({ id: 'u1', name: 'Zoë 😀', start: new OutDate(5) })
+  const project = fragmentOf({ id: 'p1', client: { id: 'c1', name: 'Globex "GmbH"' } })
+  const stub = fragmentOf({ id: 'p2' })
+  const cases: [string, unknown[]][] = [
+    ['an empty row', [{}]],
+    ['a fragment as the element', [user, 1, stub]],
+    ['a row of fragments only', [{ user, project }]],
+    ['a fragment first, between and last', [{ user, id: 'r1', project, done: false, stub }]],
+    ['values JSON leaves out or writes as null', [{ id: 'r2', gone: undefined, call: () => 1, missing: null, nan: Number.NaN, user }]],
+    ['keys and text that need escaping', [{ 'quote"key': 'line\nbreak', 'é€😀': '\u0000', nested: { list: [1, 'two', null] }, project }]],
+    ['fragments deeper down', [{ id: 'r3', nested: { user, list: [stub, { project }] } }]],
+    ['dates with toJSON', [{ start: new OutDate(1_700_000_000_000), user }]],
+    ['many rows sharing fragments', Array.from({ length: 500 }, (_, index) => ({ id: `r${index}`, user, n: index, project: index % 2 === 0 ? project : stub, text: 'x'.repeat(index) }))],
+    ['rows larger than the scratch buffer', Array.from({ length: 40 }, (_, index) => ({ id: `r${index}`, user, text: 'y'.repeat(100_000) }))],
+    ['data that is exactly the marker, as a value and as a key', [{ id: 'r4', user, text: FRAGMENT_MARKER }, { [FRAGMENT_MARKER]: 1, project }]],
+    ['data that holds the marker inside a longer text', [{ id: 'r5', user, text: `a${FRAGMENT_MARKER}b` }]],
+  ]
+  for (const [what, items] of cases) {
+    t.ok(jsonArrayBytes(items).equals(Buffer.from(JSON.stringify(withFragmentsParsed(items)))), what)
+  }
+  t.throws(() => JSON.stringify({ user }), /JsonFragment/, 'a fragment cannot be written by JSON.stringify alone')
 })

@@ -3,7 +3,11 @@
  * row that embeds it (src/domain/render.ts, renderList). Whatever is shared,
  * each row must read exactly as the same record read alone: embedded objects
  * expanded, stubs with no_expand, in JSON and in XML, and a change of a
- * referenced object shows in the next answer.
+ * referenced object shows in the next answer. A JSON list keeps the JSON
+ * of referenced objects across answers while the state is unchanged
+ * (referenceFragments.ts), so the last tests change what an embedded object
+ * shows without changing its own record (its client's name), and change
+ * state inside a batch group that is then rolled back.
  */
 import t from 'tap'
 import { api, newUser, ref } from './helpers/api.js'
@@ -56,4 +60,52 @@ t.test('a change of a referenced object shows in the next list', async (t) => {
   t.equal((await owner.put(`time/projects/${projectId}`, { name: 'Artemis', version: project.version })).status, 200)
   const rows = (await owner.get('time/timerecords', { $filter: `project/id eq '${projectId}'` })).json as { project: { name: string } }[]
   t.ok(rows.length > 0 && rows.every((row) => row.project.name === 'Artemis'))
+})
+
+/** The client name every row's embedded project shows (expanded), and every stub's display name with no_expand. */
+async function shownClientNames(): Promise<{ embedded: string[]; projectStubs: string[] }> {
+  const query = { $filter: `project/id eq '${projectId}'` }
+  const expanded = (await owner.get('time/timerecords', query)).json as { project: { client: { name: string } } }[]
+  const stubs = (await owner.get('time/timerecords', { ...query, no_expand: true })).json as { project: { displayName: string } }[]
+  return { embedded: [...new Set(expanded.map((row) => row.project.client.name))], projectStubs: [...new Set(stubs.map((row) => row.project.displayName))] }
+}
+
+t.test('a change that an embedded object shows, though its own record is unchanged, shows in the next list', async (t) => {
+  t.same((await shownClientNames()).embedded, ['Globex'], 'read once: the embedded project is kept')
+  const globex = (await owner.get(`time/clients/${clientId}`)).json
+  t.equal((await owner.put(`time/clients/${clientId}`, { name: 'Initech', version: globex.version })).status, 200)
+  t.same((await shownClientNames()).embedded, ['Initech'], "the project's client stub shows the new name")
+})
+
+const listPath = `/v1/time/timerecords?$filter=${encodeURIComponent(`project/id eq '${projectId}'`)}`
+
+async function batch(items: unknown[]): Promise<{ id: string; code: number; body: string }[]> {
+  const answer = await client.request('POST', '/v1/batch', { tenant: 'render', query: { token: owner.token }, body: items })
+  if (answer.status !== 200) throw new Error(`batch answered ${answer.status}`)
+  return answer.json as { id: string; code: number; body: string }[]
+}
+
+async function renameClient(name: string, transaction: string): Promise<unknown> {
+  const current = (await owner.get(`time/clients/${clientId}`)).json
+  return { id: 'rename', method: 'PUT', path: `/v1/time/clients/${clientId}`, body: JSON.stringify({ name, version: current.version }), transaction }
+}
+
+t.test('a list inside a batch group sees the group\'s earlier change before it is logged', async (t) => {
+  t.same((await shownClientNames()).embedded, ['Initech'], 'read before the batch')
+  const items = await batch([await renameClient('Hooli', 'T'), { id: 'list', method: 'GET', path: listPath, transaction: 'T' }])
+  t.same(items.map((item) => item.code), [200, 200])
+  const inside = JSON.parse(items[1]?.body ?? '[]') as { project: { client: { name: string } } }[]
+  t.ok(inside.length > 0 && inside.every((row) => row.project.client.name === 'Hooli'), 'the list in the group shows the rename')
+  t.same((await shownClientNames()).embedded, ['Hooli'], 'and so does the next list')
+})
+
+t.test('a batch group that is rolled back leaves the lists as before it', async (t) => {
+  const before = await shownClientNames()
+  const items = await batch([
+    await renameClient('Umbrella', 'T'),
+    { id: 'list', method: 'GET', path: listPath, transaction: 'T' },
+    { id: 'fail', method: 'POST', path: '/v1/time/projects', body: JSON.stringify({ name: 'x', client: { id: '00000000-0000-4000-8000-000000000000' } }), transaction: 'T' },
+  ])
+  t.same(items.map((item) => item.code), [424, 424, 412], 'the group failed on its last item, after the list was read in it')
+  t.same(await shownClientNames(), before, 'after the rollback the lists show the state before the batch')
 })

@@ -13,12 +13,17 @@
  * identity, and a changed record is a new object, so an entry can never be
  * stale) hands the same output object to every row that embeds it.
  * Rendered objects are never changed afterwards, so sharing them is safe.
+ * A JSON list goes further (`fragments`): each referenced object becomes
+ * its JSON text, kept across answers while the state is unchanged
+ * (referenceFragments.ts), and the rows hold that text.
  *
  * Each rendered object starts as a copy of its declaration's output
  * template (every field it shows, in declaration order, worked out once):
  * set field by field, an object of thirty properties would fall into V8's
  * dictionary mode, which JSON.stringify serializes on its slow path.
  */
+import type { JsonFragment } from './jsonFragment.js'
+import type { ReferenceFragments } from './referenceFragments.js'
 import { resourceByType } from './resources/index.js'
 import type { DisplayContext, FieldDecl, Rec, ResourceDecl } from './schema.js'
 import { OutDate } from './values.js'
@@ -37,6 +42,11 @@ export interface RenderOptions {
   jsonDates?: boolean
   /** Referenced objects already rendered in this answer (see renderList). */
   references?: ReferenceMemo
+  /**
+   * Referenced objects as JSON text (JsonFragment) instead of objects, for
+   * a JSON answer written by jsonArrayBytes. Implies JSON dates.
+   */
+  fragments?: ReferenceFragments
 }
 
 /** Rendered referenced objects of one answer, by record: embedded (expanded) and stubs apart. */
@@ -83,22 +93,26 @@ export function renderStub(decl: ResourceDecl, rec: Rec, context: DisplayContext
   return out
 }
 
-function renderReference(refType: string, id: unknown, context: DisplayContext, expand: boolean, jsonDates: boolean, memo: ReferenceMemo | undefined): unknown {
+function renderReference(refType: string, id: unknown, context: DisplayContext, options: RenderOptions): OutObject | JsonFragment | null {
   if (typeof id !== 'string') return null
   const target = resourceByType(refType)
   const rec = context.get(refType, id)
   if (rec === undefined) return { id }
-  const rendered = expand ? memo?.embedded : memo?.stubs
+  const expand = !options.noExpand
+  const jsonDates = options.jsonDates === true || options.fragments !== undefined
+  const render = () => (expand ? renderRecord(target, rec, context, { noExpand: true, jsonDates }) : renderStub(target, rec, context, jsonDates))
+  if (options.fragments !== undefined) return options.fragments.of(rec, expand, render)
+  const rendered = expand ? options.references?.embedded : options.references?.stubs
   const known = rendered?.get(rec)
   if (known !== undefined) return known
-  const out = expand ? renderRecord(target, rec, context, { noExpand: true, jsonDates }) : renderStub(target, rec, context, jsonDates)
+  const out = render()
   rendered?.set(rec, out)
   return out
 }
 
 export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayContext, options: RenderOptions): OutObject {
   const counters = options.counters?.(rec)
-  const jsonDates = options.jsonDates === true
+  const jsonDates = options.jsonDates === true || options.fragments !== undefined
   const shape = outputShape(decl)
   const out: OutObject = { ...shape.fullTemplate }
   for (const fieldDecl of shape.full) {
@@ -106,15 +120,19 @@ export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayConte
     if (name === 'displayName') out[name] = decl.displayName(rec, context)
     else if (fieldDecl.derive !== undefined) out[name] = fieldDecl.derive(rec, context) ?? null
     else if (fieldDecl.computed) out[name] = counters?.[name] ?? null
-    else if (fieldDecl.ref !== undefined) out[name] = renderReference(fieldDecl.ref, rec[name], context, !options.noExpand, jsonDates, options.references)
+    else if (fieldDecl.ref !== undefined) out[name] = renderReference(fieldDecl.ref, rec[name], context, options)
     else out[name] = outValue(fieldDecl.type, rec[name], jsonDates)
   }
   return out
 }
 
-/** The records of one list answer, each referenced object rendered once for all rows (a single row needs no memo). */
+/**
+ * The records of one list answer, each referenced object rendered once for
+ * all rows (a single row needs no memo; with `fragments`, those are the memo).
+ */
 export function renderList(decl: ResourceDecl, recs: readonly Rec[], context: DisplayContext, options: RenderOptions): OutObject[] {
   // Object.assign, not a spread that adds `references`: see the note on spreads in records.ts.
-  const shared: RenderOptions = recs.length < 2 ? options : Object.assign({}, options, { references: { embedded: new Map(), stubs: new Map() } })
+  const shared: RenderOptions =
+    recs.length < 2 || options.fragments !== undefined ? options : Object.assign({}, options, { references: { embedded: new Map(), stubs: new Map() } })
   return recs.map((rec) => renderRecord(decl, rec, context, shared))
 }

@@ -27,6 +27,12 @@ export class TenantState implements DisplayContext {
   readonly collections = new Map<string, Collection>()
   /** Sequence number of the last log entry applied. */
   seq = 0
+  /**
+   * How many changes the state has seen: every put, removal and load,
+   * including operations a write applies and then rolls back. Whatever is
+   * kept from an earlier look at the state is stale once this has moved.
+   */
+  changes = 0
   /** Live `append` counters. */
   readonly counters = new AppendCounters()
   /** Live sums over children (bill totals). */
@@ -130,6 +136,7 @@ export class TenantState implements DisplayContext {
   }
 
   private notify(type: string, before: Rec | undefined, after: Rec | undefined): void {
+    this.changes += 1
     for (const observer of this.observers) observer.onChange(type, before, after)
   }
 }

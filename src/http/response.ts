@@ -8,8 +8,8 @@
  * limit) is written in the format the request asked for, like any other.
  * In XML the error's `constraintViolations` is one element with a
  * `constraintViolation` child per violation (empty when none). A JSON list
- * is serialized a chunk of elements at a time, straight to bytes
- * (jsonArrayBytes.ts says why).
+ * is serialized a chunk of elements at a time, straight to bytes, and only
+ * a JSON list may hold JsonFragments (jsonArrayBytes.ts).
  */
 import { XMLBuilder } from 'fast-xml-parser'
 import { ApiError, ERROR_CATALOGUE } from '../domain/errors.js'

@@ -21,7 +21,8 @@ import { metadataOf } from '../../domain/metadata.js'
 import { dummyOf } from '../../domain/dummy.js'
 import { canSee, checkRemove, checkWrite, type Caller } from '../../domain/policy.js'
 import { buildRecord, changeRecord, insertRecord } from '../../domain/records.js'
-import { renderList, renderRecord, type OutObject } from '../../domain/render.js'
+import { referenceFragmentsOf } from '../../domain/referenceFragments.js'
+import { renderList, renderRecord, type OutObject, type RenderOptions } from '../../domain/render.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { Rec, ResourceDecl } from '../../domain/schema.js'
 import { moveToTrash, removeForGood } from '../../domain/trash.js'
@@ -51,7 +52,7 @@ function requirePrincipal(call: Call): { tenant: TenantAccess; principal: Princi
   return { tenant: call.tenant, principal: call.principal }
 }
 
-function renderOptions(call: Call, decl: ResourceDecl, state: TenantState) {
+function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): RenderOptions {
   const appendText = call.request.query.get('append')
   const counters = appendText === undefined || appendText === '' ? [] : appendText.split(',').map((name) => name.trim())
   const declared = counters.map((name) => {
@@ -79,8 +80,10 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState) {
   }
 }
 
+/** A list answer; in JSON its referenced objects are JSON text kept across answers (referenceFragments.ts). */
 function listResponse(call: Call, decl: ResourceDecl, state: TenantState, recs: readonly Rec[]): ApiResponse {
   const options = renderOptions(call, decl, state)
+  if (formatOf(call.request) === 'json') options.fragments = referenceFragmentsOf(state)
   const out = renderList(decl, recs, state, options)
   return dataResponse(call.request, out, { root: decl.xmlListName, item: decl.xmlItemName })
 }
