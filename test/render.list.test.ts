@@ -55,6 +55,17 @@ t.test('the XML list repeats the shared embedded objects in every row', async (t
   t.ok(rows.every((row) => row.includes(`<project><id>${projectId}</id>`) && row.includes('<name>Apollo</name>')), 'each row embeds the project whole')
 })
 
+t.test('a list read three times is the same; a changed row shows in the next list', async (t) => {
+  const query = { $filter: `project/id eq '${projectId}'`, $orderby: 'duration' }
+  const first = await owner.get('time/timerecords', query)
+  // Rows are kept from their second rendering on (renderedJson.ts): the third read is written from kept text.
+  for (const read of ['second', 'third']) t.equal((await owner.get('time/timerecords', query)).text, first.text, `the ${read} read is the same text`)
+  const row = (first.json as { id: string; version: number }[])[0] as { id: string; version: number }
+  t.equal((await owner.put(`time/timerecords/${row.id}`, { description: 'changed', version: row.version })).status, 200)
+  const again = (await owner.get('time/timerecords', query)).json as { id: string; description: string }[]
+  t.equal(again.find((candidate) => candidate.id === row.id)?.description, 'changed')
+})
+
 t.test('a change of a referenced object shows in the next list', async (t) => {
   const project = (await owner.get(`time/projects/${projectId}`)).json
   t.equal((await owner.put(`time/projects/${projectId}`, { name: 'Artemis', version: project.version })).status, 200)
@@ -108,4 +119,16 @@ t.test('a batch group that is rolled back leaves the lists as before it', async 
   ])
   t.same(items.map((item) => item.code), [424, 424, 412], 'the group failed on its last item, after the list was read in it')
   t.same(await shownClientNames(), before, 'after the rollback the lists show the state before the batch')
+})
+
+t.test('a list longer than the cache keeps (1 MiB of text) reads the same each time and as its records alone', async (t) => {
+  const note = 'n'.repeat(16_000)
+  for (let index = 0; index < 80; index += 1) await owner.create('time/projects', { name: `big-${String(index).padStart(2, '0')}`, note, client: ref(clientId) })
+  const query = { $filter: "startswith(name, 'big-')", $orderby: 'name', $top: 1000 }
+  const first = await owner.get('time/projects', query)
+  t.equal((first.json as unknown[]).length, 80)
+  t.ok(first.text.length > 1024 * 1024, `the answer is ${first.text.length} characters`)
+  for (const read of ['second', 'third']) t.equal((await owner.get('time/projects', query)).text, first.text, `the ${read} read is the same text`)
+  const rows = first.json as { id: string }[]
+  for (const row of [rows[0], rows[40], rows[79]]) t.same(row, (await owner.get(`time/projects/${row?.id ?? ''}`)).json, 'a row reads as its record alone')
 })

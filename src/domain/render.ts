@@ -13,17 +13,17 @@
  * identity, and a changed record is a new object, so an entry can never be
  * stale) hands the same output object to every row that embeds it.
  * Rendered objects are never changed afterwards, so sharing them is safe.
- * A JSON list goes further (`fragments`): each referenced object becomes
- * its JSON text, kept across answers while the state is unchanged
- * (referenceFragments.ts), and the rows hold that text.
+ * A JSON list goes further (`renderedJson`): each row and each referenced
+ * object becomes its JSON text, kept across answers while the state is
+ * unchanged (renderedJson.ts), and the answer is written from that text.
  *
  * Each rendered object starts as a copy of its declaration's output
  * template (every field it shows, in declaration order, worked out once):
  * set field by field, an object of thirty properties would fall into V8's
  * dictionary mode, which JSON.stringify serializes on its slow path.
  */
-import type { JsonFragment } from './jsonFragment.js'
-import type { ReferenceFragments } from './referenceFragments.js'
+import type { JsonFragment } from '../json/fragment.js'
+import type { RenderedJson } from './renderedJson.js'
 import { resourceByType } from './resources/index.js'
 import type { DisplayContext, FieldDecl, Rec, ResourceDecl } from './schema.js'
 import { OutDate } from './values.js'
@@ -43,10 +43,10 @@ export interface RenderOptions {
   /** Referenced objects already rendered in this answer (see renderList). */
   references?: ReferenceMemo
   /**
-   * Referenced objects as JSON text (JsonFragment) instead of objects, for
-   * a JSON answer written by jsonArrayBytes. Implies JSON dates.
+   * Rows and referenced objects as JSON text (JsonFragment) instead of
+   * objects, for a JSON answer written by json/bytes.ts. Implies JSON dates.
    */
-  fragments?: ReferenceFragments
+  renderedJson?: RenderedJson
 }
 
 /** Rendered referenced objects of one answer, by record: embedded (expanded) and stubs apart. */
@@ -99,20 +99,21 @@ function renderReference(refType: string, id: unknown, context: DisplayContext, 
   const rec = context.get(refType, id)
   if (rec === undefined) return { id }
   const expand = !options.noExpand
-  const jsonDates = options.jsonDates === true || options.fragments !== undefined
-  const render = () => (expand ? renderRecord(target, rec, context, { noExpand: true, jsonDates }) : renderStub(target, rec, context, jsonDates))
-  if (options.fragments !== undefined) return options.fragments.of(rec, expand, render)
+  const jsonDates = options.jsonDates === true || options.renderedJson !== undefined
   const rendered = expand ? options.references?.embedded : options.references?.stubs
-  const known = rendered?.get(rec)
-  if (known !== undefined) return known
-  const out = render()
-  rendered?.set(rec, out)
-  return out
+  const render = () => {
+    const known = rendered?.get(rec)
+    if (known !== undefined) return known
+    const out = expand ? renderRecord(target, rec, context, { noExpand: true, jsonDates }) : renderStub(target, rec, context, jsonDates)
+    rendered?.set(rec, out)
+    return out
+  }
+  return options.renderedJson === undefined ? render() : options.renderedJson.of(rec, expand ? 'embedded' : 'stub', render)
 }
 
 export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayContext, options: RenderOptions): OutObject {
   const counters = options.counters?.(rec)
-  const jsonDates = options.jsonDates === true || options.fragments !== undefined
+  const jsonDates = options.jsonDates === true || options.renderedJson !== undefined
   const shape = outputShape(decl)
   const out: OutObject = { ...shape.fullTemplate }
   for (const fieldDecl of shape.full) {
@@ -128,11 +129,15 @@ export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayConte
 
 /**
  * The records of one list answer, each referenced object rendered once for
- * all rows (a single row needs no memo; with `fragments`, those are the memo).
+ * all rows (a single row needs no memo; with `renderedJson` the memo is
+ * for what the cache does not keep). With `renderedJson` a row seen before
+ * is JSON text, kept unless it shows counters (those depend on the viewer).
  */
-export function renderList(decl: ResourceDecl, recs: readonly Rec[], context: DisplayContext, options: RenderOptions): OutObject[] {
+export function renderList(decl: ResourceDecl, recs: readonly Rec[], context: DisplayContext, options: RenderOptions): (OutObject | JsonFragment)[] {
   // Object.assign, not a spread that adds `references`: see the note on spreads in records.ts.
-  const shared: RenderOptions =
-    recs.length < 2 || options.fragments !== undefined ? options : Object.assign({}, options, { references: { embedded: new Map(), stubs: new Map() } })
-  return recs.map((rec) => renderRecord(decl, rec, context, shared))
+  const shared: RenderOptions = recs.length < 2 ? options : Object.assign({}, options, { references: { embedded: new Map(), stubs: new Map() } })
+  const cache = options.renderedJson
+  if (cache === undefined || options.counters !== undefined) return recs.map((rec) => renderRecord(decl, rec, context, shared))
+  const form = options.noExpand ? 'rowWithStubs' : 'row'
+  return recs.map((rec) => cache.row(rec, form, () => renderRecord(decl, rec, context, shared)))
 }

@@ -9,12 +9,12 @@
  * In XML the error's `constraintViolations` is one element with a
  * `constraintViolation` child per violation (empty when none). A JSON list
  * is serialized a chunk of elements at a time, straight to bytes, and only
- * a JSON list may hold JsonFragments (jsonArrayBytes.ts).
+ * a JSON list may hold JsonFragments (json/bytes.ts).
  */
 import { XMLBuilder } from 'fast-xml-parser'
 import { ApiError, ERROR_CATALOGUE } from '../domain/errors.js'
 import { OutDate } from '../domain/values.js'
-import { jsonArrayBytes } from './jsonArrayBytes.js'
+import { jsonListBody } from '../json/bytes.js'
 import type { ApiRequest } from './request.js'
 
 export interface ApiResponse {
@@ -88,7 +88,7 @@ export function dataResponse(request: RequestHead, data: unknown, names: XmlName
     }
     return { status: statusFor(request, status), headers: { 'Content-Type': 'application/javascript; charset=utf-8', ...headers }, body: `${callback}(${JSON.stringify(data)});` }
   }
-  const body = Array.isArray(data) ? jsonArrayBytes(data) : JSON.stringify(data)
+  const body = Array.isArray(data) ? jsonListBody(data) : JSON.stringify(data)
   return { status: statusFor(request, status), headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body }
 }
 

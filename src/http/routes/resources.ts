@@ -21,7 +21,7 @@ import { metadataOf } from '../../domain/metadata.js'
 import { dummyOf } from '../../domain/dummy.js'
 import { canSee, checkRemove, checkWrite, type Caller } from '../../domain/policy.js'
 import { buildRecord, changeRecord, insertRecord } from '../../domain/records.js'
-import { referenceFragmentsOf } from '../../domain/referenceFragments.js'
+import { renderedJsonOf } from '../../domain/renderedJson.js'
 import { renderList, renderRecord, type OutObject, type RenderOptions } from '../../domain/render.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { Rec, ResourceDecl } from '../../domain/schema.js'
@@ -80,10 +80,10 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): Rend
   }
 }
 
-/** A list answer; in JSON its referenced objects are JSON text kept across answers (referenceFragments.ts). */
+/** A list answer; in JSON its rows and referenced objects are JSON text kept across answers (renderedJson.ts). */
 function listResponse(call: Call, decl: ResourceDecl, state: TenantState, recs: readonly Rec[]): ApiResponse {
   const options = renderOptions(call, decl, state)
-  if (formatOf(call.request) === 'json') options.fragments = referenceFragmentsOf(state)
+  if (formatOf(call.request) === 'json') options.renderedJson = renderedJsonOf(state)
   const out = renderList(decl, recs, state, options)
   return dataResponse(call.request, out, { root: decl.xmlListName, item: decl.xmlItemName })
 }

@@ -1,14 +1,14 @@
 /*
  * JSON text carried inside a value that is still to be serialized: a
- * referenced object whose JSON was made once and is copied into every
- * answer that embeds it (referenceFragments.ts).
+ * rendered record whose JSON was made once and is copied into every
+ * answer that shows it (domain/renderedJson.ts).
  *
  * JSON.stringify has no way to take text as it is in Node 20, so a
  * fragment stands in the output as a marker: `stringifyWithFragments`
  * runs JSON.stringify while each fragment's toJSON records the fragment
  * and returns FRAGMENT_MARKER. toJSON is called in the order the output is
  * written, so the n-th marker in the text is the n-th fragment recorded,
- * and the writer (http/jsonArrayBytes.ts) copies the fragment's bytes in
+ * and the writer (bytes.ts) copies the fragment's bytes in
  * its place. The marker is a string value, so in the text it is always a
  * whole JSON string (FRAGMENT_MARKER_JSON, quotes included). The same text
  * appears only for a string value or key that is exactly the marker; the
@@ -19,7 +19,7 @@
  * Outside these two functions toJSON fails an assertion: a fragment can
  * reach an answer only through the writer.
  */
-import { assertionFailed } from './errors.js'
+import { assertionFailed } from '../domain/errors.js'
 
 /** What a fragment is written as first; unlikely in data, and checked for anyway. */
 export const FRAGMENT_MARKER = '\u0000JsonFragment\u0000'

@@ -1,5 +1,5 @@
 /*
- * jsonArrayBytes writes a list answer a chunk at a time into a scratch
+ * jsonListBody writes a list answer a chunk at a time into a scratch
  * buffer. Its bytes must be exactly `Buffer.from(JSON.stringify(list))`:
  * for empty and one-element lists, for values JSON turns into null, for
  * text that UTF-8 needs two, three and four bytes for, for objects with
@@ -8,18 +8,24 @@
  * With JsonFragments in the list (at any depth), the bytes must be what
  * JSON.stringify gives with each fragment replaced by the value of its
  * text, also when data contains the very marker a fragment is written as.
+ * jsonValueBytes does the same for any one value.
  */
 import t from 'tap'
-import { jsonArrayBytes } from '../src/http/jsonArrayBytes.js'
+import { jsonListBody, jsonValueBytes } from '../src/json/bytes.js'
 import { OutDate } from '../src/domain/values.js'
-import { FRAGMENT_MARKER, JsonFragment } from '../src/domain/jsonFragment.js'
+import { FRAGMENT_MARKER, JsonFragment } from '../src/json/fragment.js'
+
+/** A body as bytes (long lists come as a string). */
+function bodyBytes(body: Buffer | string): Buffer {
+  return Buffer.isBuffer(body) ? body : Buffer.from(body)
+}
 
 function expected(items: readonly unknown[]): Buffer {
   return Buffer.from(JSON.stringify(items))
 }
 
 function sameBytes(items: readonly unknown[], what: string): void {
-  t.ok(jsonArrayBytes(items).equals(expected(items)), what)
+  t.ok(bodyBytes(jsonListBody(items)).equals(expected(items)), what)
 }
 
 /** A record-like object of about `bytes` of JSON text, with text that needs 1 to 4 bytes per character in UTF-8. */
@@ -50,16 +56,16 @@ t.test('lists of many chunks', async () => {
   }
 })
 
-t.test('an element larger than the scratch buffer, then small answers again', async () => {
+t.test('an element larger than the scratch buffer, a long answer, then small answers again', async () => {
   sameBytes([row(1), row(2, 3_000_000), row(3)], 'a 3 MB element among small ones')
-  sameBytes(Array.from({ length: 400 }, (_, index) => row(index, 30_000)), 'a 12 MB answer (the scratch buffer grows past what it keeps)')
+  sameBytes(Array.from({ length: 400 }, (_, index) => row(index, 30_000)), 'a 12 MB answer (past the scratch buffer it goes on as strings)')
   sameBytes(Array.from({ length: 100 }, (_, index) => row(index)), 'a small answer afterwards')
 })
 
 t.test('an answer is its own copy: building the next one does not change it', async () => {
   const first = Array.from({ length: 200 }, (_, index) => row(index, 500))
-  const firstBytes = jsonArrayBytes(first)
-  jsonArrayBytes(Array.from({ length: 200 }, (_, index) => row(index + 1000, 700)))
+  const firstBytes = bodyBytes(jsonListBody(first))
+  jsonListBody(Array.from({ length: 200 }, (_, index) => row(index + 1000, 700)))
   t.ok(firstBytes.equals(expected(first)))
 })
 
@@ -92,11 +98,17 @@ t.test('fragments are copied in where they stand', async (t) => {
     ['dates with toJSON', [{ start: new OutDate(1_700_000_000_000), user }]],
     ['many rows sharing fragments', Array.from({ length: 500 }, (_, index) => ({ id: `r${index}`, user, n: index, project: index % 2 === 0 ? project : stub, text: 'x'.repeat(index) }))],
     ['rows larger than the scratch buffer', Array.from({ length: 40 }, (_, index) => ({ id: `r${index}`, user, text: 'y'.repeat(100_000) }))],
+    ['a fragment larger than the scratch buffer', [{ id: 'r6', user }, { big: fragmentOf({ text: 'z'.repeat(2_000_000) }), user }]],
     ['data that is exactly the marker, as a value and as a key', [{ id: 'r4', user, text: FRAGMENT_MARKER }, { [FRAGMENT_MARKER]: 1, project }]],
     ['data that holds the marker inside a longer text', [{ id: 'r5', user, text: `a${FRAGMENT_MARKER}b` }]],
   ]
   for (const [what, items] of cases) {
-    t.ok(jsonArrayBytes(items).equals(Buffer.from(JSON.stringify(withFragmentsParsed(items)))), what)
+    t.ok(bodyBytes(jsonListBody(items)).equals(Buffer.from(JSON.stringify(withFragmentsParsed(items)))), what)
+    const value = { what, items, first: items[0] ?? null }
+    t.ok(jsonValueBytes(value).equals(Buffer.from(JSON.stringify(withFragmentsParsed(value)))), `${what}, inside an object`)
+  }
+  for (const value of [user, 'text', 12.5, null, true, [], {}]) {
+    t.ok(jsonValueBytes(value).equals(Buffer.from(JSON.stringify(withFragmentsParsed(value)))), `the value ${JSON.stringify(withFragmentsParsed(value))}`)
   }
   t.throws(() => JSON.stringify({ user }), /JsonFragment/, 'a fragment cannot be written by JSON.stringify alone')
 })

@@ -1,0 +1,138 @@
+/*
+ * JSON as bytes, serialized into a scratch buffer and copied out, with
+ * JsonFragments copied in: `jsonListBody` for answers that are lists (a
+ * chunk of elements at a time; the body of the answer), `jsonValueBytes`
+ * for any other value.
+ *
+ * Why not `JSON.stringify(list)`: in Node 20's V8 the stringifier builds a
+ * long result as a rope of parts, and the first conversion of that rope
+ * to bytes (uWS's `end`, `Buffer.from`) flattens it. For a page of 100
+ * time records with references expanded (276 KB) that flattening took
+ * 1.9 ms, four times the 0.5 ms of the stringify itself. A string of a
+ * few tens of KB is built flat and converts at memcpy speed.
+ *
+ * So the elements are stringified in chunks of about CHUNK_CHARS of text
+ * (the chunk's element count adapted to the size of the elements seen so
+ * far), and each chunk's text is written without its brackets.
+ * Where a chunk holds JsonFragments (rows and referenced objects of a
+ * list, domain/renderedJson.ts), the text has a marker in each one's place
+ * and the fragment's bytes are copied there (fragment.ts says how markers
+ * are matched to fragments, and what happens when data looks like one).
+ *
+ * The answer is copied out of the scratch buffer, because an answer waits
+ * for the log's flush before it is written, and meanwhile another answer
+ * may be serialized. The copy of 276 KB is a small part of the time the
+ * rope conversion took. An answer that does not fit in the scratch buffer
+ * (SCRATCH_BYTES) goes on as a list of strings joined at the end, as
+ * JSON.stringify's own result would be: a buffer lives outside V8's heap
+ * in memory from malloc, and with clients stalling on several answers of
+ * megabytes the process kept that memory after they went away (glibc
+ * serves blocks of that size again from its own heap once one was freed),
+ * where V8 gives its own pages back. The scratch buffer never grows. The
+ * result is
+ * byte for byte what `Buffer.from(JSON.stringify(items))` gives with
+ * every fragment's value in its place (test/jsonBytes.test.ts).
+ */
+import { assert } from '../domain/errors.js'
+import { FRAGMENT_MARKER_JSON, stringifyResolvingFragments, stringifyWithFragments, type JsonFragment } from './fragment.js'
+
+/** About how much JSON text one `JSON.stringify` call of a list produces (UTF-16 units). */
+const CHUNK_CHARS = 32 * 1024
+/** The scratch buffer's size: the longest answer written as bytes (a longer one goes on as strings, see the top). */
+const SCRATCH_BYTES = 1024 * 1024
+/** The most bytes UTF-8 needs per UTF-16 code unit. */
+const UTF8_BYTES_PER_UNIT_MAX = 3
+
+const scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES)
+
+/** One answer's JSON as it is written: bytes in the scratch buffer, then, once long, strings. */
+class AnswerText {
+  private used = 0
+  private strings: string[] | null = null
+
+  /** Appends `text` from `start` to `end` (UTF-16 positions). */
+  text(text: string, start = 0, end = text.length): void {
+    if (start >= end) return
+    const part = start === 0 && end === text.length ? text : text.slice(start, end)
+    if (this.strings === null && this.fits(UTF8_BYTES_PER_UNIT_MAX * part.length)) this.used += scratch.write(part, this.used, 'utf8')
+    else (this.strings as string[]).push(part)
+  }
+
+  bytes(bytes: Buffer): void {
+    if (this.strings === null && this.fits(bytes.length)) this.used += bytes.copy(scratch, this.used)
+    else (this.strings as string[]).push(bytes.toString('utf8'))
+  }
+
+  /** The answer: its own copy of the bytes, or the strings joined. */
+  result(): Buffer | string {
+    if (this.strings !== null) return this.strings.join('')
+    const bytes = Buffer.allocUnsafeSlow(this.used)
+    scratch.copy(bytes, 0, 0, this.used)
+    return bytes
+  }
+
+  /** Whether `extra` more bytes fit in the scratch buffer; when not, the answer goes on as strings from here. */
+  private fits(extra: number): boolean {
+    if (SCRATCH_BYTES - this.used >= extra) return true
+    this.strings = [scratch.toString('utf8', 0, this.used)]
+    return false
+  }
+}
+
+/** Where each fragment's marker starts in `text`, or null when the markers are more than the fragments. */
+function markerPositions(text: string, fragments: readonly JsonFragment[]): number[] | null {
+  const positions: number[] = []
+  for (let at = text.indexOf(FRAGMENT_MARKER_JSON); at >= 0; at = text.indexOf(FRAGMENT_MARKER_JSON, at + FRAGMENT_MARKER_JSON.length)) {
+    if (positions.length === fragments.length) return null
+    positions.push(at)
+  }
+  assert(positions.length === fragments.length, 'every fragment met has its marker in the text')
+  return positions
+}
+
+/**
+ * Appends the JSON of `value`, fragments copied in, without its first and
+ * last `trim` characters (a chunk's brackets); returns the length of the
+ * text JSON.stringify made.
+ */
+function writeJson(out: AnswerText, value: unknown, trim: 0 | 1): number {
+  const { text, fragments } = stringifyWithFragments(value)
+  const positions = fragments.length === 0 ? [] : markerPositions(text, fragments)
+  if (positions === null) {
+    const resolved = stringifyResolvingFragments(value)
+    out.text(resolved, trim, resolved.length - trim)
+    return resolved.length
+  }
+  let from = trim
+  positions.forEach((at, index) => {
+    out.text(text, from, at)
+    out.bytes((fragments[index] as JsonFragment).bytes)
+    from = at + FRAGMENT_MARKER_JSON.length
+  })
+  out.text(text, from, text.length - trim)
+  return text.length
+}
+
+/** The body of a list answer: `JSON.stringify(items)` as bytes (strings when long), each JsonFragment's text in its place. */
+export function jsonListBody(items: readonly unknown[]): Buffer | string {
+  const out = new AnswerText()
+  out.text('[')
+  let perChunk = 1
+  for (let start = 0; start < items.length; ) {
+    const end = Math.min(items.length, start + perChunk)
+    if (start > 0) out.text(',')
+    const chunkChars = writeJson(out, items.slice(start, end), 1)
+    perChunk = Math.max(1, Math.floor((CHUNK_CHARS * (end - start)) / chunkChars))
+    start = end
+  }
+  out.text(']')
+  return out.result()
+}
+
+/** `Buffer.from(JSON.stringify(value))` with each JsonFragment's text in its place (for a value that is not a long list). */
+export function jsonValueBytes(value: unknown): Buffer {
+  const out = new AnswerText()
+  writeJson(out, value, 0)
+  const result = out.result()
+  return typeof result === 'string' ? Buffer.from(result) : result
+}
