@@ -4,7 +4,9 @@
  * request can acknowledge (POST). Each baseline server runs as its own child
  * process (dist/bench/baselines/*.js, found relative to this module) only
  * while it is measured; the figures give the ceilings against which the
- * service's own benchmark figures are read.
+ * service's own benchmark figures are read. `measureSameBytes` runs the
+ * first one with a scenario's own answer as the body, for scenarios whose
+ * answers are far larger than the fixed one (a list of 100 records).
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -25,7 +27,8 @@ export interface BaselineOptions {
 }
 
 export interface BaselineFigure extends LoadResult {
-  name: 'bare-get' | 'lmdb-put'
+  /** bare-get, lmdb-put, or same-bytes:<scenario>. */
+  name: string
   /** The baseline server's CPU time per request (processCpu.ts); null where it cannot be read. */
   cpuMicrosPerRequest: number | null
   description: string
@@ -55,7 +58,7 @@ const POST_BODY = JSON.stringify({
 const serverScript = (file: string): string => fileURLToPath(new URL(`./baselines/${file}`, import.meta.url))
 
 interface Scenario {
-  name: BaselineFigure['name']
+  name: string
   description: string
   script: string
   extraArgs: string[]
@@ -90,6 +93,15 @@ export async function measureBaselines(opts: BaselineOptions): Promise<BaselineR
     lmdbDir,
     figures,
   }
+}
+
+/** Bare uWS answering every GET with the bytes of `bodyFile` (a scenario's own answer), under the same load. */
+export async function measureSameBytes(opts: BaselineOptions, scenarioName: string, bodyFile: string): Promise<BaselineFigure> {
+  const bytes = fs.statSync(bodyFile).size
+  return measure(opts, opts.tool ?? (wrkAvailable() ? 'wrk' : 'autocannon'), {
+    name: `same-bytes:${scenarioName}`, description: `bare uWS answering the ${bytes.toLocaleString('en')} bytes of one ${scenarioName} answer from memory`,
+    script: 'bareGetServer.js', extraArgs: [bodyFile], method: 'GET', expectStatus: 200,
+  })
 }
 
 async function measure(opts: BaselineOptions, tool: LoadTool, scenario: Scenario): Promise<BaselineFigure> {

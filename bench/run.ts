@@ -28,7 +28,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { measureBaselines, type BaselineReport } from './baselines.js'
+import { measureBaselines, measureSameBytes, type BaselineOptions, type BaselineReport } from './baselines.js'
 import type { EngineFigures } from './engineFigures.js'
 import { copyFixture, type FixtureInfo } from './fixture.js'
 import { DEFAULT_RECORDS, ensureFixture } from './generate.js'
@@ -37,7 +37,7 @@ import { runLoad, wrkAvailable, type LoadResult, type LoadTool } from './loadgen
 import { withCpuPerRequest } from './processCpu.js'
 import { createSmallTenants, mixedDeck, runDeck } from './mixedLoad.js'
 import { summarizeProfile } from './profileSummary.js'
-import { markdownReport, type RunReport, type ScenarioResult, type ServerFigures } from './runReport.js'
+import { markdownReport, type RunReport, type SameBytesFigure, type ScenarioResult, type ServerFigures } from './runReport.js'
 import { ownerLogin, scenarioContext, SCENARIO_NAMES, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js'
 import { NO_AUTO_SNAPSHOTS, startServer, type BenchServer } from './serverProcess.js'
 import { measureBatchVsSingle, measureServerTimes } from './serverTimes.js'
@@ -144,11 +144,12 @@ async function measureEmptyServer(): Promise<{ startupMs: number; rssBytes: numb
   }
 }
 
-async function checkOnce(port: number, request: ReturnType<Scenario['request']>): Promise<void> {
+/** One request before the load, so a broken scenario fails loudly; its answer's text. */
+async function checkOnce(port: number, request: ReturnType<Scenario['request']>): Promise<string> {
   const client = new BenchClient(port)
   try {
     const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]))
-    await client.expect(request.expectStatus, request.method, request.path, { headers, ...(request.body === undefined ? {} : { body: request.body }) })
+    return (await client.expect(request.expectStatus, request.method, request.path, { headers, ...(request.body === undefined ? {} : { body: request.body }) })).text
   } finally {
     client.close()
   }
@@ -157,7 +158,7 @@ async function checkOnce(port: number, request: ReturnType<Scenario['request']>)
 async function runScenario(scenario: Scenario, context: ScenarioContext, options: RunOptions, baselines: BaselineReport | null, dataDir: string, serverPid: number): Promise<ScenarioResult> {
   const request = scenario.request(context)
   const connections = Math.min(options.connections, scenario.maxConnections ?? Number.POSITIVE_INFINITY)
-  await checkOnce(context.port, request)
+  const answer = await checkOnce(context.port, request)
   const load = {
     url: `http://127.0.0.1:${context.port}${request.path}`,
     method: request.method,
@@ -172,7 +173,24 @@ async function runScenario(scenario: Scenario, context: ScenarioContext, options
   const before = snapshotNames(dataDir, context.fixture.tenant)
   const result = await withCpuPerRequest(serverPid, () => runLoad({ ...load, durationSeconds: options.durationSeconds }))
   const after = snapshotNames(dataDir, context.fixture.tenant)
-  return scenarioResult(scenario.name, scenario.description, scenario.kind, connections, options, result, baselines, [...after].filter((name) => !before.has(name)).length)
+  const measured = scenarioResult(scenario.name, scenario.description, scenario.kind, connections, options, result, baselines, [...after].filter((name) => !before.has(name)).length)
+  if (scenario.largeAnswer === true && !options.skip.has('baselines')) measured.sameBytes = await sameBytesOf(scenario.name, answer, measured, { connections, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds, tool: options.tool })
+  return measured
+}
+
+/** Bare uWS answering `answer` under the scenario's load, compared with the scenario. */
+async function sameBytesOf(name: string, answer: string, measured: ScenarioResult, baselineOptions: BaselineOptions): Promise<SameBytesFigure> {
+  const bodyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeledger-same-bytes-'))
+  try {
+    const bodyFile = path.join(bodyDir, `${name}.json`)
+    fs.writeFileSync(bodyFile, answer)
+    const figure = await measureSameBytes(baselineOptions, name, bodyFile)
+    const cpuRatio = figure.cpuMicrosPerRequest === null || measured.cpuMicrosPerRequest === null ? null : figure.cpuMicrosPerRequest / measured.cpuMicrosPerRequest
+    log(`${figure.name}: ${figure.requestsPerSecond.toFixed(0)} req/s (${Buffer.byteLength(answer)} bytes)`)
+    return { bytes: Buffer.byteLength(answer), figure, ratio: measured.requestsPerSecond / figure.requestsPerSecond, cpuRatio }
+  } finally {
+    fs.rmSync(bodyDir, { recursive: true, force: true })
+  }
 }
 
 function scenarioResult(
@@ -186,7 +204,7 @@ function scenarioResult(
   const cpuRatio = baselineCpu === null || result.cpuMicrosPerRequest === null ? null : baselineCpu / result.cpuMicrosPerRequest
   if (result.requests === 0) log(`${name}: NO response within the load tool's timeout (wrk: 2 s) — the server is slower than connections × 2 s`)
   log(`${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms (${result.tool}, ${connections} conns, ${result.non2xx} non-2xx, ${result.errors} errors)`)
-  return { name, description, kind, connections, durationSeconds: options.durationSeconds, baseline, ratio, cpuRatio, snapshotsWritten, ...result }
+  return { name, description, kind, connections, durationSeconds: options.durationSeconds, baseline, ratio, cpuRatio, snapshotsWritten, sameBytes: null, ...result }
 }
 
 async function runMixed(port: number, options: RunOptions, baselines: BaselineReport | null, serverPid: number): Promise<ScenarioResult> {

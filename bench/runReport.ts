@@ -4,7 +4,7 @@
  * scenarios with their ratio to the matching baseline, single-request
  * server times, engine figures, and the targets with met / missed.
  */
-import type { BaselineReport } from './baselines.js'
+import type { BaselineFigure, BaselineReport } from './baselines.js'
 import type { EngineFigures } from './engineFigures.js'
 import type { LoadResult } from './loadgen.js'
 import type { ScenarioKind } from './scenarios.js'
@@ -26,6 +26,18 @@ export interface ScenarioResult extends LoadResult {
   cpuRatio: number | null
   /** Snapshot files of the tenant that appeared while the scenario ran. */
   snapshotsWritten: number
+  /** For a scenario with a large answer: bare uWS answering the same bytes, under the same load. */
+  sameBytes: SameBytesFigure | null
+}
+
+export interface SameBytesFigure {
+  /** Size of one answer of the scenario. */
+  bytes: number
+  figure: BaselineFigure
+  /** The scenario's requests/s divided by the same-bytes server's. */
+  ratio: number
+  /** The same-bytes server's CPU per request divided by the scenario's. */
+  cpuRatio: number | null
 }
 
 export interface ServerFigures {
@@ -125,6 +137,16 @@ function engineRows(report: RunReport): string[][] {
   return rows
 }
 
+function sameBytesTable(scenarios: readonly ScenarioResult[]): string {
+  return table(
+    ['scenario', 'answer bytes', 'req/s', 'same bytes from bare uWS, req/s', 'ratio', 'server CPU µs/req', 'bare uWS CPU µs/req', 'by CPU'],
+    scenarios.flatMap((s) => (s.sameBytes === null ? [] : [[
+      s.name, n0(s.sameBytes.bytes), n0(s.requestsPerSecond), n0(s.sameBytes.figure.requestsPerSecond), percentText(s.sameBytes.ratio),
+      cpuText(s.cpuMicrosPerRequest), cpuText(s.sameBytes.figure.cpuMicrosPerRequest), percentText(s.sameBytes.cpuRatio),
+    ]])),
+  )
+}
+
 function targetTable(targets: readonly TargetResult[]): string {
   return table(['target', 'measured', 'verdict'], targets.map((t) => [t.target, t.measured, t.verdict === 'met' ? '**met**' : t.verdict === 'missed' ? '**missed**' : t.verdict]))
 }
@@ -136,6 +158,8 @@ export function markdownReport(report: RunReport): string {
   ]
   if (report.baselines !== null) parts.push('### Baselines', baselineTable(report.baselines))
   if (report.scenarios.length > 0) parts.push('### Load scenarios', scenarioTable(report.scenarios))
+  const large = report.scenarios.filter((s) => s.sameBytes !== null)
+  if (large.length > 0) parts.push('### Large answers against bare uWS answering the same bytes', sameBytesTable(large))
   if (report.serverTimes.length > 0) parts.push('### Single requests (one connection, 20 requests after 1 warm-up; server time from the Server-Timing header, wall time at the client)', timesTable(report.serverTimes))
   const engine = engineRows(report)
   if (engine.length > 0) parts.push('### Engine figures', table(['figure', 'value'], engine))

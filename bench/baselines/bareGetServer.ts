@@ -2,12 +2,16 @@
  * Baseline 1: the fastest the HTTP stack can answer. A bare uWebSockets.js
  * server that answers every `GET /*` with a fixed ~300-byte JSON body held in
  * memory, synchronously inside the handler (no abort handler or cork needed).
+ * Given a file, it answers with that file's bytes instead: the runner uses
+ * this to serve a scenario's own answer (a page of 100 time records is
+ * 276 KB), so the scenario can be compared with the same bytes from memory.
  * The native uWS binary is loaded directly so the run can never silently use
  * the package's slow `ws` fallback.
  *
- * Usage: node dist/bench/baselines/bareGetServer.js [port]   (or PORT=…; 0 = any)
+ * Usage: node dist/bench/baselines/bareGetServer.js [port] [body file]   (or PORT=…; 0 = any)
  * Prints `READY <port>` on stdout once listening; exits on SIGTERM/SIGINT.
  */
+import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import type * as UwsTypes from 'uWebSockets.js'
 
@@ -19,7 +23,7 @@ function loadNativeUws(): Uws {
 }
 
 /** Shaped like a project object of the service. */
-const BODY = Buffer.from(JSON.stringify({
+const FIXED_BODY = Buffer.from(JSON.stringify({
   id: 'prj_V1StGXR8_Z5jdHi6B-myT',
   name: 'Website relaunch 2025',
   clientId: 'cli_4f90d13a42_Qx7bN2mPa',
@@ -35,6 +39,8 @@ const BODY = Buffer.from(JSON.stringify({
 }))
 
 const port = Number(process.argv[2] ?? process.env['PORT'] ?? 0)
+const bodyFile = process.argv[3]
+const BODY = bodyFile === undefined ? FIXED_BODY : fs.readFileSync(bodyFile)
 const uws = loadNativeUws()
 
 const app = uws.App().get('/*', (res) => {
