@@ -29,9 +29,8 @@
  * megabytes the process kept that memory after they went away (glibc
  * serves blocks of that size again from its own heap once one was freed),
  * where V8 gives its own pages back. The scratch buffer never grows. The
- * result is
- * byte for byte what `Buffer.from(JSON.stringify(items))` gives with
- * every fragment's value in its place (test/jsonBytes.test.ts).
+ * result is byte for byte what `Buffer.from(JSON.stringify(items))` gives
+ * with every fragment's value in its place (test/jsonBytes.test.ts).
  */
 import { assert } from '../domain/errors.js'
 import { FRAGMENT_MARKER_JSON, stringifyResolvingFragments, stringifyWithFragments, type JsonFragment } from './fragment.js'
@@ -45,7 +44,12 @@ const UTF8_BYTES_PER_UNIT_MAX = 3
 
 const scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES)
 
-/** One answer's JSON as it is written: bytes in the scratch buffer, then, once long, strings. */
+/**
+ * One answer's JSON as it is written: bytes in the scratch buffer, then,
+ * once long, strings. There is one scratch buffer, so one AnswerText at a
+ * time: each entry point below writes its answer start to end without
+ * yielding, and nothing it calls starts another.
+ */
 class AnswerText {
   private used = 0
   private strings: string[] | null = null
@@ -54,12 +58,12 @@ class AnswerText {
   text(text: string, start = 0, end = text.length): void {
     if (start >= end) return
     const part = start === 0 && end === text.length ? text : text.slice(start, end)
-    if (this.strings === null && this.fits(UTF8_BYTES_PER_UNIT_MAX * part.length)) this.used += scratch.write(part, this.used, 'utf8')
+    if (this.asBytes(UTF8_BYTES_PER_UNIT_MAX * part.length)) this.used += scratch.write(part, this.used, 'utf8')
     else (this.strings as string[]).push(part)
   }
 
   bytes(bytes: Buffer): void {
-    if (this.strings === null && this.fits(bytes.length)) this.used += bytes.copy(scratch, this.used)
+    if (this.asBytes(bytes.length)) this.used += bytes.copy(scratch, this.used)
     else (this.strings as string[]).push(bytes.toString('utf8'))
   }
 
@@ -71,8 +75,13 @@ class AnswerText {
     return bytes
   }
 
-  /** Whether `extra` more bytes fit in the scratch buffer; when not, the answer goes on as strings from here. */
-  private fits(extra: number): boolean {
+  /**
+   * True while the answer is bytes and `extra` more fit in the scratch
+   * buffer. The first time they do not, the bytes so far become the
+   * answer's first string, and it goes on as strings.
+   */
+  private asBytes(extra: number): boolean {
+    if (this.strings !== null) return false
     if (SCRATCH_BYTES - this.used >= extra) return true
     this.strings = [scratch.toString('utf8', 0, this.used)]
     return false
