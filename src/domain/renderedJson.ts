@@ -60,8 +60,8 @@ export class RenderedJson {
   private changesSeen: number
   private readonly byForm = new Map<RenderedForm, Map<Rec, JsonFragment>>()
   /** Rows rendered once since the last change and not kept yet, by form. */
-  private readonly rowsSeen = new Set<Rec>()
-  private readonly rowsWithStubsSeen = new Set<Rec>()
+  private readonly rowsSeen = new Map<RowForm, Set<Rec>>([['row', new Set()], ['rowWithStubs', new Set()]])
+  private rowsSeenCount = 0
   private bytes = 0
 
   constructor(private readonly state: ChangeCounted) {
@@ -74,6 +74,23 @@ export class RenderedJson {
    */
   of<Out>(rec: Rec, form: RenderedForm, render: () => Out): Out | JsonFragment {
     this.clearWhenStale()
+    return this.kept(rec, form, render)
+  }
+
+  /** A row of a list: as `of`, but on its first rendering since the last change only marked as seen. */
+  row<Out>(rec: Rec, form: RowForm, render: () => Out): Out | JsonFragment {
+    this.clearWhenStale()
+    const seen = this.rowsSeen.get(form) as Set<Rec>
+    if (seen.has(rec)) return this.kept(rec, form, render)
+    if (this.rowsSeenCount < ROWS_SEEN_MAX) {
+      seen.add(rec)
+      this.rowsSeenCount += 1
+    }
+    return render()
+  }
+
+  /** `of` after the staleness check. */
+  private kept<Out>(rec: Rec, form: RenderedForm, render: () => Out): Out | JsonFragment {
     let known = this.byForm.get(form)
     if (known === undefined) {
       known = new Map()
@@ -88,20 +105,11 @@ export class RenderedJson {
     return fragment
   }
 
-  /** A row of a list: as `of`, but on its first rendering since the last change only marked as seen. */
-  row<Out>(rec: Rec, form: RowForm, render: () => Out): Out | JsonFragment {
-    this.clearWhenStale()
-    const seen = form === 'row' ? this.rowsSeen : this.rowsWithStubsSeen
-    if (seen.has(rec)) return this.of(rec, form, render)
-    if (this.rowsSeen.size + this.rowsWithStubsSeen.size < ROWS_SEEN_MAX) seen.add(rec)
-    return render()
-  }
-
   private clearWhenStale(): void {
     if (this.state.changes === this.changesSeen) return
     this.byForm.clear()
-    this.rowsSeen.clear()
-    this.rowsWithStubsSeen.clear()
+    for (const seen of this.rowsSeen.values()) seen.clear()
+    this.rowsSeenCount = 0
     this.bytes = 0
     this.changesSeen = this.state.changes
   }
