@@ -1,10 +1,10 @@
 /*
- * jsonListBody writes a list answer a chunk at a time into a scratch
- * buffer. Its bytes must be exactly `Buffer.from(JSON.stringify(list))`:
+ * jsonListBody writes a list answer a chunk at a time into a lent buffer
+ * (json/answerBuffers.ts; test/answerBuffers.test.ts tests the lending). Its bytes must be exactly `Buffer.from(JSON.stringify(list))`:
  * for empty and one-element lists, for values JSON turns into null, for
  * text that UTF-8 needs two, three and four bytes for, for objects with
  * toJSON, for lists much longer than one chunk, for elements larger than
- * the scratch buffer, and for an answer kept while the next one is built.
+ * the buffer, and for an answer kept while the next one is built.
  * With JsonFragments in the list (at any depth), the bytes must be what
  * JSON.stringify gives with each fragment replaced by the value of its
  * text, also when data contains the very marker a fragment is written as.
@@ -56,13 +56,13 @@ t.test('lists of many chunks', async () => {
   }
 })
 
-t.test('an element larger than the scratch buffer, a long answer, then small answers again', async () => {
+t.test('an element larger than the answer buffer, a long answer, then small answers again', async () => {
   sameBytes([row(1), row(2, 3_000_000), row(3)], 'a 3 MB element among small ones')
-  sameBytes(Array.from({ length: 400 }, (_, index) => row(index, 30_000)), 'a 12 MB answer (past the scratch buffer it goes on as strings)')
+  sameBytes(Array.from({ length: 400 }, (_, index) => row(index, 30_000)), 'a 12 MB answer (past the answer buffer it goes on as strings)')
   sameBytes(Array.from({ length: 100 }, (_, index) => row(index)), 'a small answer afterwards')
 })
 
-t.test('an answer is its own copy: building the next one does not change it', async () => {
+t.test('an answer not given back is untouched by the next one', async () => {
   const first = Array.from({ length: 200 }, (_, index) => row(index, 500))
   const firstBytes = bodyBytes(jsonListBody(first))
   jsonListBody(Array.from({ length: 200 }, (_, index) => row(index + 1000, 700)))
@@ -97,8 +97,8 @@ t.test('fragments are copied in where they stand', async (t) => {
     ['fragments deeper down', [{ id: 'r3', nested: { user, list: [stub, { project }] } }]],
     ['dates with toJSON', [{ start: new OutDate(1_700_000_000_000), user }]],
     ['many rows sharing fragments', Array.from({ length: 500 }, (_, index) => ({ id: `r${index}`, user, n: index, project: index % 2 === 0 ? project : stub, text: 'x'.repeat(index) }))],
-    ['rows larger than the scratch buffer', Array.from({ length: 40 }, (_, index) => ({ id: `r${index}`, user, text: 'y'.repeat(100_000) }))],
-    ['a fragment larger than the scratch buffer', [{ id: 'r6', user }, { big: fragmentOf({ text: 'z'.repeat(2_000_000) }), user }]],
+    ['rows larger than the answer buffer', Array.from({ length: 40 }, (_, index) => ({ id: `r${index}`, user, text: 'y'.repeat(100_000) }))],
+    ['a fragment larger than the answer buffer', [{ id: 'r6', user }, { big: fragmentOf({ text: 'z'.repeat(2_000_000) }), user }]],
     ['data that is exactly the marker, as a value and as a key', [{ id: 'r4', user, text: FRAGMENT_MARKER }, { [FRAGMENT_MARKER]: 1, project }]],
     ['data that holds the marker inside a longer text', [{ id: 'r5', user, text: `a${FRAGMENT_MARKER}b` }]],
   ]

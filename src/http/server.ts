@@ -18,11 +18,13 @@
  * wait for the log's flush), leaving out the sending: a client can tell
  * the server's time from the network's. When the answer is
  * written (or found to have no client any more: status 499) the exchange
- * is counted once in the request metrics and, when on, logged as one line.
+ * is counted once in the request metrics and, when on, logged as one line,
+ * and a body written into a lent buffer gives it back (json/answerBuffers.ts).
  */
 import { STATUS_CODES } from 'node:http'
 import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
+import { giveBack } from '../json/answerBuffers.js'
 import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
 import type { Services } from './call.js'
@@ -75,6 +77,7 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
   if (exchange.recorded) return
   if (exchange.aborted) {
     record(observers, exchange, CLIENT_CLOSED, '')
+    giveBack(response.body)
     return
   }
   res.cork(() => {
@@ -89,6 +92,8 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
   })
   exchange.aborted = true
   record(observers, exchange, response.status, response.body)
+  // uWS copied the body (what the socket did not take at once is in its own buffer): the next answer may write there.
+  giveBack(response.body)
 }
 
 /** Uploads (paths ending in /upload) may carry a file up to maxFileBytes; every other body up to maxBodyBytes. */

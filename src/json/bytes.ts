@@ -1,5 +1,5 @@
 /*
- * JSON as bytes, serialized into a scratch buffer and copied out, with
+ * JSON as bytes, serialized into a lent buffer (answerBuffers.ts), with
  * JsonFragments copied in: `jsonListBody` for answers that are lists (a
  * chunk of elements at a time; the body of the answer), `jsonValueBytes`
  * for any other value.
@@ -19,38 +19,33 @@
  * and the fragment's bytes are copied there (fragment.ts says how markers
  * are matched to fragments, and what happens when data looks like one).
  *
- * The answer is copied out of the scratch buffer, because an answer waits
- * for the log's flush before it is written, and meanwhile another answer
- * may be serialized. The copy of 276 KB is a small part of the time the
- * rope conversion took. An answer that does not fit in the scratch buffer
- * (SCRATCH_BYTES) goes on as a list of strings joined at the end, as
- * JSON.stringify's own result would be: a buffer lives outside V8's heap
- * in memory from malloc, and with clients stalling on several answers of
- * megabytes the process kept that memory after they went away (glibc
- * serves blocks of that size again from its own heap once one was freed),
- * where V8 gives its own pages back. The scratch buffer never grows. The
- * result is byte for byte what `Buffer.from(JSON.stringify(items))` gives
- * with every fragment's value in its place (test/jsonBytes.test.ts).
+ * The answer is written straight into a buffer lent by
+ * json/answerBuffers.ts, and its body is a view of that buffer, which the
+ * HTTP server gives back once uWS has the bytes: a fresh buffer of that
+ * size would cost a page fault per 4 KiB page written (answerBuffers.ts
+ * says how much). An answer that does not fit in the buffer
+ * (ANSWER_BUFFER_BYTES) goes on as a list of strings joined at the end,
+ * as JSON.stringify's own result would be, and the buffer goes back at
+ * once: with clients stalling on several answers of megabytes, buffers
+ * that size from malloc stayed with the process after the clients went
+ * away (glibc serves blocks of that size again from its own heap once one
+ * was freed), where V8 gives its own pages back. `jsonValueBytes` copies
+ * its result out (a JsonFragment is kept for long) and returns the buffer.
+ * The result is byte for byte what `Buffer.from(JSON.stringify(items))`
+ * gives with every fragment's value in its place (test/jsonBytes.test.ts).
  */
 import { assert } from '../domain/errors.js'
+import { ANSWER_BUFFER_BYTES, answerView, lend, returnUnused } from './answerBuffers.js'
 import { FRAGMENT_MARKER_JSON, stringifyResolvingFragments, stringifyWithFragments, type JsonFragment } from './fragment.js'
 
 /** About how much JSON text one `JSON.stringify` call of a list produces (UTF-16 units). */
 const CHUNK_CHARS = 32 * 1024
-/** The scratch buffer's size: the longest answer written as bytes (a longer one goes on as strings, see the top). */
-const SCRATCH_BYTES = 1024 * 1024
 /** The most bytes UTF-8 needs per UTF-16 code unit. */
 const UTF8_BYTES_PER_UNIT_MAX = 3
 
-const scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES)
-
-/**
- * One answer's JSON as it is written: bytes in the scratch buffer, then,
- * once long, strings. There is one scratch buffer, so one AnswerText at a
- * time: each entry point below writes its answer start to end without
- * yielding, and nothing it calls starts another.
- */
+/** One answer's JSON as it is written: bytes in a lent buffer, then, once long, strings. */
 class AnswerText {
+  private readonly buffer = lend()
   private used = 0
   private strings: string[] | null = null
 
@@ -58,32 +53,38 @@ class AnswerText {
   text(text: string, start = 0, end = text.length): void {
     if (start >= end) return
     const part = start === 0 && end === text.length ? text : text.slice(start, end)
-    if (this.asBytes(UTF8_BYTES_PER_UNIT_MAX * part.length)) this.used += scratch.write(part, this.used, 'utf8')
+    if (this.asBytes(UTF8_BYTES_PER_UNIT_MAX * part.length)) this.used += this.buffer.write(part, this.used, 'utf8')
     else (this.strings as string[]).push(part)
   }
 
   bytes(bytes: Buffer): void {
-    if (this.asBytes(bytes.length)) this.used += bytes.copy(scratch, this.used)
+    if (this.asBytes(bytes.length)) this.used += bytes.copy(this.buffer, this.used)
     else (this.strings as string[]).push(bytes.toString('utf8'))
   }
 
-  /** The answer: its own copy of the bytes, or the strings joined. */
-  result(): Buffer | string {
-    if (this.strings !== null) return this.strings.join('')
-    const bytes = Buffer.allocUnsafeSlow(this.used)
-    scratch.copy(bytes, 0, 0, this.used)
+  /** The answer: a view of the lent buffer (to be given back: answerBuffers.ts), or the strings joined. */
+  lentResult(): Buffer | string {
+    if (this.strings === null) return answerView(this.buffer, this.used)
+    returnUnused(this.buffer)
+    return this.strings.join('')
+  }
+
+  /** The answer as bytes of its own; the lent buffer goes back. */
+  ownBytes(): Buffer {
+    const bytes = this.strings === null ? Buffer.from(this.buffer.subarray(0, this.used)) : Buffer.from(this.strings.join(''))
+    returnUnused(this.buffer)
     return bytes
   }
 
   /**
-   * True while the answer is bytes and `extra` more fit in the scratch
+   * True while the answer is bytes and `extra` more fit in the lent
    * buffer. The first time they do not, the bytes so far become the
    * answer's first string, and it goes on as strings.
    */
   private asBytes(extra: number): boolean {
     if (this.strings !== null) return false
-    if (SCRATCH_BYTES - this.used >= extra) return true
-    this.strings = [scratch.toString('utf8', 0, this.used)]
+    if (ANSWER_BUFFER_BYTES - this.used >= extra) return true
+    this.strings = [this.buffer.toString('utf8', 0, this.used)]
     return false
   }
 }
@@ -122,7 +123,11 @@ function writeJson(out: AnswerText, value: unknown, trim: 0 | 1): number {
   return text.length
 }
 
-/** The body of a list answer: `JSON.stringify(items)` as bytes (strings when long), each JsonFragment's text in its place. */
+/**
+ * The body of a list answer: `JSON.stringify(items)` as bytes (strings when
+ * long), each JsonFragment's text in its place. The bytes are a lent
+ * buffer's: whoever sends the answer gives them back (answerBuffers.ts).
+ */
 export function jsonListBody(items: readonly unknown[]): Buffer | string {
   const out = new AnswerText()
   out.text('[')
@@ -135,13 +140,12 @@ export function jsonListBody(items: readonly unknown[]): Buffer | string {
     start = end
   }
   out.text(']')
-  return out.result()
+  return out.lentResult()
 }
 
 /** `Buffer.from(JSON.stringify(value))` with each JsonFragment's text in its place (for a value that is not a long list). */
 export function jsonValueBytes(value: unknown): Buffer {
   const out = new AnswerText()
   writeJson(out, value, 0)
-  const result = out.result()
-  return typeof result === 'string' ? Buffer.from(result) : result
+  return out.ownBytes()
 }
