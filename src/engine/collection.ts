@@ -1,11 +1,15 @@
 /*
  * One resource's records in a tenant: a primary index by id, a secondary
- * index (value → ids) of the non-null values of every indexed field of the
- * declaration (null is the common case of an optional reference, and an
+ * index (value → records) of the non-null values of every indexed field of
+ * the declaration (null is the common case of an optional reference, and an
  * index of it would hold most of the collection), and a
- * day-bucketed range index for every range-indexed date field. Only
- * TenantState calls put/remove, and only from apply; and load/finishLoad,
- * when a snapshot is loaded.
+ * day-bucketed range index for every range-indexed date field. The
+ * secondary and range indexes hold the record objects (postingIndex.ts
+ * says why), so every put replaces the former version in each of them,
+ * whether its value there changed or not: an index never gives a record
+ * that is not the one in the primary index. Only TenantState calls
+ * put/remove, and only from apply; and load/finishLoad, when a snapshot is
+ * loaded.
  */
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import { assertionFailed } from '../domain/errors.js'
@@ -72,14 +76,16 @@ export class Collection {
     for (const [name, index] of this.indexes) {
       const oldValue = before?.[name] ?? null
       const newValue = rec[name] ?? null
-      if (before !== undefined && oldValue === newValue) continue
+      if (before !== undefined && oldValue === newValue) {
+        if (newValue !== null) index.replace(newValue, before, rec)
+        continue
+      }
       if (oldValue !== null) index.remove(oldValue, rec.id)
-      if (newValue !== null) index.add(newValue, rec.id)
+      if (newValue !== null) index.add(newValue, rec)
     }
-    for (const [name, buckets] of this.rangeIndexes) {
-      if (before !== undefined && before[name] === rec[name]) continue
-      if (before !== undefined) buckets.remove(before)
-      buckets.add(rec)
+    for (const buckets of this.rangeIndexes.values()) {
+      if (before === undefined) buckets.add(rec)
+      else buckets.replace(before, rec)
     }
     return before
   }
@@ -101,19 +107,16 @@ export class Collection {
     return this.indexes.has(fieldName)
   }
 
-  /** Records whose indexed field equals the value (null matches a missing value, by a scan). */
-  *lookup(fieldName: string, value: unknown): IterableIterator<Rec> {
+  /** Records whose indexed field equals the value (null matches a missing value, by a scan); not to be changed while read. */
+  lookup(fieldName: string, value: unknown): Iterable<Rec> {
     this.assertIndexed('lookup')
     const index = this.indexes.get(fieldName)
     if (index === undefined) throw new Error(`${this.decl.type}.${fieldName} has no index`)
-    if (value === null || value === undefined) {
-      for (const rec of this.byId.values()) if ((rec[fieldName] ?? null) === null) yield rec
-      return
-    }
-    for (const id of index.ids(value)) {
-      const rec = this.byId.get(id)
-      if (rec !== undefined) yield rec
-    }
+    return value === null || value === undefined ? this.withoutValue(fieldName) : index.records(value)
+  }
+
+  private *withoutValue(fieldName: string): IterableIterator<Rec> {
+    for (const rec of this.byId.values()) if ((rec[fieldName] ?? null) === null) yield rec
   }
 
   /** How many records a lookup visits: the index entry, or the whole collection for null. */

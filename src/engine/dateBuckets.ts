@@ -1,6 +1,8 @@
 /*
- * A range index for a date field: record ids grouped in buckets of one UTC
- * day, with the bucket keys kept sorted. Inserting is O(1) (plus a binary
+ * A range index for a date field: records grouped in buckets of one UTC
+ * day (a PostingIndex by day, so it holds the record objects and a put
+ * replaces a record's former version: `replace`), with the bucket keys
+ * kept sorted. Inserting is O(1) (plus a binary
  * insertion when a new day appears); a range read visits only the days it
  * overlaps; an ordered read walks the days in order and sorts one day at a
  * time, so "the newest 100" of a million records touches a few days only.
@@ -28,34 +30,37 @@ export class DateBuckets {
   private readonly buckets = new PostingIndex<number>()
   /** Sorted bucket keys (day numbers). */
   private readonly days: number[] = []
-  private readonly nulls = new Set<string>()
+  /** Records whose field is null, by id. */
+  private readonly nulls = new Map<string, Rec>()
 
   constructor(readonly field: string) {}
 
   /** Adds many records at once (loading a snapshot): cheaper than one add each. */
   addAll(recs: readonly Rec[]): void {
-    for (const rec of recs) if (typeof rec[this.field] !== 'number') this.nulls.add(rec.id)
+    for (const rec of recs) if (dayOf(rec[this.field]) === null) this.nulls.set(rec.id, rec)
     this.buckets.addAll(recs, (rec) => dayOf(rec[this.field]), (day) => this.days.splice(this.insertionPoint(day), 0, day))
   }
 
   add(rec: Rec): void {
-    const value = rec[this.field]
-    if (typeof value !== 'number') {
-      this.nulls.add(rec.id)
-      return
-    }
-    const day = Math.floor(value / DAY_MS)
-    if (this.buckets.add(day, rec.id)) this.days.splice(this.insertionPoint(day), 0, day)
+    const day = dayOf(rec[this.field])
+    if (day === null) this.nulls.set(rec.id, rec)
+    else if (this.buckets.add(day, rec)) this.days.splice(this.insertionPoint(day), 0, day)
   }
 
   remove(rec: Rec): void {
-    const value = rec[this.field]
-    if (typeof value !== 'number') {
-      this.nulls.delete(rec.id)
-      return
-    }
-    const day = Math.floor(value / DAY_MS)
-    if (this.buckets.remove(day, rec.id)) this.days.splice(this.insertionPoint(day), 1)
+    const day = dayOf(rec[this.field])
+    if (day === null) this.nulls.delete(rec.id)
+    else if (this.buckets.remove(day, rec.id)) this.days.splice(this.insertionPoint(day), 1)
+  }
+
+  /** Puts `after` in the place of `before`, a former version of the same record (in its day's place when the day is the same). */
+  replace(before: Rec, after: Rec): void {
+    const day = dayOf(after[this.field])
+    if (day !== dayOf(before[this.field])) {
+      this.remove(before)
+      this.add(after)
+    } else if (day === null) this.nulls.set(after.id, after)
+    else this.buckets.replace(day, before, after)
   }
 
   private insertionPoint(day: number): number {
@@ -90,20 +95,15 @@ export class DateBuckets {
    * sorted by it, so the whole walk is in order (nulls first ascending, last
    * descending; nulls are only visited when the range is unbounded).
    */
-  *walk(range: DateRange, get: (id: string) => Rec | undefined, descending: boolean, order?: (a: Rec, b: Rec) => number): IterableIterator<Rec> {
+  *walk(range: DateRange, descending: boolean, order?: (a: Rec, b: Rec) => number): IterableIterator<Rec> {
     const unbounded = range.low === undefined && range.high === undefined
-    if (unbounded && !descending) yield* this.records(this.nulls, get, order)
-    for (const day of this.daysIn(range, descending)) yield* this.records(this.buckets.ids(day), get, order)
-    if (unbounded && descending) yield* this.records(this.nulls, get, order)
+    if (unbounded && !descending) yield* this.inOrder(this.nulls.values(), order)
+    for (const day of this.daysIn(range, descending)) yield* this.inOrder(this.buckets.records(day), order)
+    if (unbounded && descending) yield* this.inOrder(this.nulls.values(), order)
   }
 
-  private *records(ids: Iterable<string>, get: (id: string) => Rec | undefined, order?: (a: Rec, b: Rec) => number): IterableIterator<Rec> {
-    const recs: Rec[] = []
-    for (const id of ids) {
-      const rec = get(id)
-      if (rec !== undefined) recs.push(rec)
-    }
-    if (order !== undefined) recs.sort(order)
-    yield* recs
+  /** The records, sorted by `order` when given (a copy: the bucket stays in its order). */
+  private inOrder(recs: Iterable<Rec>, order?: (a: Rec, b: Rec) => number): Iterable<Rec> {
+    return order === undefined ? recs : [...recs].sort(order)
   }
 }

@@ -97,7 +97,6 @@ function candidates(
   bounds: CandidateBounds = NO_BOUNDS,
 ): Candidates {
   const collection = state.collection(decl.type)
-  const get = (id: string) => collection.get(id)
   const pins: Pin[] = []
   const addPin = (field: string, value: unknown) => {
     const found = pinOf(collection, field, value)
@@ -114,7 +113,7 @@ function candidates(
   const walkable = orderedField === null ? undefined : collection.rangeIndexes.get(orderedField)
   if (walkable !== undefined && first !== undefined) {
     const range = filter?.ranges.get(walkable.field) ?? { lowInclusive: true, highInclusive: true }
-    return { recs: walkable.walk(range, get, first.descending, recordComparator(order, state)), sorted: true }
+    return { recs: walkable.walk(range, first.descending, recordComparator(order, state)), sorted: true }
   }
   let best: Candidates | null = pin === null ? null : { recs: pin.recs(), sorted: false }
   let bestSize = pin?.size ?? collection.size
@@ -123,7 +122,7 @@ function candidates(
     if (buckets === undefined) continue
     const size = buckets.estimate(range)
     if (size < bestSize) {
-      best = { recs: buckets.walk(range, get, false), sorted: false }
+      best = { recs: buckets.walk(range, false), sorted: false }
       bestSize = size
     }
   }
