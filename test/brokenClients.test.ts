@@ -109,7 +109,9 @@ t.test('clients that stop reading a large answer: others are served, the memory 
     await sleep(1000)
     const normal = await normalRequest()
     t.equal(normal.status, 200)
-    t.ok(normal.ms < 2000, `round ${round}: a normal request took ${normal.ms} ms beside 15 stalled 8 MB answers`)
+    // It waits for the 15 answers still being built (about 0.3 s when this file runs alone, 3.3 s once with the whole
+    // suite beside it on two cores); blocked behind the stalled sockets, it would wait for their idle timeout (10 s).
+    t.ok(normal.ms < 8000, `round ${round}: a normal request took ${normal.ms} ms beside 15 stalled 8 MB answers`)
     rssStalled.push(rssBytes())
     for (const socket of readers) socket.destroy()
     await sleep(500)
