@@ -1,14 +1,21 @@
 /*
  * The snapshot file format: a body encoded in slices across event-loop
  * turns is byte for byte the one encoded at once, a fresh decoder reads it
- * back, and a format 1 file (one msgpack value) still reads.
+ * back from memory and from a file, and format 2 files (slices without
+ * lengths) and format 1 files (one msgpack value) still read. A format 3
+ * file is read a slice at a time, never whole; a torn or damaged one (a
+ * byte flipped, a slice length running past the end, a short file) is
+ * refused as invalid.
  */
 import crypto from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import t from 'tap'
 import { encodePlain, encodeSnapshotBody } from '../src/persist/codec.js'
 import { buildRecord } from '../src/domain/records.js'
 import { resourceByType } from '../src/domain/resources/index.js'
-import { decodeSnapshot, encodeSnapshot, encodeSnapshotInSlices, SLICE_RECORDS } from '../src/persist/snapshotFile.js'
+import { decodeSnapshot, encodeSnapshot, encodeSnapshotInSlices, readSnapshotFile, SLICE_RECORDS, SnapshotInvalidError } from '../src/persist/snapshotFile.js'
 
 const records = Array.from({ length: SLICE_RECORDS * 2 + 17 }, (_, index) =>
   buildRecord(resourceByType('TimeRecord'), { user: `user-${index % 3}`, duration: index, description: index % 2 === 0 ? 'é€😀' : null }, index),
@@ -21,18 +28,90 @@ t.test('slices encode the same bytes and decode with a fresh decoder', async (t)
   const inSlices = await encodeSnapshotInSlices('tenant', 42, 1000, body)
   t.ok(atOnce.equals(inSlices))
   const { header, body: decoded } = decodeSnapshot(inSlices)
-  t.match(header, { format: 2, tenant: 'tenant', seq: 42, at: 1000 })
+  t.match(header, { format: 3, tenant: 'tenant', seq: 42, at: 1000 })
   t.same(decoded.collections.TimeRecord, records)
   t.same(decoded.collections.Project, projects)
 })
 
-t.test('a format 1 file still reads', async (t) => {
-  const bodyBytes = encodeSnapshotBody(body)
-  const header = encodePlain({ format: 1, tenant: 'old', seq: 7, at: 5, bodyBytes: bodyBytes.length, sha256: crypto.createHash('sha256').update(bodyBytes).digest('hex') })
+/** A file of an older format around `bodyBytes`. */
+function olderFile(format: number, bodyBytes: Buffer): Buffer {
+  const header = encodePlain({ format, tenant: 'old', seq: 7, at: 5, bodyBytes: bodyBytes.length, sha256: crypto.createHash('sha256').update(bodyBytes).digest('hex') })
   const length = Buffer.alloc(4)
   length.writeUInt32BE(header.length)
-  const file = Buffer.concat([Buffer.from('TLSNAP01', 'ascii'), length, header, bodyBytes])
-  const { header: read, body: decoded } = decodeSnapshot(file)
-  t.equal(read.format, 1)
-  t.same(decoded.collections.TimeRecord, records)
+  return Buffer.concat([Buffer.from('TLSNAP01', 'ascii'), length, header, bodyBytes])
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'snapshot-format-'))
+t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+function written(name: string, bytes: Buffer): string {
+  const file = path.join(dir, name)
+  fs.writeFileSync(file, bytes)
+  return file
+}
+
+t.test('format 1 and format 2 files still read, in memory and from a file', async (t) => {
+  const slices = [
+    { type: 'TimeRecord', recs: records.slice(0, SLICE_RECORDS) },
+    { type: 'TimeRecord', recs: records.slice(SLICE_RECORDS) },
+    { type: 'Project', recs: projects },
+  ]
+  const files = [
+    [1, olderFile(1, encodeSnapshotBody(body))],
+    [2, olderFile(2, Buffer.concat(slices.map((slice) => encodeSnapshotBody(slice))))],
+  ] as const
+  for (const [format, file] of files) {
+    for (const { header, body: decoded } of [decodeSnapshot(file), readSnapshotFile(written(`format${format}.tlsnap`, file))]) {
+      t.equal(header.format, format)
+      t.same(decoded.collections.TimeRecord, records, `format ${format}: the records`)
+      t.same(decoded.collections.Project, projects)
+    }
+  }
+})
+
+t.test('a format 3 file is read a slice at a time, not whole', async (t) => {
+  const file = written('format3.tlsnap', encodeSnapshot('tenant', 42, 1000, body))
+  const readWhole = fs.readFileSync
+  fs.readFileSync = (() => {
+    throw new Error('read whole')
+  }) as typeof fs.readFileSync
+  try {
+    const { header, body: decoded } = readSnapshotFile(file)
+    t.match(header, { format: 3, seq: 42 })
+    t.same(decoded.collections.TimeRecord, records)
+    t.same(decoded.collections.Project, projects)
+  } finally {
+    fs.readFileSync = readWhole
+  }
+})
+
+t.test('a damaged or torn format 3 file is refused', async (t) => {
+  const good = encodeSnapshot('tenant', 42, 1000, body)
+  const headerEnd = 12 + good.readUInt32BE(8)
+  const flipped = Buffer.from(good)
+  flipped[headerEnd + 5000] = (flipped[headerEnd + 5000] as number) ^ 0x55
+  const longSlice = Buffer.from(good)
+  longSlice.writeUInt32BE(good.length, headerEnd)
+  const cases: [string, Buffer, RegExp][] = [
+    ['a byte flipped inside a slice', flipped, /checksum mismatch|does not decode/],
+    ['a slice length past the end', longSlice, /runs past the end/],
+    ['the last 100 bytes missing', good.subarray(0, good.length - 100), /body is \d+ bytes, header says/],
+    ['only part of the header', good.subarray(0, headerEnd - 3), /truncated header/],
+    ['eight bytes', good.subarray(0, 8), /ends early/],
+  ]
+  /** The error `read` throws (null when it throws none). */
+  const refusal = (read: () => unknown): unknown => {
+    try {
+      read()
+      return null
+    } catch (error) {
+      return error
+    }
+  }
+  for (const [what, bytes, message] of cases) {
+    const file = written('damaged.tlsnap', bytes)
+    const fromFile = refusal(() => readSnapshotFile(file))
+    t.ok(fromFile instanceof SnapshotInvalidError && message.test(fromFile.message), `${what}: ${String(fromFile)}`)
+    if (bytes.length >= 12) t.ok(refusal(() => decodeSnapshot(bytes)) instanceof SnapshotInvalidError, `${what}, in memory`)
+  }
 })

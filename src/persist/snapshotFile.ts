@@ -6,16 +6,26 @@
  *   bytes 0..7    magic "TLSNAP01"
  *   bytes 8..11   header length H (uint32, big-endian)
  *   next H bytes  header, msgpack {format, tenant, seq, at, bodyBytes, sha256}
- *   the rest      body: a sequence of msgpack values {type, recs: Rec[]}, each
- *                 slice holding at most SLICE_RECORDS records (format 2); format
- *                 1 files hold one value {collections: {type: Rec[]}} and
- *                 still read
+ *   the rest      body: a sequence of slices, each a uint32 (big-endian) byte
+ *                 length and that many bytes of one msgpack value
+ *                 {type, recs: Rec[]} holding at most SLICE_RECORDS records
+ *                 (format 3). Format 2 files (the same values without the
+ *                 lengths) and format 1 files (one value
+ *                 {collections: {type: Rec[]}}) still read.
  *
  * A file is written to a temporary name, fsynced, renamed into place and the
  * folder fsynced, so a crash leaves either the old set of files or the new
- * one. On load the length and SHA-256 of the body are checked before it is
- * decoded: a torn or corrupt file is reported and skipped for an older one,
- * never half-loaded.
+ * one. On load the length and SHA-256 of the body are checked before what
+ * was decoded is used: a torn or corrupt file is reported and skipped for
+ * an older one, never half-loaded.
+ *
+ * A format 3 file is read a slice at a time into one reused buffer, hashed
+ * and decoded as it goes (`readSnapshotFile`): reading the whole file into
+ * one buffer first held 267 MB for a million time records while it was
+ * decoded (and after, until V8 collected it), and a file over 2 GiB (about
+ * eight million records) could not be read at all (fs.readFileSync's
+ * limit). The lengths let the reader take a slice without decoding past
+ * it; a length that runs past the end of the file is a torn file.
  *
  * Encoding in slices lets a running server snapshot a large tenant without
  * stopping its event loop for seconds: the records are taken at one moment
@@ -25,10 +35,10 @@
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { decodePlain, decodeSnapshotBody, decodeSnapshotValues, encodePlain, encodeSnapshotBody } from './codec.js'
+import { decodePlain, decodeSnapshotBody, decodeSnapshotSlice, decodeSnapshotValues, encodePlain, encodeSnapshotBody, releaseDecodedSource } from './codec.js'
 
 const MAGIC = Buffer.from('TLSNAP01', 'ascii')
-export const SNAPSHOT_FORMAT = 2
+export const SNAPSHOT_FORMAT = 3
 export const SLICE_RECORDS = 5000
 const SUFFIX = '.tlsnap'
 
@@ -79,18 +89,26 @@ function* slicesOf(body: SnapshotBody): IterableIterator<{ type: string; recs: u
   }
 }
 
+/** Bytes of a slice's length prefix (format 3) and of the header's. */
+const LENGTH_BYTES = 4
+
+function uint32(value: number): Buffer {
+  const bytes = Buffer.alloc(LENGTH_BYTES)
+  bytes.writeUInt32BE(value)
+  return bytes
+}
+
 function frame(tenant: string, seq: number, at: number, slices: Buffer[]): Buffer {
+  const body = slices.flatMap((slice) => [uint32(slice.length), slice])
   const hash = crypto.createHash('sha256')
   let bodyBytes = 0
-  for (const slice of slices) {
-    hash.update(slice)
-    bodyBytes += slice.length
+  for (const part of body) {
+    hash.update(part)
+    bodyBytes += part.length
   }
   const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, tenant, seq, at, bodyBytes, sha256: hash.digest('hex') }
   const headerBytes = encodePlain(header)
-  const length = Buffer.alloc(4)
-  length.writeUInt32BE(headerBytes.length)
-  return Buffer.concat([MAGIC, length, headerBytes, ...slices])
+  return Buffer.concat([MAGIC, uint32(headerBytes.length), headerBytes, ...body])
 }
 
 export function encodeSnapshot(tenant: string, seq: number, at: number, body: SnapshotBody): Buffer {
@@ -156,19 +174,99 @@ export function readSnapshotHeader(file: string): SnapshotHeader {
   }
 }
 
+function checkBodyBytes(header: SnapshotHeader, bodyBytes: number): void {
+  if (bodyBytes !== header.bodyBytes) throw new SnapshotInvalidError(`body is ${bodyBytes} bytes, header says ${header.bodyBytes}`)
+}
+
+function checkSha256(header: SnapshotHeader, sha256: string): void {
+  if (sha256 !== header.sha256) throw new SnapshotInvalidError('checksum mismatch')
+}
+
+/** The length of the slice whose prefix starts at `offset` of a body of `bodyBytes`; a torn file when it runs past the end. */
+function sliceLength(prefix: Buffer, offset: number, bodyBytes: number): number {
+  const length = prefix.readUInt32BE(0)
+  if (offset + LENGTH_BYTES + length > bodyBytes) throw new SnapshotInvalidError(`the slice at body byte ${offset} runs past the end of the body`)
+  return length
+}
+
+/** A slice's value, or the error of a damaged file (a wrong checksum is only found at the end: the value may be garbage). */
+function decodedSlice(bytes: Buffer, offset: number): unknown {
+  try {
+    return decodeSnapshotSlice(bytes)
+  } catch (error) {
+    throw new SnapshotInvalidError(`the slice at body byte ${offset} does not decode (${error instanceof Error ? error.message : String(error)})`)
+  }
+}
+
+/** The slices of a format 3 body held in memory. */
+function slicesOfBody(bodyBytes: Buffer): unknown[] {
+  const values: unknown[] = []
+  for (let offset = 0; offset < bodyBytes.length; ) {
+    const length = sliceLength(bodyBytes.subarray(offset, offset + LENGTH_BYTES), offset, bodyBytes.length)
+    values.push(decodedSlice(bodyBytes.subarray(offset + LENGTH_BYTES, offset + LENGTH_BYTES + length), offset))
+    offset += LENGTH_BYTES + length
+  }
+  releaseDecodedSource()
+  return values
+}
+
+function checkedBody(body: SnapshotBody): SnapshotBody {
+  if (typeof body !== 'object' || body === null || typeof body.collections !== 'object') throw new SnapshotInvalidError('bad body')
+  return body
+}
+
+/** A snapshot held in memory (an export file carries one). */
 export function decodeSnapshot(bytes: Buffer): { header: SnapshotHeader; body: SnapshotBody } {
   const { header, bodyOffset } = decodeHeader(bytes)
   const bodyBytes = bytes.subarray(bodyOffset)
-  if (bodyBytes.length !== header.bodyBytes) throw new SnapshotInvalidError(`body is ${bodyBytes.length} bytes, header says ${header.bodyBytes}`)
-  const sha256 = crypto.createHash('sha256').update(bodyBytes).digest('hex')
-  if (sha256 !== header.sha256) throw new SnapshotInvalidError('checksum mismatch')
-  const body = header.format === 1 ? (decodeSnapshotBody(bodyBytes) as SnapshotBody) : bodyOfSlices(decodeSnapshotValues(bodyBytes))
-  if (typeof body !== 'object' || body === null || typeof body.collections !== 'object') throw new SnapshotInvalidError('bad body')
-  return { header, body }
+  checkBodyBytes(header, bodyBytes.length)
+  checkSha256(header, crypto.createHash('sha256').update(bodyBytes).digest('hex'))
+  if (header.format === 1) return { header, body: checkedBody(decodeSnapshotBody(bodyBytes) as SnapshotBody) }
+  return { header, body: checkedBody(bodyOfSlices(header.format === 2 ? decodeSnapshotValues(bodyBytes) : slicesOfBody(bodyBytes))) }
 }
 
+/** Reads exactly `length` bytes at `position` of the file into `into`; a torn file when it ends first. */
+function readExactly(handle: number, into: Buffer, length: number, position: number): void {
+  for (let done = 0; done < length; ) {
+    const read = fs.readSync(handle, into, done, length - done, position + done)
+    if (read === 0) throw new SnapshotInvalidError(`the file ends early, at byte ${position + done} (a torn file?)`)
+    done += read
+  }
+}
+
+/** A snapshot file: format 3 a slice at a time (see the top), older formats read whole. */
 export function readSnapshotFile(file: string): { header: SnapshotHeader; body: SnapshotBody } {
-  return decodeSnapshot(fs.readFileSync(file))
+  const handle = fs.openSync(file, 'r')
+  try {
+    const start = Buffer.alloc(MAGIC.length + LENGTH_BYTES)
+    readExactly(handle, start, start.length, 0)
+    const headerEnd = start.length + start.readUInt32BE(MAGIC.length)
+    const headerBytes = Buffer.alloc(Math.min(headerEnd, fs.fstatSync(handle).size))
+    readExactly(handle, headerBytes, headerBytes.length, 0)
+    const { header, bodyOffset } = decodeHeader(headerBytes)
+    if (header.format < 3) return decodeSnapshot(fs.readFileSync(file))
+    checkBodyBytes(header, fs.fstatSync(handle).size - bodyOffset)
+    const hash = crypto.createHash('sha256')
+    const prefix = Buffer.alloc(LENGTH_BYTES)
+    let slice = Buffer.allocUnsafe(0)
+    const values: unknown[] = []
+    for (let offset = 0; offset < header.bodyBytes; ) {
+      readExactly(handle, prefix, LENGTH_BYTES, bodyOffset + offset)
+      hash.update(prefix)
+      const length = sliceLength(prefix, offset, header.bodyBytes)
+      if (slice.length < length) slice = Buffer.allocUnsafe(length)
+      const bytes = slice.subarray(0, length)
+      readExactly(handle, bytes, length, bodyOffset + offset + LENGTH_BYTES)
+      hash.update(bytes)
+      values.push(decodedSlice(bytes, offset))
+      offset += LENGTH_BYTES + length
+    }
+    releaseDecodedSource()
+    checkSha256(header, hash.digest('hex'))
+    return { header, body: checkedBody(bodyOfSlices(values)) }
+  } finally {
+    fs.closeSync(handle)
+  }
 }
 
 export async function writeSnapshotFile(dir: string, seq: number, bytes: Buffer): Promise<string> {
