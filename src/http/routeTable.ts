@@ -69,21 +69,43 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', scope: 'tenant', pattern: 'accounts/:id/logo', auth: true, handle: logo.remove },
 ]
 
-/** Matches a path against a pattern; the captured segments, or null. */
-const patternParts = new Map<string, readonly string[]>()
+/** A pattern split once: per segment, the literal it must equal or the name it captures. */
+interface CompiledPattern {
+  literals: readonly (string | null)[]
+  captures: readonly (string | null)[]
+}
 
-export function matchPattern(pattern: string, segments: readonly string[]): Record<string, string> | null {
-  let parts = patternParts.get(pattern)
-  if (parts === undefined) {
-    parts = pattern.split('/')
-    patternParts.set(pattern, parts)
+const compiledPatterns = new Map<string, CompiledPattern>()
+
+function compiled(pattern: string): CompiledPattern {
+  let found = compiledPatterns.get(pattern)
+  if (found === undefined) {
+    const parts = pattern.split('/')
+    found = {
+      literals: parts.map((part) => (part.startsWith(':') ? null : part)),
+      captures: parts.map((part) => (part.startsWith(':') ? part.slice(1) : null)),
+    }
+    compiledPatterns.set(pattern, found)
   }
-  if (parts.length !== segments.length) return null
+  return found
+}
+
+/**
+ * Matches a path against a pattern; the captured segments, or null. Every
+ * request is matched against the whole table, so a pattern that does not
+ * match allocates nothing.
+ */
+export function matchPattern(pattern: string, segments: readonly string[]): Record<string, string> | null {
+  const { literals, captures } = compiled(pattern)
+  if (literals.length !== segments.length) return null
+  for (let index = 0; index < literals.length; index += 1) {
+    const literal = literals[index]
+    if (literal !== null && literal !== segments[index]) return null
+  }
   const params: Record<string, string> = {}
-  for (const [index, part] of parts.entries()) {
-    const segment = segments[index] as string
-    if (part.startsWith(':')) params[part.slice(1)] = segment
-    else if (part !== segment) return null
+  for (let index = 0; index < captures.length; index += 1) {
+    const name = captures[index]
+    if (name !== null && name !== undefined) params[name] = segments[index] as string
   }
   return params
 }

@@ -20,12 +20,21 @@ import { fixedRouteLabel, resourceRouteLabel } from './routeLabel.js'
 import { matchPattern, ROUTES } from './routeTable.js'
 import { handleResource, MethodNotAllowed } from './routes/resources.js'
 
+/** The resource paths split into segments, longest first (as RESOURCE_PATHS). */
+const RESOURCE_PATH_SEGMENTS = RESOURCE_PATHS.map((path) => ({ path, segments: path.split('/') }))
+
+/** The longest resource path the request's path starts with, and the segments after it. */
 function findResource(segments: readonly string[]): { path: string; rest: readonly string[] } | null {
-  const joined = segments.join('/')
-  for (const path of RESOURCE_PATHS) {
-    if (joined === path || joined.startsWith(`${path}/`)) return { path, rest: segments.slice(path.split('/').length) }
+  for (const candidate of RESOURCE_PATH_SEGMENTS) {
+    if (startsWithSegments(segments, candidate.segments)) return { path: candidate.path, rest: segments.slice(candidate.segments.length) }
   }
   return null
+}
+
+function startsWithSegments(segments: readonly string[], prefix: readonly string[]): boolean {
+  if (prefix.length > segments.length) return false
+  for (let index = 0; index < prefix.length; index += 1) if (prefix[index] !== segments[index]) return false
+  return true
 }
 
 /** Finds the caller by token, then counts the request against the caller's rate limit. */

@@ -84,7 +84,7 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
     res.writeStatus(statusLine(response.status))
     res.writeHeader('X-Request-Id', exchange.requestId)
     res.writeHeader('Server-Timing', `app;dur=${(performance.now() - exchange.startedMs).toFixed(3)}`)
-    for (const [name, value] of Object.entries(response.headers)) res.writeHeader(name, value)
+    for (const name in response.headers) res.writeHeader(name, response.headers[name] as string)
     // A HEAD answer has the headers of the answer but no body: a keep-alive client would read the body as its next
     // answer. uWS keeps a connection whose reported length was not sent as busy (and resets it), so report 0.
     if (exchange.method === 'HEAD') res.endWithoutBody(0, close)
