@@ -7,13 +7,14 @@
  *
  * msgpackr keeps the last source it decoded reachable from its module
  * state (a DataView of its memory) until the next decode, with any
- * decoder. A snapshot file is read whole into one buffer, so after a
- * tenant was loaded its file (267 MB for a million time records) stayed
- * in memory for as long as nothing else was decoded: a fifth of the
- * resident memory of the loaded tenant. Each decoder of a whole file
- * (snapshots, export files) therefore decodes one byte afterwards
- * (`releasingSource`), which lets the file go. Binary values of a
- * snapshot are copies for the same reason (a view would hold the file).
+ * decoder. When snapshot files were read whole into one buffer, a loaded
+ * tenant's file (267 MB for a million time records) stayed in memory for
+ * as long as nothing else was decoded: a fifth of the resident memory of
+ * the loaded tenant. So whatever decodes a whole file (an older snapshot,
+ * an export file) or the slices of one (snapshotFile.ts) decodes one byte
+ * afterwards (`releasingSource`, `releaseDecodedSource`), which lets the
+ * source go. Binary values of a snapshot are copies for the same reason
+ * (a view would hold the file).
  */
 import { Packr } from 'msgpackr'
 import type { LogEntry } from '../engine/logEntry.js'
