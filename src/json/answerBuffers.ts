@@ -51,18 +51,21 @@ export function answerView(buffer: Buffer, length: number): Buffer {
   return view
 }
 
+/** Ends the lending of `memory` (lent, and held by `holder`, the view that may give it back; null: the buffer itself). */
+function returned(memory: ArrayBufferLike, holder: Buffer | null): void {
+  if (lent.get(memory) !== holder) return
+  lent.delete(memory)
+  if (pooled.length < POOLED_BUFFERS_MAX) pooled.push(Buffer.from(memory, 0, ANSWER_BUFFER_BYTES))
+}
+
 /** A lent buffer the answer did not keep (it went on as strings, or was copied out). */
 export function returnUnused(buffer: Buffer): void {
-  if (lent.get(buffer.buffer) !== null) return
-  lent.delete(buffer.buffer)
-  if (pooled.length < POOLED_BUFFERS_MAX) pooled.push(buffer)
+  returned(buffer.buffer, null)
 }
 
 /** Gives back the buffer behind an answer's body once nothing reads the body any more; anything else (a string, a body not lent from here, one given back already) is left alone. */
 export function giveBack(body: string | Buffer): void {
-  if (typeof body === 'string' || lent.get(body.buffer) !== body) return
-  lent.delete(body.buffer)
-  if (pooled.length < POOLED_BUFFERS_MAX) pooled.push(Buffer.from(body.buffer, 0, ANSWER_BUFFER_BYTES))
+  if (typeof body !== 'string') returned(body.buffer, body)
 }
 
 /** How many buffers wait for reuse (tests). */

@@ -198,12 +198,16 @@ function decodedSlice(bytes: Buffer, offset: number): unknown {
   }
 }
 
-/** The slices of a format 3 body held in memory. */
-function slicesOfBody(bodyBytes: Buffer): unknown[] {
+/**
+ * The slice values of a format 3 body of `bodyBytes`, each piece of it
+ * read by `bytesAt` (body offset, length; the bytes need to stay valid only
+ * until the next call).
+ */
+function sliceValues(bodyBytes: number, bytesAt: (offset: number, length: number) => Buffer): unknown[] {
   const values: unknown[] = []
-  for (let offset = 0; offset < bodyBytes.length; ) {
-    const length = sliceLength(bodyBytes.subarray(offset, offset + LENGTH_BYTES), offset, bodyBytes.length)
-    values.push(decodedSlice(bodyBytes.subarray(offset + LENGTH_BYTES, offset + LENGTH_BYTES + length), offset))
+  for (let offset = 0; offset < bodyBytes; ) {
+    const length = sliceLength(bytesAt(offset, LENGTH_BYTES), offset, bodyBytes)
+    values.push(decodedSlice(bytesAt(offset + LENGTH_BYTES, length), offset))
     offset += LENGTH_BYTES + length
   }
   releaseDecodedSource()
@@ -222,7 +226,7 @@ export function decodeSnapshot(bytes: Buffer): { header: SnapshotHeader; body: S
   checkBodyBytes(header, bodyBytes.length)
   checkSha256(header, crypto.createHash('sha256').update(bodyBytes).digest('hex'))
   if (header.format === 1) return { header, body: checkedBody(decodeSnapshotBody(bodyBytes) as SnapshotBody) }
-  return { header, body: checkedBody(bodyOfSlices(header.format === 2 ? decodeSnapshotValues(bodyBytes) : slicesOfBody(bodyBytes))) }
+  return { header, body: checkedBody(bodyOfSlices(header.format === 2 ? decodeSnapshotValues(bodyBytes) : sliceValues(bodyBytes.length, (offset, length) => bodyBytes.subarray(offset, offset + length)))) }
 }
 
 /** Reads exactly `length` bytes at `position` of the file into `into`; a torn file when it ends first. */
@@ -246,22 +250,16 @@ export function readSnapshotFile(file: string): { header: SnapshotHeader; body: 
     const { header, bodyOffset } = decodeHeader(headerBytes)
     if (header.format < 3) return decodeSnapshot(fs.readFileSync(file))
     checkBodyBytes(header, fs.fstatSync(handle).size - bodyOffset)
+    // The body is read in order, each piece once, so hashing what is read hashes the body.
     const hash = crypto.createHash('sha256')
-    const prefix = Buffer.alloc(LENGTH_BYTES)
-    let slice = Buffer.allocUnsafe(0)
-    const values: unknown[] = []
-    for (let offset = 0; offset < header.bodyBytes; ) {
-      readExactly(handle, prefix, LENGTH_BYTES, bodyOffset + offset)
-      hash.update(prefix)
-      const length = sliceLength(prefix, offset, header.bodyBytes)
-      if (slice.length < length) slice = Buffer.allocUnsafe(length)
-      const bytes = slice.subarray(0, length)
-      readExactly(handle, bytes, length, bodyOffset + offset + LENGTH_BYTES)
+    let buffer = Buffer.allocUnsafe(0)
+    const values = sliceValues(header.bodyBytes, (offset, length) => {
+      if (buffer.length < length) buffer = Buffer.allocUnsafe(length)
+      const bytes = buffer.subarray(0, length)
+      readExactly(handle, bytes, length, bodyOffset + offset)
       hash.update(bytes)
-      values.push(decodedSlice(bytes, offset))
-      offset += LENGTH_BYTES + length
-    }
-    releaseDecodedSource()
+      return bytes
+    })
     checkSha256(header, hash.digest('hex'))
     return { header, body: checkedBody(bodyOfSlices(values)) }
   } finally {
