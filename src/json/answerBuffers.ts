@@ -27,6 +27,7 @@
  * the GC like any buffer. At most POOLED_BUFFERS_MAX buffers wait here;
  * more given back are left to the GC.
  */
+import { assert } from '../domain/errors.js'
 
 /** The size of every lent buffer: the longest answer written as bytes (a longer one goes on as strings; bytes.ts). */
 export const ANSWER_BUFFER_BYTES = 1024 * 1024
@@ -40,12 +41,14 @@ const lent = new WeakMap<ArrayBufferLike, Buffer | null>()
 /** A buffer of ANSWER_BUFFER_BYTES to write one answer into; give it back with `giveBack`, or with `returnUnused` when the answer did not keep it. */
 export function lend(): Buffer {
   const buffer = pooled.pop() ?? Buffer.allocUnsafeSlow(ANSWER_BUFFER_BYTES)
+  assert(!lent.has(buffer.buffer), 'a pooled buffer is not lent')
   lent.set(buffer.buffer, null)
   return buffer
 }
 
 /** The answer's bytes: the first `length` bytes of a lent buffer, as the view that can give it back. */
 export function answerView(buffer: Buffer, length: number): Buffer {
+  assert(lent.get(buffer.buffer) === null, 'an answer is made once from a buffer lent for it')
   const view = buffer.subarray(0, length)
   lent.set(buffer.buffer, view)
   return view
