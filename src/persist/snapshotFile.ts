@@ -160,15 +160,11 @@ function decodeHeader(bytes: Buffer): { header: SnapshotHeader; bodyOffset: numb
   return { header, bodyOffset: 12 + headerLength }
 }
 
-const HEADER_READ_BYTES = 4096
-
 /** Only the header of a snapshot file (sequence number, time, size), without reading or checking the body. */
 export function readSnapshotHeader(file: string): SnapshotHeader {
   const handle = fs.openSync(file, 'r')
   try {
-    const start = Buffer.alloc(HEADER_READ_BYTES)
-    const length = fs.readSync(handle, start, 0, HEADER_READ_BYTES, 0)
-    return decodeHeader(start.subarray(0, length)).header
+    return headerOfFile(handle).header
   } finally {
     fs.closeSync(handle)
   }
@@ -238,16 +234,21 @@ function readExactly(handle: number, into: Buffer, length: number, position: num
   }
 }
 
+/** The header of an open snapshot file and where its body starts, reading no more of the file than that. */
+function headerOfFile(handle: number): { header: SnapshotHeader; bodyOffset: number } {
+  const start = Buffer.alloc(MAGIC.length + LENGTH_BYTES)
+  readExactly(handle, start, start.length, 0)
+  const headerEnd = start.length + start.readUInt32BE(MAGIC.length)
+  const headerBytes = Buffer.alloc(Math.min(headerEnd, fs.fstatSync(handle).size))
+  readExactly(handle, headerBytes, headerBytes.length, 0)
+  return decodeHeader(headerBytes)
+}
+
 /** A snapshot file: format 3 a slice at a time (see the top), older formats read whole. */
 export function readSnapshotFile(file: string): { header: SnapshotHeader; body: SnapshotBody } {
   const handle = fs.openSync(file, 'r')
   try {
-    const start = Buffer.alloc(MAGIC.length + LENGTH_BYTES)
-    readExactly(handle, start, start.length, 0)
-    const headerEnd = start.length + start.readUInt32BE(MAGIC.length)
-    const headerBytes = Buffer.alloc(Math.min(headerEnd, fs.fstatSync(handle).size))
-    readExactly(handle, headerBytes, headerBytes.length, 0)
-    const { header, bodyOffset } = decodeHeader(headerBytes)
+    const { header, bodyOffset } = headerOfFile(handle)
     if (header.format < 3) return decodeSnapshot(fs.readFileSync(file))
     checkBodyBytes(header, fs.fstatSync(handle).size - bodyOffset)
     // The body is read in order, each piece once, so hashing what is read hashes the body.
