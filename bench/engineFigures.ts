@@ -7,9 +7,11 @@
  *               into collections, indexes and live aggregates (no log after it)
  *   heap        V8 heap used by the loaded tenant, per time record; and how
  *               much of it is the decoded records alone (snapshot body)
- *   snapshot    actor.snapshot(): the synchronous part (collect + msgpack
- *               encode + SHA-256, which blocks the event loop) and the whole
- *               (plus write, fsync, rename, log prune), and the file size
+ *   snapshot    actor.snapshot(): the synchronous part (collecting the
+ *               records, which blocks the event loop) and the whole (encode,
+ *               hash and write a slice at a time, fsync, rename, log prune),
+ *               the file size, and the most resident memory it took above
+ *               the loaded tenant's (sampled every RSS_SAMPLE_MS)
  *   writes      REPLAY_ENTRIES single-record writes through actor.write,
  *               issued BURST per event-loop turn (group commit), durable
  *   replay      recovery again, in a new process as after a restart (this
@@ -50,6 +52,7 @@ export interface EngineFigures {
   snapshotSyncMs: number
   snapshotTotalMs: number
   snapshotBytes: number
+  snapshotPeakRssBytes: number
   writeEntries: number
   writesPerSecond: number
   replayEntries: number
@@ -59,6 +62,22 @@ export interface EngineFigures {
 }
 
 const gc = (globalThis as { gc?: () => void }).gc
+
+const RSS_SAMPLE_MS = 5
+
+/** `pending`'s result and the highest resident set size seen until it settled, sampled every RSS_SAMPLE_MS. */
+async function withPeakRss<T>(pending: Promise<T>): Promise<{ result: T; peakRssBytes: number }> {
+  let peakRssBytes = process.memoryUsage().rss
+  const sampler = setInterval(() => {
+    peakRssBytes = Math.max(peakRssBytes, process.memoryUsage().rss)
+  }, RSS_SAMPLE_MS)
+  try {
+    const result = await pending
+    return { result, peakRssBytes: Math.max(peakRssBytes, process.memoryUsage().rss) }
+  } finally {
+    clearInterval(sampler)
+  }
+}
 
 function heapUsed(): number {
   if (gc === undefined) throw new Error('run with node --expose-gc')
@@ -140,10 +159,11 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
     if (actor === undefined) throw new Error('tenant missing')
     const heapBytesPerRecord = (heapUsed() - heapBefore) / records
 
+    const rssBefore = process.memoryUsage().rss
     const snapshotStarted = performance.now()
     const pending = actor.snapshot()
     const snapshotSyncMs = performance.now() - snapshotStarted
-    const snapshot = await pending
+    const { result: snapshot, peakRssBytes } = await withPeakRss(pending)
 
     const writesPerSecond = await writeSingles(actor, fixture, replayEntries)
     await store.close()
@@ -157,6 +177,7 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
       snapshotSyncMs,
       snapshotTotalMs: snapshot.durationMs,
       snapshotBytes: snapshot.bytes,
+      snapshotPeakRssBytes: peakRssBytes - rssBefore,
       writeEntries: replayEntries,
       writesPerSecond,
       replayEntries: replay.replayed,

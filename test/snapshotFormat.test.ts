@@ -1,6 +1,8 @@
 /*
  * The snapshot file format: a body encoded in slices across event-loop
- * turns is byte for byte the one encoded at once, a fresh decoder reads it
+ * turns, or written to a file a slice at a time, is byte for byte the one
+ * encoded at once (the writer holds one slice in memory and leaves no
+ * file behind when it fails), a fresh decoder reads it
  * back from memory and from a file, and format 2 files (slices without
  * lengths) and format 1 files (one msgpack value) still read. A format 3
  * file is read a slice at a time, never whole; a torn or damaged one (a
@@ -15,7 +17,16 @@ import t from 'tap'
 import { encodePlain, encodeSnapshotBody } from '../src/persist/codec.js'
 import { buildRecord } from '../src/domain/records.js'
 import { resourceByType } from '../src/domain/resources/index.js'
-import { decodeSnapshot, encodeSnapshot, encodeSnapshotInSlices, readSnapshotFile, SLICE_RECORDS, SnapshotInvalidError } from '../src/persist/snapshotFile.js'
+import {
+  decodeSnapshot,
+  encodeSnapshot,
+  encodeSnapshotInSlices,
+  readSnapshotFile,
+  SLICE_RECORDS,
+  SnapshotInvalidError,
+  type SnapshotBody,
+  writeSnapshotInSlices,
+} from '../src/persist/snapshotFile.js'
 
 const records = Array.from({ length: SLICE_RECORDS * 2 + 17 }, (_, index) =>
   buildRecord(resourceByType('TimeRecord'), { user: `user-${index % 3}`, duration: index, description: index % 2 === 0 ? 'é€😀' : null }, index),
@@ -33,6 +44,49 @@ t.test('slices encode the same bytes and decode with a fresh decoder', async (t)
   t.same(decoded.collections.Project, projects)
 })
 
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'snapshot-format-'))
+t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+t.test('a snapshot written a slice at a time is the file encoded at once, whatever its numbers', async (t) => {
+  const bodies: SnapshotBody[] = [{ collections: {} }, { collections: { Project: projects } }, body]
+  const numbers = [
+    [1, 0],
+    [300, 1000],
+    [2 ** 40, Date.now()],
+    [Number.MAX_SAFE_INTEGER, 2 ** 52],
+  ] as const
+  for (const [index, snapshotBody] of bodies.entries()) {
+    for (const [seq, at] of numbers) {
+      const folder = path.join(dir, `written-${index}-${seq}`)
+      const { file, bytes } = await writeSnapshotInSlices(folder, 'tenant', seq, at, snapshotBody)
+      const written = fs.readFileSync(file)
+      t.ok(written.equals(encodeSnapshot('tenant', seq, at, snapshotBody)), `body ${index}, seq ${seq}: the same bytes`)
+      t.equal(bytes, written.length)
+      t.match(readSnapshotFile(file).header, { format: 3, tenant: 'tenant', seq, at, bodyBytes: written.length - 12 - written.readUInt32BE(8) })
+      t.same(fs.readdirSync(folder), [path.basename(file)], 'no temporary file is left')
+    }
+  }
+})
+
+t.test('the writer writes each slice before it encodes the next, and a failed write leaves no file', async (t) => {
+  const folder = path.join(dir, 'progress')
+  const temporarySizes: number[] = []
+  const { file } = await writeSnapshotInSlices(folder, 'tenant', 9, 1000, body, () => {
+    const [temporary] = fs.readdirSync(folder)
+    temporarySizes.push(fs.statSync(path.join(folder, temporary as string)).size)
+  })
+  t.equal(temporarySizes.length, 4, 'three slices of time records and one of projects')
+  t.ok(temporarySizes.every((size, index) => index === 0 || size > (temporarySizes[index - 1] as number)), `the file grows: ${temporarySizes.join(', ')}`)
+  t.ok((temporarySizes[0] as number) > SLICE_RECORDS * 10, 'the first slice is on disk before the next is encoded')
+  t.ok((temporarySizes.at(-1) as number) < fs.statSync(file).size + 1, 'and the header is written last, into its room')
+
+  const failing = path.join(dir, 'failing')
+  const unencodable = { get duration(): number { throw new Error('cannot read this record') } }
+  const broken = { collections: { TimeRecord: [...records.slice(0, SLICE_RECORDS), unencodable] } }
+  await t.rejects(writeSnapshotInSlices(failing, 'tenant', 10, 1000, broken), /cannot read this record/)
+  t.same(fs.readdirSync(failing), [], 'neither the snapshot nor its temporary file')
+})
+
 /** A file of an older format around `bodyBytes`. */
 function olderFile(format: number, bodyBytes: Buffer): Buffer {
   const header = encodePlain({ format, tenant: 'old', seq: 7, at: 5, bodyBytes: bodyBytes.length, sha256: crypto.createHash('sha256').update(bodyBytes).digest('hex') })
@@ -40,9 +94,6 @@ function olderFile(format: number, bodyBytes: Buffer): Buffer {
   length.writeUInt32BE(header.length)
   return Buffer.concat([Buffer.from('TLSNAP01', 'ascii'), length, header, bodyBytes])
 }
-
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'snapshot-format-'))
-t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 function written(name: string, bytes: Buffer): string {
   const file = path.join(dir, name)

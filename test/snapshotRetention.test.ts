@@ -12,7 +12,7 @@
  * the base on still restores.
  */
 import t from 'tap'
-import { encodeSnapshot, listSnapshots, pruneSnapshots, tenantSnapshotDir, writeSnapshotFile } from '../src/persist/snapshotFile.js'
+import { listSnapshots, pruneSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from '../src/persist/snapshotFile.js'
 import { runCli } from './helpers/cli.js'
 import { startInProcess, tempDataDir, type InProcessServer } from './helpers/server.js'
 
@@ -20,7 +20,7 @@ import { startInProcess, tempDataDir, type InProcessServer } from './helpers/ser
 async function fiveSnapshots(): Promise<string> {
   const dataDir = tempDataDir('retention')
   for (const seq of [10, 20, 30, 40, 50]) {
-    await writeSnapshotFile(tenantSnapshotDir(dataDir, 'acme'), seq, encodeSnapshot('acme', seq, seq * 10, { collections: {} }))
+    await writeSnapshotInSlices(tenantSnapshotDir(dataDir, 'acme'), 'acme', seq, seq * 10, { collections: {} })
   }
   return dataDir
 }

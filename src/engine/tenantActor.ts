@@ -36,7 +36,7 @@ import type { Config } from '../config.js'
 import { ApiError, assert } from '../domain/errors.js'
 import type { LogStore } from '../persist/logStore.js'
 import { recoverTenant, snapshotBodyOf, type RecoveryReport } from '../persist/recovery.js'
-import { encodeSnapshotInSlices, pruneSnapshots, tenantSnapshotDir, writeSnapshotFile } from '../persist/snapshotFile.js'
+import { pruneSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from '../persist/snapshotFile.js'
 import { indexGlobals } from './globalIndexes.js'
 import { logStoreFull, reclaimLogSpace } from './logSpace.js'
 import { LOG_ENTRY_FORMAT, type LogEntry } from './logEntry.js'
@@ -229,7 +229,7 @@ export class TenantActor {
 
   /**
    * Writes a snapshot of the current state (once the log under it is durable) and prunes the snapshots and log
-   * entries that no restore within LOG_RETENTION_MS needs. `onProgress` hears the records encoded so far.
+   * entries that no restore within LOG_RETENTION_MS needs. `onProgress` hears the records written so far.
    */
   snapshot(onProgress?: (recordsDone: number) => void): Promise<SnapshotResult> {
     if (this.snapshotRunning !== null) return this.snapshotRunning
@@ -240,15 +240,14 @@ export class TenantActor {
     this.entriesSinceSnapshot = 0
     this.logBytesSinceSnapshot = 0
     this.snapshotRunning = (async () => {
-      const bytes = await encodeSnapshotInSlices(this.tenant, seq, at, body, onProgress)
       await this.durable(seq)
-      const file = await writeSnapshotFile(tenantSnapshotDir(this.config.dataDir, this.tenant), seq, bytes)
+      const { file, bytes } = await writeSnapshotInSlices(tenantSnapshotDir(this.config.dataDir, this.tenant), this.tenant, seq, at, body, onProgress)
       const windowStartMs = at - this.config.logRetentionMs
       const startsLogLine = (snapshotSeq: number) => this.store.rawEntry(this.tenant, snapshotSeq) === undefined
       const logNotNeededUpto = await pruneSnapshots(this.config.dataDir, this.tenant, this.config.snapshotsKept, windowStartMs, startsLogLine)
       await this.store.prune(this.tenant, logNotNeededUpto, windowStartMs)
       this.lastSnapshotAt = at
-      return { seq, file, bytes: bytes.length, durationMs: performance.now() - started }
+      return { seq, file, bytes, durationMs: performance.now() - started }
     })().finally(() => {
       this.snapshotRunning = null
     })

@@ -14,7 +14,7 @@ import { indexGlobalsOfState } from '../engine/globalIndexes.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { LogStore } from './logStore.js'
 import { snapshotBodyOf } from './recovery.js'
-import { encodeSnapshotInSlices, listSnapshots, tenantSnapshotDir, writeSnapshotFile } from './snapshotFile.js'
+import { listSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from './snapshotFile.js'
 
 export interface InstalledState {
   /** The sequence number the state now has; the next write gets the one after. */
@@ -46,11 +46,10 @@ export async function installState(
   const previousLastSeq = Math.max(store.lastSeq(tenant), ...listSnapshots(dataDir, tenant).map((listing) => listing.seq))
   const seq = previousLastSeq + 1
   const at = Date.now()
-  const bytes = await encodeSnapshotInSlices(tenant, seq, at, snapshotBodyOf(state), options.onProgress)
-  const file = await writeSnapshotFile(tenantSnapshotDir(dataDir, tenant), seq, bytes)
+  const { file, bytes } = await writeSnapshotInSlices(tenantSnapshotDir(dataDir, tenant), tenant, seq, at, snapshotBodyOf(state), options.onProgress)
   state.seq = seq
   indexGlobalsOfState(store, tenant, state)
   if (store.tenants.get(tenant) === undefined) void store.tenants.put(tenant, { createdAt: options.createdAt ?? Date.now() })
   await store.flushed()
-  return { seq, file, at, bytes: bytes.length, objects: objectCount(state), previousLastSeq }
+  return { seq, file, at, bytes, objects: objectCount(state), previousLastSeq }
 }

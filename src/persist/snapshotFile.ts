@@ -5,7 +5,8 @@
  *
  *   bytes 0..7    magic "TLSNAP01"
  *   bytes 8..11   header length H (uint32, big-endian)
- *   next H bytes  header, msgpack {format, tenant, seq, at, bodyBytes, sha256}
+ *   next H bytes  header, msgpack {format, tenant, seq, at, bodyBytes, sha256,
+ *                 pad} (pad: spaces, see below; older files have none)
  *   the rest      body: a sequence of slices, each a uint32 (big-endian) byte
  *                 length and that many bytes of one msgpack value
  *                 {type, recs: Rec[]} holding at most SLICE_RECORDS records
@@ -31,7 +32,18 @@
  * stopping its event loop for seconds: the records are taken at one moment
  * (they are never changed in place, so the arrays stay that moment's state)
  * and encoded a slice per event-loop turn.
+ *
+ * The writer (`writeSnapshotInSlices`) holds one encoded slice at a time,
+ * never the whole file (267 MB for a million time records, and a Buffer
+ * cannot pass 4 GiB). The header comes first in the file but needs the
+ * body's length and hash, known only at the end; so the writer leaves room
+ * for the header's largest encoding (every number at msgpack's widest, 9
+ * bytes), writes the body after it, and then the header into that room,
+ * its `pad` string filling what narrower numbers leave free. Every writer
+ * pads the same way, so a snapshot encoded in memory is byte for byte the
+ * file written, and the readers of format 3 read both.
  */
+import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -98,6 +110,29 @@ function uint32(value: number): Buffer {
   return bytes
 }
 
+/** The largest the header can encode to for this tenant, sequence number and time: bodyBytes at its widest. */
+function reservedHeaderBytes(tenant: string, seq: number, at: number): number {
+  const widest: SnapshotHeader = { format: SNAPSHOT_FORMAT, tenant, seq, at, bodyBytes: Number.MAX_SAFE_INTEGER, sha256: '0'.repeat(64) }
+  return encodePlain({ ...widest, pad: '' }).length
+}
+
+/** MAGIC, the header length, and `header` padded to exactly reservedHeaderBytes (see the top). */
+function headerPart(header: SnapshotHeader): Buffer {
+  const reserved = reservedHeaderBytes(header.tenant, header.seq, header.at)
+  const free = reserved - encodePlain({ ...header, pad: '' }).length
+  // A fixstr holds up to 31 bytes behind a one-byte prefix, so `free` spaces add exactly `free` bytes.
+  assert(free >= 0 && free <= MAX_FIXSTR_BYTES, `header padding of ${free} bytes`)
+  const padded = encodePlain({ ...header, pad: ' '.repeat(free) })
+  assert(padded.length === reserved, 'the padded header fills its room exactly')
+  return Buffer.concat([MAGIC, uint32(reserved), padded])
+}
+
+const MAX_FIXSTR_BYTES = 31
+
+function headerOf(tenant: string, seq: number, at: number, bodyBytes: number, sha256: string): SnapshotHeader {
+  return { format: SNAPSHOT_FORMAT, tenant, seq, at, bodyBytes, sha256 }
+}
+
 function frame(tenant: string, seq: number, at: number, slices: Buffer[]): Buffer {
   const body = slices.flatMap((slice) => [uint32(slice.length), slice])
   const hash = crypto.createHash('sha256')
@@ -106,9 +141,7 @@ function frame(tenant: string, seq: number, at: number, slices: Buffer[]): Buffe
     hash.update(part)
     bodyBytes += part.length
   }
-  const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, tenant, seq, at, bodyBytes, sha256: hash.digest('hex') }
-  const headerBytes = encodePlain(header)
-  return Buffer.concat([MAGIC, uint32(headerBytes.length), headerBytes, ...body])
+  return Buffer.concat([headerPart(headerOf(tenant, seq, at, bodyBytes, hash.digest('hex'))), ...body])
 }
 
 export function encodeSnapshot(tenant: string, seq: number, at: number, body: SnapshotBody): Buffer {
@@ -132,6 +165,40 @@ export async function encodeSnapshotInSlices(
     await new Promise((resolve) => setImmediate(resolve))
   }
   return frame(tenant, seq, at, slices)
+}
+
+/**
+ * Writes the same bytes as encodeSnapshot to the tenant's snapshot folder `dir`, atomically, a slice per write and
+ * never more than one encoded slice in memory (see the top); `onProgress` hears the records written so far.
+ */
+export async function writeSnapshotInSlices(
+  dir: string,
+  tenant: string,
+  seq: number,
+  at: number,
+  body: SnapshotBody,
+  onProgress?: (recordsDone: number) => void,
+): Promise<{ file: string; bytes: number }> {
+  const bodyOffset = MAGIC.length + LENGTH_BYTES + reservedHeaderBytes(tenant, seq, at)
+  let bodyBytes = 0
+  const file = await writeAtomically(path.join(dir, snapshotFileName(seq)), async (handle) => {
+    const hash = crypto.createHash('sha256')
+    let recordsDone = 0
+    for (const slice of slicesOf(body)) {
+      const encoded = encodeSnapshotBody(slice)
+      for (const part of [uint32(encoded.length), encoded]) {
+        hash.update(part)
+        await writeFully(handle, part, bodyOffset + bodyBytes)
+        bodyBytes += part.length
+      }
+      recordsDone += slice.recs.length
+      onProgress?.(recordsDone)
+    }
+    const header = headerPart(headerOf(tenant, seq, at, bodyBytes, hash.digest('hex')))
+    assert(header.length === bodyOffset, 'the header fills the room left for it')
+    await writeFully(handle, header, 0)
+  })
+  return { file, bytes: bodyOffset + bodyBytes }
 }
 
 function bodyOfSlices(values: unknown[]): SnapshotBody {
@@ -268,23 +335,35 @@ export function readSnapshotFile(file: string): { header: SnapshotHeader; body: 
   }
 }
 
-export async function writeSnapshotFile(dir: string, seq: number, bytes: Buffer): Promise<string> {
-  return writeFileAtomically(path.join(dir, snapshotFileName(seq)), bytes)
+/** Writes `bytes` to the file at `position` in full (a write may take fewer bytes than it was given). */
+async function writeFully(handle: fs.promises.FileHandle, bytes: Buffer, position: number): Promise<void> {
+  for (let done = 0; done < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done)
+    done += bytesWritten
+  }
 }
 
-/** Writes atomically: temporary file, fsync, rename, fsync of the folder; a crash leaves the old file or the new one. */
-export async function writeFileAtomically(finalPath: string, bytes: Buffer): Promise<string> {
+/**
+ * Writes a file atomically: `fill` writes a temporary file, which is fsynced and renamed into place before the
+ * folder is fsynced; a crash leaves the old file or the new one. A failed `fill` leaves no temporary file.
+ */
+async function writeAtomically(finalPath: string, fill: (handle: fs.promises.FileHandle) => Promise<void>): Promise<string> {
   const dir = path.dirname(finalPath)
   await fs.promises.mkdir(dir, { recursive: true })
   const temporaryPath = `${finalPath}.tmp-${process.pid}`
-  const handle = await fs.promises.open(temporaryPath, 'w')
   try {
-    await handle.writeFile(bytes)
-    await handle.sync()
-  } finally {
-    await handle.close()
+    const handle = await fs.promises.open(temporaryPath, 'w')
+    try {
+      await fill(handle)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await fs.promises.rename(temporaryPath, finalPath)
+  } catch (error) {
+    await fs.promises.rm(temporaryPath, { force: true })
+    throw error
   }
-  await fs.promises.rename(temporaryPath, finalPath)
   const dirHandle = await fs.promises.open(dir, 'r')
   try {
     await dirHandle.sync()
@@ -292,6 +371,10 @@ export async function writeFileAtomically(finalPath: string, bytes: Buffer): Pro
     await dirHandle.close()
   }
   return finalPath
+}
+
+export async function writeFileAtomically(finalPath: string, bytes: Buffer): Promise<string> {
+  return writeAtomically(finalPath, (handle) => writeFully(handle, bytes, 0))
 }
 
 /**
