@@ -2,12 +2,13 @@
  * The snapshot file format: a body encoded in slices across event-loop
  * turns, or written to a file a slice at a time, is byte for byte the one
  * encoded at once (the writer holds one slice in memory and leaves no
- * file behind when it fails), a fresh decoder reads it
- * back from memory and from a file, and format 2 files (slices without
- * lengths) and format 1 files (one msgpack value) still read. A format 3
- * file is read a slice at a time, never whole; a torn or damaged one (a
- * byte flipped, a slice length running past the end, a short file) is
- * refused as invalid.
+ * file behind when it fails), a fresh decoder reads it back from memory
+ * and from a file, and format 3 files (slices without string tables),
+ * format 2 files (slices without lengths) and format 1 files (one msgpack
+ * value) still read. A format 4 file is read a slice at a time, never
+ * whole; a torn or damaged one (a byte flipped, a slice length running
+ * past the end, a short file, a string table that does not fit its
+ * records) is refused as invalid.
  */
 import crypto from 'node:crypto'
 import fs from 'node:fs'
@@ -39,7 +40,7 @@ t.test('slices encode the same bytes and decode with a fresh decoder', async (t)
   const inSlices = await encodeSnapshotInSlices('tenant', 42, 1000, body)
   t.ok(atOnce.equals(inSlices))
   const { header, body: decoded } = decodeSnapshot(inSlices)
-  t.match(header, { format: 3, tenant: 'tenant', seq: 42, at: 1000 })
+  t.match(header, { format: 4, tenant: 'tenant', seq: 42, at: 1000 })
   t.same(decoded.collections.TimeRecord, records)
   t.same(decoded.collections.Project, projects)
 })
@@ -62,7 +63,7 @@ t.test('a snapshot written a slice at a time is the file encoded at once, whatev
       const written = fs.readFileSync(file)
       t.ok(written.equals(encodeSnapshot('tenant', seq, at, snapshotBody)), `body ${index}, seq ${seq}: the same bytes`)
       t.equal(bytes, written.length)
-      t.match(readSnapshotFile(file).header, { format: 3, tenant: 'tenant', seq, at, bodyBytes: written.length - 12 - written.readUInt32BE(8) })
+      t.match(readSnapshotFile(file).header, { format: 4, tenant: 'tenant', seq, at, bodyBytes: written.length - 12 - written.readUInt32BE(8) })
       t.same(fs.readdirSync(folder), [path.basename(file)], 'no temporary file is left')
     }
   }
@@ -87,6 +88,13 @@ t.test('the writer writes each slice before it encodes the next, and a failed wr
   t.same(fs.readdirSync(failing), [], 'neither the snapshot nor its temporary file')
 })
 
+/** `bytes` behind its uint32 length, as formats 3 and 4 write each slice. */
+function lengthPrefixed(bytes: Buffer): Buffer[] {
+  const length = Buffer.alloc(4)
+  length.writeUInt32BE(bytes.length)
+  return [length, bytes]
+}
+
 /** A file of an older format around `bodyBytes`. */
 function olderFile(format: number, bodyBytes: Buffer): Buffer {
   const header = encodePlain({ format, tenant: 'old', seq: 7, at: 5, bodyBytes: bodyBytes.length, sha256: crypto.createHash('sha256').update(bodyBytes).digest('hex') })
@@ -101,7 +109,7 @@ function written(name: string, bytes: Buffer): string {
   return file
 }
 
-t.test('format 1 and format 2 files still read, in memory and from a file', async (t) => {
+t.test('format 1, 2 and 3 files still read, in memory and from a file', async (t) => {
   const slices = [
     { type: 'TimeRecord', recs: records.slice(0, SLICE_RECORDS) },
     { type: 'TimeRecord', recs: records.slice(SLICE_RECORDS) },
@@ -110,6 +118,7 @@ t.test('format 1 and format 2 files still read, in memory and from a file', asyn
   const files = [
     [1, olderFile(1, encodeSnapshotBody(body))],
     [2, olderFile(2, Buffer.concat(slices.map((slice) => encodeSnapshotBody(slice))))],
+    [3, olderFile(3, Buffer.concat(slices.flatMap((slice) => lengthPrefixed(encodeSnapshotBody(slice)))))],
   ] as const
   for (const [format, file] of files) {
     for (const { header, body: decoded } of [decodeSnapshot(file), readSnapshotFile(written(`format${format}.tlsnap`, file))]) {
@@ -120,15 +129,15 @@ t.test('format 1 and format 2 files still read, in memory and from a file', asyn
   }
 })
 
-t.test('a format 3 file is read a slice at a time, not whole', async (t) => {
-  const file = written('format3.tlsnap', encodeSnapshot('tenant', 42, 1000, body))
+t.test('a format 4 file is read a slice at a time, not whole', async (t) => {
+  const file = written('format4.tlsnap', encodeSnapshot('tenant', 42, 1000, body))
   const readWhole = fs.readFileSync
   fs.readFileSync = (() => {
     throw new Error('read whole')
   }) as typeof fs.readFileSync
   try {
     const { header, body: decoded } = readSnapshotFile(file)
-    t.match(header, { format: 3, seq: 42 })
+    t.match(header, { format: 4, seq: 42 })
     t.same(decoded.collections.TimeRecord, records)
     t.same(decoded.collections.Project, projects)
   } finally {
@@ -136,7 +145,7 @@ t.test('a format 3 file is read a slice at a time, not whole', async (t) => {
   }
 })
 
-t.test('a damaged or torn format 3 file is refused', async (t) => {
+t.test('a damaged or torn format 4 file is refused', async (t) => {
   const good = encodeSnapshot('tenant', 42, 1000, body)
   const headerEnd = 12 + good.readUInt32BE(8)
   const flipped = Buffer.from(good)
@@ -159,6 +168,12 @@ t.test('a damaged or torn format 3 file is refused', async (t) => {
       return error
     }
   }
+  // Checksums right, but a record's position is past its slice's table, or the slice has no table.
+  const project = projects[0] as Record<string, unknown>
+  const pastTable = olderFile(4, Buffer.concat(lengthPrefixed(encodeSnapshotBody({ type: 'Project', fields: ['name'], strings: ['p0'], recs: [{ ...project, name: 1 }] }))))
+  const noTable = olderFile(4, Buffer.concat(lengthPrefixed(encodeSnapshotBody({ type: 'Project', recs: [project] }))))
+  cases.push(['a position past the string table', pastTable, /Project\.name holds 1, not a position in the slice's 1 strings/])
+  cases.push(['a slice without a string table', noTable, /the slice has no string table/])
   for (const [what, bytes, message] of cases) {
     const file = written('damaged.tlsnap', bytes)
     const fromFile = refusal(() => readSnapshotFile(file))

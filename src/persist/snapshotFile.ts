@@ -9,10 +9,13 @@
  *                 pad} (pad: spaces, see below; older files have none)
  *   the rest      body: a sequence of slices, each a uint32 (big-endian) byte
  *                 length and that many bytes of one msgpack value
- *                 {type, recs: Rec[]} holding at most SLICE_RECORDS records
- *                 (format 3). Format 2 files (the same values without the
- *                 lengths) and format 1 files (one value
- *                 {collections: {type: Rec[]}}) still read.
+ *                 {type, fields, strings, recs: Rec[]} holding at most
+ *                 SLICE_RECORDS records, each distinct text of the `fields`
+ *                 written once in `strings` (format 4; sliceStrings.ts).
+ *                 Format 3 files (slices {type, recs} with their texts
+ *                 inline), format 2 files (those without the lengths) and
+ *                 format 1 files (one value {collections: {type: Rec[]}})
+ *                 still read.
  *
  * A file is written to a temporary name, fsynced, renamed into place and the
  * folder fsynced, so a crash leaves either the old set of files or the new
@@ -20,12 +23,12 @@
  * was decoded is used: a torn or corrupt file is reported and skipped for
  * an older one, never half-loaded.
  *
- * A format 3 file is read a slice at a time into one reused buffer, hashed
- * and decoded as it goes (`readSnapshotFile`): reading the whole file into
- * one buffer first held 267 MB for a million time records while it was
- * decoded (and after, until V8 collected it), and a file over 2 GiB (about
- * eight million records) could not be read at all (fs.readFileSync's
- * limit). The lengths let the reader take a slice without decoding past
+ * A format 3 or 4 file is read a slice at a time into one reused buffer,
+ * hashed and decoded as it goes (`readSnapshotFile`): reading the whole
+ * file into one buffer first held 267 MB for a million time records while
+ * it was decoded (and after, until V8 collected it), and a file over 2 GiB
+ * (about eight million records) could not be read at all
+ * (fs.readFileSync's limit). The lengths let the reader take a slice without decoding past
  * it; a length that runs past the end of the file is a torn file.
  *
  * Encoding in slices lets a running server snapshot a large tenant without
@@ -41,16 +44,17 @@
  * bytes), writes the body after it, and then the header into that room,
  * its `pad` string filling what narrower numbers leave free. Every writer
  * pads the same way, so a snapshot encoded in memory is byte for byte the
- * file written, and the readers of format 3 read both.
+ * file written.
  */
 import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { decodePlain, decodeSnapshotBody, decodeSnapshotSlice, decodeSnapshotValues, encodePlain, encodeSnapshotBody, releaseDecodedSource } from './codec.js'
+import { resolveStringTable, SliceStringsError, withStringTable, type SliceOfRecords } from './sliceStrings.js'
 
 const MAGIC = Buffer.from('TLSNAP01', 'ascii')
-export const SNAPSHOT_FORMAT = 3
+export const SNAPSHOT_FORMAT = 4
 export const SLICE_RECORDS = 5000
 const SUFFIX = '.tlsnap'
 
@@ -95,13 +99,18 @@ export function listSnapshots(dataDir: string, tenant: string): SnapshotListing[
     .sort((a, b) => b.seq - a.seq)
 }
 
-function* slicesOf(body: SnapshotBody): IterableIterator<{ type: string; recs: unknown[] }> {
+function* slicesOf(body: SnapshotBody): IterableIterator<SliceOfRecords> {
   for (const [type, recs] of Object.entries(body.collections)) {
     for (let start = 0; start < recs.length; start += SLICE_RECORDS) yield { type, recs: recs.slice(start, start + SLICE_RECORDS) }
   }
 }
 
-/** Bytes of a slice's length prefix (format 3) and of the header's. */
+/** A slice's bytes (format 4: its texts in a table). */
+function encodeSlice(slice: SliceOfRecords): Buffer {
+  return encodeSnapshotBody(withStringTable(slice.type, slice.recs as Record<string, unknown>[]))
+}
+
+/** Bytes of a slice's length prefix (formats 3 and 4) and of the header's. */
 const LENGTH_BYTES = 4
 
 function uint32(value: number): Buffer {
@@ -145,7 +154,7 @@ function frame(tenant: string, seq: number, at: number, slices: Buffer[]): Buffe
 }
 
 export function encodeSnapshot(tenant: string, seq: number, at: number, body: SnapshotBody): Buffer {
-  return frame(tenant, seq, at, [...slicesOf(body)].map((slice) => encodeSnapshotBody(slice)))
+  return frame(tenant, seq, at, [...slicesOf(body)].map(encodeSlice))
 }
 
 /** The same bytes as encodeSnapshot, encoded one slice per event-loop turn; `onProgress` hears the records encoded so far. */
@@ -159,7 +168,7 @@ export async function encodeSnapshotInSlices(
   const slices: Buffer[] = []
   let recordsDone = 0
   for (const slice of slicesOf(body)) {
-    slices.push(encodeSnapshotBody(slice))
+    slices.push(encodeSlice(slice))
     recordsDone += slice.recs.length
     onProgress?.(recordsDone)
     await new Promise((resolve) => setImmediate(resolve))
@@ -185,7 +194,7 @@ export async function writeSnapshotInSlices(
     const hash = crypto.createHash('sha256')
     let recordsDone = 0
     for (const slice of slicesOf(body)) {
-      const encoded = encodeSnapshotBody(slice)
+      const encoded = encodeSlice(slice)
       for (const part of [uint32(encoded.length), encoded]) {
         hash.update(part)
         await writeFully(handle, part, bodyOffset + bodyBytes)
@@ -201,17 +210,28 @@ export async function writeSnapshotInSlices(
   return { file, bytes: bodyOffset + bodyBytes }
 }
 
-function bodyOfSlices(values: unknown[]): SnapshotBody {
+/** The slice values of a body of `format` (2 and up) put together: from format 4 on, each with its texts put back. */
+function bodyOfSlices(values: unknown[], format: number): SnapshotBody {
   const collections: Record<string, unknown[]> = {}
   for (const value of values) {
     const slice = value as { type?: unknown; recs?: unknown }
     if (typeof slice !== 'object' || slice === null || typeof slice.type !== 'string' || !Array.isArray(slice.recs)) {
       throw new SnapshotInvalidError('bad body slice')
     }
-    const recs = (collections[slice.type] ??= [])
-    for (const rec of slice.recs) recs.push(rec)
+    const { type, recs } = format >= 4 ? withTextsBack(slice as SliceOfRecords) : (slice as SliceOfRecords)
+    const collection = (collections[type] ??= [])
+    for (const rec of recs) collection.push(rec)
   }
   return { collections }
+}
+
+function withTextsBack(slice: SliceOfRecords): SliceOfRecords {
+  try {
+    return resolveStringTable(slice)
+  } catch (error) {
+    if (error instanceof SliceStringsError) throw new SnapshotInvalidError(`bad body slice: ${error.message}`)
+    throw error
+  }
 }
 
 export class SnapshotInvalidError extends Error {}
@@ -262,7 +282,7 @@ function decodedSlice(bytes: Buffer, offset: number): unknown {
 }
 
 /**
- * The slice values of a format 3 body of `bodyBytes`, each piece of it
+ * The slice values of a format 3 or 4 body of `bodyBytes`, each piece of it
  * read by `bytesAt` (body offset, length; the bytes need to stay valid only
  * until the next call).
  */
@@ -289,7 +309,8 @@ export function decodeSnapshot(bytes: Buffer): { header: SnapshotHeader; body: S
   checkBodyBytes(header, bodyBytes.length)
   checkSha256(header, crypto.createHash('sha256').update(bodyBytes).digest('hex'))
   if (header.format === 1) return { header, body: checkedBody(decodeSnapshotBody(bodyBytes) as SnapshotBody) }
-  return { header, body: checkedBody(bodyOfSlices(header.format === 2 ? decodeSnapshotValues(bodyBytes) : sliceValues(bodyBytes.length, (offset, length) => bodyBytes.subarray(offset, offset + length)))) }
+  const values = header.format === 2 ? decodeSnapshotValues(bodyBytes) : sliceValues(bodyBytes.length, (offset, length) => bodyBytes.subarray(offset, offset + length))
+  return { header, body: checkedBody(bodyOfSlices(values, header.format)) }
 }
 
 /** Reads exactly `length` bytes at `position` of the file into `into`; a torn file when it ends first. */
@@ -311,7 +332,7 @@ function headerOfFile(handle: number): { header: SnapshotHeader; bodyOffset: num
   return decodeHeader(headerBytes)
 }
 
-/** A snapshot file: format 3 a slice at a time (see the top), older formats read whole. */
+/** A snapshot file: formats 3 and 4 a slice at a time (see the top), older formats read whole. */
 export function readSnapshotFile(file: string): { header: SnapshotHeader; body: SnapshotBody } {
   const handle = fs.openSync(file, 'r')
   try {
@@ -329,7 +350,7 @@ export function readSnapshotFile(file: string): { header: SnapshotHeader; body: 
       return bytes
     })
     checkSha256(header, hash.digest('hex'))
-    return { header, body: checkedBody(bodyOfSlices(values)) }
+    return { header, body: checkedBody(bodyOfSlices(values, header.format)) }
   } finally {
     fs.closeSync(handle)
   }
