@@ -19,7 +19,6 @@
  * prints one line `AGGREGATE_COST <json>` at the end.
  */
 import type { Rec } from '../src/domain/schema.js'
-import { TextPool } from '../src/engine/textPool.js'
 import { TenantState } from '../src/engine/tenantState.js'
 import { listSnapshots, readSnapshotFile } from '../src/persist/snapshotFile.js'
 import { positiveIntegerOption } from './cliOptions.js'
@@ -37,10 +36,9 @@ export interface AggregateCost {
 
 function smallCollectionsLoaded(tenant: string, collections: Record<string, unknown[]>): TenantState {
   const state = new TenantState(tenant)
-  const texts = new TextPool()
   for (const [type, recs] of Object.entries(collections)) {
     if (type === TIME_RECORD) continue
-    for (const rec of recs) state.load(type, { ...(rec as Rec) }, texts)
+    for (const rec of recs) state.load(type, { ...(rec as Rec) })
   }
   state.finishLoad()
   return state

@@ -24,12 +24,9 @@ export class Collection {
   private loading: Rec[] = []
   /** Reference fields and the type each refers to. */
   readonly references: readonly (readonly [string, string])[]
-  /** Text fields other than the id (their repeated values are shared when loading; textPool.ts). */
-  readonly textFields: readonly string[]
 
   constructor(readonly decl: ResourceDecl) {
     this.references = decl.fields.filter((fieldDecl) => fieldDecl.ref !== undefined).map((fieldDecl) => [fieldDecl.name, fieldDecl.ref as string] as const)
-    this.textFields = decl.fields.filter((fieldDecl) => fieldDecl.type === 'String' && fieldDecl.name !== 'id').map((fieldDecl) => fieldDecl.name)
     for (const fieldDecl of decl.fields) {
       if (fieldDecl.indexed) this.indexes.set(fieldDecl.name, new PostingIndex())
       if (fieldDecl.rangeIndexed) this.rangeIndexes.set(fieldDecl.name, new DateBuckets(fieldDecl.name))

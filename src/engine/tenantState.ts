@@ -13,7 +13,6 @@ import { Collection } from './collection.js'
 import { LiveSums } from './liveSums.js'
 import { PersonalProjects } from './personalProjects.js'
 import { ReportAggregates } from './reportTotals.js'
-import type { TextPool } from './textPool.js'
 import type { LogEntry, Op } from './logEntry.js'
 
 /** Sees every change: before is undefined on insert, after is undefined on removal. */
@@ -55,8 +54,8 @@ export class TenantState implements DisplayContext {
   /**
    * References are stored as the very string object of the referenced
    * record's id, so a million time records share 50 user ids instead of
-   * holding a million copies. Only a record that is not yet in the state
-   * (being put, or being loaded) is touched.
+   * holding a million copies. Only a record being put, not yet in the
+   * state, is touched (records loaded from a snapshot come shared).
    */
   private internReferences(type: string, rec: Rec): void {
     for (const [name, refType] of this.collection(type).references) {
@@ -68,16 +67,13 @@ export class TenantState implements DisplayContext {
   }
 
   /**
-   * Loads a record from a snapshot (observers see it as an insert); its texts
-   * are shared through `texts`. Each collection's finishLoad (or the state's)
-   * ends the loading.
+   * Loads a record from a snapshot (observers see it as an insert). Its
+   * repeated texts, references included, come shared already: the snapshot
+   * reader shares them across the file (snapshotFile.ts), once per distinct
+   * text rather than once per record. Each collection's finishLoad (or the
+   * state's) ends the loading.
    */
-  load(type: string, rec: Rec, texts: TextPool): void {
-    this.internReferences(type, rec)
-    for (const name of this.collection(type).textFields) {
-      const value = rec[name]
-      if (typeof value === 'string') rec[name] = texts.share(value)
-    }
+  load(type: string, rec: Rec): void {
     this.collection(type).load(rec)
     this.notify(type, undefined, rec)
   }

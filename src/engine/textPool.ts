@@ -1,15 +1,17 @@
 /*
  * One string object for each repeated text of the records being loaded.
  *
- * Decoding a snapshot gives every record its own copy of each text, even
- * when a million time records say one of a few dozen things ("Support
- * call"). The pool hands out the first copy of a text for every later equal
- * one, so the copies can be collected: less memory, and a scan that reads
- * the text of every record (`substringof(…, description)`) touches a few hot
- * strings instead of a million scattered ones — on 1,000,000 records that
- * halves the scan.
+ * Decoding a snapshot gives each slice (format 4) or each record (older
+ * formats) its own copy of each text, even when a million time records say
+ * one of a few dozen things ("Support call") about a few hundred projects.
+ * The pool hands out the first copy of a text for every later equal one, so
+ * the copies can be collected: less memory, and a scan that reads the text
+ * of every record (`substringof(…, description)`) touches a few hot strings
+ * instead of a million scattered ones — on 1,000,000 records that halves
+ * the scan.
  *
- * The pool lives while one snapshot is loaded and is dropped after it; it
+ * The pool lives while one snapshot file is read (snapshotFile.ts) and is
+ * dropped after it; it
  * keeps at most MAX_TEXTS texts of at most MAX_TEXT_CHARS characters, so
  * unique texts cost one bounded table, not one entry per record.
  */

@@ -20,7 +20,6 @@
 import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
 import { TenantState } from '../engine/tenantState.js'
-import { TextPool } from '../engine/textPool.js'
 import type { LogStore } from './logStore.js'
 import { listSnapshots, readSnapshotFile, type SnapshotBody } from './snapshotFile.js'
 
@@ -65,17 +64,15 @@ async function runInTurns<T>(steps: Steps<T>): Promise<T> {
 }
 
 /**
- * Loads the smallest collections first: the users and projects that big collections refer to are there to share
- * their ids. Repeated texts share one string (textPool.ts); each collection is indexed once its records are in.
- * `onProgress` hears the records loaded so far, every PROGRESS_UNITS and at the end.
+ * Loads the smallest collections first; each collection is indexed once its records are in. `onProgress` hears the
+ * records loaded so far, every PROGRESS_UNITS and at the end.
  */
 function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Steps<void> {
   let loaded = 0
-  const texts = new TextPool()
   for (const [type, recs] of Object.entries(body.collections).sort(([, a], [, b]) => a.length - b.length)) {
     if (findResourceByType(type) === undefined) throw new RecoveryError(`snapshot holds unknown resource type ${type}`)
     for (const rec of recs) {
-      state.load(type, rec as Rec, texts)
+      state.load(type, rec as Rec)
       loaded += 1
       if (loaded % PROGRESS_UNITS === 0) onProgress?.(loaded)
       if (loaded % SLICE_UNITS === 0) yield

@@ -51,6 +51,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { decodePlain, decodeSnapshotBody, decodeSnapshotSlice, decodeSnapshotValues, encodePlain, encodeSnapshotBody, releaseDecodedSource } from './codec.js'
+import { TextPool } from '../engine/textPool.js'
 import { resolveStringTable, SliceStringsError, withStringTable, type SliceOfRecords } from './sliceStrings.js'
 
 const MAGIC = Buffer.from('TLSNAP01', 'ascii')
@@ -210,28 +211,45 @@ export async function writeSnapshotInSlices(
   return { file, bytes: bodyOffset + bodyBytes }
 }
 
-/** The slice values of a body of `format` (2 and up) put together: from format 4 on, each with its texts put back. */
+/**
+ * The slice values of a body of `format` (2 and up) put together, equal texts shared across the file: from format
+ * 4 on through each slice's table, before that record by record.
+ */
 function bodyOfSlices(values: unknown[], format: number): SnapshotBody {
   const collections: Record<string, unknown[]> = {}
+  const texts = new TextPool()
   for (const value of values) {
     const slice = value as { type?: unknown; recs?: unknown }
     if (typeof slice !== 'object' || slice === null || typeof slice.type !== 'string' || !Array.isArray(slice.recs)) {
       throw new SnapshotInvalidError('bad body slice')
     }
-    const { type, recs } = format >= 4 ? withTextsBack(slice as SliceOfRecords) : (slice as SliceOfRecords)
+    const { type, recs } = format >= 4 ? withTextsBack(slice as SliceOfRecords, texts) : withTextsShared(slice as SliceOfRecords, texts)
     const collection = (collections[type] ??= [])
     for (const rec of recs) collection.push(rec)
   }
   return { collections }
 }
 
-function withTextsBack(slice: SliceOfRecords): SliceOfRecords {
+function withTextsBack(slice: SliceOfRecords, texts: TextPool): SliceOfRecords {
   try {
-    return resolveStringTable(slice)
+    return resolveStringTable(slice, (text) => texts.share(text))
   } catch (error) {
     if (error instanceof SliceStringsError) throw new SnapshotInvalidError(`bad body slice: ${error.message}`)
     throw error
   }
+}
+
+/** A slice of an older format with the texts of its records (all but their ids) shared through `texts`, in place. */
+function withTextsShared(slice: SliceOfRecords, texts: TextPool): SliceOfRecords {
+  for (const rec of slice.recs) {
+    if (typeof rec !== 'object' || rec === null) continue
+    const fields = rec as Record<string, unknown>
+    for (const name in fields) {
+      const value = fields[name]
+      if (name !== 'id' && typeof value === 'string') fields[name] = texts.share(value)
+    }
+  }
+  return slice
 }
 
 export class SnapshotInvalidError extends Error {}
@@ -308,7 +326,10 @@ export function decodeSnapshot(bytes: Buffer): { header: SnapshotHeader; body: S
   const bodyBytes = bytes.subarray(bodyOffset)
   checkBodyBytes(header, bodyBytes.length)
   checkSha256(header, crypto.createHash('sha256').update(bodyBytes).digest('hex'))
-  if (header.format === 1) return { header, body: checkedBody(decodeSnapshotBody(bodyBytes) as SnapshotBody) }
+  if (header.format === 1) {
+    const body = checkedBody(decodeSnapshotBody(bodyBytes) as SnapshotBody)
+    return { header, body: bodyOfSlices(Object.entries(body.collections).map(([type, recs]) => ({ type, recs })), 1) }
+  }
   const values = header.format === 2 ? decodeSnapshotValues(bodyBytes) : sliceValues(bodyBytes.length, (offset, length) => bodyBytes.subarray(offset, offset + length))
   return { header, body: checkedBody(bodyOfSlices(values, header.format)) }
 }
