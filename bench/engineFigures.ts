@@ -65,15 +65,17 @@ const gc = (globalThis as { gc?: () => void }).gc
 
 const RSS_SAMPLE_MS = 5
 
-/** `pending`'s result and the highest resident set size seen until it settled, sampled every RSS_SAMPLE_MS. */
-async function withPeakRss<T>(pending: Promise<T>): Promise<{ result: T; peakRssBytes: number }> {
-  let peakRssBytes = process.memoryUsage().rss
-  const sampler = setInterval(() => {
-    peakRssBytes = Math.max(peakRssBytes, process.memoryUsage().rss)
-  }, RSS_SAMPLE_MS)
+/** `pending`'s result and the most resident memory above `rssBefore` seen until it settled, sampled every RSS_SAMPLE_MS. */
+async function withPeakRss<T>(pending: Promise<T>, rssBefore: number): Promise<{ result: T; peakRssBytes: number }> {
+  let peakRss = rssBefore
+  const sample = () => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss)
+  }
+  const sampler = setInterval(sample, RSS_SAMPLE_MS)
   try {
     const result = await pending
-    return { result, peakRssBytes: Math.max(peakRssBytes, process.memoryUsage().rss) }
+    sample()
+    return { result, peakRssBytes: peakRss - rssBefore }
   } finally {
     clearInterval(sampler)
   }
@@ -163,7 +165,7 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
     const snapshotStarted = performance.now()
     const pending = actor.snapshot()
     const snapshotSyncMs = performance.now() - snapshotStarted
-    const { result: snapshot, peakRssBytes } = await withPeakRss(pending)
+    const { result: snapshot, peakRssBytes } = await withPeakRss(pending, rssBefore)
 
     const writesPerSecond = await writeSingles(actor, fixture, replayEntries)
     await store.close()
@@ -177,7 +179,7 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
       snapshotSyncMs,
       snapshotTotalMs: snapshot.durationMs,
       snapshotBytes: snapshot.bytes,
-      snapshotPeakRssBytes: peakRssBytes - rssBefore,
+      snapshotPeakRssBytes: peakRssBytes,
       writeEntries: replayEntries,
       writesPerSecond,
       replayEntries: replay.replayed,
