@@ -11,9 +11,9 @@
  * the scan.
  *
  * The pool lives while one snapshot file is read (snapshotFile.ts) and is
- * dropped after it; it
- * keeps at most MAX_TEXTS texts of at most MAX_TEXT_CHARS characters, so
- * unique texts cost one bounded table, not one entry per record.
+ * dropped after it; it keeps at most MAX_TEXTS texts of at most
+ * MAX_TEXT_CHARS characters, so unique texts cost one bounded table, not
+ * one entry per record.
  */
 
 export const MAX_TEXTS = 65_536

@@ -28,8 +28,9 @@
  * file into one buffer first held 267 MB for a million time records while
  * it was decoded (and after, until V8 collected it), and a file over 2 GiB
  * (about eight million records) could not be read at all
- * (fs.readFileSync's limit). The lengths let the reader take a slice without decoding past
- * it; a length that runs past the end of the file is a torn file.
+ * (fs.readFileSync's limit). The lengths let the reader take a slice
+ * without decoding past it; a length that runs past the end of the file is
+ * a torn file.
  *
  * Encoding in slices lets a running server snapshot a large tenant without
  * stopping its event loop for seconds: the records are taken at one moment
@@ -212,8 +213,8 @@ export async function writeSnapshotInSlices(
 }
 
 /**
- * The slice values of a body of `format` (2 and up) put together, equal texts shared across the file: from format
- * 4 on through each slice's table, before that record by record.
+ * The slice values of a body of `format` put together (format 1's one value as a slice per collection), equal texts
+ * shared across the file: from format 4 on through each slice's table, before that record by record.
  */
 function bodyOfSlices(values: unknown[], format: number): SnapshotBody {
   const collections: Record<string, unknown[]> = {}
