@@ -62,19 +62,18 @@ function apiKeysFor(config: Config): Set<string> {
 
 /**
  * RECOVER_ON_START: every tenant is activated before the service says ready (up to MAX_ACTIVE_TENANTS: more
- * would only be put to rest again); a damaged one stays closed (logged). One tenant's activation is one piece of
- * work; between two tenants the event loop turns, so the admin listener answers (/readyz: starting) meanwhile.
+ * would only be put to rest again); a damaged one stays closed (logged). Activations run a slice per event-loop
+ * turn, so the admin listener answers (/readyz: starting) meanwhile.
  */
 async function activateAll(registry: TenantRegistry): Promise<void> {
   const max = registry.config.maxActiveTenants
   for (const tenant of registry.names()) {
     if (max > 0 && registry.activeCount >= max) return
     try {
-      registry.get(tenant)
+      await registry.open(tenant)
     } catch (error) {
       if (!(error instanceof ApiError)) throw error
     }
-    await new Promise((resolve) => setImmediate(resolve))
   }
 }
 

@@ -62,10 +62,10 @@ function sourceOf(request: AdminRequest): RestoreSource {
 }
 
 /** The tenant's actor, or null when it cannot be opened (damaged): then there is nothing in memory to swap. */
-function actorOf(registry: TenantRegistry, tenant: string): TenantActor | null {
+async function actorOf(registry: TenantRegistry, tenant: string): Promise<TenantActor | null> {
   let actor: TenantActor | undefined
   try {
-    actor = registry.get(tenant)
+    actor = await registry.open(tenant)
   } catch (error) {
     if (error instanceof ApiError && error.code === 'TL01-9011') return null
     throw error
@@ -115,8 +115,15 @@ export function registerRestoreRoute(admin: AdminServer, registry: TenantRegistr
     const tenant = request.params.tenant as string
     const source = sourceOf(request)
     if (restoring.has(tenant)) throw new ApiError('TL01-1106', `a restore of tenant '${tenant}' is running`)
-    const actor = actorOf(registry, tenant)
+    // Marked before the tenant is opened (which may take turns), so a second restore is refused meanwhile.
     restoring.add(tenant)
+    let actor: TenantActor | null
+    try {
+      actor = await actorOf(registry, tenant)
+    } catch (error) {
+      restoring.delete(tenant)
+      throw error
+    }
     if (!(request.headers.get('accept') ?? '').includes(PROGRESS_LINES_TYPE)) {
       try {
         return jsonAnswer(200, await restore(registry, tenant, actor, source))

@@ -35,7 +35,7 @@
 import type { Config } from '../config.js'
 import { ApiError, assert } from '../domain/errors.js'
 import type { LogStore } from '../persist/logStore.js'
-import { recoverTenant, snapshotBodyOf, type RecoveryReport } from '../persist/recovery.js'
+import { recoverTenant, recoverTenantInTurns, snapshotBodyOf, type Recovered, type RecoveryReport } from '../persist/recovery.js'
 import { pruneSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from '../persist/snapshotFile.js'
 import { indexGlobals } from './globalIndexes.js'
 import { logStoreFull, reclaimLogSpace } from './logSpace.js'
@@ -92,16 +92,36 @@ export class TenantActor {
     return new TenantActor(tenant, config, store, state, report)
   }
 
+  /** recover, a slice per event-loop turn: a server activating a large tenant keeps serving the others. */
+  static async recoverInTurns(tenant: string, config: Config, store: LogStore): Promise<TenantActor> {
+    const { state, report } = await recoverTenantInTurns(tenant, config.dataDir, store)
+    return new TenantActor(tenant, config, store, state, report)
+  }
+
   /** A tenant that is being created: empty state, nothing logged yet. */
   static fresh(tenant: string, config: Config, store: LogStore): TenantActor {
     const report: RecoveryReport = { snapshotSeq: 0, snapshotFile: null, replayedEntries: 0, skippedSnapshots: [], durationMs: 0 }
     return new TenantActor(tenant, config, store, new TenantState(tenant), report)
   }
 
-  /** The tenant's state; a resting tenant is reloaded from disk (its newest snapshot and the log after it). */
+  /**
+   * The tenant's state; a resting tenant is reloaded from disk (its newest snapshot and the log after it) at once,
+   * holding up every tenant meanwhile: requests wake it with `wake` first.
+   */
   get state(): TenantState {
     if (this.loaded !== null) return this.loaded
-    const { state, report } = recoverTenant(this.tenant, this.config.dataDir, this.store)
+    return this.reloaded(recoverTenant(this.tenant, this.config.dataDir, this.store))
+  }
+
+  /** Reloads a resting tenant a slice per event-loop turn, as an exclusive job (its requests wait in the mailbox). */
+  async wake(): Promise<void> {
+    if (this.loaded !== null) return
+    await this.exclusive(async () => {
+      if (this.loaded === null) this.reloaded(await recoverTenantInTurns(this.tenant, this.config.dataDir, this.store))
+    })
+  }
+
+  private reloaded({ state, report }: Recovered): TenantState {
     this.lastRecovery = report
     this.entriesSinceSnapshot = report.replayedEntries
     this.logBytesSinceSnapshot = 0

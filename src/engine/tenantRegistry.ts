@@ -18,6 +18,15 @@
  * the cap checked again CAP_RECHECK_MS later, so the cap is never left
  * exceeded until the next activation.
  *
+ * Activation. Requests open a tenant with `open`, which loads it a slice
+ * per event-loop turn (recoverTenantInTurns): loading a million time
+ * records takes seconds, and done at once it would hold up every other
+ * tenant for as long (design §2.4). Requests for the tenant meanwhile wait
+ * for the same activation; a resting tenant wakes as an exclusive job of
+ * its actor, which its requests wait for in the mailbox. `get` loads at
+ * once, for operator tools and tests; it refuses a tenant whose activation
+ * is under way, so there is never a second actor for a tenant.
+ *
  * Damage. A tenant whose snapshot or log cannot be recovered (an entry that
  * cannot be decoded or applied, a gap) is remembered as closed, in memory:
  * its later requests get the same 503 at once instead of a new recovery
@@ -55,6 +64,8 @@ export class TenantRegistry {
   private closing = false
   /** The pending re-check of MAX_ACTIVE_TENANTS (enforceCap), if any. */
   private capRecheck: NodeJS.Timeout | null = null
+  /** Activations under way (`open`), so that every request for the tenant waits for the same one. */
+  private readonly activations = new Map<string, Promise<TenantActor>>()
   /** Tenants that could not be recovered, with the reason; answered 503 without a new attempt until reopen(). */
   private readonly damaged = new Map<string, string>()
   /** Recoveries that failed since start (each closes a tenant; a closed tenant is not tried again). */
@@ -69,12 +80,47 @@ export class TenantRegistry {
     return this.actors.has(tenant) || this.creating.has(tenant) || this.store.tenants.get(tenant) !== undefined
   }
 
-  /** The tenant's actor, activated on first use; undefined for an unknown tenant; 503 for a damaged one. */
+  /**
+   * The tenant's actor, activated on first use a slice per event-loop turn (see the top); undefined for an unknown
+   * tenant; 503 for a damaged one.
+   */
+  async open(tenant: string): Promise<TenantActor | undefined> {
+    const active = this.actors.get(tenant)
+    if (active !== undefined) {
+      active.lastUsedMs = Date.now()
+      return active
+    }
+    const activation = this.activations.get(tenant)
+    if (activation !== undefined) return activation
+    if (this.closing) throw new ApiError('TL01-9011', 'the server is shutting down', null, [], { 'Retry-After': '1' })
+    const damage = this.damaged.get(tenant)
+    if (damage !== undefined) throw closedAnswer(tenant, damage)
+    const resting = this.resting.get(tenant)?.deref()
+    if (resting !== undefined) {
+      resting.lastUsedMs = Date.now()
+      await this.openOrCloseInTurns(tenant, () => resting.wake())
+      return resting
+    }
+    if (this.store.tenants.get(tenant) === undefined) return undefined
+    const activating = this.openOrCloseInTurns(tenant, () => TenantActor.recoverInTurns(tenant, this.config, this.store))
+      .then((actor) => {
+        this.activated(tenant, actor)
+        return actor
+      })
+      .finally(() => this.activations.delete(tenant))
+    this.activations.set(tenant, activating)
+    return activating
+  }
+
+  /** The tenant's actor, activated on first use at once (operator tools, tests); undefined for an unknown tenant; 503 for a damaged one. */
   get(tenant: string): TenantActor | undefined {
     const active = this.actors.get(tenant)
     if (active !== undefined) {
       active.lastUsedMs = Date.now()
       return active
+    }
+    if (this.activations.has(tenant)) {
+      throw new ApiError('TL01-9011', `tenant '${tenant}' is being loaded; try again shortly`, null, [], { 'Retry-After': '1' })
     }
     const damage = this.damaged.get(tenant)
     if (damage !== undefined) throw closedAnswer(tenant, damage)
@@ -107,13 +153,27 @@ export class TenantRegistry {
     try {
       return open()
     } catch (error) {
-      if (!(error instanceof LogCorruptError || error instanceof RecoveryError)) throw error
-      // This tenant stays closed until an operator restores it; the others are unaffected.
-      console.error(`tenant '${tenant}' cannot be recovered: ${error.message}`)
-      this.damaged.set(tenant, error.message)
-      this.failedRecoveries += 1
-      throw closedAnswer(tenant, error.message)
+      throw this.closedFor(tenant, error)
     }
+  }
+
+  /** openOrClose for a load that runs across event-loop turns. */
+  private async openOrCloseInTurns<T>(tenant: string, open: () => Promise<T>): Promise<T> {
+    try {
+      return await open()
+    } catch (error) {
+      throw this.closedFor(tenant, error)
+    }
+  }
+
+  /** The error to throw for a load that failed: a damaged tenant stays closed until an operator restores it. */
+  private closedFor(tenant: string, error: unknown): unknown {
+    if (!(error instanceof LogCorruptError || error instanceof RecoveryError)) return error
+    // The others are unaffected.
+    console.error(`tenant '${tenant}' cannot be recovered: ${error.message}`)
+    this.damaged.set(tenant, error.message)
+    this.failedRecoveries += 1
+    return closedAnswer(tenant, error.message)
   }
 
   /** Tenants with their state in memory. */
@@ -223,6 +283,8 @@ export class TenantRegistry {
   async close(): Promise<void> {
     this.closing = true
     if (this.capRecheck !== null) clearTimeout(this.capRecheck)
+    // An activation under way reads the log across turns: it ends before the store may close.
+    await Promise.allSettled(this.activations.values())
     await this.store.flushed()
     await this.snapshotAll()
   }

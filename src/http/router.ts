@@ -87,7 +87,7 @@ export async function route(services: Services, request: ApiRequest, access?: Te
   try {
     let tenant: TenantAccess | null = null
     if (request.tenant !== null) {
-      tenant = access ?? services.registry.get(request.tenant) ?? null
+      tenant = access ?? (await services.registry.open(request.tenant)) ?? null
       if (tenant === null) throw new ApiError('TL01-1005', `there is no account at '${request.tenant}'`)
     }
     return await dispatch({ services, request, tenantName: request.tenant, tenant, principal: null }, trace)

@@ -68,10 +68,9 @@ export async function requestConfirmation(call: Call): Promise<ApiResponse> {
   if (email === '') throw wrongParameter("query parameter 'email' is required")
   const confirmationId = newToken()
   const { registry, config } = call.services
-  const actors = tenantsWithEmail(registry.store, email).map((tenantName) => registry.get(tenantName))
   await Promise.all(
-    actors.map((actor) =>
-      actor?.write((tx) => {
+    tenantsWithEmail(registry.store, email).map(async (tenantName) =>
+      (await registry.open(tenantName))?.write((tx) => {
         const user = liveUserWithEmail(tx.state, email)
         if (mayChangePassword(user)) putConfirmation(tx, user.id, confirmationId, config.passwordConfirmationLifetimeMs, null)
       }),
@@ -140,7 +139,9 @@ export async function confirmPassword(call: Call, params: Record<string, string>
   const tenantNames = tenantsWithConfirmation(registry.store, hash)
   if (tenantNames.length === 0) throw invalidConfirmation()
   const passwordHash = await hashPassword(password, config.scryptCost)
-  const changes = await Promise.all(tenantNames.map((tenantName) => registry.get(tenantName)?.write((tx) => applyPasswordChange(tx, hash, passwordHash))))
+  const changes = await Promise.all(
+    tenantNames.map(async (tenantName) => (await registry.open(tenantName))?.write((tx) => applyPasswordChange(tx, hash, passwordHash))),
+  )
   const changed = changes.find((change): change is Rec => change !== undefined && change !== null)
   if (changed === undefined) throw invalidConfirmation()
   return dataResponse(call.request, { id: changed.id, version: changed.version }, { root: User.xmlItemName })
