@@ -3,7 +3,8 @@
  * finishLoad; PostingIndex.addAll). The indexes built that way must answer exactly
  * as indexes built by one put per record: every lookup and every range
  * walk, over random time records (null references and null starts
- * included). Using the collection before finishLoad is refused.
+ * included). Using the collection before finishLoad is refused; finishLoad
+ * run as steps pauses after each index.
  */
 import t from 'tap'
 import type { Rec } from '../src/domain/schema.js'
@@ -65,4 +66,19 @@ t.test('a collection is not used while loaded records wait to be indexed', async
   collection.finishLoad()
   collection.put(second)
   t.equal(collection.size, 2)
+})
+
+t.test('finishLoad as steps pauses after each index and leaves the collection indexed', async (t) => {
+  const collection = new Collection(TimeRecord)
+  const records = randomRecords(new Random(2), 100)
+  for (const rec of records) collection.load(rec)
+  const steps = collection.finishLoadSteps()
+  let pauses = 0
+  for (let next = steps.next(); next.done !== true; next = steps.next()) {
+    pauses += 1
+    if (pauses === 1) t.throws(() => collection.put(records[0] as Rec), /before the loaded records were indexed/, 'not before the last index')
+  }
+  const indexed = TimeRecord.fields.filter((fieldDecl) => fieldDecl.indexed === true || fieldDecl.rangeIndexed === true).length
+  t.equal(pauses, indexed, 'one pause per index')
+  t.equal([...collection.lookup('user', 'u1')].length, records.filter((rec) => rec.user === 'u1').length)
 })

@@ -24,6 +24,7 @@ import {
   encodeSnapshotInSlices,
   readSnapshotFile,
   SLICE_RECORDS,
+  snapshotFileSteps,
   SnapshotInvalidError,
   type SnapshotBody,
   writeSnapshotInSlices,
@@ -143,6 +144,17 @@ t.test('a format 4 file is read a slice at a time, not whole', async (t) => {
   } finally {
     fs.readFileSync = readWhole
   }
+})
+
+t.test('the reader pauses after every slice, and its steps give what readSnapshotFile gives', async (t) => {
+  const file = written('steps.tlsnap', encodeSnapshot('tenant', 42, 1000, body))
+  const steps = snapshotFileSteps(file)
+  let pauses = 0
+  let next = steps.next()
+  for (; next.done !== true; next = steps.next()) pauses += 1
+  const slices = Math.ceil(records.length / SLICE_RECORDS) + 1
+  t.ok(pauses >= slices * 2, `${pauses} pauses for ${slices} slices, read and put together`)
+  t.same(next.value, readSnapshotFile(file))
 })
 
 t.test('a damaged or torn format 4 file is refused', async (t) => {

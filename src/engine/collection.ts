@@ -15,6 +15,7 @@ import type { Rec, ResourceDecl } from '../domain/schema.js'
 import { assertionFailed } from '../domain/errors.js'
 import { DateBuckets } from './dateBuckets.js'
 import { PostingIndex } from './postingIndex.js'
+import { runNow, type Steps } from './steps.js'
 
 export class Collection {
   readonly byId = new Map<string, Rec>()
@@ -55,9 +56,20 @@ export class Collection {
 
   /** Indexes the records loaded since the last finishLoad. */
   finishLoad(): void {
+    runNow(this.finishLoadSteps())
+  }
+
+  /** finishLoad as steps, one index each (a tenth of a second for a million records). */
+  *finishLoadSteps(): Steps<void> {
     if (this.loading.length === 0) return
-    for (const [name, index] of this.indexes) index.addAll(this.loading, (rec) => rec[name] ?? null)
-    for (const buckets of this.rangeIndexes.values()) buckets.addAll(this.loading)
+    for (const [name, index] of this.indexes) {
+      index.addAll(this.loading, (rec) => rec[name] ?? null)
+      yield
+    }
+    for (const buckets of this.rangeIndexes.values()) {
+      buckets.addAll(this.loading)
+      yield
+    }
     this.loading = []
   }
 

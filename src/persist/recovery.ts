@@ -7,21 +7,22 @@
  * that is not there), or a gap in the sequence, stops the recovery of this
  * tenant with an error naming the tenant and the sequence number.
  *
- * The work is written once, as steps (a generator that pauses every
- * SLICE_UNITS records loaded or entries replayed, about 10 ms of work), and
- * run two ways:
- * `recoverTenant` runs it to the end at once (activation, the CLI), and
- * `recoverTenantInTurns` runs one slice per event-loop turn, so a server
- * rebuilding a large tenant for an online restore keeps serving the others
- * meanwhile. Two parts are one piece each: decoding the snapshot file, and
- * indexing each collection's loaded records (PostingIndex.addAll; about a
- * second for a million time records).
+ * The work is written once, as steps (steps.ts): it pauses after each
+ * slice of the snapshot file read and decoded (snapshotFileSteps), every
+ * SLICE_UNITS records loaded or entries replayed (about 10 ms of work), and
+ * after each index built for the loaded records (Collection.finishLoadSteps;
+ * the longest piece, a tenth of a second for a million time records). It is
+ * run two ways: `recoverTenant` runs it to the end at once (the CLI, tests),
+ * and `recoverTenantInTurns` runs one slice per event-loop turn, so a
+ * server activating or rebuilding a large tenant keeps serving the others
+ * meanwhile.
  */
 import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
+import { runInTurns, runNow, type Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
 import type { LogStore } from './logStore.js'
-import { listSnapshots, readSnapshotFile, type SnapshotBody } from './snapshotFile.js'
+import { listSnapshots, snapshotFileSteps, type SnapshotBody } from './snapshotFile.js'
 
 export interface RecoveryReport {
   snapshotSeq: number
@@ -46,22 +47,6 @@ const SLICE_UNITS = 1_000
 /** … and between two progress reports. */
 const PROGRESS_UNITS = 10_000
 
-type Steps<T> = Generator<void, T, void>
-
-function runNow<T>(steps: Steps<T>): T {
-  for (;;) {
-    const next = steps.next()
-    if (next.done === true) return next.value
-  }
-}
-
-async function runInTurns<T>(steps: Steps<T>): Promise<T> {
-  for (;;) {
-    const next = steps.next()
-    if (next.done === true) return next.value
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-}
 
 /**
  * Loads the smallest collections first; each collection is indexed once its records are in. `onProgress` hears the
@@ -78,10 +63,7 @@ function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (record
       if (loaded % SLICE_UNITS === 0) yield
     }
   }
-  for (const collection of state.collections.values()) {
-    collection.finishLoad()
-    yield
-  }
+  for (const collection of state.collections.values()) yield* collection.finishLoadSteps()
   onProgress?.(loaded)
 }
 
@@ -132,7 +114,7 @@ function* recoverSteps(tenant: string, dataDir: string, store: LogStore, options
   for (const listing of listSnapshots(dataDir, tenant)) {
     if (listing.seq > uptoSeq) continue
     try {
-      const { header, body } = readSnapshotFile(listing.file)
+      const { header, body } = yield* snapshotFileSteps(listing.file)
       if (header.tenant !== tenant || header.seq !== listing.seq) throw new Error('header does not match the file name')
       state = new TenantState(tenant)
       yield* loadSteps(state, body, options.onLoad)

@@ -30,7 +30,9 @@
  * (about eight million records) could not be read at all
  * (fs.readFileSync's limit). The lengths let the reader take a slice
  * without decoding past it; a length that runs past the end of the file is
- * a torn file.
+ * a torn file. The reader is written as steps (snapshotFileSteps, see
+ * engine/steps.ts) that pause after each slice, so a server loading a large
+ * tenant can go on serving the others between two slices.
  *
  * Encoding in slices lets a running server snapshot a large tenant without
  * stopping its event loop for seconds: the records are taken at one moment
@@ -52,6 +54,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { decodePlain, decodeSnapshotBody, decodeSnapshotSlice, decodeSnapshotValues, encodePlain, encodeSnapshotBody, releaseDecodedSource } from './codec.js'
+import { runNow, type Steps } from '../engine/steps.js'
 import { TextPool } from '../engine/textPool.js'
 import { resolveStringTable, SliceStringsError, withStringTable, type SliceOfRecords } from './sliceStrings.js'
 
@@ -216,7 +219,7 @@ export async function writeSnapshotInSlices(
  * The slice values of a body of `format` put together (format 1's one value as a slice per collection), equal texts
  * shared across the file: from format 4 on through each slice's table, before that record by record.
  */
-function bodyOfSlices(values: unknown[], format: number): SnapshotBody {
+function* bodyOfSlices(values: unknown[], format: number): Steps<SnapshotBody> {
   const collections: Record<string, unknown[]> = {}
   const texts = new TextPool()
   for (const value of values) {
@@ -227,6 +230,7 @@ function bodyOfSlices(values: unknown[], format: number): SnapshotBody {
     const { type, recs } = format >= 4 ? withTextsBack(slice as SliceOfRecords, texts) : withTextsShared(slice as SliceOfRecords, texts)
     const collection = (collections[type] ??= [])
     for (const rec of recs) collection.push(rec)
+    yield
   }
   return { collections }
 }
@@ -305,14 +309,18 @@ function decodedSlice(bytes: Buffer, offset: number): unknown {
  * read by `bytesAt` (body offset, length; the bytes need to stay valid only
  * until the next call).
  */
-function sliceValues(bodyBytes: number, bytesAt: (offset: number, length: number) => Buffer): unknown[] {
+function* sliceValues(bodyBytes: number, bytesAt: (offset: number, length: number) => Buffer): Steps<unknown[]> {
   const values: unknown[] = []
-  for (let offset = 0; offset < bodyBytes; ) {
-    const length = sliceLength(bytesAt(offset, LENGTH_BYTES), offset, bodyBytes)
-    values.push(decodedSlice(bytesAt(offset + LENGTH_BYTES, length), offset))
-    offset += LENGTH_BYTES + length
+  try {
+    for (let offset = 0; offset < bodyBytes; ) {
+      const length = sliceLength(bytesAt(offset, LENGTH_BYTES), offset, bodyBytes)
+      values.push(decodedSlice(bytesAt(offset + LENGTH_BYTES, length), offset))
+      offset += LENGTH_BYTES + length
+      yield
+    }
+  } finally {
+    releaseDecodedSource()
   }
-  releaseDecodedSource()
   return values
 }
 
@@ -329,10 +337,10 @@ export function decodeSnapshot(bytes: Buffer): { header: SnapshotHeader; body: S
   checkSha256(header, crypto.createHash('sha256').update(bodyBytes).digest('hex'))
   if (header.format === 1) {
     const body = checkedBody(decodeSnapshotBody(bodyBytes) as SnapshotBody)
-    return { header, body: bodyOfSlices(Object.entries(body.collections).map(([type, recs]) => ({ type, recs })), 1) }
+    return { header, body: runNow(bodyOfSlices(Object.entries(body.collections).map(([type, recs]) => ({ type, recs })), 1)) }
   }
-  const values = header.format === 2 ? decodeSnapshotValues(bodyBytes) : sliceValues(bodyBytes.length, (offset, length) => bodyBytes.subarray(offset, offset + length))
-  return { header, body: checkedBody(bodyOfSlices(values, header.format)) }
+  const values = header.format === 2 ? decodeSnapshotValues(bodyBytes) : runNow(sliceValues(bodyBytes.length, (offset, length) => bodyBytes.subarray(offset, offset + length)))
+  return { header, body: checkedBody(runNow(bodyOfSlices(values, header.format))) }
 }
 
 /** Reads exactly `length` bytes at `position` of the file into `into`; a torn file when it ends first. */
@@ -356,6 +364,11 @@ function headerOfFile(handle: number): { header: SnapshotHeader; bodyOffset: num
 
 /** A snapshot file: formats 3 and 4 a slice at a time (see the top), older formats read whole. */
 export function readSnapshotFile(file: string): { header: SnapshotHeader; body: SnapshotBody } {
+  return runNow(snapshotFileSteps(file))
+}
+
+/** readSnapshotFile as steps (steps.ts): a pause after each slice read and decoded, and after each slice put together. */
+export function* snapshotFileSteps(file: string): Steps<{ header: SnapshotHeader; body: SnapshotBody }> {
   const handle = fs.openSync(file, 'r')
   try {
     const { header, bodyOffset } = headerOfFile(handle)
@@ -364,7 +377,7 @@ export function readSnapshotFile(file: string): { header: SnapshotHeader; body: 
     // The body is read in order, each piece once, so hashing what is read hashes the body.
     const hash = crypto.createHash('sha256')
     let buffer = Buffer.allocUnsafe(0)
-    const values = sliceValues(header.bodyBytes, (offset, length) => {
+    const values = yield* sliceValues(header.bodyBytes, (offset, length) => {
       if (buffer.length < length) buffer = Buffer.allocUnsafe(length)
       const bytes = buffer.subarray(0, length)
       readExactly(handle, bytes, length, bodyOffset + offset)
@@ -372,7 +385,7 @@ export function readSnapshotFile(file: string): { header: SnapshotHeader; body: 
       return bytes
     })
     checkSha256(header, hash.digest('hex'))
-    return { header, body: checkedBody(bodyOfSlices(values, header.format)) }
+    return { header, body: checkedBody(yield* bodyOfSlices(values, header.format)) }
   } finally {
     fs.closeSync(handle)
   }
