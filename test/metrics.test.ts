@@ -159,22 +159,20 @@ t.test('X-Request-Id on every answer; every 5xx names it in its description', as
   const { registry } = service.services
   const logged: unknown[] = []
   const originalError = console.error
-  registry.get = () => {
+  registry.open = () => {
     throw new Error('a bug on purpose')
   }
   console.error = (...args: unknown[]) => void logged.push(args)
   const failed = await acme.get('time/projects').finally(() => {
     console.error = originalError
-    Reflect.deleteProperty(registry, 'get')
+    Reflect.deleteProperty(registry, 'open')
   })
   t.equal(failed.status, 500)
   t.equal(failed.json.code, 'TL01-9001')
   t.equal(failed.json.description, `request id ${failed.headers['x-request-id']}`)
   t.match(String((logged[0] as unknown[])[0]), String(failed.headers['x-request-id']), 'the error log names the same id')
-  registry.get = () => {
-    throw new ApiError('TL01-9011', 'cannot accept writes now', null, [], { 'Retry-After': '1' })
-  }
-  const unavailable = await acme.get('time/projects').finally(() => Reflect.deleteProperty(registry, 'get'))
+  registry.open = () => Promise.reject(new ApiError('TL01-9011', 'cannot accept writes now', null, [], { 'Retry-After': '1' }))
+  const unavailable = await acme.get('time/projects').finally(() => Reflect.deleteProperty(registry, 'open'))
   t.equal(unavailable.status, 503)
   t.equal(unavailable.json.description, `request id ${unavailable.headers['x-request-id']}`, 'every 5xx names its request id')
   t.equal(unavailable.headers['retry-after'], '1', 'and keeps its headers')
