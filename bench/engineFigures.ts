@@ -20,6 +20,10 @@
  *               snapshot, then those REPLAY_ENTRIES log entries; the rate is
  *               counted from the first progress report (10,000 entries in) to
  *               the end, so the snapshot load is excluded
+ *   activation  the same recovery once more in that process, run a slice per
+ *               event-loop turn as a server activates a tenant: the total
+ *               time, and the longest the event loop was held (a 1 ms timer
+ *               notes every turn)
  *
  *   node --expose-gc dist/bench/engineFigures.js --records 1000000 [--replay 200000]
  * prints one line `ENGINE_FIGURES <json>` at the end. The replay runs as
@@ -35,7 +39,7 @@ import { TimeRecord } from '../src/domain/resources/timeRecord.js'
 import type { TenantActor } from '../src/engine/tenantActor.js'
 import { TenantRegistry } from '../src/engine/tenantRegistry.js'
 import { LogStore } from '../src/persist/logStore.js'
-import { recoverTenant } from '../src/persist/recovery.js'
+import { recoverTenant, recoverTenantInTurns } from '../src/persist/recovery.js'
 import { listSnapshots, readSnapshotFile } from '../src/persist/snapshotFile.js'
 import { positiveIntegerOption, textOption } from './cliOptions.js'
 import { seededRandom, timeRecordValues, type ProjectRef } from './dataset.js'
@@ -59,6 +63,8 @@ export interface EngineFigures {
   replayMs: number
   replayPerSecond: number
   recoveryWithLogMs: number
+  activationInTurnsMs: number
+  activationLongestStallMs: number
 }
 
 const gc = (globalThis as { gc?: () => void }).gc
@@ -117,9 +123,32 @@ interface ReplayFigures {
   replayed: number
   replayMs: number
   totalMs: number
+  activationInTurnsMs: number
+  activationLongestStallMs: number
 }
 
-function timedReplay(tenant: string, dataDir: string, store: LogStore): ReplayFigures {
+const STALL_TIMER_MS = 1
+
+/** recoverTenantInTurns, as a server activates a tenant: its time, and the longest gap between two turns of a timer. */
+async function timedActivationInTurns(tenant: string, dataDir: string, store: LogStore): Promise<{ totalMs: number; longestStallMs: number }> {
+  let longestStallMs = 0
+  let lastTick = performance.now()
+  const timer = setInterval(() => {
+    const now = performance.now()
+    longestStallMs = Math.max(longestStallMs, now - lastTick)
+    lastTick = now
+  }, STALL_TIMER_MS)
+  const started = performance.now()
+  try {
+    await recoverTenantInTurns(tenant, dataDir, store)
+    const ended = performance.now()
+    return { totalMs: ended - started, longestStallMs: Math.max(longestStallMs, ended - lastTick) }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+function timedReplay(tenant: string, dataDir: string, store: LogStore): Omit<ReplayFigures, 'activationInTurnsMs' | 'activationLongestStallMs'> {
   const started = performance.now()
   let firstProgressAt: number | null = null
   let firstProgressCount = 0
@@ -186,6 +215,8 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
       replayMs: replay.replayMs,
       replayPerSecond: replay.replayed / (replay.replayMs / 1000),
       recoveryWithLogMs: replay.totalMs,
+      activationInTurnsMs: replay.activationInTurnsMs,
+      activationLongestStallMs: replay.activationLongestStallMs,
     }
   } finally {
     if (storeOpen) await store.close()
@@ -202,7 +233,10 @@ if (process.argv[1]?.endsWith('engineFigures.js') === true) {
     const config = loadConfig({ DATA_DIR: replayOf, API_KEYS: 'unused', QUIET: '1' })
     const store = LogStore.open(replayOf, config.lmdbMapSizeBytes)
     try {
-      console.log(`REPLAY_FIGURES ${JSON.stringify(timedReplay(tenant, replayOf, store))}`)
+      const replay = timedReplay(tenant, replayOf, store)
+      const activation = await timedActivationInTurns(tenant, replayOf, store)
+      const figures: ReplayFigures = { ...replay, activationInTurnsMs: activation.totalMs, activationLongestStallMs: activation.longestStallMs }
+      console.log(`REPLAY_FIGURES ${JSON.stringify(figures)}`)
     } finally {
       await store.close()
     }

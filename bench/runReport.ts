@@ -130,6 +130,7 @@ function engineRows(report: RunReport): string[][] {
     rows.push([`in-process durable single-record writes (${n0(engine.writeEntries)}, group commit)`, `${n0(engine.writesPerSecond)} /s`])
     rows.push([`log replay (${n0(engine.replayEntries)} single-record entries after the snapshot; a new process, as after a restart)`, `${n0(engine.replayPerSecond)} commands/s`])
     rows.push(['recovery: snapshot + those log entries', `${n0(engine.recoveryWithLogMs)} ms`])
+    rows.push(['the same, a slice per event-loop turn as a server activates a tenant: total / longest the event loop was held', `${n0(engine.activationInTurnsMs)} ms / ${n0(engine.activationLongestStallMs)} ms`])
   }
   const batch = report.batchVsSingle
   if (batch !== null) {
