@@ -4,7 +4,8 @@
  * a small tenant, sent while the large one is loading, is answered first —
  * both on the first request after a restart and when a resting tenant
  * wakes. Requests for the loading tenant wait for the one activation and
- * see all of its data.
+ * see all of its data. A resting tenant whose state is touched (and so
+ * loaded at once) while it wakes in turns keeps the state loaded first.
  */
 import t from 'tap'
 import { api } from './helpers/api.js'
@@ -78,4 +79,18 @@ t.test('a small tenant is answered while a large one is being activated or woken
   t.same(afterRest.order, ['small', 'big', 'big', 'big'], 'when the large tenant wakes, the small one is answered first')
   t.same(afterRest.bigAnswers, everyRecord)
   t.equal(restarted.get('big'), woken, 'the same actor woke')
+})
+
+t.test('a resting tenant touched at once while it wakes in turns keeps the state loaded first', async (t) => {
+  const server = await startInProcess(tempDataDir('activation-touch'), { IDLE_EVICT_MS: '0' })
+  t.teardown(() => server.stop())
+  const owner = await server.client.createTenant('touched')
+  const { registry } = server.service.services
+  const actor = registry.get('touched')
+  t.ok(await registry.evict('touched'), 'put to rest')
+  const waking = registry.open('touched')
+  const loadedAtOnce = actor?.state
+  t.equal(await waking, actor, 'the same actor woke')
+  t.equal(actor?.state, loadedAtOnce, 'the state loaded at once is kept, not replaced by the one loaded in turns')
+  t.equal((await api(server.client, 'touched', owner.token).get('time/projects')).status, 200)
 })

@@ -113,11 +113,16 @@ export class TenantActor {
     return this.reloaded(recoverTenant(this.tenant, this.config.dataDir, this.store))
   }
 
-  /** Reloads a resting tenant a slice per event-loop turn, as an exclusive job (its requests wait in the mailbox). */
+  /**
+   * Reloads a resting tenant a slice per event-loop turn, as an exclusive job (its requests wait in the mailbox).
+   * Should something touch `state` meanwhile (reloading it at once), that state is kept: writes may have gone to it.
+   */
   async wake(): Promise<void> {
     if (this.loaded !== null) return
     await this.exclusive(async () => {
-      if (this.loaded === null) this.reloaded(await recoverTenantInTurns(this.tenant, this.config.dataDir, this.store))
+      if (this.loaded !== null) return
+      const recovered = await recoverTenantInTurns(this.tenant, this.config.dataDir, this.store)
+      if (this.loaded === null) this.reloaded(recovered)
     })
   }
 
