@@ -47,7 +47,6 @@ const SLICE_UNITS = 1_000
 /** … and between two progress reports. */
 const PROGRESS_UNITS = 10_000
 
-
 /**
  * Loads the smallest collections first; each collection is indexed once its records are in. `onProgress` hears the
  * records loaded so far, every PROGRESS_UNITS and at the end.
