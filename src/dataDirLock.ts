@@ -11,7 +11,8 @@ function lockPath(dataDir: string): string {
   return path.join(dataDir, 'server.lock')
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with that pid runs (one this user may not signal counts as running). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

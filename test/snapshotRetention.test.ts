@@ -3,7 +3,8 @@
  * restored: the newest SNAPSHOTS_KEPT, the newest one taken at or before the
  * window's start (the base the window's log replays from), and each snapshot
  * in the window that starts a log line (written by a restore or an import).
- * The answer also says up to where the log is no longer needed.
+ * The answer also says up to where the log is no longer needed, and
+ * temporary files left by a process that stopped while writing go.
  *
  * End to end, with LOG_RETENTION_MS of 3 s: a server writes, snapshots,
  * waits past the window, writes and snapshots again; then `history` and
@@ -12,7 +13,10 @@
  * the base on still restores.
  */
 import t from 'tap'
-import { listSnapshots, pruneSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from '../src/persist/snapshotFile.js'
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { listSnapshots, pruneSnapshots, snapshotFileName, tenantSnapshotDir, writeSnapshotInSlices } from '../src/persist/snapshotFile.js'
 import { runCli } from './helpers/cli.js'
 import { startInProcess, tempDataDir, type InProcessServer } from './helpers/server.js'
 
@@ -33,6 +37,23 @@ t.test('window in the middle: newest two, the base before the window, the line s
   const logNotNeededUpto = await pruneSnapshots(dataDir, 'acme', 2, 250, startsLogLine)
   t.same(kept(dataDir), [50, 40, 30, 20])
   t.equal(logNotNeededUpto, 20, 'the log up to the base can go')
+})
+
+t.test('temporary files of a process that is gone are removed; a running process\'s stay', async (t) => {
+  const dataDir = await fiveSnapshots()
+  const dir = tenantSnapshotDir(dataDir, 'acme')
+  const gone = spawnSync(process.execPath, ['-e', '']).pid
+  const left = path.join(dir, `${snapshotFileName(60)}.tmp-${gone}`)
+  const own = path.join(dir, `${snapshotFileName(70)}.tmp-${process.pid}`)
+  const parents = path.join(dir, `${snapshotFileName(80)}.tmp-${process.ppid}`)
+  const unrelated = path.join(dir, 'notes.txt')
+  for (const file of [left, own, parents, unrelated]) fs.writeFileSync(file, 'partial')
+  await pruneSnapshots(dataDir, 'acme', 5, 0, startsLogLine)
+  t.notOk(fs.existsSync(left), 'a partial snapshot of a process that is gone goes')
+  t.ok(fs.existsSync(own), 'a write of this process under way stays')
+  t.ok(fs.existsSync(parents), 'and one of another running process')
+  t.ok(fs.existsSync(unrelated), 'other files stay')
+  t.same(kept(dataDir), [50, 40, 30, 20, 10])
 })
 
 t.test('no snapshot before the window: the whole log is still needed', async (t) => {

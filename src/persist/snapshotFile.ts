@@ -54,6 +54,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { decodePlain, decodeSnapshotBody, decodeSnapshotSlice, decodeSnapshotValues, encodePlain, encodeSnapshotBody, releaseDecodedSource } from './codec.js'
+import { isAlive } from '../dataDirLock.js'
 import { runNow, type Steps } from '../engine/steps.js'
 import { TextPool } from '../engine/textPool.js'
 import { resolveStringTable, SliceStringsError, withStringTable, type SliceOfRecords } from './sliceStrings.js'
@@ -443,6 +444,9 @@ export async function writeFileAtomically(finalPath: string, bytes: Buffer): Pro
  * number, so the entries after it can be reached from it alone). The log up to the oldest kept snapshot can go
  * only when that snapshot predates the window: otherwise the log from its first entry may be the only way to the
  * window's first points. A snapshot whose header cannot be read is kept only as one of the newest `kept`.
+ *
+ * Temporary files whose writer is gone (a process that stopped while writing a snapshot) go too: nothing will ever
+ * rename them. Those of a running process (this server's writes under way, an operator command's) stay.
  */
 export async function pruneSnapshots(
   dataDir: string,
@@ -458,8 +462,21 @@ export async function pruneSnapshots(
       index < kept || snapshot === base || (snapshot.at !== null && snapshot.at > windowStartMs && startsLogLine(snapshot.seq)),
   )
   for (const old of listing) if (!keep.includes(old)) await fs.promises.rm(old.file, { force: true })
+  for (const file of leftTemporaryFiles(tenantSnapshotDir(dataDir, tenant))) await fs.promises.rm(file, { force: true })
   const oldest = keep.at(-1)
   return oldest !== undefined && oldest.at !== null && oldest.at <= windowStartMs ? oldest.seq : 0
+}
+
+/** The temporary files of snapshot writes (writeAtomically, named after the writer's pid) in `dir` whose writer is gone. */
+function leftTemporaryFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return []
+  return fs
+    .readdirSync(dir)
+    .filter((name) => {
+      const writer = /^\d{16}\.tlsnap\.tmp-(\d+)$/.exec(name)?.[1]
+      return writer !== undefined && !isAlive(Number(writer))
+    })
+    .map((name) => path.join(dir, name))
 }
 
 function takenAt(file: string): number | null {
