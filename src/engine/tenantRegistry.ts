@@ -22,10 +22,10 @@
  * per event-loop turn (recoverTenantInTurns): loading a million time
  * records takes seconds, and done at once it would hold up every other
  * tenant for as long (design §2.4). Requests for the tenant meanwhile wait
- * for the same activation; a resting tenant wakes as an exclusive job of
- * its actor, which its requests wait for in the mailbox. `get` loads at
- * once, for operator tools and tests; it refuses a tenant whose activation
- * is under way, so there is never a second actor for a tenant.
+ * for the same activation; a resting tenant wakes the same way, as an
+ * exclusive job of its actor. `get` loads at once, for operator tools and
+ * tests; it refuses a tenant whose activation is under way, so there is
+ * never a second actor for a tenant, and shutdown waits for activations.
  *
  * Damage. A tenant whose snapshot or log cannot be recovered (an entry that
  * cannot be decoded or applied, a gap) is remembered as closed, in memory:
@@ -64,7 +64,7 @@ export class TenantRegistry {
   private closing = false
   /** The pending re-check of MAX_ACTIVE_TENANTS (enforceCap), if any. */
   private capRecheck: NodeJS.Timeout | null = null
-  /** Activations under way (`open`), so that every request for the tenant waits for the same one. */
+  /** Activations and wakes under way (`open`), so that every request for the tenant waits for the same one. */
   private readonly activations = new Map<string, Promise<TenantActor>>()
   /** Tenants that could not be recovered, with the reason; answered 503 without a new attempt until reopen(). */
   private readonly damaged = new Map<string, string>()
@@ -98,16 +98,22 @@ export class TenantRegistry {
     const resting = this.resting.get(tenant)?.deref()
     if (resting !== undefined) {
       resting.lastUsedMs = Date.now()
-      await this.openOrCloseInTurns(tenant, () => resting.wake())
-      return resting
+      return this.activation(tenant, async () => {
+        await resting.wake()
+        return resting
+      })
     }
     if (this.store.tenants.get(tenant) === undefined) return undefined
-    const activating = this.openOrCloseInTurns(tenant, () => TenantActor.recoverInTurns(tenant, this.config, this.store))
-      .then((actor) => {
-        this.activated(tenant, actor)
-        return actor
-      })
-      .finally(() => this.activations.delete(tenant))
+    return this.activation(tenant, async () => {
+      const actor = await TenantActor.recoverInTurns(tenant, this.config, this.store)
+      this.activated(tenant, actor)
+      return actor
+    })
+  }
+
+  /** Runs `load` as the tenant's activation under way, which later requests share (and close waits for). */
+  private activation(tenant: string, load: () => Promise<TenantActor>): Promise<TenantActor> {
+    const activating = this.openOrCloseInTurns(tenant, load).finally(() => this.activations.delete(tenant))
     this.activations.set(tenant, activating)
     return activating
   }
