@@ -111,9 +111,12 @@ function* slicesOf(body: SnapshotBody): IterableIterator<SliceOfRecords> {
   }
 }
 
-/** A slice's bytes (format 4: its texts in a table). */
-function encodeSlice(slice: SliceOfRecords): Buffer {
-  return encodeSnapshotBody(withStringTable(slice.type, slice.recs as Record<string, unknown>[]))
+/** Each slice of `body` as the body stores it (format 4): its byte length and its bytes, with how many records it holds. */
+function* storedSlices(body: SnapshotBody): IterableIterator<{ parts: [Buffer, Buffer]; records: number }> {
+  for (const slice of slicesOf(body)) {
+    const encoded = encodeSnapshotBody(withStringTable(slice.type, slice.recs as Record<string, unknown>[]))
+    yield { parts: [uint32(encoded.length), encoded], records: slice.recs.length }
+  }
 }
 
 /** Bytes of a slice's length prefix (formats 3 and 4) and of the header's. */
@@ -148,8 +151,8 @@ function headerOf(tenant: string, seq: number, at: number, bodyBytes: number, sh
   return { format: SNAPSHOT_FORMAT, tenant, seq, at, bodyBytes, sha256 }
 }
 
-function frame(tenant: string, seq: number, at: number, slices: Buffer[]): Buffer {
-  const body = slices.flatMap((slice) => [uint32(slice.length), slice])
+/** The file around a body of `body` parts (storedSlices). */
+function frame(tenant: string, seq: number, at: number, body: Buffer[]): Buffer {
   const hash = crypto.createHash('sha256')
   let bodyBytes = 0
   for (const part of body) {
@@ -160,7 +163,7 @@ function frame(tenant: string, seq: number, at: number, slices: Buffer[]): Buffe
 }
 
 export function encodeSnapshot(tenant: string, seq: number, at: number, body: SnapshotBody): Buffer {
-  return frame(tenant, seq, at, [...slicesOf(body)].map(encodeSlice))
+  return frame(tenant, seq, at, [...storedSlices(body)].flatMap((slice) => slice.parts))
 }
 
 /** The same bytes as encodeSnapshot, encoded one slice per event-loop turn; `onProgress` hears the records encoded so far. */
@@ -171,15 +174,15 @@ export async function encodeSnapshotInSlices(
   body: SnapshotBody,
   onProgress?: (recordsDone: number) => void,
 ): Promise<Buffer> {
-  const slices: Buffer[] = []
+  const parts: Buffer[] = []
   let recordsDone = 0
-  for (const slice of slicesOf(body)) {
-    slices.push(encodeSlice(slice))
-    recordsDone += slice.recs.length
+  for (const slice of storedSlices(body)) {
+    parts.push(...slice.parts)
+    recordsDone += slice.records
     onProgress?.(recordsDone)
     await new Promise((resolve) => setImmediate(resolve))
   }
-  return frame(tenant, seq, at, slices)
+  return frame(tenant, seq, at, parts)
 }
 
 /**
@@ -199,14 +202,13 @@ export async function writeSnapshotInSlices(
   const file = await writeAtomically(path.join(dir, snapshotFileName(seq)), async (handle) => {
     const hash = crypto.createHash('sha256')
     let recordsDone = 0
-    for (const slice of slicesOf(body)) {
-      const encoded = encodeSlice(slice)
-      for (const part of [uint32(encoded.length), encoded]) {
+    for (const slice of storedSlices(body)) {
+      for (const part of slice.parts) {
         hash.update(part)
         await writeFully(handle, part, bodyOffset + bodyBytes)
         bodyBytes += part.length
       }
-      recordsDone += slice.recs.length
+      recordsDone += slice.records
       onProgress?.(recordsDone)
     }
     const header = headerPart(headerOf(tenant, seq, at, bodyBytes, hash.digest('hex')))
