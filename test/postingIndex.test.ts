@@ -1,6 +1,7 @@
 /*
- * PostingIndex (records as an array until their first removal or a
- * replacement found too far back, then a Map by id) against the obvious
+ * PostingIndex with records kept as added (AddedRecords: an array until
+ * their first removal or a replacement found too far back, then a Map by
+ * id) against the obvious
  * model, a Map of key → Map of id → record: random adds, removals, moves
  * back and forth, replacements by a new version (recent ones and old
  * ones) and bulk adds, checking after each step that every key gives
@@ -10,6 +11,7 @@
  * assertion.
  */
 import t from 'tap'
+import { AddedRecords } from '../src/engine/addedRecords.js'
 import { PostingIndex } from '../src/engine/postingIndex.js'
 import type { Rec } from '../src/domain/schema.js'
 import { fuzzSeed, Random } from './helpers/fuzz.js'
@@ -23,7 +25,7 @@ function rec(id: string, key: string, version = 1): Rec {
 t.test('records per key equal a Map of Maps over random operations', async (t) => {
   const seed = fuzzSeed()
   const random = new Random(seed)
-  const index = new PostingIndex<string>()
+  const index = new PostingIndex<string, AddedRecords>(() => new AddedRecords())
   const model = new Map<string, Map<string, Rec>>()
   /** id → its current record, for the records in the index. */
   const placed = new Map<string, Rec>()
@@ -61,7 +63,7 @@ t.test('records per key equal a Map of Maps over random operations', async (t) =
       const recs = model.get(key) as Map<string, Rec>
       recs.delete(id)
       if (recs.size === 0) model.delete(key)
-      if (index.remove(key, id) !== (recs.size === 0)) {
+      if (index.remove(key, placed.get(id) as Rec) !== (recs.size === 0)) {
         t.fail(`remove reports whether the key was emptied (seed ${seed}, step ${step})`)
         return
       }
@@ -91,10 +93,10 @@ t.test('records per key equal a Map of Maps over random operations', async (t) =
 })
 
 t.test('replacing a record the key does not hold is refused', async (t) => {
-  const index = new PostingIndex<string>()
+  const index = new PostingIndex<string, AddedRecords>(() => new AddedRecords())
   const held = rec('r1', 'a')
   index.add('a', held)
-  t.throws(() => index.replace('a', rec('r2', 'a'), rec('r2', 'a', 2)), /not indexed under a/)
+  t.throws(() => index.replace('a', rec('r2', 'a'), rec('r2', 'a', 2)), /r2 is not held/)
   t.throws(() => index.replace('b', held, rec('r1', 'b', 2)), /no records for b/)
   t.same([...index.records('a')], [held], 'the key still holds its record')
 })

@@ -133,6 +133,13 @@ export interface ResourceDecl {
   readonly onChange?: OnChange
   /** For a record that stands for another object (a trash item for its deleted object): that object, whose visibility it shares. */
   readonly standsFor?: StandsFor
+  /**
+   * A date field by which every secondary index keeps each value's records
+   * (then by id), so a list pinned to a value and sorted by that field
+   * (`project/id eq '…'` and `$orderby=start desc`) reads one page, not
+   * every record of the value; null when the indexes keep no order.
+   */
+  readonly indexOrder: string | null
 }
 
 export type StandsFor = (rec: Rec) => { readonly type: string; readonly id: string }
@@ -293,12 +300,16 @@ export interface ResourceOptions {
   onCreate?: OnCreate
   onChange?: OnChange
   standsFor?: StandsFor
+  indexOrder?: string
 }
 
 export function declareResource(options: ResourceOptions): ResourceDecl {
   const fields = [...(options.common === false ? [] : commonFields()), ...options.fields]
   const fieldsByName = new Map(fields.map((decl) => [decl.name, decl]))
   if (fieldsByName.size !== fields.length) throw new Error(`resource ${options.type} declares a field twice`)
+  if (options.indexOrder !== undefined && fieldsByName.get(options.indexOrder)?.type !== 'Date') {
+    throw new Error(`resource ${options.type}: indexOrder ${options.indexOrder} is not a date field`)
+  }
   const lastSegment = options.path?.split('/').at(-1) ?? options.type.toLowerCase()
   return {
     type: options.type,
@@ -321,6 +332,7 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     appends: options.appends ?? [],
     inner: options.inner ?? [],
     sums: options.sums ?? [],
+    indexOrder: options.indexOrder ?? null,
     ...(options.onCreate === undefined ? {} : { onCreate: options.onCreate }),
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
     ...(options.standsFor === undefined ? {} : { standsFor: options.standsFor }),

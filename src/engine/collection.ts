@@ -3,7 +3,10 @@
  * index (value → records) of the non-null values of every indexed field of
  * the declaration (null is the common case of an optional reference, and an
  * index of it would hold most of the collection), and a
- * day-bucketed range index for every range-indexed date field. The
+ * day-bucketed range index for every range-indexed date field. A
+ * declaration's `indexOrder` makes each value's records of the secondary
+ * indexes readable in that date's order (sortedRecords.ts), from either
+ * end (`orderedLookup`); otherwise they are kept as added. The
  * secondary and range indexes hold the record objects (postingIndex.ts
  * says why), so every put replaces the former version in each of them,
  * whether its value there changed or not: an index never gives a record
@@ -13,13 +16,15 @@
  */
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import { assertionFailed } from '../domain/errors.js'
+import { AddedRecords } from './addedRecords.js'
 import { DateBuckets } from './dateBuckets.js'
 import { PostingIndex } from './postingIndex.js'
+import { SortedRecords } from './sortedRecords.js'
 import { runNow, type Steps } from './steps.js'
 
 export class Collection {
   readonly byId = new Map<string, Rec>()
-  private readonly indexes = new Map<string, PostingIndex<unknown>>()
+  private readonly indexes = new Map<string, PostingIndex<unknown, AddedRecords | SortedRecords>>()
   readonly rangeIndexes = new Map<string, DateBuckets>()
   /** Records loaded (load) and not yet indexed (finishLoad). */
   private loading: Rec[] = []
@@ -28,8 +33,10 @@ export class Collection {
 
   constructor(readonly decl: ResourceDecl) {
     this.references = decl.fields.filter((fieldDecl) => fieldDecl.ref !== undefined).map((fieldDecl) => [fieldDecl.name, fieldDecl.ref as string] as const)
+    const indexOrder = decl.indexOrder
+    const newSet = (): AddedRecords | SortedRecords => (indexOrder === null ? new AddedRecords() : new SortedRecords(indexOrder))
     for (const fieldDecl of decl.fields) {
-      if (fieldDecl.indexed) this.indexes.set(fieldDecl.name, new PostingIndex())
+      if (fieldDecl.indexed) this.indexes.set(fieldDecl.name, new PostingIndex(newSet))
       if (fieldDecl.rangeIndexed) this.rangeIndexes.set(fieldDecl.name, new DateBuckets(fieldDecl.name))
     }
   }
@@ -89,7 +96,7 @@ export class Collection {
         if (newValue !== null) index.replace(newValue, before, rec)
         continue
       }
-      if (oldValue !== null) index.remove(oldValue, rec.id)
+      if (oldValue !== null) index.remove(oldValue, before as Rec)
       if (newValue !== null) index.add(newValue, rec)
     }
     for (const buckets of this.rangeIndexes.values()) {
@@ -106,7 +113,7 @@ export class Collection {
     this.byId.delete(id)
     for (const [name, index] of this.indexes) {
       const value = before[name] ?? null
-      if (value !== null) index.remove(value, id)
+      if (value !== null) index.remove(value, before)
     }
     for (const buckets of this.rangeIndexes.values()) buckets.remove(before)
     return before
@@ -122,6 +129,23 @@ export class Collection {
     const index = this.indexes.get(fieldName)
     if (index === undefined) throw new Error(`${this.decl.type}.${fieldName} has no index`)
     return value === null || value === undefined ? this.withoutValue(fieldName) : index.records(value)
+  }
+
+  /**
+   * The records whose indexed field equals the (non-null) value, in the
+   * order of `$orderby=<orderField>` (descending with `desc`), or null when
+   * that index does not keep its records in that order (or has too many
+   * of them to put in order now: SortedRecords.inOrder).
+   */
+  orderedLookup(fieldName: string, value: unknown, orderField: string, descending: boolean): Iterable<Rec> | null {
+    this.assertIndexed('orderedLookup')
+    if (this.decl.indexOrder !== orderField || value === null || value === undefined) return null
+    const index = this.indexes.get(fieldName)
+    if (index === undefined) return null
+    const set = index.setOf(value)
+    if (set === undefined) return []
+    if (!(set instanceof SortedRecords)) assertionFailed(`${this.decl.type}.${fieldName}: an index of a collection with an index order keeps records without it`)
+    return set.inOrder(descending)
   }
 
   private *withoutValue(fieldName: string): IterableIterator<Rec> {

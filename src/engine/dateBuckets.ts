@@ -10,6 +10,7 @@
  * descending, as $orderby puts them.
  */
 import type { Rec } from '../domain/schema.js'
+import { AddedRecords } from './addedRecords.js'
 import { PostingIndex } from './postingIndex.js'
 
 const DAY_MS = 86_400_000
@@ -27,7 +28,7 @@ function dayOf(value: unknown): number | null {
 }
 
 export class DateBuckets {
-  private readonly buckets = new PostingIndex<number>()
+  private readonly buckets = new PostingIndex<number, AddedRecords>(() => new AddedRecords())
   /** Sorted bucket keys (day numbers). */
   private readonly days: number[] = []
   /** Records whose field is null, by id. */
@@ -50,7 +51,7 @@ export class DateBuckets {
   remove(rec: Rec): void {
     const day = dayOf(rec[this.field])
     if (day === null) this.nulls.delete(rec.id)
-    else if (this.buckets.remove(day, rec.id)) this.days.splice(this.insertionPoint(day), 1)
+    else if (this.buckets.remove(day, rec)) this.days.splice(this.insertionPoint(day), 1)
   }
 
   /** Puts `after` in the place of `before`, a former version of the same record (in its day's place when the day is the same). */

@@ -1,6 +1,8 @@
 /*
  * A value → records index (the secondary indexes of a collection, the day
- * buckets of a range index).
+ * buckets of a range index): each key's records are a record set, either
+ * in the order they were added (addedRecords.ts) or in the order of a date
+ * field (sortedRecords.ts), and a key goes when its last record does.
  *
  * It holds the record objects themselves, not their ids: a list pinned to
  * a project reads the project's records straight from here. Holding ids
@@ -13,85 +15,71 @@
  * indexed value did not change (`replace`); Collection.put does that, at
  * about 0.1 µs more per put.
  *
- * The records of one value are kept in an array for as long as records
- * are only added, and become a Map (id → record, in the order they were
- * added) at their first removal. Loading a snapshot and replaying a log
- * of new records only ever add, so for them a record costs one array slot
- * (8 bytes, one store) instead of a hash entry and a hash insert into a
- * table that keeps growing (on a million time records: 87 bytes of heap
- * less per record, and recovery about a fifth faster). A replacement
- * looks for the old object among the last REPLACE_LOOKBACK of the array,
- * where the records being edited usually are (time is mostly booked and
- * corrected recently), and overwrites it in place; an older one turns the
- * array into a Map first. An array never holds a record twice: a record
- * leaves a value only by a removal, which makes that value's records a
- * Map, so coming back is a Map set.
- *
  * `addAll` indexes many records at once (loading a snapshot): the records
- * are grouped by value in one pass, each group becoming that value's array.
+ * are grouped by value in one pass, each group becoming that value's set.
  */
 import { assertionFailed } from '../domain/errors.js'
 import type { Rec } from '../domain/schema.js'
 
-type Recs = Rec[] | Map<string, Rec>
+/** What an index keeps for one key. */
+export interface RecordSet {
+  readonly size: number
+  add(rec: Rec): void
+  /** Adds many records the set does not hold; it may keep the array. */
+  addBulk(recs: Rec[]): void
+  /** Removes `rec`, the very object the set holds. */
+  remove(rec: Rec): void
+  replace(before: Rec, after: Rec): void
+  values(): Iterable<Rec>
+}
 
-/** How far back from its end an array is searched for a record being replaced before it becomes a Map. */
-const REPLACE_LOOKBACK = 64
+export class PostingIndex<K, S extends RecordSet> {
+  private readonly byKey = new Map<K, S>()
 
-export class PostingIndex<K> {
-  private readonly byKey = new Map<K, Recs>()
+  constructor(private readonly newSet: () => S) {}
 
-  /** The records of `key` (nothing for an unknown key), in the order they were added. */
+  /** The record set of `key`; undefined when the key has no records. */
+  setOf(key: K): S | undefined {
+    return this.byKey.get(key)
+  }
+
+  /** The records of `key` (nothing for an unknown key). */
   records(key: K): Iterable<Rec> {
-    const recs = this.byKey.get(key)
-    return recs === undefined ? [] : Array.isArray(recs) ? recs : recs.values()
+    return this.byKey.get(key)?.values() ?? []
   }
 
   count(key: K): number {
-    const recs = this.byKey.get(key)
-    return recs === undefined ? 0 : Array.isArray(recs) ? recs.length : recs.size
+    return this.byKey.get(key)?.size ?? 0
   }
 
   /** Adds a record the key does not hold yet; true when the key is new. */
   add(key: K, rec: Rec): boolean {
-    const recs = this.byKey.get(key)
-    if (recs === undefined) {
-      this.byKey.set(key, [rec])
-      return true
+    const set = this.byKey.get(key)
+    if (set !== undefined) {
+      set.add(rec)
+      return false
     }
-    if (Array.isArray(recs)) recs.push(rec)
-    else recs.set(rec.id, rec)
-    return false
+    const created = this.newSet()
+    created.add(rec)
+    this.byKey.set(key, created)
+    return true
   }
 
-  /** Removes the record with this id; true when the key is left with none (it is then gone). */
-  remove(key: K, id: string): boolean {
-    const recs = this.byKey.get(key)
-    if (recs === undefined) return false
-    const byId = Array.isArray(recs) ? this.asMap(key, recs) : recs
-    byId.delete(id)
-    if (byId.size === 0) {
-      this.byKey.delete(key)
-      return true
-    }
-    return false
+  /** Removes `rec`, the very object the key holds; true when the key is left with none (it is then gone). */
+  remove(key: K, rec: Rec): boolean {
+    const set = this.byKey.get(key)
+    if (set === undefined) return false
+    set.remove(rec)
+    if (set.size > 0) return false
+    this.byKey.delete(key)
+    return true
   }
 
   /** Puts `after` in the place of `before`, a former version of the same record that the key holds. */
   replace(key: K, before: Rec, after: Rec): void {
-    const recs = this.byKey.get(key)
-    if (recs === undefined) assertionFailed(`replace: the index has no records for ${String(key)}`)
-    if (Array.isArray(recs)) {
-      for (let at = recs.length - 1, last = Math.max(0, recs.length - REPLACE_LOOKBACK); at >= last; at -= 1) {
-        if (recs[at] === before) {
-          recs[at] = after
-          return
-        }
-      }
-    }
-    const byId = Array.isArray(recs) ? this.asMap(key, recs) : recs
-    if (byId.get(after.id) !== before) assertionFailed(`replace: ${after.id} is not indexed under ${String(key)} as its former version`)
-    byId.set(after.id, after)
+    const set = this.byKey.get(key)
+    if (set === undefined) assertionFailed(`replace: the index has no records for ${String(key)}`)
+    set.replace(before, after)
   }
 
   /** Adds every record with a non-null key (records not in the index yet); `onNewKey` hears each key that was not there. */
@@ -105,23 +93,13 @@ export class PostingIndex<K> {
       else group.push(rec)
     }
     for (const [key, group] of groups) {
-      const existing = this.byKey.get(key)
-      if (existing === undefined) {
-        this.byKey.set(key, group)
+      let set = this.byKey.get(key)
+      if (set === undefined) {
+        set = this.newSet()
+        this.byKey.set(key, set)
         onNewKey?.(key)
-      } else if (Array.isArray(existing)) {
-        for (const rec of group) existing.push(rec)
-      } else {
-        for (const rec of group) existing.set(rec.id, rec)
       }
+      set.addBulk(group)
     }
-  }
-
-  /** The key's records as a Map from now on. */
-  private asMap(key: K, recs: readonly Rec[]): Map<string, Rec> {
-    const byId = new Map<string, Rec>()
-    for (const rec of recs) byId.set(rec.id, rec)
-    this.byKey.set(key, byId)
-    return byId
   }
 }

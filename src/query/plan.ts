@@ -6,8 +6,11 @@
  *   - a filter that pins an indexed field with `eq` (`project/id eq '…'`,
  *     joined by `and` at the top) reads that index, and `id eq '…'` reads
  *     the primary map (one record at most) — the smallest one if
- *     several are pinned (a pin wins over everything below unless it is
- *     so large that walking a sorted index to fill the page is cheaper);
+ *     several are pinned. When the index keeps the pinned value's records
+ *     in the order of the sort (a declaration's `indexOrder`, and
+ *     `$orderby=start desc`), they are read in that order, so a page stops
+ *     early; otherwise a pin wins over everything below unless it is so
+ *     large that walking a sorted index to fill the page is cheaper;
  *   - a sort on one range-indexed date field (`$orderby=start desc`) walks
  *     that field's day buckets in order, so a page stops early;
  *   - a filter that bounds a range-indexed date field reads only those days;
@@ -75,16 +78,24 @@ interface Pin {
   /** How many records the pin gives (an upper bound). */
   size: number
   recs: () => Iterable<Rec>
+  /** The records in the order of `$orderby=<orderField>` (desc: `descending`), or null when the index does not keep that order. */
+  ordered: (orderField: string, descending: boolean) => Iterable<Rec> | null
 }
+
+const NO_ORDER = () => null
 
 /** The records an `eq` on the field can give, read from the primary map or the field's index; null when no index answers it. */
 function pinOf(collection: Collection, field: string, value: unknown): Pin | null {
   if (field === PRIMARY_KEY) {
     const rec = typeof value === 'string' ? collection.get(value) : undefined
-    return rec === undefined ? { size: 0, recs: () => [] } : { size: 1, recs: () => [rec] }
+    return rec === undefined ? { size: 0, recs: () => [], ordered: () => [] } : { size: 1, recs: () => [rec], ordered: () => [rec] }
   }
   if (!collection.hasIndex(field)) return null
-  return { size: collection.countOf(field, value), recs: () => collection.lookup(field, value) }
+  return {
+    size: collection.countOf(field, value),
+    recs: () => collection.lookup(field, value),
+    ordered: value === null || value === undefined ? NO_ORDER : (orderField, descending) => collection.orderedLookup(field, value, orderField, descending),
+  }
 }
 
 function candidates(
@@ -106,10 +117,12 @@ function candidates(
   if (filter !== null) for (const [field, value] of filter.equalities) addPin(field, value)
   let pin: Pin | null = null
   for (const candidate of pins) if (pin === null || candidate.size < pin.size) pin = candidate
-  if (pin !== null && pinBeatsWalk(pin.size, collection.size, wanted)) return { recs: pin.recs(), sorted: false }
-
   const first = order[0]
   const orderedField = order.length === 1 && first !== undefined && first.path.text === first.path.field.name ? first.path.field.name : null
+  const pinInOrder = pin === null || orderedField === null || first === undefined ? null : pin.ordered(orderedField, first.descending)
+  if (pinInOrder !== null) return { recs: pinInOrder, sorted: true }
+  if (pin !== null && pinBeatsWalk(pin.size, collection.size, wanted)) return { recs: pin.recs(), sorted: false }
+
   const walkable = orderedField === null ? undefined : collection.rangeIndexes.get(orderedField)
   if (walkable !== undefined && first !== undefined) {
     const range = filter?.ranges.get(walkable.field) ?? { lowInclusive: true, highInclusive: true }

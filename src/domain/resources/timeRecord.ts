@@ -7,6 +7,7 @@ export const TimeRecord = declareResource({
   writeRule: 'ownRecord',
   description: 'time a user spent',
   displayName: userDisplayName,
+  indexOrder: 'start',
   fields: [
     field.ref('user', 'User', 'who spent the time', { required: true }),
     field.date('start', 'start date and time', { rangeIndexed: true }),
