@@ -7,7 +7,8 @@
  * buffer another answer is using; the pool keeps a bounded number.
  * Over HTTP, many list answers in flight at once (reads that wait for the
  * log's flush of writes sent between them) must each arrive exactly as
- * the same list read alone.
+ * the same list read alone, and the lists of a batch, copied into its
+ * answer, give their buffers back too.
  */
 import t from 'tap'
 import { ANSWER_BUFFER_BYTES, giveBack, pooledCount } from '../src/json/answerBuffers.js'
@@ -97,4 +98,30 @@ t.test('many list answers in flight at once each arrive as the list read alone',
     const wrong = answers.filter(({ page, answer }) => answer.status !== 200 || answer.text !== alone[page])
     t.equal(wrong.length, 0, `round ${round}: all ${answers.length} answers as read alone`)
   }
+})
+
+t.test('the lists of a batch give their buffers back: a batch of list reads lends no new buffer', async (t) => {
+  const server = await startInProcess()
+  t.teardown(() => server.stop())
+  const owner = api(server.client, 'lentbatch', (await server.client.createTenant('lentbatch')).token)
+  const projectId = await owner.create('time/projects', { name: 'Apollo' })
+  const ownerId = (await owner.get('users/@self')).json[0].id as string
+  for (let index = 0; index < 5; index += 1) await owner.create('time/timerecords', { user: ref(ownerId), project: ref(projectId), duration: 60_000 })
+  await owner.get('time/timerecords')
+  t.ok(pooledCount() > 0, 'a list read alone left its buffer in the pool')
+  const allocate = Buffer.allocUnsafeSlow
+  let lentAnew = 0
+  Buffer.allocUnsafeSlow = (size: number) => {
+    if (size === ANSWER_BUFFER_BYTES) lentAnew += 1
+    return allocate(size)
+  }
+  t.teardown(() => {
+    Buffer.allocUnsafeSlow = allocate
+  })
+  const items = Array.from({ length: 40 }, (_, index) => ({ id: `list${index}`, method: 'GET', path: '/v1/time/timerecords' }))
+  const answer = await server.client.request('POST', '/v1/batch', { tenant: 'lentbatch', query: { token: owner.token }, body: items })
+  t.equal(answer.status, 200)
+  t.same((answer.json as { code: number }[]).map((item) => item.code), items.map(() => 200))
+  // More lists than the pool ever holds (16): without giving back, the pool would run dry and new buffers be made.
+  t.equal(lentAnew, 0, 'each list went back to the pool before the next was written')
 })

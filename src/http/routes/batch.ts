@@ -19,6 +19,7 @@ import type { TenantState } from '../../engine/tenantState.js'
 import { WriteTx } from '../../engine/writeTx.js'
 import type { Call, TenantAccess } from '../call.js'
 import { parseQuery, PathError, splitPath, type ApiRequest } from '../request.js'
+import { giveBack } from '../../json/answerBuffers.js'
 import { dataResponse, plainErrorResponse, type ApiResponse } from '../response.js'
 import { route } from '../router.js'
 
@@ -112,13 +113,16 @@ function itemRequest(call: Call, item: BatchItem): ApiRequest {
 }
 
 function answerOf(id: string, response: ApiResponse): ItemAnswer {
+  const body = Buffer.isBuffer(response.body) ? response.body.toString('utf8') : response.body
+  // A body written into a lent buffer (a list) is copied into the text: the buffer goes back for the next answer.
+  giveBack(response.body)
   return {
     id,
     code: response.status,
     headers: Object.entries(response.headers)
       .map(([name, value]) => `${name}: ${value}`)
       .join('\n'),
-    body: Buffer.isBuffer(response.body) ? response.body.toString('utf8') : response.body,
+    body,
   }
 }
 
