@@ -88,6 +88,29 @@ t.test('a change that an embedded object shows, though its own record is unchang
   t.same((await shownClientNames()).embedded, ['Initech'], "the project's client stub shows the new name")
 })
 
+t.test('a record read alone again is its kept row: the same text each time, and a change it shows appears at once', async (t) => {
+  const recordId = recordIds[0] as string
+  for (const noExpand of [false, true]) {
+    const first = await owner.get(`time/timerecords/${recordId}`, { no_expand: noExpand })
+    // The second reading keeps the row's text (renderedJson.ts); the third is written from it.
+    for (const read of ['second', 'third']) t.equal((await owner.get(`time/timerecords/${recordId}`, { no_expand: noExpand })).text, first.text, `no_expand=${noExpand}: the ${read} read is the same text`)
+    const listed = (await owner.get('time/timerecords', { $filter: `id eq '${recordId}'`, no_expand: noExpand })).text
+    t.equal(listed, `[${first.text}]`, `no_expand=${noExpand}: the list shows the kept row as it is`)
+  }
+  const nameShown = async () => {
+    const read = (await owner.get(`time/timerecords/${recordId}`)).json as { project: { client: { name: string } } }
+    return read.project.client.name
+  }
+  const before = await nameShown()
+  const current = (await owner.get(`time/clients/${clientId}`)).json
+  t.equal((await owner.put(`time/clients/${clientId}`, { name: `${before} Ltd`, version: current.version })).status, 200)
+  t.equal(await nameShown(), `${before} Ltd`, "the record's embedded project shows its client's new name")
+  t.equal((await owner.get(`time/timerecords/${recordId}`, { format: 'xml' })).text.includes(`<name>${before} Ltd</name>`), true, 'and so does XML')
+  const renamed = (await owner.get(`time/clients/${clientId}`)).json
+  t.equal((await owner.put(`time/clients/${clientId}`, { name: before, version: renamed.version })).status, 200, 'the name as before, for the tests below')
+  t.equal(await nameShown(), before)
+})
+
 const listPath = `/v1/time/timerecords?$filter=${encodeURIComponent(`project/id eq '${projectId}'`)}`
 
 async function batch(items: unknown[]): Promise<{ id: string; code: number; body: string }[]> {

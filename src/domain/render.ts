@@ -128,6 +128,20 @@ export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayConte
 }
 
 /**
+ * One record as an answer of its own shows it. With `renderedJson` (a JSON
+ * answer), a record read again since the last change is its row's JSON
+ * text, kept like a list's rows; otherwise, and the first time, an object
+ * without fragments, which JSON.stringify writes as it is.
+ */
+export function renderShown(decl: ResourceDecl, rec: Rec, context: DisplayContext, options: RenderOptions): OutObject | JsonFragment {
+  const cache = options.renderedJson
+  if (cache === undefined || options.counters !== undefined) return renderRecord(decl, rec, context, options)
+  // Object.assign, not a spread that removes a key: see the note on spreads in records.ts.
+  const plain: RenderOptions = Object.assign({}, options, { renderedJson: undefined, jsonDates: true })
+  return cache.row(rec, options.noExpand ? 'rowWithStubs' : 'row', () => renderRecord(decl, rec, context, plain))
+}
+
+/**
  * The records of one list answer, each referenced object rendered once for
  * all rows (a single row needs no memo; with `renderedJson` the memo is
  * for what the cache does not keep). With `renderedJson` a row seen before

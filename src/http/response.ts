@@ -15,6 +15,7 @@ import { XMLBuilder } from 'fast-xml-parser'
 import { ApiError, ERROR_CATALOGUE } from '../domain/errors.js'
 import { OutDate } from '../domain/values.js'
 import { jsonListBody } from '../json/bytes.js'
+import { JsonFragment } from '../json/fragment.js'
 import type { ApiRequest } from './request.js'
 
 export interface ApiResponse {
@@ -88,7 +89,7 @@ export function dataResponse(request: RequestHead, data: unknown, names: XmlName
     }
     return { status: statusFor(request, status), headers: { 'Content-Type': 'application/javascript; charset=utf-8', ...headers }, body: `${callback}(${JSON.stringify(data)});` }
   }
-  const body = Array.isArray(data) ? jsonListBody(data) : JSON.stringify(data)
+  const body = Array.isArray(data) ? jsonListBody(data) : data instanceof JsonFragment ? data.bytes : JSON.stringify(data)
   return { status: statusFor(request, status), headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body }
 }
 

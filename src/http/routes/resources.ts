@@ -22,7 +22,8 @@ import { dummyOf } from '../../domain/dummy.js'
 import { canSee, checkRemove, checkWrite, type Caller } from '../../domain/policy.js'
 import { buildRecord, changeRecord, insertRecord } from '../../domain/records.js'
 import { renderedJsonOf } from '../../domain/renderedJson.js'
-import { renderList, renderRecord, type OutObject, type RenderOptions } from '../../domain/render.js'
+import { renderList, renderRecord, renderShown, type OutObject, type RenderOptions } from '../../domain/render.js'
+import type { JsonFragment } from '../../json/fragment.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { Rec, ResourceDecl } from '../../domain/schema.js'
 import { moveToTrash, removeForGood } from '../../domain/trash.js'
@@ -81,14 +82,19 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): Rend
 }
 
 /** A list answer; in JSON its rows and referenced objects are JSON text kept across answers (renderedJson.ts). */
-function listResponse(call: Call, decl: ResourceDecl, state: TenantState, recs: readonly Rec[]): ApiResponse {
+/** The render options of an answer that shows records; in JSON with the text kept across answers (renderedJson.ts). */
+function shownOptions(call: Call, decl: ResourceDecl, state: TenantState): RenderOptions {
   const options = renderOptions(call, decl, state)
   if (formatOf(call.request) === 'json') options.renderedJson = renderedJsonOf(state)
-  const out = renderList(decl, recs, state, options)
+  return options
+}
+
+function listResponse(call: Call, decl: ResourceDecl, state: TenantState, recs: readonly Rec[]): ApiResponse {
+  const out = renderList(decl, recs, state, shownOptions(call, decl, state))
   return dataResponse(call.request, out, { root: decl.xmlListName, item: decl.xmlItemName })
 }
 
-function objectResponse(call: Call, decl: ResourceDecl, out: OutObject, status = 200): ApiResponse {
+function objectResponse(call: Call, decl: ResourceDecl, out: OutObject | JsonFragment, status = 200): ApiResponse {
   return dataResponse(call.request, out, { root: decl.xmlItemName }, status)
 }
 
@@ -191,7 +197,7 @@ async function read(call: Call, decl: ResourceDecl, id: string, inTrash: boolean
   const { tenant, principal } = requirePrincipal(call)
   return tenant.read((state) => {
     const rec = findVisible(state, principal, decl, id, inTrash)
-    return objectResponse(call, decl, renderRecord(decl, rec, state, renderOptions(call, decl, state)))
+    return objectResponse(call, decl, renderShown(decl, rec, state, shownOptions(call, decl, state)))
   })
 }
 
