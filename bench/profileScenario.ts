@@ -13,6 +13,14 @@
  *
  * `--query` names a single-request figure of serverTimes.ts; it is driven
  * with one connection. Automatic snapshots are off, as in the runner.
+ *
+ * The V8 profiler counts much of a request's own work as "(idle)": uWS
+ * runs its handlers inside libuv's poll, while Node has the isolate marked
+ * idle (stopping Node's idle notifier did not change it). For a cheap
+ * request (one GET) the samples outside "(idle)" are a small part of its
+ * cost, so measure such scenarios with Linux perf on the server process
+ * (`NODE_OPTIONS=--perf-basic-prof` names the JavaScript frames), as
+ * bench/RESULTS.md does.
  */
 import fs from 'node:fs'
 import { Session } from 'node:inspector/promises'
