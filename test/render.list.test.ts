@@ -106,6 +106,13 @@ t.test('a record read alone again is its kept row: the same text each time, and 
   t.equal((await owner.put(`time/clients/${clientId}`, { name: `${before} Ltd`, version: current.version })).status, 200)
   t.equal(await nameShown(), `${before} Ltd`, "the record's embedded project shows its client's new name")
   t.equal((await owner.get(`time/timerecords/${recordId}`, { format: 'xml' })).text.includes(`<name>${before} Ltd</name>`), true, 'and so does XML')
+  // With counters (they depend on the viewer, so the rendering is not kept), read once after a list embedded the client.
+  for (let read = 0; read < 3; read += 1) {
+    const counted = await owner.get(`time/projects/${projectId}`, { append: 'timerecords-count' })
+    t.equal(counted.status, 200, `a project read with append counters (read ${read + 1})`)
+    t.equal(counted.json.timeRecordsCount, recordIds.length)
+    t.equal(counted.json.client.name, `${before} Ltd`)
+  }
   const renamed = (await owner.get(`time/clients/${clientId}`)).json
   t.equal((await owner.put(`time/clients/${clientId}`, { name: before, version: renamed.version })).status, 200, 'the name as before, for the tests below')
   t.equal(await nameShown(), before)

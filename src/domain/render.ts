@@ -135,9 +135,11 @@ export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayConte
  */
 export function renderShown(decl: ResourceDecl, rec: Rec, context: DisplayContext, options: RenderOptions): OutObject | JsonFragment {
   const cache = options.renderedJson
-  if (cache === undefined || options.counters !== undefined) return renderRecord(decl, rec, context, options)
-  // Object.assign, not a spread that removes a key: see the note on spreads in records.ts.
+  if (cache === undefined) return renderRecord(decl, rec, context, options)
+  // No fragments inside: Object.assign, not a spread that removes a key (see the note on spreads in records.ts).
   const plain: RenderOptions = Object.assign({}, options, { renderedJson: undefined, jsonDates: true })
+  // Counters depend on the viewer: such a rendering is not kept.
+  if (options.counters !== undefined) return renderRecord(decl, rec, context, plain)
   return cache.row(rec, options.noExpand ? 'rowWithStubs' : 'row', () => renderRecord(decl, rec, context, plain))
 }
 
