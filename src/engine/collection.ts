@@ -1,29 +1,30 @@
 /*
- * One resource's records in a tenant: a primary index by id, a secondary
- * index (value → records) of the non-null values of every indexed field of
- * the declaration (null is the common case of an optional reference, and an
- * index of it would hold most of the collection), and a
- * day-bucketed range index for every range-indexed date field. A
- * declaration's `indexOrder` makes each value's records of the secondary
- * indexes readable in that date's order (sortedRecords.ts), from either
- * end (`orderedLookup`); otherwise they are kept as added. The
- * secondary and range indexes hold the record objects (postingIndex.ts
- * says why), so every put replaces the former version in each of them,
- * whether its value there changed or not: an index never gives a record
- * that is not the one in the primary index. Only TenantState calls
- * put/remove, and only from apply; and load/finishLoad, when a snapshot is
- * loaded.
+ * One resource's records in a tenant: a primary index by id
+ * (recordTable.ts: sharded once large, so it never rehashes a million
+ * entries at once), a secondary index (value → records) of the non-null
+ * values of every indexed field of the declaration (null is the common case
+ * of an optional reference, and an index of it would hold most of the
+ * collection), and a day-bucketed range index for every range-indexed date
+ * field. A declaration's `indexOrder` makes each value's records of the
+ * secondary indexes readable in that date's order (sortedRecords.ts), from
+ * either end (`orderedLookup`); otherwise they are kept as added. The
+ * secondary and range indexes hold the record objects (postingIndex.ts says
+ * why), so every put replaces the former version in each of them, whether
+ * its value there changed or not: an index never gives a record that is not
+ * the one in the primary index. Only TenantState calls put/remove, and only
+ * from apply; and load/finishLoad, when a snapshot is loaded.
  */
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import { assertionFailed } from '../domain/errors.js'
 import { AddedRecords } from './addedRecords.js'
 import { DateBuckets } from './dateBuckets.js'
 import { PostingIndex } from './postingIndex.js'
+import { RecordTable } from './recordTable.js'
 import { SortedRecords } from './sortedRecords.js'
 import { runNow, type Steps } from './steps.js'
 
 export class Collection {
-  readonly byId = new Map<string, Rec>()
+  private readonly byId = new RecordTable()
   private readonly indexes = new Map<string, PostingIndex<unknown, AddedRecords | SortedRecords>>()
   readonly rangeIndexes = new Map<string, DateBuckets>()
   /** Records loaded (load) and not yet indexed (finishLoad). */
@@ -55,9 +56,7 @@ export class Collection {
    * at finishLoad (PostingIndex.addAll), which must come before any other use.
    */
   load(rec: Rec): void {
-    const sizeBefore = this.byId.size
-    this.byId.set(rec.id, rec)
-    if (this.byId.size !== sizeBefore + 1) assertionFailed(`${this.decl.type} ${rec.id} loaded twice`)
+    if (!this.byId.set(rec)) assertionFailed(`${this.decl.type} ${rec.id} loaded twice`)
     this.loading.push(rec)
   }
 
@@ -88,7 +87,7 @@ export class Collection {
   put(rec: Rec): Rec | undefined {
     this.assertIndexed('put')
     const before = this.byId.get(rec.id)
-    this.byId.set(rec.id, rec)
+    this.byId.set(rec)
     for (const [name, index] of this.indexes) {
       const oldValue = before?.[name] ?? null
       const newValue = rec[name] ?? null
@@ -108,9 +107,8 @@ export class Collection {
 
   remove(id: string): Rec | undefined {
     this.assertIndexed('remove')
-    const before = this.byId.get(id)
+    const before = this.byId.delete(id)
     if (before === undefined) return undefined
-    this.byId.delete(id)
     for (const [name, index] of this.indexes) {
       const value = before[name] ?? null
       if (value !== null) index.remove(value, before)

@@ -12,6 +12,7 @@
 import type { Rec } from '../domain/schema.js'
 import { AddedRecords } from './addedRecords.js'
 import { PostingIndex } from './postingIndex.js'
+import { RecordTable } from './recordTable.js'
 
 const DAY_MS = 86_400_000
 
@@ -32,19 +33,19 @@ export class DateBuckets {
   /** Sorted bucket keys (day numbers). */
   private readonly days: number[] = []
   /** Records whose field is null, by id. */
-  private readonly nulls = new Map<string, Rec>()
+  private readonly nulls = new RecordTable()
 
   constructor(readonly field: string) {}
 
   /** Adds many records at once (loading a snapshot): cheaper than one add each. */
   addAll(recs: readonly Rec[]): void {
-    for (const rec of recs) if (dayOf(rec[this.field]) === null) this.nulls.set(rec.id, rec)
+    for (const rec of recs) if (dayOf(rec[this.field]) === null) this.nulls.set(rec)
     this.buckets.addAll(recs, (rec) => dayOf(rec[this.field]), (day) => this.days.splice(this.insertionPoint(day), 0, day))
   }
 
   add(rec: Rec): void {
     const day = dayOf(rec[this.field])
-    if (day === null) this.nulls.set(rec.id, rec)
+    if (day === null) this.nulls.set(rec)
     else if (this.buckets.add(day, rec)) this.days.splice(this.insertionPoint(day), 0, day)
   }
 
@@ -60,7 +61,7 @@ export class DateBuckets {
     if (day !== dayOf(before[this.field])) {
       this.remove(before)
       this.add(after)
-    } else if (day === null) this.nulls.set(after.id, after)
+    } else if (day === null) this.nulls.set(after)
     else this.buckets.replace(day, before, after)
   }
 
