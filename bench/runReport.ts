@@ -127,7 +127,7 @@ function engineRows(report: RunReport): string[][] {
     rows.push(['snapshot: synchronous part (collect the records; blocks the event loop)', `${n0(engine.snapshotSyncMs)} ms`])
     rows.push(['snapshot: total (encode, hash and write a slice at a time, fsync, rename, prune) / size', `${n0(engine.snapshotTotalMs)} ms / ${mb(engine.snapshotBytes)}`])
     rows.push(['snapshot: most resident memory above the loaded tenant during it', mb(engine.snapshotPeakRssBytes)])
-    rows.push([`in-process durable single-record writes (${n0(engine.writeEntries)}, group commit)`, `${n0(engine.writesPerSecond)} /s`])
+    rows.push([`in-process durable single-record writes (${n0(engine.writeEntries)}, group commit) / the longest one write changed the state`, `${n0(engine.writesPerSecond)} /s / ${engine.writeLongestMs.toFixed(1)} ms`])
     rows.push([`log replay (${n0(engine.replayEntries)} single-record entries after the snapshot; a new process, as after a restart)`, `${n0(engine.replayPerSecond)} commands/s`])
     rows.push(['recovery: snapshot + those log entries', `${n0(engine.recoveryWithLogMs)} ms`])
     rows.push(['the same, a slice per event-loop turn as a server activates a tenant: total / longest the event loop was held', `${n0(engine.activationInTurnsMs)} ms / ${n0(engine.activationLongestStallMs)} ms`])
