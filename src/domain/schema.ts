@@ -134,8 +134,9 @@ export interface ResourceDecl {
   /** For a record that stands for another object (a trash item for its deleted object): that object, whose visibility it shares. */
   readonly standsFor?: StandsFor
   /**
-   * A date field by which every secondary index keeps each value's records
-   * (then by id), so a list pinned to a value and sorted by that field
+   * A date field in whose order (then by id) every secondary index can read
+   * each value's records (sortedRecords.ts: kept in it from their first
+   * read in it), so a list pinned to a value and sorted by that field
    * (`project/id eq '…'` and `$orderby=start desc`) reads one page, not
    * every record of the value; null when the indexes keep no order.
    */

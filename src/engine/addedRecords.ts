@@ -18,12 +18,13 @@
  */
 import { assertionFailed } from '../domain/errors.js'
 import type { Rec } from '../domain/schema.js'
+import type { RecordSet } from './postingIndex.js'
 import { RecordTable } from './recordTable.js'
 
 /** How far back from its end an array is searched for a record being replaced before it becomes a table. */
 const REPLACE_LOOKBACK = 64
 
-export class AddedRecords {
+export class AddedRecords implements RecordSet {
   private recs: Rec[] | RecordTable = []
 
   get size(): number {

@@ -23,6 +23,7 @@
  */
 import { assertionFailed } from '../domain/errors.js'
 import type { Rec } from '../domain/schema.js'
+import type { RecordSet } from './postingIndex.js'
 import { AddedRecords } from './addedRecords.js'
 
 /** The most records a chunk holds; one more splits it in two. */
@@ -96,7 +97,7 @@ export function inDateOrder(recs: readonly Rec[], field: string): Rec[] {
   return sorted
 }
 
-export class SortedRecords {
+export class SortedRecords implements RecordSet {
   /** The records as added, until the first ordered read (null from then on). */
   private added: AddedRecords | null = new AddedRecords()
   /** The records in order, once read in order. */
