@@ -140,6 +140,7 @@ export function renderShown(decl: ResourceDecl, rec: Rec, context: DisplayContex
   const plain: RenderOptions = Object.assign({}, options, { renderedJson: undefined, jsonDates: true })
   // Counters depend on the viewer: such a rendering is not kept.
   if (options.counters !== undefined) return renderRecord(decl, rec, context, plain)
+  cache.startAnswer()
   return cache.row(rec, options.noExpand ? 'rowWithStubs' : 'row', () => renderRecord(decl, rec, context, plain))
 }
 
@@ -153,6 +154,7 @@ export function renderList(decl: ResourceDecl, recs: readonly Rec[], context: Di
   // Object.assign, not a spread that adds `references`: see the note on spreads in records.ts.
   const shared: RenderOptions = recs.length < 2 ? options : Object.assign({}, options, { references: { embedded: new Map(), stubs: new Map() } })
   const cache = options.renderedJson
+  cache?.startAnswer()
   if (cache === undefined || options.counters !== undefined) return recs.map((rec) => renderRecord(decl, rec, context, shared))
   const form = options.noExpand ? 'rowWithStubs' : 'row'
   return recs.map((rec) => cache.row(rec, form, () => renderRecord(decl, rec, context, shared)))
