@@ -1,6 +1,7 @@
 /*
- * The JSON text of rendered records, kept across list answers while the
- * tenant's state stays the same.
+ * The JSON text of rendered records, kept across answers (lists, and an
+ * object read alone: render.ts, renderShown) while the tenant's state
+ * stays the same.
  *
  * A page of time records embeds a few users, projects, tasks and clients
  * over and over: of the 276 KB of a page of 100 with references expanded,

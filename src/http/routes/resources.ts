@@ -81,7 +81,6 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): Rend
   }
 }
 
-/** A list answer; in JSON its rows and referenced objects are JSON text kept across answers (renderedJson.ts). */
 /** The render options of an answer that shows records; in JSON with the text kept across answers (renderedJson.ts). */
 function shownOptions(call: Call, decl: ResourceDecl, state: TenantState): RenderOptions {
   const options = renderOptions(call, decl, state)
@@ -89,6 +88,7 @@ function shownOptions(call: Call, decl: ResourceDecl, state: TenantState): Rende
   return options
 }
 
+/** A list answer; in JSON its rows and referenced objects are JSON text kept across answers (renderedJson.ts). */
 function listResponse(call: Call, decl: ResourceDecl, state: TenantState, recs: readonly Rec[]): ApiResponse {
   const out = renderList(decl, recs, state, shownOptions(call, decl, state))
   return dataResponse(call.request, out, { root: decl.xmlListName, item: decl.xmlItemName })
