@@ -10,7 +10,7 @@
  * the same list read alone, and the lists of a batch, copied into its
  * answer, give their buffers back too.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { ANSWER_BUFFER_BYTES, giveBack, pooledCount } from '../src/json/answerBuffers.js'
 import { jsonListBody } from '../src/json/bytes.js'
 import { api, ref } from './helpers/api.js'
@@ -77,15 +77,19 @@ t.test('the pool keeps a bounded number of buffers', async (t) => {
   t.ok(pooledCount() > 0)
 })
 
-t.test('many list answers in flight at once each arrive as the list read alone', async (t) => {
+/** A server in this process with a tenant of `count` time records of its owner on one project (`values` of each). */
+async function tenantWithTimeRecords(t: Test, tenant: string, count: number, values: (index: number) => Record<string, unknown>) {
   const server = await startInProcess()
   t.teardown(() => server.stop())
-  const owner = api(server.client, 'lent', (await server.client.createTenant('lent')).token)
+  const owner = api(server.client, tenant, (await server.client.createTenant(tenant)).token)
   const projectId = await owner.create('time/projects', { name: 'Apollo' })
   const ownerId = (await owner.get('users/@self')).json[0].id as string
-  for (let index = 0; index < 60; index += 1) {
-    await owner.create('time/timerecords', { user: ref(ownerId), project: ref(projectId), duration: 60_000 * (index + 1), description: `r${index} ${'é'.repeat(index)}` })
-  }
+  for (let index = 0; index < count; index += 1) await owner.create('time/timerecords', { user: ref(ownerId), project: ref(projectId), ...values(index) })
+  return { server, owner }
+}
+
+t.test('many list answers in flight at once each arrive as the list read alone', async (t) => {
+  const { owner } = await tenantWithTimeRecords(t, 'lent', 60, (index) => ({ duration: 60_000 * (index + 1), description: `r${index} ${'é'.repeat(index)}` }))
   const pages = Array.from({ length: 12 }, (_, page) => ({ $orderby: 'duration', $top: 5 + page, $skip: page * 3, no_expand: page % 2 === 0 }))
   const alone = await Promise.all(pages.map(async (query) => (await owner.get('time/timerecords', query)).text))
   for (let round = 0; round < 4; round += 1) {
@@ -101,12 +105,7 @@ t.test('many list answers in flight at once each arrive as the list read alone',
 })
 
 t.test('the lists of a batch give their buffers back: a batch of list reads lends no new buffer', async (t) => {
-  const server = await startInProcess()
-  t.teardown(() => server.stop())
-  const owner = api(server.client, 'lentbatch', (await server.client.createTenant('lentbatch')).token)
-  const projectId = await owner.create('time/projects', { name: 'Apollo' })
-  const ownerId = (await owner.get('users/@self')).json[0].id as string
-  for (let index = 0; index < 5; index += 1) await owner.create('time/timerecords', { user: ref(ownerId), project: ref(projectId), duration: 60_000 })
+  const { server, owner } = await tenantWithTimeRecords(t, 'lentbatch', 5, () => ({ duration: 60_000 }))
   await owner.get('time/timerecords')
   t.ok(pooledCount() > 0, 'a list read alone left its buffer in the pool')
   const allocate = Buffer.allocUnsafeSlow

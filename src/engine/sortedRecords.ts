@@ -41,6 +41,13 @@ function compareIds(a: Rec, b: Rec): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }
 
+/** Negative, zero or positive as `a` comes before, with or after `b` in the order of `field`, then id. */
+function compareByDate(a: Rec, b: Rec, field: string): number {
+  const x = sortValue(a, field)
+  const y = sortValue(b, field)
+  return x !== y ? (x < y ? -1 : 1) : compareIds(a, b)
+}
+
 /** Bits of a sort key that hold the record's position; the rest hold its date. */
 const POSITION_BITS = 22n
 /** The widest span of dates (in ms, plus one for null) whose keys fit beside the position in 64 bits: about 139 years. */
@@ -67,11 +74,7 @@ export function inDateOrder(recs: readonly Rec[], field: string): Rec[] {
     if (date > latest) latest = date
   }
   if (latest - earliest > DATE_SPAN_MAX_MS) {
-    return [...recs].sort((a, b) => {
-      const x = sortValue(a, field)
-      const y = sortValue(b, field)
-      return x !== y ? (x < y ? -1 : 1) : compareIds(a, b)
-    })
+    return [...recs].sort((a, b) => compareByDate(a, b, field))
   }
   const keys = new BigUint64Array(recs.length)
   for (let at = 0; at < recs.length; at += 1) {
@@ -112,13 +115,6 @@ export class SortedRecords implements RecordSet {
 
   get size(): number {
     return this.added === null ? this.count : this.added.size
-  }
-
-  /** Negative, zero or positive as `a` comes before, with or after `b`. */
-  compare(a: Rec, b: Rec): number {
-    const x = sortValue(a, this.field)
-    const y = sortValue(b, this.field)
-    return x !== y ? (x < y ? -1 : 1) : compareIds(a, b)
   }
 
   add(rec: Rec): void {
@@ -196,14 +192,17 @@ export class SortedRecords implements RecordSet {
 
   private *descending(): IterableIterator<Rec> {
     let tied: Rec[] = []
+    let tiedDate = Number.NaN
     for (let chunk = this.chunks.length - 1; chunk >= 0; chunk -= 1) {
       const held = this.chunks[chunk] as Rec[]
       for (let at = held.length - 1; at >= 0; at -= 1) {
         const rec = held[at] as Rec
-        if (tied.length > 0 && sortValue(tied[0] as Rec, this.field) !== sortValue(rec, this.field)) {
+        const date = sortValue(rec, this.field)
+        if (tied.length > 0 && tiedDate !== date) {
           for (let back = tied.length - 1; back >= 0; back -= 1) yield tied[back] as Rec
           tied = []
         }
+        tiedDate = date
         tied.push(rec)
       }
     }
@@ -217,7 +216,7 @@ export class SortedRecords implements RecordSet {
     while (low < high) {
       const middle = (low + high) >>> 1
       const chunk = this.chunks[middle] as Rec[]
-      if (this.compare(chunk[chunk.length - 1] as Rec, rec) < 0) low = middle + 1
+      if (compareByDate(chunk[chunk.length - 1] as Rec, rec, this.field) < 0) low = middle + 1
       else high = middle
     }
     const held = this.chunks[low] as Rec[]
@@ -225,7 +224,7 @@ export class SortedRecords implements RecordSet {
     let last = held.length
     while (first < last) {
       const middle = (first + last) >>> 1
-      if (this.compare(held[middle] as Rec, rec) < 0) first = middle + 1
+      if (compareByDate(held[middle] as Rec, rec, this.field) < 0) first = middle + 1
       else last = middle
     }
     return { chunk: low, at: first }
