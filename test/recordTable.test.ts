@@ -2,7 +2,7 @@
  * RecordTable (a collection's primary index: records in slots in the order
  * added, an index id → slot of one Map while small and SHARD_COUNT Maps
  * from SHARDED_FROM records on) against a Map over random adds,
- * replacements and removals, made sharded early (from 64 records), then a
+ * replacements, refused inserts of held ids, and removals, made sharded early (from 64 records), then a
  * stretch of mostly removals (chunks more than half holes are compacted)
  * and adds again: after each step every id gives the model's record, the
  * size is the model's, and the records are the model's, once each, in the
@@ -31,12 +31,17 @@ t.test('a table equals a Map over random changes, before and after it is sharded
     const ids = [...model.keys()]
     if (roll < 0.55 || ids.length === 0) {
       const one = rec(`${(nextId++).toString(36)}-${random.int(1_000_000)}`)
-      if (table.set(one) !== true) return t.fail(`a new id is reported new (seed ${seed}, step ${step})`)
+      if (random.chance(0.5)) {
+        if (table.insert(one) !== true) return t.fail(`an inserted new id is reported new (seed ${seed}, step ${step})`)
+      } else if (table.set(one) !== undefined) return t.fail(`a new id is reported new (seed ${seed}, step ${step})`)
       model.set(one.id, one)
+    } else if (roll < 0.6) {
+      const held = model.get(random.pick(ids)) as Rec
+      if (table.insert(rec(held.id, held.version + 1)) !== false) return t.fail(`inserting a held id is refused (seed ${seed}, step ${step})`)
     } else if (roll < 0.8) {
       const before = model.get(random.pick(ids)) as Rec
       const after = rec(before.id, before.version + 1)
-      if (table.set(after) !== false) return t.fail(`a replacement is not reported new (seed ${seed}, step ${step})`)
+      if (table.set(after) !== before) return t.fail(`a replacement gives the record it replaced (seed ${seed}, step ${step})`)
       model.set(after.id, after)
     } else {
       const id = random.chance(0.9) ? random.pick(ids) : 'no-such-id'

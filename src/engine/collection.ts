@@ -56,7 +56,7 @@ export class Collection {
    * at finishLoad (PostingIndex.addAll), which must come before any other use.
    */
   load(rec: Rec): void {
-    if (!this.byId.set(rec)) assertionFailed(`${this.decl.type} ${rec.id} loaded twice`)
+    if (!this.byId.insert(rec)) assertionFailed(`${this.decl.type} ${rec.id} loaded twice`)
     this.loading.push(rec)
   }
 
@@ -86,8 +86,7 @@ export class Collection {
   /** Inserts or replaces; returns the record it replaced. */
   put(rec: Rec): Rec | undefined {
     this.assertIndexed('put')
-    const before = this.byId.get(rec.id)
-    this.byId.set(rec)
+    const before = this.byId.set(rec)
     for (const [name, index] of this.indexes) {
       const oldValue = before?.[name] ?? null
       const newValue = rec[name] ?? null

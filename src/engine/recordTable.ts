@@ -75,26 +75,66 @@ export class RecordTable {
     return slot === undefined ? undefined : ((this.slots[slot >>> SLOT_BITS] as (Rec | null)[])[slot & (SLOT_CHUNK - 1)] as Rec)
   }
 
-  /** Adds or replaces (a replaced record keeps its place); true when the id is new. */
-  set(rec: Rec): boolean {
+  /** Adds or replaces (a replaced record keeps its place): the record replaced, undefined when the id is new. One lookup. */
+  set(rec: Rec): Rec | undefined {
     const map = this.mapOf(rec.id)
     const slot = map.get(rec.id)
-    if (slot !== undefined) {
-      ;(this.slots[slot >>> SLOT_BITS] as (Rec | null)[])[slot & (SLOT_CHUNK - 1)] = rec
+    if (slot === undefined) {
+      map.set(rec.id, this.nextSlot())
+      this.push(rec)
+      return undefined
+    }
+    const chunk = this.slots[slot >>> SLOT_BITS] as (Rec | null)[]
+    const before = chunk[slot & (SLOT_CHUNK - 1)] as Rec
+    chunk[slot & (SLOT_CHUNK - 1)] = rec
+    return before
+  }
+
+  /**
+   * Adds a record whose id should be new (loading a snapshot, building a
+   * table of distinct records) without looking it up first: the Map's size
+   * tells whether the id was there, so a million loads cost a million Map
+   * `set`s and no `get`s. False when the id was there already; the table is
+   * then left as it was (found by a walk of the slots: a broken snapshot's
+   * path, not a load's).
+   */
+  insert(rec: Rec): boolean {
+    const map = this.mapOf(rec.id)
+    const sizeBefore = map.size
+    map.set(rec.id, this.nextSlot())
+    if (map.size === sizeBefore) {
+      map.set(rec.id, this.slotHolding(rec.id))
       return false
     }
+    this.push(rec)
+    return true
+  }
+
+  /** The slot number the next added record takes (a new chunk when the last is full). */
+  private nextSlot(): number {
     let last = this.slots.length - 1
     if ((this.slots[last] as (Rec | null)[]).length === SLOT_CHUNK) {
       this.slots.push([])
       this.holes.push(0)
       last += 1
     }
-    const chunk = this.slots[last] as (Rec | null)[]
-    map.set(rec.id, last * SLOT_CHUNK + chunk.length)
-    chunk.push(rec)
+    return last * SLOT_CHUNK + (this.slots[last] as (Rec | null)[]).length
+  }
+
+  /** Puts `rec` in the slot nextSlot gave. */
+  private push(rec: Rec): void {
+    ;(this.slots[this.slots.length - 1] as (Rec | null)[]).push(rec)
     this.count += 1
     if (this.index.length === 1 && this.count >= this.shardedFrom) this.shard()
-    return true
+  }
+
+  /** The slot of the record with this id, by a walk of the slots. */
+  private slotHolding(id: string): number {
+    for (let chunkNumber = 0; chunkNumber < this.slots.length; chunkNumber += 1) {
+      const offset = (this.slots[chunkNumber] as (Rec | null)[]).findIndex((rec) => rec?.id === id)
+      if (offset >= 0) return chunkNumber * SLOT_CHUNK + offset
+    }
+    return assertionFailed(`RecordTable: ${id} is indexed but in no slot`)
   }
 
   /** Removes the record with this id; the removed record, if there was one. */
