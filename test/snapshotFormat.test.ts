@@ -3,12 +3,13 @@
  * turns, or written to a file a slice at a time, is byte for byte the one
  * encoded at once (the writer holds one slice in memory and leaves no
  * file behind when it fails), a fresh decoder reads it back from memory
- * and from a file, and format 3 files (slices without string tables),
- * format 2 files (slices without lengths) and format 1 files (one msgpack
- * value) still read. A format 4 file is read a slice at a time, never
- * whole; a torn or damaged one (a byte flipped, a slice length running
- * past the end, a short file, a string table that does not fit its
- * records) is refused as invalid.
+ * and from a file, with the derived state it keeps (format 5: a slice per
+ * part), and format 4 files (no derived state), format 3 files (slices
+ * without string tables), format 2 files (slices without lengths) and
+ * format 1 files (one msgpack value) still read. A file is read a slice at
+ * a time, never whole; a torn or damaged one (a byte flipped, a slice
+ * length running past the end, a short file, a string table that does not
+ * fit its records) is refused as invalid.
  */
 import crypto from 'node:crypto'
 import fs from 'node:fs'
@@ -18,12 +19,14 @@ import t from 'tap'
 import { encodePlain, encodeSnapshotBody } from '../src/persist/codec.js'
 import { buildRecord } from '../src/domain/records.js'
 import { resourceByType } from '../src/domain/resources/index.js'
+import { withStringTable } from '../src/persist/sliceStrings.js'
 import {
   decodeSnapshot,
   encodeSnapshot,
   encodeSnapshotInSlices,
   readSnapshotFile,
   SLICE_RECORDS,
+  SNAPSHOT_FORMAT,
   snapshotFileSteps,
   SnapshotInvalidError,
   type SnapshotBody,
@@ -35,22 +38,26 @@ const records = Array.from({ length: SLICE_RECORDS * 2 + 17 }, (_, index) =>
 )
 const projects = Array.from({ length: 5 }, (_, index) => buildRecord(resourceByType('Project'), { name: `p${index}`, owner: 'user-0' }, 1))
 const body = { collections: { TimeRecord: records, Project: projects } }
+const derived = { totals: [{ format: 1, zone: 'UTC' }, { group: 'p', sums: Buffer.from([1, 2, 3]) }], other: [[1, 2]] }
 
 t.test('slices encode the same bytes and decode with a fresh decoder', async (t) => {
-  const atOnce = encodeSnapshot('tenant', 42, 1000, body)
-  const inSlices = await encodeSnapshotInSlices('tenant', 42, 1000, body)
-  t.ok(atOnce.equals(inSlices))
-  const { header, body: decoded } = decodeSnapshot(inSlices)
-  t.match(header, { format: 4, tenant: 'tenant', seq: 42, at: 1000 })
-  t.same(decoded.collections.TimeRecord, records)
-  t.same(decoded.collections.Project, projects)
+  for (const snapshotBody of [body, { ...body, derived }]) {
+    const atOnce = encodeSnapshot('tenant', 42, 1000, snapshotBody)
+    const inSlices = await encodeSnapshotInSlices('tenant', 42, 1000, snapshotBody)
+    t.ok(atOnce.equals(inSlices))
+    const { header, body: decoded } = decodeSnapshot(inSlices)
+    t.match(header, { format: SNAPSHOT_FORMAT, tenant: 'tenant', seq: 42, at: 1000 })
+    t.same(decoded.collections.TimeRecord, records)
+    t.same(decoded.collections.Project, projects)
+    t.same(decoded.derived, snapshotBody === body ? {} : derived, 'the derived state, part by part')
+  }
 })
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'snapshot-format-'))
 t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 t.test('a snapshot written a slice at a time is the file encoded at once, whatever its numbers', async (t) => {
-  const bodies: SnapshotBody[] = [{ collections: {} }, { collections: { Project: projects } }, body]
+  const bodies: SnapshotBody[] = [{ collections: {} }, { collections: { Project: projects } }, body, { ...body, derived }]
   const numbers = [
     [1, 0],
     [300, 1000],
@@ -64,7 +71,7 @@ t.test('a snapshot written a slice at a time is the file encoded at once, whatev
       const written = fs.readFileSync(file)
       t.ok(written.equals(encodeSnapshot('tenant', seq, at, snapshotBody)), `body ${index}, seq ${seq}: the same bytes`)
       t.equal(bytes, written.length)
-      t.match(readSnapshotFile(file).header, { format: 4, tenant: 'tenant', seq, at, bodyBytes: written.length - 12 - written.readUInt32BE(8) })
+      t.match(readSnapshotFile(file).header, { format: SNAPSHOT_FORMAT, tenant: 'tenant', seq, at, bodyBytes: written.length - 12 - written.readUInt32BE(8) })
       t.same(fs.readdirSync(folder), [path.basename(file)], 'no temporary file is left')
     }
   }
@@ -89,7 +96,7 @@ t.test('the writer writes each slice before it encodes the next, and a failed wr
   t.same(fs.readdirSync(failing), [], 'neither the snapshot nor its temporary file')
 })
 
-/** `bytes` behind its uint32 length, as formats 3 and 4 write each slice. */
+/** `bytes` behind its uint32 length, as formats 3 on write each slice. */
 function lengthPrefixed(bytes: Buffer): Buffer[] {
   const length = Buffer.alloc(4)
   length.writeUInt32BE(bytes.length)
@@ -110,7 +117,7 @@ function written(name: string, bytes: Buffer): string {
   return file
 }
 
-t.test('format 1, 2 and 3 files still read, in memory and from a file', async (t) => {
+t.test('format 1, 2, 3 and 4 files still read, in memory and from a file', async (t) => {
   const slices = [
     { type: 'TimeRecord', recs: records.slice(0, SLICE_RECORDS) },
     { type: 'TimeRecord', recs: records.slice(SLICE_RECORDS) },
@@ -120,6 +127,7 @@ t.test('format 1, 2 and 3 files still read, in memory and from a file', async (t
     [1, olderFile(1, encodeSnapshotBody(body))],
     [2, olderFile(2, Buffer.concat(slices.map((slice) => encodeSnapshotBody(slice))))],
     [3, olderFile(3, Buffer.concat(slices.flatMap((slice) => lengthPrefixed(encodeSnapshotBody(slice)))))],
+    [4, olderFile(4, Buffer.concat(slices.flatMap((slice) => lengthPrefixed(encodeSnapshotBody(withStringTable(slice.type, slice.recs))))))],
   ] as const
   for (const [format, file] of files) {
     for (const { header, body: decoded } of [decodeSnapshot(file), readSnapshotFile(written(`format${format}.tlsnap`, file))]) {
@@ -130,17 +138,18 @@ t.test('format 1, 2 and 3 files still read, in memory and from a file', async (t
   }
 })
 
-t.test('a format 4 file is read a slice at a time, not whole', async (t) => {
-  const file = written('format4.tlsnap', encodeSnapshot('tenant', 42, 1000, body))
+t.test('a file is read a slice at a time, not whole', async (t) => {
+  const file = written('current.tlsnap', encodeSnapshot('tenant', 42, 1000, { ...body, derived }))
   const readWhole = fs.readFileSync
   fs.readFileSync = (() => {
     throw new Error('read whole')
   }) as typeof fs.readFileSync
   try {
     const { header, body: decoded } = readSnapshotFile(file)
-    t.match(header, { format: 4, seq: 42 })
+    t.match(header, { format: SNAPSHOT_FORMAT, seq: 42 })
     t.same(decoded.collections.TimeRecord, records)
     t.same(decoded.collections.Project, projects)
+    t.same(decoded.derived, derived)
   } finally {
     fs.readFileSync = readWhole
   }
@@ -157,7 +166,7 @@ t.test('the reader pauses after every slice, and its steps give what readSnapsho
   t.same(next.value, readSnapshotFile(file))
 })
 
-t.test('a damaged or torn format 4 file is refused', async (t) => {
+t.test('a damaged or torn file is refused', async (t) => {
   const good = encodeSnapshot('tenant', 42, 1000, body)
   const headerEnd = 12 + good.readUInt32BE(8)
   const flipped = Buffer.from(good)

@@ -13,6 +13,10 @@
  * 2^53. A page whose days hold no record any more is dropped, so memory
  * follows the days that have records. Records without a start are kept
  * apart (the no-day bucket) and count only for a period without bounds.
+ *
+ * A snapshot keeps the totals (`stored`, read back by `fromStored`): the
+ * pages in page order, their sums as the bytes of one Float64Array, so the
+ * same totals always store the same bytes, and reading them back is a copy.
  */
 
 export interface Totals {
@@ -70,6 +74,26 @@ function sumSlots(sums: Float64Array, fromIndex: number, toIndex: number, into: 
     into.effectiveTimeMs += sums[offset + EFFECTIVE_TIME_MS]!
     into.moneyCents += sums[offset + MONEY_CENTS]!
   }
+}
+
+/** DayTotals as a snapshot keeps them (see the top). */
+export interface StoredDays {
+  /** The no-day bucket's five sums. */
+  noDay: number[]
+  /** Page numbers, ascending. */
+  pages: number[]
+  /** Records counted on each page's days. */
+  records: number[]
+  /** Each page's PAGE_DAYS × SLOTS sums in turn, as float64 bytes (little-endian). */
+  sums: Uint8Array
+}
+
+const PAGE_BYTES = PAGE_DAYS * SLOTS * Float64Array.BYTES_PER_ELEMENT
+/** Whether this machine's float64 bytes are the stored order (little-endian); elsewhere nothing is stored or read back. */
+export const STORES_DAYS = new Uint8Array(Float64Array.of(1).buffer)[7] === 0x3f
+
+function isNumbers(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((item) => Number.isSafeInteger(item))
 }
 
 export class DayTotals {
@@ -150,6 +174,47 @@ export class DayTotals {
     addInto(out.noDay, this.noDay)
     for (const [pageNumber, page] of this.pages) out.pages.set(pageNumber, { sums: page.sums.slice(), records: page.records })
     return out
+  }
+
+  /** The totals as a snapshot keeps them: a copy, taken now. */
+  stored(): StoredDays {
+    const pages = [...this.pages.keys()].sort((a, b) => a - b)
+    const sums = new Float64Array(pages.length * PAGE_DAYS * SLOTS)
+    const records: number[] = []
+    pages.forEach((pageNumber, at) => {
+      const page = this.pages.get(pageNumber) as Page
+      sums.set(page.sums, at * PAGE_DAYS * SLOTS)
+      records.push(page.records)
+    })
+    const { count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents } = this.noDay
+    return { noDay: [count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents], pages, records, sums: new Uint8Array(sums.buffer) }
+  }
+
+  /** Totals read back from `stored`; null when the value is not one (pages out of order, lengths that disagree, a page without records). */
+  static fromStored(value: unknown): DayTotals | null {
+    if (!STORES_DAYS || typeof value !== 'object' || value === null) return null
+    const { noDay, pages, records, sums } = value as Partial<Record<keyof StoredDays, unknown>>
+    if (!isNumbers(noDay) || noDay.length !== SLOTS || !isNumbers(pages) || !isNumbers(records) || !(sums instanceof Uint8Array)) return null
+    if (records.length !== pages.length || sums.length !== pages.length * PAGE_BYTES) return null
+    const days = new DayTotals()
+    const [count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents] = noDay as [number, number, number, number, number]
+    addInto(days.noDay, { count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents })
+    days.recordCount = count
+    for (let at = 0; at < pages.length; at += 1) {
+      const pageNumber = pages[at] as number
+      const pageRecords = records[at] as number
+      if ((at > 0 && pageNumber <= (pages[at - 1] as number)) || pageRecords <= 0) return null
+      const pageSums = new Float64Array(PAGE_DAYS * SLOTS)
+      new Uint8Array(pageSums.buffer).set(sums.subarray(at * PAGE_BYTES, (at + 1) * PAGE_BYTES))
+      days.pages.set(pageNumber, { sums: pageSums, records: pageRecords })
+      days.recordCount += pageRecords
+    }
+    return days
+  }
+
+  /** Records counted, on any day or none. */
+  get size(): number {
+    return this.recordCount
   }
 
   private sumPage(pageNumber: number, page: Page, from: number, to: number, into: Totals): void {

@@ -8,7 +8,7 @@
  * record counts as removed; restoring it adds it back). A report for a
  * period adds up the days it covers. When the account's time zone changes
  * the day cut changes, so the aggregate is rebuilt from the records on its
- * next use.
+ * next use (unless there are none yet).
  *
  * A record counts as billable time only when `billable` is true (unset is
  * not billable, as for pricing); money is the sum of the stored prices.
@@ -17,12 +17,23 @@
  * another user's personal project are hidden from a caller (policy.ts), so
  * a report answers "what the caller sees" as the totals minus those
  * projects' own day totals (hiddenProjects), without walking all projects.
+ *
+ * A snapshot keeps the totals (`stored`): adding up a million time records
+ * took two of the seven seconds of loading one. A load of such a snapshot
+ * only counts the time records (`expectStored`) and then takes the stored
+ * totals (`install`) when they fit: their format (STORED_TOTALS_FORMAT,
+ * raised whenever what a record adds changes), the account's time zone,
+ * and as many records as were loaded, overall, by project and by user.
+ * Otherwise they are rebuilt from the records. The stored form is
+ * canonical (groups by key, pages in order, empty groups left out), so the
+ * same totals always store the same bytes.
  */
 import type { Rec } from '../domain/schema.js'
 import { localDay } from '../domain/calendar.js'
 import { durationOf } from '../domain/pricing.js'
 import { projectHiddenFrom, type Caller } from '../domain/policy.js'
-import { DayTotals, daysOf, NO_DAY, type Totals } from './dayTotals.js'
+import { assertionFailed } from '../domain/errors.js'
+import { DayTotals, daysOf, NO_DAY, STORES_DAYS, type Totals } from './dayTotals.js'
 import type { StateObserver, TenantState } from './tenantState.js'
 
 /** The group key of records whose grouping value is null, in the aggregates and on the query path alike. */
@@ -48,12 +59,17 @@ export function dayOfRecord(record: Rec, timeZone: string): number {
   return typeof record.start === 'number' ? localDay(record.start, timeZone) : NO_DAY
 }
 
+/** The meaning of stored totals: raise it when what a record adds to them changes (see the top). */
+const STORED_TOTALS_FORMAT = 1
+
 export class ReportAggregates implements StateObserver {
-  readonly overall = new DayTotals()
+  overall = new DayTotals()
   readonly byProject = new Map<string, DayTotals>()
   readonly byUser = new Map<string, DayTotals>()
   private zone = 'UTC'
   private stale = false
+  /** While a snapshot that keeps the totals loads: the time records it loaded that count (not trashed). */
+  private heldRecords: number | null = null
 
   constructor(private readonly state: TenantState) {}
 
@@ -67,17 +83,97 @@ export class ReportAggregates implements StateObserver {
       const zone = typeof after?.timeZone === 'string' ? after.timeZone : 'UTC'
       if (zone !== this.zone) {
         this.zone = zone
-        this.stale = true
+        // Nothing to cut anew without time records (an account given its zone before any work is recorded).
+        if (this.state.collection('TimeRecord').size === 0) this.clearTotals()
+        else this.stale = true
       }
       return
     }
-    if (type !== 'TimeRecord' || this.stale) return
+    if (type !== 'TimeRecord') return
+    if (this.heldRecords !== null) {
+      if (before !== undefined || after === undefined) assertionFailed('a time record changed while a snapshot loaded')
+      if (after.trashItem === null) this.heldRecords += 1
+      return
+    }
+    if (this.stale) return
     if (before !== undefined) this.apply(before, -1)
     if (after !== undefined) this.apply(after, +1)
   }
 
   reset(): void {
     this.clearTotals()
+    this.heldRecords = null
+  }
+
+  /**
+   * The totals as a snapshot keeps them, copied now (pages change in
+   * place): a first part with their format and time zone, then one part
+   * per group. Null while they wait for a rebuild (the time zone changed).
+   */
+  stored(): unknown[] | null {
+    if (this.stale || !STORES_DAYS) return null
+    const parts: unknown[] = [{ format: STORED_TOTALS_FORMAT, timeZone: this.zone }, { group: 'overall', key: null, days: this.overall.stored() }]
+    for (const [group, byKey] of [['project', this.byProject], ['user', this.byUser]] as const) {
+      for (const key of [...byKey.keys()].sort()) {
+        const days = byKey.get(key) as DayTotals
+        if (!days.isEmpty) parts.push({ group, key, days: days.stored() })
+      }
+    }
+    return parts
+  }
+
+  /** Begins loading a snapshot that keeps the totals: the time records loaded until `install` are counted, not added. */
+  expectStored(): void {
+    this.heldRecords = 0
+  }
+
+  /**
+   * Ends a load begun with expectStored: the stored `parts` become the
+   * totals when they fit the records loaded (see the top), and true;
+   * otherwise the totals are rebuilt from the records, and false.
+   */
+  install(parts: unknown): boolean {
+    const heldRecords = this.heldRecords
+    if (heldRecords === null) assertionFailed('install without expectStored')
+    this.heldRecords = null
+    this.clearTotals()
+    if (this.readStored(parts, heldRecords)) {
+      this.stale = false
+      return true
+    }
+    this.rebuild()
+    return false
+  }
+
+  /** Reads stored totals into the (cleared) aggregate; false when they are not the totals of `heldRecords` records in this time zone. */
+  private readStored(parts: unknown, heldRecords: number): boolean {
+    if (!Array.isArray(parts)) return false
+    const [head, ...groups] = parts as unknown[]
+    const { format, timeZone } = (typeof head === 'object' && head !== null ? head : {}) as { format?: unknown; timeZone?: unknown }
+    if (format !== STORED_TOTALS_FORMAT || timeZone !== this.zone) return false
+    let overall: DayTotals | null = null
+    const counted = { project: 0, user: 0 }
+    for (const part of groups) {
+      const { group, key, days: stored } = (typeof part === 'object' && part !== null ? part : {}) as { group?: unknown; key?: unknown; days?: unknown }
+      const days = DayTotals.fromStored(stored)
+      if (days === null) return false
+      if (group === 'overall' && key === null && overall === null) overall = days
+      else if ((group === 'project' || group === 'user') && typeof key === 'string') {
+        const byKey = group === 'project' ? this.byProject : this.byUser
+        if (byKey.has(key)) return false
+        byKey.set(key, days)
+        counted[group] += days.size
+      } else return false
+    }
+    if (overall === null || overall.size !== heldRecords || counted.project !== heldRecords || counted.user !== heldRecords) return false
+    this.overall = overall
+    return true
+  }
+
+  private rebuild(): void {
+    this.stale = false
+    this.clearTotals()
+    for (const record of this.state.collection('TimeRecord').values()) this.apply(record, +1)
   }
 
   private clearTotals(): void {
@@ -88,11 +184,7 @@ export class ReportAggregates implements StateObserver {
 
   /** The aggregate, rebuilt first if the day cut changed. */
   current(): this {
-    if (this.stale) {
-      this.stale = false
-      this.clearTotals()
-      for (const record of this.state.collection('TimeRecord').values()) this.apply(record, +1)
-    }
+    if (this.stale) this.rebuild()
     return this
   }
 

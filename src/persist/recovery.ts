@@ -47,11 +47,17 @@ const SLICE_UNITS = 1_000
 /** … and between two progress reports. */
 const PROGRESS_UNITS = 10_000
 
+/** The name under which a snapshot keeps the report totals (snapshotFile.ts: derived state). */
+const REPORT_TOTALS = 'reportTotals'
+
 /**
- * Loads the smallest collections first; each collection is indexed once its records are in. `onProgress` hears the
+ * Loads the smallest collections first; each collection is indexed once its records are in, and the report totals
+ * the snapshot keeps are taken (or rebuilt when they do not fit: ReportAggregates.install). `onProgress` hears the
  * records loaded so far, every PROGRESS_UNITS and at the end.
  */
 function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Steps<void> {
+  const storedTotals = body.derived?.[REPORT_TOTALS]
+  if (storedTotals !== undefined) state.reports.expectStored()
   let loaded = 0
   for (const [type, recs] of Object.entries(body.collections).sort(([, a], [, b]) => a.length - b.length)) {
     if (findResourceByType(type) === undefined) throw new RecoveryError(`snapshot holds unknown resource type ${type}`)
@@ -63,6 +69,7 @@ function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (record
     }
   }
   for (const collection of state.collections.values()) yield* collection.finishLoadSteps()
+  if (storedTotals !== undefined) state.reports.install(storedTotals)
   onProgress?.(loaded)
 }
 
@@ -74,10 +81,12 @@ export function loadSnapshotBodyInTurns(state: TenantState, body: SnapshotBody, 
   return runInTurns(loadSteps(state, body, onProgress))
 }
 
+/** What a snapshot of the state keeps, taken now: the records, and the report totals unless they wait for a rebuild. */
 export function snapshotBodyOf(state: TenantState): SnapshotBody {
   const collections: Record<string, Rec[]> = {}
   for (const [type, collection] of state.collections) if (collection.size > 0) collections[type] = [...collection.values()]
-  return { collections }
+  const reportTotals = state.reports.stored()
+  return reportTotals === null ? { collections } : { collections, derived: { [REPORT_TOTALS]: reportTotals } }
 }
 
 export interface RecoveryOptions {

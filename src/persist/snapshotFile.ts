@@ -11,8 +11,12 @@
  *                 length and that many bytes of one msgpack value
  *                 {type, fields, strings, recs: Rec[]} holding at most
  *                 SLICE_RECORDS records, each distinct text of the `fields`
- *                 written once in `strings` (format 4; sliceStrings.ts).
- *                 Format 3 files (slices {type, recs} with their texts
+ *                 written once in `strings` (format 4; sliceStrings.ts);
+ *                 then, from format 5 on, a slice {derived, part} per part
+ *                 of each state derived from the records that the file
+ *                 keeps so that a load need not rebuild it (the report
+ *                 totals: reportTotals.ts; each read back and checked by
+ *                 its owner). Format 4 files (no derived state), format 3 files (slices {type, recs} with their texts
  *                 inline), format 2 files (those without the lengths) and
  *                 format 1 files (one value {collections: {type: Rec[]}})
  *                 still read.
@@ -23,7 +27,7 @@
  * was decoded is used: a torn or corrupt file is reported and skipped for
  * an older one, never half-loaded.
  *
- * A format 3 or 4 file is read a slice at a time into one reused buffer,
+ * A file of format 3 or later is read a slice at a time into one reused buffer,
  * hashed and decoded as it goes (`readSnapshotFile`): reading the whole
  * file into one buffer first held 267 MB for a million time records while
  * it was decoded (and after, until V8 collected it), and a file over 2 GiB
@@ -60,7 +64,7 @@ import { TextPool } from '../engine/textPool.js'
 import { resolveStringTable, SliceStringsError, withStringTable, type SliceOfRecords } from './sliceStrings.js'
 
 const MAGIC = Buffer.from('TLSNAP01', 'ascii')
-export const SNAPSHOT_FORMAT = 4
+export const SNAPSHOT_FORMAT = 5
 export const SLICE_RECORDS = 5000
 const SUFFIX = '.tlsnap'
 
@@ -75,6 +79,8 @@ export interface SnapshotHeader {
 
 export interface SnapshotBody {
   collections: Record<string, unknown[]>
+  /** State derived from the records, by name: its parts, a slice each (format 5 on). */
+  derived?: Record<string, unknown[]>
 }
 
 export interface SnapshotListing {
@@ -111,15 +117,21 @@ function* slicesOf(body: SnapshotBody): IterableIterator<SliceOfRecords> {
   }
 }
 
-/** Each slice of `body` as the body stores it (format 4): its byte length and its bytes, with how many records it holds. */
+/** The values of `body`'s slices (see the top), with how many records each holds. */
+function* sliceValuesOf(body: SnapshotBody): IterableIterator<{ value: unknown; records: number }> {
+  for (const slice of slicesOf(body)) yield { value: withStringTable(slice.type, slice.recs as Record<string, unknown>[]), records: slice.recs.length }
+  for (const [name, parts] of Object.entries(body.derived ?? {})) for (const part of parts) yield { value: { derived: name, part }, records: 0 }
+}
+
+/** Each slice of `body` as the body stores it: its byte length and its bytes, with how many records it holds. */
 function* storedSlices(body: SnapshotBody): IterableIterator<{ parts: [Buffer, Buffer]; records: number }> {
-  for (const slice of slicesOf(body)) {
-    const encoded = encodeSnapshotBody(withStringTable(slice.type, slice.recs as Record<string, unknown>[]))
-    yield { parts: [uint32(encoded.length), encoded], records: slice.recs.length }
+  for (const { value, records } of sliceValuesOf(body)) {
+    const encoded = encodeSnapshotBody(value)
+    yield { parts: [uint32(encoded.length), encoded], records }
   }
 }
 
-/** Bytes of a slice's length prefix (formats 3 and 4) and of the header's. */
+/** Bytes of a slice's length prefix (format 3 on) and of the header's. */
 const LENGTH_BYTES = 4
 
 function uint32(value: number): Buffer {
@@ -224,9 +236,15 @@ export async function writeSnapshotInSlices(
  */
 function* bodyOfSlices(values: unknown[], format: number): Steps<SnapshotBody> {
   const collections: Record<string, unknown[]> = {}
+  const derived: Record<string, unknown[]> = {}
   const texts = new TextPool()
   for (const value of values) {
-    const slice = value as { type?: unknown; recs?: unknown }
+    const slice = value as { type?: unknown; recs?: unknown; derived?: unknown; part?: unknown }
+    if (format >= 5 && typeof slice === 'object' && slice !== null && typeof slice.derived === 'string') {
+      ;(derived[slice.derived] ??= []).push(slice.part)
+      yield
+      continue
+    }
     if (typeof slice !== 'object' || slice === null || typeof slice.type !== 'string' || !Array.isArray(slice.recs)) {
       throw new SnapshotInvalidError('bad body slice')
     }
@@ -235,7 +253,7 @@ function* bodyOfSlices(values: unknown[], format: number): Steps<SnapshotBody> {
     for (const rec of recs) collection.push(rec)
     yield
   }
-  return { collections }
+  return { collections, derived }
 }
 
 function withTextsBack(slice: SliceOfRecords, texts: TextPool): SliceOfRecords {
@@ -308,7 +326,7 @@ function decodedSlice(bytes: Buffer, offset: number): unknown {
 }
 
 /**
- * The slice values of a format 3 or 4 body of `bodyBytes`, each piece of it
+ * The slice values of a body of format 3 or later of `bodyBytes`, each piece of it
  * read by `bytesAt` (body offset, length; the bytes need to stay valid only
  * until the next call).
  */
@@ -365,7 +383,7 @@ function headerOfFile(handle: number): { header: SnapshotHeader; bodyOffset: num
   return decodeHeader(headerBytes)
 }
 
-/** A snapshot file: formats 3 and 4 a slice at a time (see the top), older formats read whole. */
+/** A snapshot file: from format 3 on a slice at a time (see the top), older formats read whole. */
 export function readSnapshotFile(file: string): { header: SnapshotHeader; body: SnapshotBody } {
   return runNow(snapshotFileSteps(file))
 }
