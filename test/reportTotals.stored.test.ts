@@ -70,17 +70,24 @@ function withTotals(body: SnapshotBody, change: (parts: Record<string, any>[]) =
   return { ...body, derived: { reportTotals: parts } }
 }
 
-function overallDays(parts: Record<string, any>[]): { sums: Uint8Array; pages: number[] } {
-  return (parts.find((part) => part.group === 'overall') as { days: { sums: Uint8Array; pages: number[] } }).days
+function overallDays(parts: Record<string, any>[]): { sums: Uint8Array; days: Uint8Array } {
+  return (parts.find((part) => part.group === 'overall') as { days: { sums: Uint8Array; days: Uint8Array } }).days
 }
 
-/** Adds 1,000 to the count of the overall totals' first day with records (the pages' record counts stay as they were). */
+/** Adds 1,000 ms to the time of the overall totals' first day (sums: count, time, …; the record counts stay right). */
 function alterOverallSums(parts: Record<string, any>[]): void {
-  const days = overallDays(parts)
-  const sums = new Float64Array(days.sums.slice().buffer)
-  const firstDay = sums.findIndex((value) => value > 0)
-  sums[firstDay] = (sums[firstDay] as number) + 1_000
-  days.sums = new Uint8Array(sums.buffer)
+  const stored = overallDays(parts)
+  const sums = new Float64Array(stored.sums.slice().buffer)
+  sums[1] = (sums[1] as number) + 1_000
+  stored.sums = new Uint8Array(sums.buffer)
+}
+
+/** Swaps the overall totals' first two days. */
+function swapFirstDays(parts: Record<string, any>[]): void {
+  const stored = overallDays(parts)
+  const days = new Int32Array(stored.days.slice().buffer)
+  ;[days[0], days[1]] = [days[1] as number, days[0] as number]
+  stored.days = new Uint8Array(days.buffer)
 }
 
 const original = tenantWithRecords()
@@ -100,9 +107,10 @@ t.test('the stored totals load back as the totals of the state, and as the total
 
 t.test('a load takes the stored totals when they fit', async (t) => {
   const altered = loaded(withTotals(body, alterOverallSums))
-  t.equal(everything(altered).count, everything(original).count + 1_000, 'the altered sums were taken, not rebuilt')
-  altered.applyOp({ op: 'del', type: 'TimeRecord', id: [...altered.collection('TimeRecord').values()][0]?.id as string })
-  t.equal(everything(altered).count, everything(original).count + 999, 'and changes apply on top of them')
+  t.equal(everything(altered).timeMs, everything(original).timeMs + 1_000, 'the altered sums were taken, not rebuilt')
+  const first = [...altered.collection('TimeRecord').values()].find((rec) => rec.trashItem === null) as Rec
+  altered.applyOp({ op: 'del', type: 'TimeRecord', id: first.id })
+  t.equal(everything(altered).timeMs, everything(original).timeMs + 1_000 - (first.duration as number), 'and changes apply on top of them')
 })
 
 t.test('stored totals that do not fit are rebuilt from the records', async (t) => {
@@ -114,7 +122,14 @@ t.test('stored totals that do not fit are rebuilt from the records', async (t) =
     ['no overall group', (parts) => void parts.splice(parts.findIndex((part) => part.group === 'overall'), 1)],
     ['a group of an unknown kind', (parts) => void parts.push({ group: 'client', key: 'c1', days: overallDays(parts) })],
     ['sums of the wrong length', (parts) => void (overallDays(parts).sums = overallDays(parts).sums.subarray(8))],
-    ['pages out of order', (parts) => void overallDays(parts).pages.reverse()],
+    ['days out of order', swapFirstDays],
+    ['a day stored that holds no records', (parts) => {
+      const stored = overallDays(parts)
+      const sums = new Float64Array(stored.sums.slice().buffer)
+      sums[0] = 0
+      stored.sums = new Uint8Array(sums.buffer)
+    }],
+    ['days of a length that is not whole days', (parts) => void (overallDays(parts).days = overallDays(parts).days.subarray(1))],
     ['no parts at all', (parts) => void parts.splice(0, parts.length)],
   ]
   for (const [what, change] of refusals) {

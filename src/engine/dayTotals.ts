@@ -14,9 +14,12 @@
  * follows the days that have records. Records without a start are kept
  * apart (the no-day bucket) and count only for a period without bounds.
  *
- * A snapshot keeps the totals (`stored`, read back by `fromStored`): the
- * pages in page order, their sums as the bytes of one Float64Array, so the
- * same totals always store the same bytes, and reading them back is a copy.
+ * A snapshot keeps the totals (`stored`, read back by `fromStored`): only
+ * the days that hold records, in day order, as the bytes of an Int32Array
+ * of day numbers and a Float64Array of their sums, so the same totals
+ * always store the same bytes. A page is 2.5 KB whether one of its days
+ * holds records or all 64 do: 500 projects over three years are 25 MB of
+ * pages, and their 100,000 records hold 4 MB of days.
  */
 
 export interface Totals {
@@ -80,20 +83,25 @@ function sumSlots(sums: Float64Array, fromIndex: number, toIndex: number, into: 
 export interface StoredDays {
   /** The no-day bucket's five sums. */
   noDay: number[]
-  /** Page numbers, ascending. */
-  pages: number[]
-  /** Records counted on each page's days. */
-  records: number[]
-  /** Each page's PAGE_DAYS × SLOTS sums in turn, as float64 bytes (little-endian). */
+  /** The days that hold records, ascending: int32 bytes (little-endian). */
+  days: Uint8Array
+  /** Each of those days' SLOTS sums in turn: float64 bytes (little-endian). */
   sums: Uint8Array
 }
 
-const PAGE_BYTES = PAGE_DAYS * SLOTS * Float64Array.BYTES_PER_ELEMENT
-/** Whether this machine's float64 bytes are the stored order (little-endian); elsewhere nothing is stored or read back. */
-export const STORES_DAYS = new Uint8Array(Float64Array.of(1).buffer)[7] === 0x3f
+/** Whether this machine's typed arrays hold the stored byte order (little-endian); elsewhere nothing is stored or read back. */
+export const STORES_DAYS = new Uint8Array(Int32Array.of(1).buffer)[0] === 1
 
-function isNumbers(value: unknown): value is number[] {
-  return Array.isArray(value) && value.every((item) => Number.isSafeInteger(item))
+/** `bytes` as `Type` (copied, since a decoded buffer need not be aligned); null when its length is not whole elements. */
+function typedCopy<T extends Int32Array | Float64Array>(bytes: Uint8Array, Type: { new (length: number): T; BYTES_PER_ELEMENT: number }): T | null {
+  if (bytes.length % Type.BYTES_PER_ELEMENT !== 0) return null
+  const out = new Type(bytes.length / Type.BYTES_PER_ELEMENT)
+  new Uint8Array(out.buffer).set(bytes)
+  return out
+}
+
+function isSums(value: unknown): value is number[] {
+  return Array.isArray(value) && value.length === SLOTS && value.every((item) => Number.isSafeInteger(item))
 }
 
 export class DayTotals {
@@ -178,38 +186,58 @@ export class DayTotals {
 
   /** The totals as a snapshot keeps them: a copy, taken now. */
   stored(): StoredDays {
-    const pages = [...this.pages.keys()].sort((a, b) => a - b)
-    const sums = new Float64Array(pages.length * PAGE_DAYS * SLOTS)
-    const records: number[] = []
-    pages.forEach((pageNumber, at) => {
-      const page = this.pages.get(pageNumber) as Page
-      sums.set(page.sums, at * PAGE_DAYS * SLOTS)
-      records.push(page.records)
-    })
+    const pageNumbers = [...this.pages.keys()].sort((a, b) => a - b)
+    let heldDays = 0
+    for (const pageNumber of pageNumbers) heldDays += this.heldDaysOf(pageNumber)
+    const days = new Int32Array(heldDays)
+    const sums = new Float64Array(heldDays * SLOTS)
+    let at = 0
+    for (const pageNumber of pageNumbers) {
+      const pageSums = (this.pages.get(pageNumber) as Page).sums
+      for (let index = 0; index < PAGE_DAYS; index += 1) {
+        if (pageSums[index * SLOTS + COUNT] === 0) continue
+        days[at] = pageNumber * PAGE_DAYS + index
+        sums.set(pageSums.subarray(index * SLOTS, (index + 1) * SLOTS), at * SLOTS)
+        at += 1
+      }
+    }
     const { count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents } = this.noDay
-    return { noDay: [count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents], pages, records, sums: new Uint8Array(sums.buffer) }
+    return { noDay: [count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents], days: new Uint8Array(days.buffer), sums: new Uint8Array(sums.buffer) }
   }
 
-  /** Totals read back from `stored`; null when the value is not one (pages out of order, lengths that disagree, a page without records). */
+  /** How many days of a page hold records. */
+  private heldDaysOf(pageNumber: number): number {
+    const pageSums = (this.pages.get(pageNumber) as Page).sums
+    let held = 0
+    for (let index = 0; index < PAGE_DAYS; index += 1) if (pageSums[index * SLOTS + COUNT] !== 0) held += 1
+    return held
+  }
+
+  /** Totals read back from `stored`; null when the value is not one (days out of order, lengths that disagree, a day without records). */
   static fromStored(value: unknown): DayTotals | null {
     if (!STORES_DAYS || typeof value !== 'object' || value === null) return null
-    const { noDay, pages, records, sums } = value as Partial<Record<keyof StoredDays, unknown>>
-    if (!isNumbers(noDay) || noDay.length !== SLOTS || !isNumbers(pages) || !isNumbers(records) || !(sums instanceof Uint8Array)) return null
-    if (records.length !== pages.length || sums.length !== pages.length * PAGE_BYTES) return null
-    const days = new DayTotals()
-    const [count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents] = noDay as [number, number, number, number, number]
-    addInto(days.noDay, { count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents })
-    days.recordCount = count
-    for (let at = 0; at < pages.length; at += 1) {
-      const pageNumber = pages[at] as number
-      const pageRecords = records[at] as number
-      if ((at > 0 && pageNumber <= (pages[at - 1] as number)) || pageRecords <= 0) return null
-      const pageSums = new Float64Array(PAGE_DAYS * SLOTS)
-      new Uint8Array(pageSums.buffer).set(sums.subarray(at * PAGE_BYTES, (at + 1) * PAGE_BYTES))
-      days.pages.set(pageNumber, { sums: pageSums, records: pageRecords })
-      days.recordCount += pageRecords
+    const stored = value as Partial<Record<keyof StoredDays, unknown>>
+    if (!isSums(stored.noDay) || !(stored.days instanceof Uint8Array) || !(stored.sums instanceof Uint8Array)) return null
+    const days = typedCopy(stored.days, Int32Array)
+    const sums = typedCopy(stored.sums, Float64Array)
+    if (days === null || sums === null || sums.length !== days.length * SLOTS) return null
+    const out = new DayTotals()
+    const [count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents] = stored.noDay
+    out.add(NO_DAY, { count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents } as Totals)
+    const totals = emptyTotals()
+    for (let at = 0; at < days.length; at += 1) {
+      const day = days[at] as number
+      if ((at > 0 && day <= (days[at - 1] as number)) || day === NO_DAY) return null
+      const offset = at * SLOTS
+      totals.count = sums[offset + COUNT] as number
+      totals.timeMs = sums[offset + TIME_MS] as number
+      totals.billableTimeMs = sums[offset + BILLABLE_TIME_MS] as number
+      totals.effectiveTimeMs = sums[offset + EFFECTIVE_TIME_MS] as number
+      totals.moneyCents = sums[offset + MONEY_CENTS] as number
+      if (!(Number.isSafeInteger(totals.count) && totals.count > 0)) return null
+      out.add(day, totals)
     }
-    return days
+    return out
   }
 
   /** Records counted, on any day or none. */
