@@ -105,7 +105,19 @@ t.test('the stored totals load back as the totals of the state, and as the total
   t.ok(snapshotRoundTrip(fromStored).derived !== undefined && encodeSnapshot('acme', 0, 0, snapshotBodyOf(fromStored)).equals(encodeSnapshot('acme', 0, 0, snapshotBodyOf(original))), 'a snapshot of the loaded state is byte for byte the first')
 })
 
+/** `bytes` copied to an odd byte offset, where no Int32Array or Float64Array can view them. */
+function unaligned(bytes: Uint8Array): Uint8Array {
+  const room = new Uint8Array(bytes.length + 1)
+  room.set(bytes, 1)
+  return room.subarray(1)
+}
+
 t.test('a load takes the stored totals when they fit', async (t) => {
+  const shifted = loaded(withTotals(body, (parts) => {
+    for (const part of parts.slice(1)) Object.assign(part.days, { days: unaligned(part.days.days), sums: unaligned(part.days.sums) })
+  }))
+  t.same(shifted.reports.stored(), original.reports.stored(), 'bytes at any offset read the same (copied when unaligned)')
+
   const altered = loaded(withTotals(body, alterOverallSums))
   t.equal(everything(altered).timeMs, everything(original).timeMs + 1_000, 'the altered sums were taken, not rebuilt')
   const first = [...altered.collection('TimeRecord').values()].find((rec) => rec.trashItem === null) as Rec

@@ -92,10 +92,14 @@ export interface StoredDays {
 /** Whether this machine's typed arrays hold the stored byte order (little-endian); elsewhere nothing is stored or read back. */
 export const STORES_DAYS = new Uint8Array(Int32Array.of(1).buffer)[0] === 1
 
-/** `bytes` as `Type` (copied, since a decoded buffer need not be aligned); null when its length is not whole elements. */
-function typedCopy<T extends Int32Array | Float64Array>(bytes: Uint8Array, Type: { new (length: number): T; BYTES_PER_ELEMENT: number }): T | null {
-  if (bytes.length % Type.BYTES_PER_ELEMENT !== 0) return null
-  const out = new Type(bytes.length / Type.BYTES_PER_ELEMENT)
+type TypedArrayOf<T> = { new (length: number): T; new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; BYTES_PER_ELEMENT: number }
+
+/** `bytes` read as `Type`: a view, or a copy when they are not aligned for it; null when they are not whole elements. */
+function typedView<T extends Int32Array | Float64Array>(bytes: Uint8Array, Type: TypedArrayOf<T>): T | null {
+  const size = Type.BYTES_PER_ELEMENT
+  if (bytes.length % size !== 0) return null
+  if (bytes.byteOffset % size === 0) return new Type(bytes.buffer, bytes.byteOffset, bytes.length / size)
+  const out = new Type(bytes.length / size)
   new Uint8Array(out.buffer).set(bytes)
   return out
 }
@@ -188,16 +192,20 @@ export class DayTotals {
   stored(): StoredDays {
     const pageNumbers = [...this.pages.keys()].sort((a, b) => a - b)
     let heldDays = 0
-    for (const pageNumber of pageNumbers) heldDays += this.heldDaysOf(pageNumber)
+    for (const pageNumber of pageNumbers) {
+      const pageSums = (this.pages.get(pageNumber) as Page).sums
+      for (let offset = COUNT; offset < pageSums.length; offset += SLOTS) if (pageSums[offset] !== 0) heldDays += 1
+    }
     const days = new Int32Array(heldDays)
     const sums = new Float64Array(heldDays * SLOTS)
     let at = 0
     for (const pageNumber of pageNumbers) {
       const pageSums = (this.pages.get(pageNumber) as Page).sums
       for (let index = 0; index < PAGE_DAYS; index += 1) {
-        if (pageSums[index * SLOTS + COUNT] === 0) continue
+        const from = index * SLOTS
+        if (pageSums[from + COUNT] === 0) continue
         days[at] = pageNumber * PAGE_DAYS + index
-        sums.set(pageSums.subarray(index * SLOTS, (index + 1) * SLOTS), at * SLOTS)
+        for (let slot = 0; slot < SLOTS; slot += 1) sums[at * SLOTS + slot] = pageSums[from + slot] as number
         at += 1
       }
     }
@@ -205,37 +213,36 @@ export class DayTotals {
     return { noDay: [count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents], days: new Uint8Array(days.buffer), sums: new Uint8Array(sums.buffer) }
   }
 
-  /** How many days of a page hold records. */
-  private heldDaysOf(pageNumber: number): number {
-    const pageSums = (this.pages.get(pageNumber) as Page).sums
-    let held = 0
-    for (let index = 0; index < PAGE_DAYS; index += 1) if (pageSums[index * SLOTS + COUNT] !== 0) held += 1
-    return held
-  }
-
-  /** Totals read back from `stored`; null when the value is not one (days out of order, lengths that disagree, a day without records). */
+  /**
+   * Totals read back from `stored`, a page at a time (the days come in
+   * order); null when the value is not one (days out of order, lengths that
+   * disagree, a day without records).
+   */
   static fromStored(value: unknown): DayTotals | null {
     if (!STORES_DAYS || typeof value !== 'object' || value === null) return null
     const stored = value as Partial<Record<keyof StoredDays, unknown>>
     if (!isSums(stored.noDay) || !(stored.days instanceof Uint8Array) || !(stored.sums instanceof Uint8Array)) return null
-    const days = typedCopy(stored.days, Int32Array)
-    const sums = typedCopy(stored.sums, Float64Array)
+    const days = typedView(stored.days, Int32Array)
+    const sums = typedView(stored.sums, Float64Array)
     if (days === null || sums === null || sums.length !== days.length * SLOTS) return null
     const out = new DayTotals()
     const [count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents] = stored.noDay
     out.add(NO_DAY, { count, timeMs, billableTimeMs, effectiveTimeMs, moneyCents } as Totals)
-    const totals = emptyTotals()
+    let page: Page | null = null
+    let pageNumber = Number.NaN
     for (let at = 0; at < days.length; at += 1) {
       const day = days[at] as number
-      if ((at > 0 && day <= (days[at - 1] as number)) || day === NO_DAY) return null
-      const offset = at * SLOTS
-      totals.count = sums[offset + COUNT] as number
-      totals.timeMs = sums[offset + TIME_MS] as number
-      totals.billableTimeMs = sums[offset + BILLABLE_TIME_MS] as number
-      totals.effectiveTimeMs = sums[offset + EFFECTIVE_TIME_MS] as number
-      totals.moneyCents = sums[offset + MONEY_CENTS] as number
-      if (!(Number.isSafeInteger(totals.count) && totals.count > 0)) return null
-      out.add(day, totals)
+      const dayCount = sums[at * SLOTS + COUNT] as number
+      if ((at > 0 && day <= (days[at - 1] as number)) || day === NO_DAY || !(Number.isSafeInteger(dayCount) && dayCount > 0)) return null
+      if (page === null || Math.floor(day / PAGE_DAYS) !== pageNumber) {
+        pageNumber = Math.floor(day / PAGE_DAYS)
+        page = { sums: new Float64Array(PAGE_DAYS * SLOTS), records: 0 }
+        out.pages.set(pageNumber, page)
+      }
+      const offset = (day - pageNumber * PAGE_DAYS) * SLOTS
+      for (let slot = 0; slot < SLOTS; slot += 1) page.sums[offset + slot] = sums[at * SLOTS + slot] as number
+      page.records += dayCount
+      out.recordCount += dayCount
     }
     return out
   }

@@ -25,7 +25,7 @@
  * raised whenever what a record adds changes), the account's time zone,
  * and as many records as were loaded, overall, by project and by user.
  * Otherwise they are rebuilt from the records. The stored form is
- * canonical (groups by key, pages in order, empty groups left out), so the
+ * canonical (groups by key, days in order, empty groups left out), so the
  * same totals always store the same bytes.
  */
 import type { Rec } from '../domain/schema.js'

@@ -16,10 +16,11 @@
  *                 of each state derived from the records that the file
  *                 keeps so that a load need not rebuild it (the report
  *                 totals: reportTotals.ts; each read back and checked by
- *                 its owner). Format 4 files (no derived state), format 3 files (slices {type, recs} with their texts
- *                 inline), format 2 files (those without the lengths) and
- *                 format 1 files (one value {collections: {type: Rec[]}})
- *                 still read.
+ *                 its owner). Format 4 files (no derived state), format 3
+ *                 files (slices {type, recs} with their texts inline),
+ *                 format 2 files (those without the lengths) and format 1
+ *                 files (one value {collections: {type: Rec[]}}) still
+ *                 read.
  *
  * A file is written to a temporary name, fsynced, renamed into place and the
  * folder fsynced, so a crash leaves either the old set of files or the new
@@ -27,8 +28,8 @@
  * was decoded is used: a torn or corrupt file is reported and skipped for
  * an older one, never half-loaded.
  *
- * A file of format 3 or later is read a slice at a time into one reused buffer,
- * hashed and decoded as it goes (`readSnapshotFile`): reading the whole
+ * A file of format 3 or later is read a slice at a time into one reused
+ * buffer, hashed and decoded as it goes (`readSnapshotFile`): reading the whole
  * file into one buffer first held 267 MB for a million time records while
  * it was decoded (and after, until V8 collected it), and a file over 2 GiB
  * (about eight million records) could not be read at all
