@@ -149,7 +149,7 @@ interface ReportInput {
   groupBy: string | null
   weekStart: number
   days: Map<string, DayTotals>
-  /** Display names of the group keys that are references (project/id → the project's name). */
+  /** Display names of the group keys that are references (project/id → the project's name), when asked for (`named`). */
   names: Map<string, string>
 }
 
@@ -168,8 +168,11 @@ function weekStartOf(account: Rec): number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 7 ? value : 1
 }
 
-/** `earlierPeriods`: how many periods before the defined one the report reads (trendedtotals' depth). */
-async function reportInput(call: Call, grouped: boolean, earlierPeriods = 0): Promise<ReportInput> {
+/**
+ * `earlierPeriods`: how many periods before the defined one the report reads (trendedtotals' depth); `named`: look up
+ * the display names of the groups (groupedtotals; 500 projects' names were a twentieth of a readtotals that shows none).
+ */
+async function reportInput(call: Call, grouped: boolean, earlierPeriods = 0, named = false): Promise<ReportInput> {
   if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
   const principal = call.principal
   const query = call.request.query
@@ -185,7 +188,7 @@ async function reportInput(call: Call, grouped: boolean, earlierPeriods = 0): Pr
     const days =
       aggregatedDays(state, principal, query, groupBy) ??
       scannedDays(state, principal, query, groupBy, startBoundsOf(Array.from({ length: earlierPeriods + 1 }, (_, index) => periodOf(spec, weekStart, -index))))
-    return { spec, groupBy, weekStart, days, names: groupNames(state, groupBy, days.keys()) }
+    return { spec, groupBy, weekStart, days, names: named ? groupNames(state, groupBy, days.keys()) : new Map() }
   })
 }
 
@@ -214,7 +217,7 @@ const REPORTS: Record<string, (call: Call) => Promise<ApiResponse>> = {
   },
   /** [{key, displayName, totals}] sorted by key: readtotals with the groups named. */
   async groupedtotals(call) {
-    const input = await reportInput(call, true)
+    const input = await reportInput(call, true, 0, true)
     const out = totalsByGroup(input).map(([key, totals]) => ({ key, displayName: input.names.get(key) ?? key, totals }))
     return dataResponse(call.request, out, { root: 'groups', item: 'group' })
   },
