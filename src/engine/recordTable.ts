@@ -27,10 +27,11 @@
  * entries at a time, from the stored hashes: no id is hashed again);
  * becoming sharded moves SHARDED_FROM entries once.
  *
- * The hash is FNV-1a over the whole id with a seed picked at start-up (so
- * ids cannot be chosen to collide), then mixed (murmur3's finalizer) so
- * that both its top bits (the shard) and its low bits (the position) are
- * spread.
+ * The hash is FNV-1a over the whole id from a seed picked at start-up, so
+ * positions differ from one process to the next (as V8's own string hash,
+ * which a Map uses, is seeded; neither is a keyed hash that resists ids
+ * crafted to collide), then mixed (murmur3's finalizer) so that both its
+ * top bits (the shard) and its low bits (the position) are spread.
  *
  * Reading every record walks the slots: in the order the records were
  * added, which is also the order they lie in memory after a load (a walk
