@@ -6,6 +6,8 @@
  * pin `id` (read from the primary map: a live, a trashed or an unknown id).
  * Time records pinned to a project or a user and sorted by `start` (their
  * index order) are read from the index in order, and must equal the scan.
+ * A view that declares a pin (users/@self, projects/@own) is read through
+ * it, and gives what its predicate gives over the whole collection.
  */
 import t from 'tap'
 import { buildRecord } from '../src/domain/records.js'
@@ -18,6 +20,7 @@ import { compileFilter } from '../src/query/filterCompiler.js'
 import { parsePaging, runList } from '../src/query/listQuery.js'
 import { parseOrderBy } from '../src/query/orderBy.js'
 import { planList } from '../src/query/plan.js'
+import { findView, viewScope, type View } from '../src/http/routes/views.js'
 
 let seed = 42
 const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
@@ -122,6 +125,35 @@ t.test('id eq reads the primary map: no scan of the collection', async (t) => {
   t.equal(scans, 0, 'no filter with an id pin scanned the collection')
   t.same(run(`id eq '${target.id}' or name eq 'x'`), [target.id])
   t.equal(scans, 1, 'an id under or is no pin: that filter scans (so the count can fail)')
+})
+
+t.test('a view with a pin reads its records through it, and gives what its predicate accepts', async (t) => {
+  for (const [decl, name] of [[User, '@self'], [Project, '@own']] as const) {
+    const view = findView(decl.type, name) as View
+    let tested = 0
+    const counted: View = {
+      select: (viewState, principal) => {
+        const accepts = view.select(viewState, principal)
+        return (rec) => {
+          tested += 1
+          return accepts(rec)
+        }
+      },
+      ...(view.pin === undefined ? {} : { pin: view.pin }),
+    }
+    for (const user of users) {
+      const principal = { userId: user.id, superuser: true, isOwner: false, tokenId: 'token' }
+      const plan = planList(decl, new Map([['$orderby', 'createdAt'], ['$top', '1000']]))
+      tested = 0
+      const viaPin = plan.run(state, principal, viewScope(counted, principal)).map((rec) => rec.id)
+      const pinnedTests = tested
+      tested = 0
+      const scanned = plan.run(state, principal, viewScope({ select: counted.select }, principal)).map((rec) => rec.id)
+      t.same(viaPin, scanned, `${decl.type}/${name} for ${user.id}: the records the predicate accepts`)
+      t.ok(viaPin.length > 0, `${decl.type}/${name}: not empty`)
+      t.ok(pinnedTests < tested, `${decl.type}/${name}: ${pinnedTests} records tested through the pin, ${tested} by a scan`)
+    }
+  }
 })
 
 t.test('lists pinned to a value and sorted by the index order equal full scans, and read the index in order', async (t) => {

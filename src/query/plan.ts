@@ -37,11 +37,17 @@ import { countMatching, parsePaging, runList, type Paging } from './listQuery.js
 import { PRIMARY_KEY } from './fieldPath.js'
 import { parseOrderBy, recordComparator, type OrderKey } from './orderBy.js'
 
+/** A field and value that every record of a scope has: the planner may read only those (an index, or the primary map for `id`). */
+export interface ScopePin {
+  field: string
+  value: string
+}
+
 export type ListScope =
   | { kind: 'all' }
   | { kind: 'trashed' }
   | { kind: 'children'; via: string; parentId: string }
-  | { kind: 'view'; accepts: (rec: Rec, state: TenantState) => boolean }
+  | { kind: 'view'; accepts: (rec: Rec, state: TenantState) => boolean; pin?: ScopePin | undefined }
 
 export interface ListPlan {
   run(state: TenantState, caller: Caller, scope: ListScope): Rec[]
@@ -114,6 +120,7 @@ function candidates(
     if (found !== null) pins.push(found)
   }
   if (scope.kind === 'children') addPin(scope.via, scope.parentId)
+  if (scope.kind === 'view' && scope.pin !== undefined) addPin(scope.pin.field, scope.pin.value)
   if (filter !== null) for (const [field, value] of filter.equalities) addPin(field, value)
   let pin: Pin | null = null
   for (const candidate of pins) if (pin === null || candidate.size < pin.size) pin = candidate

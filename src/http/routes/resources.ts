@@ -36,7 +36,7 @@ import type { Call, Principal, TenantAccess } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, formatOf, textResponse, type ApiResponse } from '../response.js'
 import { findAction } from './actions.js'
-import { findView } from './views.js'
+import { findView, viewScope } from './views.js'
 import { writeOptionsOf } from './writeOptions.js'
 
 const METHODS_ON_COLLECTION = ['GET', 'POST']
@@ -271,9 +271,7 @@ export async function handleResource(call: Call, decl: ResourceDecl, rest: reado
     if (first === '@deleted') return list(call, decl, { kind: 'trashed' })
     const view = findView(decl.type, first)
     if (view === undefined) throw new ApiError('TL01-9003', `unknown view '${first}' of ${decl.path ?? decl.type}`)
-    const { principal } = requirePrincipal(call)
-    let accepts: ((rec: Rec) => boolean) | undefined
-    return list(call, decl, { kind: 'view', accepts: (rec, state) => (accepts ??= view.select(state, principal))(rec) })
+    return list(call, decl, viewScope(view, requirePrincipal(call).principal))
   }
   if (first === 'summary' && second === undefined) {
     if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])

@@ -3,15 +3,25 @@
  * accepts, relative to the caller, with every query option of a list.
  * A view is one predicate, prepared once per request (so a view that needs
  * the caller's memberships gathers them once); the list machinery does the
- * rest (trash, visibility, $filter, paging).
+ * rest (trash, visibility, $filter, paging). A view whose records all have
+ * one value in one field (the caller's id, as owner or user) says so
+ * (`pin`), and the planner reads that value's records from the field's
+ * index (or the record itself, for `id`) instead of testing every record
+ * of the collection: `users/@self` read one user, not all of them.
  */
 import type { Rec } from '../../domain/schema.js'
 import type { TenantState } from '../../engine/tenantState.js'
+import type { ListScope, ScopePin } from '../../query/plan.js'
 import type { Principal } from '../call.js'
 
 export interface View {
   select(state: TenantState, principal: Principal): (rec: Rec) => boolean
+  /** The field and value that every record the view accepts has (see the top). */
+  pin?(principal: Principal): ScopePin
 }
+
+/** The caller's id in `field`: a view's pin. */
+const callerIn = (field: string) => (principal: Principal): ScopePin => ({ field, value: principal.userId })
 
 /** Values of `pick` on the live records of `type` whose `field` is `value` (memberships of a user). */
 function liveValues(state: TenantState, type: string, field: string, value: string, pick: string): Set<unknown> {
@@ -55,13 +65,13 @@ function exceededAccesses(state: TenantState): Set<string> {
 }
 
 const VIEWS = new Map<string, View>([
-  ['Project:@own', { select: (_state, principal) => (rec) => rec.owner === principal.userId }],
+  ['Project:@own', { select: (_state, principal) => (rec) => rec.owner === principal.userId, pin: callerIn('owner') }],
   ['Project:@member', memberOf('ProjectMember', 'project')],
   ['Project:@trackable', { select: () => (rec) => rec.active === true && rec.effective === true }],
-  ['Impulse:@stopwatch', { select: (_state, principal) => (rec) => rec.user === principal.userId && rec.mode === 'STOPWATCH' }],
-  ['Impulse:@default', { select: (_state, principal) => (rec) => rec.user === principal.userId }],
+  ['Impulse:@stopwatch', { select: (_state, principal) => (rec) => rec.user === principal.userId && rec.mode === 'STOPWATCH', pin: callerIn('user') }],
+  ['Impulse:@default', { select: (_state, principal) => (rec) => rec.user === principal.userId, pin: callerIn('user') }],
   ['Department:@member', memberOf('DepartmentMember', 'department')],
-  ['User:@self', { select: (_state, principal) => (rec) => rec.id === principal.userId }],
+  ['User:@self', { select: (_state, principal) => (rec) => rec.id === principal.userId, pin: callerIn('id') }],
   ['Account:@own', { select: () => () => true }],
   [
     'Access:@exceeded',
@@ -76,4 +86,10 @@ const VIEWS = new Map<string, View>([
 
 export function findView(type: string, name: string): View | undefined {
   return VIEWS.get(`${type}:${name}`)
+}
+
+/** What a list of the view reads for the caller: its predicate, prepared on first use, and its pin. */
+export function viewScope(view: View, principal: Principal): ListScope {
+  let accepts: ((rec: Rec) => boolean) | undefined
+  return { kind: 'view', accepts: (rec, state) => (accepts ??= view.select(state, principal))(rec), pin: view.pin?.(principal) }
 }
