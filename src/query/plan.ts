@@ -37,17 +37,17 @@ import { countMatching, parsePaging, runList, type Paging } from './listQuery.js
 import { PRIMARY_KEY } from './fieldPath.js'
 import { parseOrderBy, recordComparator, type OrderKey } from './orderBy.js'
 
-/** A field and value that every record of a scope has: the planner may read only those (an index, or the primary map for `id`). */
+/** Values of a field one of which every record of a scope has: the planner may read only those records (an index, or the primary map for `id`). */
 export interface ScopePin {
   field: string
-  value: string
+  values: readonly string[]
 }
 
 export type ListScope =
   | { kind: 'all' }
   | { kind: 'trashed' }
   | { kind: 'children'; via: string; parentId: string }
-  | { kind: 'view'; accepts: (rec: Rec, state: TenantState) => boolean; pin?: ScopePin | undefined }
+  | { kind: 'view'; accepts: (rec: Rec, state: TenantState) => boolean; pin: (state: TenantState) => ScopePin | undefined }
 
 export interface ListPlan {
   run(state: TenantState, caller: Caller, scope: ListScope): Rec[]
@@ -104,6 +104,24 @@ function pinOf(collection: Collection, field: string, value: unknown): Pin | nul
   }
 }
 
+/** The records an `eq` on any of `values` can give, one value's after the other; null when no index answers it. */
+function pinOfAny(collection: Collection, field: string, values: readonly string[]): Pin | null {
+  if (values.length === 1) return pinOf(collection, field, values[0])
+  const parts: Pin[] = []
+  for (const value of values) {
+    const part = pinOf(collection, field, value)
+    if (part === null) return null
+    parts.push(part)
+  }
+  return {
+    size: parts.reduce((sum, part) => sum + part.size, 0),
+    recs: function* () {
+      for (const part of parts) yield* part.recs()
+    },
+    ordered: NO_ORDER,
+  }
+}
+
 function candidates(
   decl: ResourceDecl,
   state: TenantState,
@@ -115,13 +133,13 @@ function candidates(
 ): Candidates {
   const collection = state.collection(decl.type)
   const pins: Pin[] = []
-  const addPin = (field: string, value: unknown) => {
-    const found = pinOf(collection, field, value)
+  const addPin = (found: Pin | null) => {
     if (found !== null) pins.push(found)
   }
-  if (scope.kind === 'children') addPin(scope.via, scope.parentId)
-  if (scope.kind === 'view' && scope.pin !== undefined) addPin(scope.pin.field, scope.pin.value)
-  if (filter !== null) for (const [field, value] of filter.equalities) addPin(field, value)
+  if (scope.kind === 'children') addPin(pinOf(collection, scope.via, scope.parentId))
+  const viewPin = scope.kind === 'view' ? scope.pin(state) : undefined
+  if (viewPin !== undefined) addPin(pinOfAny(collection, viewPin.field, viewPin.values))
+  if (filter !== null) for (const [field, value] of filter.equalities) addPin(pinOf(collection, field, value))
   let pin: Pin | null = null
   for (const candidate of pins) if (pin === null || candidate.size < pin.size) pin = candidate
   const first = order[0]

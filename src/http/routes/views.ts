@@ -1,13 +1,14 @@
 /*
  * Views: `GET /{path}/@{name}` lists the records of a resource that a view
  * accepts, relative to the caller, with every query option of a list.
- * A view is one predicate, prepared once per request (so a view that needs
+ * A view is a predicate prepared once per request (so a view that needs
  * the caller's memberships gathers them once); the list machinery does the
  * rest (trash, visibility, $filter, paging). A view whose records all have
- * one value in one field (the caller's id, as owner or user) says so
- * (`pin`), and the planner reads that value's records from the field's
- * index (or the record itself, for `id`) instead of testing every record
- * of the collection: `users/@self` read one user, not all of them.
+ * one of a few values in one field (the caller's id as owner or user, the
+ * ids of the caller's memberships) says so (`pin`), and the planner reads
+ * those values' records from the field's index (or the primary map, for
+ * `id`) instead of testing every record of the collection: `users/@self`
+ * reads one user, not all of them.
  */
 import type { Rec } from '../../domain/schema.js'
 import type { TenantState } from '../../engine/tenantState.js'
@@ -15,29 +16,41 @@ import type { ListScope, ScopePin } from '../../query/plan.js'
 import type { Principal } from '../call.js'
 
 export interface View {
-  select(state: TenantState, principal: Principal): (rec: Rec) => boolean
-  /** The field and value that every record the view accepts has (see the top). */
-  pin?(principal: Principal): ScopePin
+  /** The view for this caller, worked out once per request. */
+  prepare(state: TenantState, principal: Principal): PreparedView
 }
 
-/** The caller's id in `field`: a view's pin. */
-const callerIn = (field: string) => (principal: Principal): ScopePin => ({ field, value: principal.userId })
+export interface PreparedView {
+  accepts(rec: Rec): boolean
+  /** Values of a field one of which every accepted record has (see the top). */
+  pin?: ScopePin
+}
+
+/** A view of the records whose `field` is the caller's id (and that `also` accepts). */
+function callersIn(field: string, also: (rec: Rec) => boolean = () => true): View {
+  return {
+    prepare: (_state, principal) => ({ accepts: (rec) => rec[field] === principal.userId && also(rec), pin: { field, values: [principal.userId] } }),
+  }
+}
+
+/** A view of the records whose id is in `ids`. */
+function withIds(ids: Set<string>): PreparedView {
+  return { accepts: (rec) => ids.has(rec.id), pin: { field: 'id', values: [...ids] } }
+}
 
 /** Values of `pick` on the live records of `type` whose `field` is `value` (memberships of a user). */
-function liveValues(state: TenantState, type: string, field: string, value: string, pick: string): Set<unknown> {
-  const values = new Set<unknown>()
-  for (const rec of state.collection(type).lookup(field, value)) if (rec.trashItem === null) values.add(rec[pick])
+function liveValues(state: TenantState, type: string, field: string, value: string, pick: string): Set<string> {
+  const values = new Set<string>()
+  for (const rec of state.collection(type).lookup(field, value)) {
+    const picked = rec[pick]
+    if (rec.trashItem === null && typeof picked === 'string') values.add(picked)
+  }
   return values
 }
 
 /** A view of the records whose id is among the caller's live memberships of `memberType`. */
 function memberOf(memberType: string, parentField: string): View {
-  return {
-    select: (state, principal) => {
-      const parents = liveValues(state, memberType, 'user', principal.userId, parentField)
-      return (rec) => parents.has(rec.id)
-    },
-  }
+  return { prepare: (state, principal) => withIds(liveValues(state, memberType, 'user', principal.userId, parentField)) }
 }
 
 /** Creation order: createdAt, then id. */
@@ -65,31 +78,24 @@ function exceededAccesses(state: TenantState): Set<string> {
 }
 
 const VIEWS = new Map<string, View>([
-  ['Project:@own', { select: (_state, principal) => (rec) => rec.owner === principal.userId, pin: callerIn('owner') }],
+  ['Project:@own', callersIn('owner')],
   ['Project:@member', memberOf('ProjectMember', 'project')],
-  ['Project:@trackable', { select: () => (rec) => rec.active === true && rec.effective === true }],
-  ['Impulse:@stopwatch', { select: (_state, principal) => (rec) => rec.user === principal.userId && rec.mode === 'STOPWATCH', pin: callerIn('user') }],
-  ['Impulse:@default', { select: (_state, principal) => (rec) => rec.user === principal.userId, pin: callerIn('user') }],
+  ['Project:@trackable', { prepare: () => ({ accepts: (rec) => rec.active === true && rec.effective === true }) }],
+  ['Impulse:@stopwatch', callersIn('user', (rec) => rec.mode === 'STOPWATCH')],
+  ['Impulse:@default', callersIn('user')],
   ['Department:@member', memberOf('DepartmentMember', 'department')],
-  ['User:@self', { select: (_state, principal) => (rec) => rec.id === principal.userId, pin: callerIn('id') }],
-  ['Account:@own', { select: () => () => true }],
-  [
-    'Access:@exceeded',
-    {
-      select: (state) => {
-        const exceeded = exceededAccesses(state)
-        return (rec) => exceeded.has(rec.id)
-      },
-    },
-  ],
+  ['User:@self', callersIn('id')],
+  ['Account:@own', { prepare: () => ({ accepts: () => true }) }],
+  ['Access:@exceeded', { prepare: (state) => withIds(exceededAccesses(state)) }],
 ])
 
 export function findView(type: string, name: string): View | undefined {
   return VIEWS.get(`${type}:${name}`)
 }
 
-/** What a list of the view reads for the caller: its predicate, prepared on first use, and its pin. */
+/** What a list of the view reads for the caller: the view prepared on first use, its predicate and its pin. */
 export function viewScope(view: View, principal: Principal): ListScope {
-  let accepts: ((rec: Rec) => boolean) | undefined
-  return { kind: 'view', accepts: (rec, state) => (accepts ??= view.select(state, principal))(rec), pin: view.pin?.(principal) }
+  let prepared: PreparedView | undefined
+  const prepare = (state: TenantState) => (prepared ??= view.prepare(state, principal))
+  return { kind: 'view', accepts: (rec, state) => prepare(state).accepts(rec), pin: (state) => prepare(state).pin }
 }
