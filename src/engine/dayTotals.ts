@@ -60,6 +60,10 @@ interface Page {
   records: number
 }
 
+function emptyPage(): Page {
+  return { sums: new Float64Array(PAGE_DAYS * SLOTS), records: 0 }
+}
+
 function addSlots(sums: Float64Array, offset: number, totals: Totals, sign: number): void {
   sums[offset + COUNT]! += sign * totals.count
   sums[offset + TIME_MS]! += sign * totals.timeMs
@@ -135,7 +139,7 @@ export class DayTotals {
     const pageNumber = Math.floor(day / PAGE_DAYS)
     let page = this.pages.get(pageNumber)
     if (page === undefined) {
-      page = { sums: new Float64Array(PAGE_DAYS * SLOTS), records: 0 }
+      page = emptyPage()
       this.pages.set(pageNumber, page)
     }
     addSlots(page.sums, (day - pageNumber * PAGE_DAYS) * SLOTS, totals, sign)
@@ -171,7 +175,7 @@ export class DayTotals {
     for (const [pageNumber, otherPage] of other.pages) {
       let page = this.pages.get(pageNumber)
       if (page === undefined) {
-        page = { sums: new Float64Array(PAGE_DAYS * SLOTS), records: 0 }
+        page = emptyPage()
         this.pages.set(pageNumber, page)
       }
       for (let slot = 0; slot < page.sums.length; slot += 1) page.sums[slot]! -= otherPage.sums[slot]!
@@ -236,7 +240,7 @@ export class DayTotals {
       if ((at > 0 && day <= (days[at - 1] as number)) || day === NO_DAY || !(Number.isSafeInteger(dayCount) && dayCount > 0)) return null
       if (page === null || Math.floor(day / PAGE_DAYS) !== pageNumber) {
         pageNumber = Math.floor(day / PAGE_DAYS)
-        page = { sums: new Float64Array(PAGE_DAYS * SLOTS), records: 0 }
+        page = emptyPage()
         out.pages.set(pageNumber, page)
       }
       const offset = (day - pageNumber * PAGE_DAYS) * SLOTS
