@@ -11,6 +11,9 @@
  * Reads. A read computes its answer from memory at once, then waits until
  * every entry applied so far is durable before the answer is released, so
  * no response shows state that a crash could take back (design §2.3).
+ * When the tenant is idle and all of it is durable already (no write in
+ * flight), the answer is returned as it is, not as a promise: a GET then
+ * answers inside the HTTP handler that received it (maybePromise.ts).
  *
  * Exclusive jobs. Activation, a batch and an online restore need the tenant
  * to themselves across awaits; they run one at a time and other requests wait
@@ -32,6 +35,7 @@
  * decided (a batch, which decides first, is rolled back), and the tenant
  * reclaims the space of its own log (logSpace.ts); reads go on.
  */
+import type { MaybePromise } from '../maybePromise.js'
 import type { Config } from '../config.js'
 import { ApiError, assert } from '../domain/errors.js'
 import type { LogStore } from '../persist/logStore.js'
@@ -169,17 +173,20 @@ export class TenantActor {
     }
   }
 
-  /** Runs a synchronous read and releases its answer once everything it could see is durable. */
-  async read<T>(query: (state: TenantState) => T): Promise<T> {
-    while (this.busy !== null) await this.waitTurn()
+  /**
+   * Runs a synchronous read and releases its answer once everything it could see is durable: at once (not through
+   * a promise) when the tenant is idle and all of it already is (maybePromise.ts).
+   */
+  read<T>(query: (state: TenantState) => T): MaybePromise<T> {
+    if (this.busy !== null) return this.waitTurn().then(() => this.read(query))
     const result = query(this.state)
-    await this.durable(this.state.seq)
-    return result
+    const seq = this.state.seq
+    return seq <= this.durableSeq ? result : this.durable(seq).then(() => result)
   }
 
-  /** Runs a synchronous read of the current state, durable or not (see TenantAccess.inspect). */
-  async inspect<T>(query: (state: TenantState) => T): Promise<T> {
-    while (this.busy !== null) await this.waitTurn()
+  /** Runs a synchronous read of the current state, durable or not (see TenantAccess.inspect); at once when idle. */
+  inspect<T>(query: (state: TenantState) => T): MaybePromise<T> {
+    if (this.busy !== null) return this.waitTurn().then(() => this.inspect(query))
     return query(this.state)
   }
 

@@ -36,6 +36,7 @@
  */
 import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
+import type { MaybePromise } from '../maybePromise.js'
 import { LogCorruptError, type LogStore } from '../persist/logStore.js'
 import { RecoveryError } from '../persist/recovery.js'
 import { TenantActor } from './tenantActor.js'
@@ -81,15 +82,18 @@ export class TenantRegistry {
   }
 
   /**
-   * The tenant's actor, activated on first use a slice per event-loop turn (see the top); undefined for an unknown
-   * tenant; 503 for a damaged one.
+   * The tenant's actor: at once when it is active (maybePromise.ts), else once it is activated, a slice per
+   * event-loop turn (see the top); undefined for an unknown tenant; 503 for a damaged one.
    */
-  async open(tenant: string): Promise<TenantActor | undefined> {
+  open(tenant: string): MaybePromise<TenantActor | undefined> {
     const active = this.actors.get(tenant)
-    if (active !== undefined) {
-      active.lastUsedMs = Date.now()
-      return active
-    }
+    if (active === undefined) return this.activate(tenant)
+    active.lastUsedMs = Date.now()
+    return active
+  }
+
+  /** open() of a tenant that is not active: joins its activation under way, or starts one. */
+  private async activate(tenant: string): Promise<TenantActor | undefined> {
     const activation = this.activations.get(tenant)
     if (activation !== undefined) return activation
     if (this.closing) throw new ApiError('TL01-9011', 'the server is shutting down', null, [], { 'Retry-After': '1' })

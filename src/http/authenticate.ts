@@ -8,6 +8,7 @@
 import { ApiError } from '../domain/errors.js'
 import { secretId } from '../domain/credentials.js'
 import type { Rec } from '../domain/schema.js'
+import type { MaybePromise } from '../maybePromise.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { Call, Principal } from './call.js'
 
@@ -29,7 +30,8 @@ export function principalFor(state: TenantState, user: Rec, tokenId: string): Pr
   return { userId: user.id, superuser: isOwner || user.admin === true, isOwner, tokenId }
 }
 
-export async function authenticate(call: Call): Promise<Principal> {
+/** The caller; at once (no promise) when the tenant is idle (maybePromise.ts). */
+export function authenticate(call: Call): MaybePromise<Principal> {
   if (call.tenant === null) throw new ApiError('TL01-1005', 'this call needs a tenant address')
   const token = tokenOf(call)
   if (token === undefined) throw new ApiError('TL01-1002', 'an access token is required (query parameter token)')

@@ -5,6 +5,7 @@
  * actor itself for a plain request, or a batch's shared transaction.
  */
 import type { Config } from '../config.js'
+import type { MaybePromise } from '../maybePromise.js'
 import type { Rec } from '../domain/schema.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { TenantRegistry } from '../engine/tenantRegistry.js'
@@ -22,13 +23,14 @@ export interface Services {
 }
 
 export interface TenantAccess {
-  read<T>(query: (state: TenantState) => T): Promise<T>
+  /** The answer at once when nothing makes it wait (maybePromise.ts), else once what it saw is durable. */
+  read<T>(query: (state: TenantState) => T): MaybePromise<T>
   /**
    * Reads the current state without waiting for it to be durable: only for
    * decisions (such as checking a token) whose own answer waits anyway —
    * a read's answer behind the read barrier, a write's behind its flush.
    */
-  inspect<T>(query: (state: TenantState) => T): Promise<T>
+  inspect<T>(query: (state: TenantState) => T): MaybePromise<T>
   write<T>(decide: (tx: WriteTx) => T): Promise<T>
 }
 

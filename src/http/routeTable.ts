@@ -75,28 +75,16 @@ interface CompiledPattern {
   captures: readonly (string | null)[]
 }
 
-const compiledPatterns = new Map<string, CompiledPattern>()
-
-function compiled(pattern: string): CompiledPattern {
-  let found = compiledPatterns.get(pattern)
-  if (found === undefined) {
-    const parts = pattern.split('/')
-    found = {
-      literals: parts.map((part) => (part.startsWith(':') ? null : part)),
-      captures: parts.map((part) => (part.startsWith(':') ? part.slice(1) : null)),
-    }
-    compiledPatterns.set(pattern, found)
+function compile(pattern: string): CompiledPattern {
+  const parts = pattern.split('/')
+  return {
+    literals: parts.map((part) => (part.startsWith(':') ? null : part)),
+    captures: parts.map((part) => (part.startsWith(':') ? part.slice(1) : null)),
   }
-  return found
 }
 
-/**
- * Matches a path against a pattern; the captured segments, or null. Every
- * request is matched against the whole table, so a pattern that does not
- * match allocates nothing.
- */
-export function matchPattern(pattern: string, segments: readonly string[]): Record<string, string> | null {
-  const { literals, captures } = compiled(pattern)
+/** The captured segments of a path that matches a compiled pattern, or null (allocating nothing). */
+function matchCompiled({ literals, captures }: CompiledPattern, segments: readonly string[]): Record<string, string> | null {
   if (literals.length !== segments.length) return null
   for (let index = 0; index < literals.length; index += 1) {
     const literal = literals[index]
@@ -109,3 +97,37 @@ export function matchPattern(pattern: string, segments: readonly string[]): Reco
   }
   return params
 }
+
+/** Matches a path against a pattern segment by segment; the captured segments, or null. */
+export function matchPattern(pattern: string, segments: readonly string[]): Record<string, string> | null {
+  return matchCompiled(compile(pattern), segments)
+}
+
+/** A route of the table and what its pattern captured from a path. */
+export interface RouteMatch {
+  route: Route
+  params: Record<string, string>
+}
+
+/**
+ * The routes of each scope by the number of segments of their pattern, patterns compiled once: a path is
+ * compared only with the patterns of its own length (none, for a resource path of most lengths).
+ */
+const ROUTES_BY_LENGTH: Record<Route['scope'], (readonly { route: Route; pattern: CompiledPattern }[])[]> = { public: [], tenant: [] }
+for (const route of ROUTES) {
+  const pattern = compile(route.pattern)
+  const ofLength = (ROUTES_BY_LENGTH[route.scope][pattern.literals.length] ??= []) as { route: Route; pattern: CompiledPattern }[]
+  ofLength.push({ route, pattern })
+}
+
+/** Every route of the scope whose pattern the path matches, in table order (whatever their method). */
+export function matchingRoutes(scope: Route['scope'], segments: readonly string[]): readonly RouteMatch[] {
+  let matches: RouteMatch[] | null = null
+  for (const { route, pattern } of ROUTES_BY_LENGTH[scope][segments.length] ?? []) {
+    const params = matchCompiled(pattern, segments)
+    if (params !== null) (matches ??= []).push({ route, params })
+  }
+  return matches ?? NO_MATCHES
+}
+
+const NO_MATCHES: readonly RouteMatch[] = []

@@ -9,24 +9,30 @@
  * through `trace` as a bounded label (routeLabel.ts) for metrics and logs.
  */
 import { ApiError } from '../domain/errors.js'
+import { andThen, type MaybePromise } from '../maybePromise.js'
 import type { RouteLabel } from '../observability/requestMetrics.js'
 import { RESOURCE_PATHS, resourceByPath } from '../domain/resources/index.js'
+import type { ResourceDecl } from '../domain/schema.js'
 import { authenticate } from './authenticate.js'
 import type { Call, Services, TenantAccess } from './call.js'
 import { meterRequest } from './rateLimiter.js'
 import type { ApiRequest } from './request.js'
 import { errorResponse, internalError, type ApiResponse } from './response.js'
 import { fixedRouteLabel, resourceRouteLabel } from './routeLabel.js'
-import { matchPattern, ROUTES } from './routeTable.js'
+import { matchingRoutes } from './routeTable.js'
 import { handleResource, MethodNotAllowed } from './routes/resources.js'
 
-/** The resource paths split into segments, longest first (as RESOURCE_PATHS). */
-const RESOURCE_PATH_SEGMENTS = RESOURCE_PATHS.map((path) => ({ path, segments: path.split('/') }))
+/** The resource paths split into segments, longest first (as RESOURCE_PATHS), with their declaration. */
+const RESOURCE_PATH_SEGMENTS = RESOURCE_PATHS.map((path) => {
+  const decl = resourceByPath(path)
+  if (decl === undefined) throw new Error(`resource path ${path} has no declaration`)
+  return { path, segments: path.split('/'), decl }
+})
 
-/** The longest resource path the request's path starts with, and the segments after it. */
-function findResource(segments: readonly string[]): { path: string; rest: readonly string[] } | null {
+/** The longest resource path the request's path starts with, its declaration, and the segments after it. */
+function findResource(segments: readonly string[]): { path: string; decl: ResourceDecl; rest: readonly string[] } | null {
   for (const candidate of RESOURCE_PATH_SEGMENTS) {
-    if (startsWithSegments(segments, candidate.segments)) return { path: candidate.path, rest: segments.slice(candidate.segments.length) }
+    if (startsWithSegments(segments, candidate.segments)) return { path: candidate.path, decl: candidate.decl, rest: segments.slice(candidate.segments.length) }
   }
   return null
 }
@@ -37,10 +43,13 @@ function startsWithSegments(segments: readonly string[], prefix: readonly string
   return true
 }
 
-/** Finds the caller by token, then counts the request against the caller's rate limit. */
-async function signIn(call: Call): Promise<void> {
-  call.principal = await authenticate(call)
-  meterRequest(call)
+/** Finds the caller by token, counts the request against the caller's rate limit, then goes on with `next`. */
+function signedIn(call: Call, next: () => MaybePromise<ApiResponse>): MaybePromise<ApiResponse> {
+  return andThen(authenticate(call), (principal) => {
+    call.principal = principal
+    meterRequest(call)
+    return next()
+  })
 }
 
 /** A 5xx names the request id in its description, so a report of it can be found in the logs. */
@@ -54,46 +63,48 @@ export interface RouteTrace {
   route: RouteLabel
 }
 
-async function dispatch(call: Call, trace: RouteTrace | undefined): Promise<ApiResponse> {
+function dispatch(call: Call, trace: RouteTrace | undefined): MaybePromise<ApiResponse> {
   const { request } = call
   const scope = request.tenant === null ? 'public' : 'tenant'
   const allowed: string[] = []
-  for (const route of ROUTES) {
-    if (route.scope !== scope) continue
-    const params = matchPattern(route.pattern, request.segments)
-    if (params === null) continue
+  for (const { route, params } of matchingRoutes(scope, request.segments)) {
     if (route.method !== request.method) {
       allowed.push(route.method)
       continue
     }
     if (trace !== undefined) trace.route = fixedRouteLabel(route)
-    if (route.auth) await signIn(call)
-    return route.handle(call, params)
+    return route.auth ? signedIn(call, () => route.handle(call, params)) : route.handle(call, params)
   }
   if (allowed.length > 0) throw new MethodNotAllowed(request.method, allowed)
   const resource = scope === 'tenant' ? findResource(request.segments) : null
   if (resource === null) {
     throw new ApiError('TL01-9003', `no resource at /v1/${request.segments.join('/')}${scope === 'public' ? ' on the public address' : ''}`)
   }
-  const decl = resourceByPath(resource.path)
-  if (decl === undefined) throw new Error(`resource path ${resource.path} has no declaration`)
-  if (trace !== undefined) trace.route = resourceRouteLabel(decl, resource.path, resource.rest)
-  await signIn(call)
-  return handleResource(call, decl, resource.rest)
+  const { decl, path, rest } = resource
+  if (trace !== undefined) trace.route = resourceRouteLabel(decl, path, rest)
+  return signedIn(call, () => handleResource(call, decl, rest))
 }
 
-/** Answers a request; `access` replaces the tenant's actor (a batch runs its items in one transaction). */
-export async function route(services: Services, request: ApiRequest, access?: TenantAccess, trace?: RouteTrace): Promise<ApiResponse> {
+/** The error body of a failure: ApiError as it is (a 5xx naming the request), anything else a logged 500. */
+function failure(request: ApiRequest, error: unknown): ApiResponse {
+  if (error instanceof ApiError) return errorResponse(request, error.status >= 500 ? withRequestId(error, request.requestId) : error)
+  console.error(`request ${request.requestId} ${request.method} /v1/${request.segments.join('/')} failed:`, error)
+  return errorResponse(request, internalError(request.requestId))
+}
+
+/**
+ * Answers a request, at once when nothing on its path waits (maybePromise.ts); never throws or rejects. `access`
+ * replaces the tenant's actor (a batch runs its items in one transaction).
+ */
+export function route(services: Services, request: ApiRequest, access?: TenantAccess, trace?: RouteTrace): MaybePromise<ApiResponse> {
   try {
-    let tenant: TenantAccess | null = null
-    if (request.tenant !== null) {
-      tenant = access ?? (await services.registry.open(request.tenant)) ?? null
-      if (tenant === null) throw new ApiError('TL01-1005', `there is no account at '${request.tenant}'`)
-    }
-    return await dispatch({ services, request, tenantName: request.tenant, tenant, principal: null }, trace)
+    const tenant = request.tenant === null ? null : (access ?? services.registry.open(request.tenant))
+    const response = andThen(tenant, (found) => {
+      if (found === undefined) throw new ApiError('TL01-1005', `there is no account at '${request.tenant}'`)
+      return dispatch({ services, request, tenantName: request.tenant, tenant: found, principal: null }, trace)
+    })
+    return response instanceof Promise ? response.catch((error: unknown) => failure(request, error)) : response
   } catch (error) {
-    if (error instanceof ApiError) return errorResponse(request, error.status >= 500 ? withRequestId(error, request.requestId) : error)
-    console.error(`request ${request.requestId} ${request.method} /v1/${request.segments.join('/')} failed:`, error)
-    return errorResponse(request, internalError(request.requestId))
+    return failure(request, error)
   }
 }

@@ -35,9 +35,15 @@ import { loadNativeUws, type HttpResponse, type TemplatedApp, type us_listen_soc
 
 const OVERRIDABLE = new Set(['PUT', 'DELETE'])
 
+/** Status lines by status, made on first use. */
+const statusLines: string[] = []
+
 function statusLine(status: number): string {
-  return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`
+  return (statusLines[status] ??= `${status} ${STATUS_CODES[status] ?? 'Unknown'}`)
 }
+
+/** The body of a request without one (zero bytes: nothing can write into it). */
+const NO_BODY = Buffer.alloc(0)
 
 /** Status counted for an answer whose client went away before it was written (as nginx counts it). */
 const CLIENT_CLOSED = 499
@@ -97,11 +103,17 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
 }
 
 /** Uploads (paths ending in /upload) may carry a file up to maxFileBytes; every other body up to maxBodyBytes. */
-function bodyLimit(segments: readonly string[], config: Config): { bytes: number; error: () => ApiError } {
-  if (segments.at(-1) === 'upload') {
-    return { bytes: config.maxFileBytes, error: () => new ApiError('TL01-1109', `the file is larger than ${config.maxFileBytes} bytes`) }
-  }
-  return { bytes: config.maxBodyBytes, error: () => new ApiError('TL01-9002', `the body is larger than ${config.maxBodyBytes} bytes`) }
+function isUpload(segments: readonly string[]): boolean {
+  return segments[segments.length - 1] === 'upload'
+}
+
+function bodyLimitBytes(segments: readonly string[], config: Config): number {
+  return isUpload(segments) ? config.maxFileBytes : config.maxBodyBytes
+}
+
+function bodyTooLarge(segments: readonly string[], config: Config): ApiError {
+  if (isUpload(segments)) return new ApiError('TL01-1109', `the file is larger than ${config.maxFileBytes} bytes`)
+  return new ApiError('TL01-9002', `the body is larger than ${config.maxBodyBytes} bytes`)
 }
 
 export interface RunningServer {
@@ -163,7 +175,13 @@ export function startHttpServer(services: Services, port: number, host: string, 
         inBatch: false,
         requestId: state.requestId,
       }
-      route(services, request, undefined, state).then(
+      // A read that waits for nothing is answered here, inside the handler (maybePromise.ts).
+      const answer = route(services, request, undefined, state)
+      if (!(answer instanceof Promise)) {
+        send(res, state, observers, answer)
+        return
+      }
+      answer.then(
         (response) => send(res, state, observers, response),
         (error: unknown) => {
           console.error(`request ${state.requestId}: unexpected failure outside the router:`, error)
@@ -173,14 +191,14 @@ export function startHttpServer(services: Services, port: number, host: string, 
     }
 
     const declaredLength = Number(headers.get('content-length') ?? '0')
-    const limit = bodyLimit(split.segments, config)
-    if (Number.isFinite(declaredLength) && declaredLength > limit.bytes) {
-      refuse(head, limit.error(), true)
+    const limitBytes = bodyLimitBytes(split.segments, config)
+    if (Number.isFinite(declaredLength) && declaredLength > limitBytes) {
+      refuse(head, bodyTooLarge(split.segments, config), true)
       return
     }
     const hasBody = declaredLength > 0 || headers.has('transfer-encoding')
     if (!hasBody) {
-      dispatch(Buffer.alloc(0))
+      dispatch(NO_BODY)
       return
     }
     const chunks: Buffer[] = []
@@ -188,8 +206,8 @@ export function startHttpServer(services: Services, port: number, host: string, 
     res.onData((chunk, isLast) => {
       if (state.aborted) return
       received += chunk.byteLength
-      if (received > limit.bytes) {
-        refuse(head, limit.error(), true)
+      if (received > limitBytes) {
+        refuse(head, bodyTooLarge(split.segments, config), true)
         return
       }
       chunks.push(Buffer.from(new Uint8Array(chunk).slice()))

@@ -25,10 +25,11 @@ import { renderedJsonOf } from '../../domain/renderedJson.js'
 import { renderList, renderRecord, renderShown, type OutObject, type RenderOptions } from '../../domain/render.js'
 import type { JsonFragment } from '../../json/fragment.js'
 import { resourceByType } from '../../domain/resources/index.js'
-import type { Rec, ResourceDecl } from '../../domain/schema.js'
+import type { InnerCollection, Rec, ResourceDecl } from '../../domain/schema.js'
 import { moveToTrash, removeForGood } from '../../domain/trash.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import type { WriteTx } from '../../engine/writeTx.js'
+import { andThen, type MaybePromise } from '../../maybePromise.js'
 import { planList, type ListScope } from '../../query/plan.js'
 import { parseSummary, runSummary } from '../../query/summary.js'
 import { parseObjectBody } from '../body.js'
@@ -66,19 +67,15 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): Rend
   })
   /** Counters are shown as the caller sees them (a personal project counts only for its owner). */
   const viewerId = requirePrincipal(call).principal.userId
-  return {
-    noExpand: queryFlag(call.request, 'no_expand'),
-    jsonDates: formatOf(call.request) !== 'xml',
-    ...(declared.length === 0
-      ? {}
-      : {
-          counters: (rec: Rec) => {
-            const values: Record<string, number> = {}
-            for (const counter of declared) values[counter.field] = state.counters.count(decl.type, counter.name, rec.id, viewerId)
-            return values
-          },
-        }),
+  const options: RenderOptions = { noExpand: queryFlag(call.request, 'no_expand'), jsonDates: formatOf(call.request) !== 'xml' }
+  if (declared.length > 0) {
+    options.counters = (rec: Rec) => {
+      const values: Record<string, number> = {}
+      for (const counter of declared) values[counter.field] = state.counters.count(decl.type, counter.name, rec.id, viewerId)
+      return values
+    }
   }
+  return options
 }
 
 /** The render options of an answer that shows records; in JSON with the text kept across answers (renderedJson.ts). */
@@ -163,7 +160,7 @@ export function updateIn(
   return changeRecord(tx, decl, before, derive === undefined ? values : Object.assign({}, values, derive({ ...candidate, updatedAt: tx.now }, tx.state)))
 }
 
-async function list(call: Call, decl: ResourceDecl, scope: ListScope): Promise<ApiResponse> {
+function list(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
   const plan = planList(decl, call.request.query)
   return tenant.read((state) => listResponse(call, decl, state, plan.run(state, principal, scope)))
@@ -193,7 +190,7 @@ async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unkn
   return tenant.write((tx) => writeAnswer(call, decl, tx.state, createIn(tx, principal, decl, Object.assign({}, values, fixed), derive), 201))
 }
 
-async function read(call: Call, decl: ResourceDecl, id: string, inTrash: boolean): Promise<ApiResponse> {
+function read(call: Call, decl: ResourceDecl, id: string, inTrash: boolean): MaybePromise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
   return tenant.read((state) => {
     const rec = findVisible(state, principal, decl, id, inTrash)
@@ -247,8 +244,8 @@ async function remove(call: Call, decl: ResourceDecl, id: string): Promise<ApiRe
   })
 }
 
-/** Handles a request whose path starts with a resource path; `rest` is what follows it. */
-export async function handleResource(call: Call, decl: ResourceDecl, rest: readonly string[]): Promise<ApiResponse> {
+/** Handles a request whose path starts with a resource path; `rest` is what follows it. A read answers at once when it can (maybePromise.ts). */
+export function handleResource(call: Call, decl: ResourceDecl, rest: readonly string[]): MaybePromise<ApiResponse> {
   const method = call.request.method
   const [first, second, ...more] = rest
   if (first === undefined) {
@@ -305,16 +302,23 @@ export async function handleResource(call: Call, decl: ResourceDecl, rest: reado
   }
   const inner = decl.inner.find((candidate) => candidate.name === second)
   if (inner === undefined) throw new ApiError('TL01-9003', `${decl.path ?? decl.type} has no inner collection '${second}'`)
+  return innerCollection(call, decl, id, inner, more[0] === '$count')
+}
+
+/** `<resource>/<id>/<inner>[/$count]`: the parent must be visible, then the children are listed, counted or added to. */
+function innerCollection(call: Call, decl: ResourceDecl, id: string, inner: InnerCollection, counting: boolean): MaybePromise<ApiResponse> {
+  const method = call.request.method
   const childDecl = resourceByType(inner.childType)
   const { tenant, principal } = requirePrincipal(call)
-  await tenant.read((state) => findVisible(state, principal, decl, id))
-  const scope: ListScope = { kind: 'children', via: inner.via, parentId: id }
-  if (more[0] === '$count') {
-    if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
-    return count(call, childDecl, scope)
-  }
-  if (method === 'GET') return list(call, childDecl, scope)
-  if (method === 'POST') return create(call, childDecl, { [inner.via]: id })
-  throw new MethodNotAllowed(method, METHODS_ON_COLLECTION)
+  return andThen(tenant.read((state) => findVisible(state, principal, decl, id)), () => {
+    const scope: ListScope = { kind: 'children', via: inner.via, parentId: id }
+    if (counting) {
+      if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
+      return count(call, childDecl, scope)
+    }
+    if (method === 'GET') return list(call, childDecl, scope)
+    if (method === 'POST') return create(call, childDecl, { [inner.via]: id })
+    throw new MethodNotAllowed(method, METHODS_ON_COLLECTION)
+  })
 }
 
