@@ -71,9 +71,26 @@ export function parseQuery(queryString: string): Map<string, string> {
   return query
 }
 
+/** The host without its port (`:` and digits at the end) and without one trailing dot (read per request: no regular expression). */
+function hostName(host: string): string {
+  let end = host.length
+  let digits = end
+  while (digits > 0 && isDigit(host.charCodeAt(digits - 1))) digits -= 1
+  if (digits < end && digits > 0 && host.charCodeAt(digits - 1) === COLON) end = digits - 1
+  if (end > 0 && host.charCodeAt(end - 1) === DOT) end -= 1
+  return end === host.length ? host : host.slice(0, end)
+}
+
+const COLON = 0x3a
+const DOT = 0x2e
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39
+}
+
 /** The tenant named by the host: `acme.localhost:8080` → `acme`; the bare domain → null. */
 export function tenantFromHost(host: string, baseDomain: string): string | null | undefined {
-  const name = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '')
+  const name = hostName(host).toLowerCase()
   if (name === baseDomain || name === '' || name === '127.0.0.1' || name === '[::1]') return null
   if (name.endsWith(`.${baseDomain}`)) {
     const tenant = name.slice(0, -(baseDomain.length + 1))

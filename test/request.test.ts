@@ -1,11 +1,18 @@
 /*
+ * What the front end reads from a request line and its Host header.
+ *
  * splitPath: the path below /v1 as decoded segments. One or two leading
  * slashes and any trailing ones are not segments; `%` escapes are decoded
  * per segment; a `.json` ending is the JSONP suffix; `.`, `..`, bad
  * escapes and overlong segments are refused with PathError.
+ *
+ * tenantFromHost: the tenant is the one label before the base domain, the
+ * port and a trailing dot left out, case folded; the base domain itself or
+ * an address names no tenant (null); any other host is not served
+ * (undefined).
  */
 import t from 'tap'
-import { PathError, splitPath } from '../src/http/request.js'
+import { PathError, splitPath, tenantFromHost } from '../src/http/request.js'
 
 t.test('segments, version and suffix', async (t) => {
   t.same(splitPath('/v1/time/projects/p1'), { segments: ['time', 'projects', 'p1'], jsonpSuffix: false, versioned: true })
@@ -28,4 +35,23 @@ t.test('malformed paths are refused', async (t) => {
     t.ok(thrown instanceof PathError, path.slice(0, 40))
   }
   t.same(splitPath(`/v1/${'x'.repeat(1024)}`).segments.length, 1, 'a segment of 1024 characters is allowed')
+})
+
+t.test('the tenant a host names', async (t) => {
+  const cases: [string, string | null | undefined][] = [
+    ['acme.localhost:8080', 'acme'],
+    ['ACME.LocalHost', 'acme'],
+    ['acme.localhost.', 'acme'],
+    ['acme.localhost.:80', 'acme'],
+    ['localhost:8080', null],
+    ['127.0.0.1:8080', null],
+    ['[::1]:8080', null],
+    ['[::1]', null],
+    ['', null],
+    ['a.b.localhost', undefined],
+    ['acme.example.com', undefined],
+    ['acme.localhost:', undefined],
+    ['acme.localhost:80x', undefined],
+  ]
+  for (const [host, tenant] of cases) t.equal(tenantFromHost(host, 'localhost'), tenant, host)
 })
