@@ -166,20 +166,18 @@ function list(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<Ap
   return tenant.read((state) => listResponse(call, decl, state, plan.run(state, principal, scope)))
 }
 
-async function count(call: Call, decl: ResourceDecl, scope: ListScope): Promise<ApiResponse> {
+function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
   const plan = planList(decl, call.request.query)
-  const total = await tenant.read((state) => plan.count(state, principal, scope))
-  return textResponse(call.request, String(total))
+  return tenant.read((state) => textResponse(call.request, String(plan.count(state, principal, scope))))
 }
 
 /** `summary?summary=[<groupedBy>;]<fn>[;…]` over the records a list with the same $filter would give. */
-async function summary(call: Call, decl: ResourceDecl, scope: ListScope): Promise<ApiResponse> {
+function summary(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
   const plan = planList(decl, call.request.query)
   const summaryPlan = parseSummary(decl, call.request.query.get('summary'))
-  const entries = await tenant.read((state) => runSummary(summaryPlan, plan.matching(state, principal, scope), state))
-  return dataResponse(call.request, entries, { root: 'summaries', item: 'summary' })
+  return tenant.read((state) => dataResponse(call.request, runSummary(summaryPlan, plan.matching(state, principal, scope), state), { root: 'summaries', item: 'summary' }))
 }
 
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown> = {}): Promise<ApiResponse> {
