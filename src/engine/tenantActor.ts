@@ -35,9 +35,9 @@
  * decided (a batch, which decides first, is rolled back), and the tenant
  * reclaims the space of its own log (logSpace.ts); reads go on.
  */
-import type { MaybePromise } from '../maybePromise.js'
 import type { Config } from '../config.js'
 import { ApiError, assert } from '../domain/errors.js'
+import type { MaybePromise } from '../maybePromise.js'
 import type { LogStore } from '../persist/logStore.js'
 import { recoverTenant, recoverTenantInTurns, snapshotBodyOf, type Recovered, type RecoveryReport } from '../persist/recovery.js'
 import { pruneSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from '../persist/snapshotFile.js'

@@ -1,5 +1,7 @@
 /*
- * Dispatch: one request in, one response out, never a throw. Finds the
+ * Dispatch: one request in, one response out, never a throw; the response
+ * itself rather than a promise when nothing on the way waits (the tenant
+ * active and idle, a read of durable state: maybePromise.ts). Finds the
  * tenant, the route (a fixed route of the table, else a declared resource
  * path), authenticates when the route needs it (and meters the caller's
  * request rate, rateLimiter.ts), and turns every error into

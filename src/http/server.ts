@@ -6,7 +6,9 @@
  * (MAX_FILE_BYTES for paths ending in /upload, else MAX_BODY_BYTES) from
  * Content-Length up front and again while reading, hands an ApiRequest to
  * the router, and writes the answer inside res.cork() unless the client
- * went away. The query is read first, so an error found before routing
+ * went away. A read that waits for nothing comes back from the router as
+ * the answer itself, not a promise (maybePromise.ts), and is written before
+ * the handler returns. The query is read first, so an error found before routing
  * (malformed or unknown path, unknown host, a body over the limit) is
  * written by errorResponse in the format the request asked for, as the
  * router writes its errors.
@@ -102,7 +104,8 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
   giveBack(response.body)
 }
 
-/** Uploads (paths ending in /upload) may carry a file up to maxFileBytes; every other body up to maxBodyBytes. */
+// Uploads (paths ending in /upload) may carry a file up to maxFileBytes; every other body up to maxBodyBytes.
+
 function isUpload(segments: readonly string[]): boolean {
   return segments[segments.length - 1] === 'upload'
 }
