@@ -90,6 +90,9 @@ t.test('fragments are copied in where they stand', async (t) => {
   const cases: [string, unknown[]][] = [
     ['an empty row', [{}]],
     ['a fragment as the element', [user, 1, stub]],
+    ['fragments only, as kept rows are', Array.from({ length: 100 }, (_, index) => (index % 2 === 0 ? user : project))],
+    ['runs of objects between fragments', [user, { id: 'a' }, { id: 'b', project }, stub, stub, { id: 'c' }, user]],
+    ['a fragment larger than the answer buffer as the element', [user, fragmentOf({ text: 'w'.repeat(1_500_000) }), { id: 'r7', user }, project]],
     ['a row of fragments only', [{ user, project }]],
     ['a fragment first, between and last', [{ user, id: 'r1', project, done: false, stub }]],
     ['values JSON leaves out or writes as null', [{ id: 'r2', gone: undefined, call: () => 1, missing: null, nan: Number.NaN, user }]],

@@ -13,7 +13,8 @@
  *
  * So the elements are stringified in chunks of about CHUNK_CHARS of text
  * (the chunk's element count adapted to the size of the elements seen so
- * far), and each chunk's text is written without its brackets.
+ * far), and each chunk's text is written without its brackets. An element
+ * that is a JsonFragment itself (a row kept whole) is copied in as it is.
  * Where a chunk holds JsonFragments (rows and referenced objects of a
  * list, domain/renderedJson.ts), the text has a marker in each one's place
  * and the fragment's bytes are copied there (fragment.ts says how markers
@@ -36,7 +37,7 @@
  */
 import { assert } from '../domain/errors.js'
 import { ANSWER_BUFFER_BYTES, answerView, lend, returnUnused } from './answerBuffers.js'
-import { FRAGMENT_MARKER_JSON, stringifyResolvingFragments, stringifyWithFragments, type JsonFragment } from './fragment.js'
+import { FRAGMENT_MARKER_JSON, JsonFragment, stringifyResolvingFragments, stringifyWithFragments } from './fragment.js'
 
 /** About how much JSON text one `JSON.stringify` call of a list produces (UTF-16 units). */
 const CHUNK_CHARS = 32 * 1024
@@ -55,6 +56,14 @@ class AnswerText {
     const part = start === 0 && end === text.length ? text : text.slice(start, end)
     if (this.asBytes(UTF8_BYTES_PER_UNIT_MAX * part.length)) this.used += this.buffer.write(part, this.used, 'utf8')
     else (this.strings as string[]).push(part)
+  }
+
+  /** Appends one ASCII character (a bracket or a comma). */
+  ascii(code: number): void {
+    if (this.asBytes(1)) {
+      this.buffer[this.used] = code
+      this.used += 1
+    } else (this.strings as string[]).push(String.fromCharCode(code))
   }
 
   bytes(bytes: Buffer): void {
@@ -130,18 +139,30 @@ function writeJson(out: AnswerText, value: unknown, trim: 0 | 1): number {
  */
 export function jsonListBody(items: readonly unknown[]): Buffer | string {
   const out = new AnswerText()
-  out.text('[')
+  out.ascii(OPEN_BRACKET)
   let perChunk = 1
   for (let start = 0; start < items.length; ) {
-    const end = Math.min(items.length, start + perChunk)
-    if (start > 0) out.text(',')
+    if (start > 0) out.ascii(COMMA)
+    const first = items[start]
+    if (first instanceof JsonFragment) {
+      // An element that is a fragment (a kept row) is its bytes: nothing to stringify, no marker to look for.
+      out.bytes(first.bytes)
+      start += 1
+      continue
+    }
+    let end = start + 1
+    while (end < items.length && end - start < perChunk && !(items[end] instanceof JsonFragment)) end += 1
     const chunkChars = writeJson(out, items.slice(start, end), 1)
     perChunk = Math.max(1, Math.floor((CHUNK_CHARS * (end - start)) / chunkChars))
     start = end
   }
-  out.text(']')
+  out.ascii(CLOSE_BRACKET)
   return out.lentResult()
 }
+
+const OPEN_BRACKET = 0x5b
+const COMMA = 0x2c
+const CLOSE_BRACKET = 0x5d
 
 /** `Buffer.from(JSON.stringify(value))` with each JsonFragment's text in its place (for a value that is not a long list). */
 export function jsonValueBytes(value: unknown): Buffer {
