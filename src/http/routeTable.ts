@@ -109,14 +109,19 @@ export interface RouteMatch {
   params: Record<string, string>
 }
 
+interface CompiledRoute {
+  route: Route
+  pattern: CompiledPattern
+}
+
 /**
  * The routes of each scope by the number of segments of their pattern, patterns compiled once: a path is
  * compared only with the patterns of its own length (none, for a resource path of most lengths).
  */
-const ROUTES_BY_LENGTH: Record<Route['scope'], (readonly { route: Route; pattern: CompiledPattern }[])[]> = { public: [], tenant: [] }
+const ROUTES_BY_LENGTH: Record<Route['scope'], CompiledRoute[][]> = { public: [], tenant: [] }
 for (const route of ROUTES) {
   const pattern = compile(route.pattern)
-  const ofLength = (ROUTES_BY_LENGTH[route.scope][pattern.literals.length] ??= []) as { route: Route; pattern: CompiledPattern }[]
+  const ofLength = (ROUTES_BY_LENGTH[route.scope][pattern.literals.length] ??= [])
   ofLength.push({ route, pattern })
 }
 
