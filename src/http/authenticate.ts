@@ -8,8 +8,8 @@
 import { ApiError } from '../domain/errors.js'
 import { secretId } from '../domain/credentials.js'
 import type { Rec } from '../domain/schema.js'
-import type { MaybePromise } from '../maybePromise.js'
 import type { TenantState } from '../engine/tenantState.js'
+import type { MaybePromise } from '../maybePromise.js'
 import type { Call, Principal } from './call.js'
 
 export function tokenOf(call: Call): string | undefined {

@@ -5,10 +5,10 @@
  * actor itself for a plain request, or a batch's shared transaction.
  */
 import type { Config } from '../config.js'
-import type { MaybePromise } from '../maybePromise.js'
 import type { Rec } from '../domain/schema.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { TenantRegistry } from '../engine/tenantRegistry.js'
+import type { MaybePromise } from '../maybePromise.js'
 import type { WriteTx } from '../engine/writeTx.js'
 import type { AbuseLimits } from './rateLimiter.js'
 import type { ApiRequest } from './request.js'

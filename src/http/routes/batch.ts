@@ -133,8 +133,8 @@ function failedDependency(item: BatchItem, cause: string): ItemAnswer {
 /** The tenant as the batch's items see it: one shared transaction, no waiting. */
 function batchAccess(tx: WriteTx): TenantAccess {
   return {
-    read: async <T>(query: (state: TenantState) => T) => query(tx.state),
-    inspect: async <T>(query: (state: TenantState) => T) => query(tx.state),
+    read: <T>(query: (state: TenantState) => T) => query(tx.state),
+    inspect: <T>(query: (state: TenantState) => T) => query(tx.state),
     write: async <T>(decide: (tx: WriteTx) => T) => {
       const savepoint = tx.savepoint()
       try {
