@@ -56,8 +56,14 @@ export class Collection {
    * at finishLoad (PostingIndex.addAll), which must come before any other use.
    */
   load(rec: Rec): void {
-    if (!this.byId.insert(rec)) assertionFailed(`${this.decl.type} ${rec.id} loaded twice`)
+    if (!this.loadNew(rec)) assertionFailed(`${this.decl.type} ${rec.id} loaded twice`)
+  }
+
+  /** Loads a record as `load` does when its id is new (replaying the log: TenantState.applyEntry); false, and nothing changed, when the id is there. */
+  loadNew(rec: Rec): boolean {
+    if (!this.byId.insert(rec)) return false
     this.loading.push(rec)
+    return true
   }
 
   /** Indexes the records loaded since the last finishLoad. */

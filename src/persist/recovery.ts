@@ -11,7 +11,9 @@
  * slice of the snapshot file read and decoded (snapshotFileSteps), every
  * SLICE_UNITS records loaded or entries replayed (about 10 ms of work), and
  * after each index built for the loaded records (Collection.finishLoadSteps;
- * the longest piece, a tenth of a second for a million time records). It is
+ * the longest piece, a tenth of a second for a million time records), and
+ * after each index built for the records the log's entries added, which
+ * wait for it too (TenantState.applyEntry). It is
  * run two ways: `recoverTenant` runs it to the end at once (the CLI, tests),
  * and `recoverTenantInTurns` runs one slice per event-loop turn, so a
  * server activating or rebuilding a large tenant keeps serving the others
@@ -149,6 +151,8 @@ function* recoverSteps(tenant: string, dataDir: string, store: LogStore, options
     if (replayedEntries % PROGRESS_UNITS === 0) options.onProgress?.(replayedEntries)
     if (replayedEntries % SLICE_UNITS === 0) yield
   }
+  // The records the entries added wait to be indexed (TenantState.applyEntry).
+  for (const collection of state.collections.values()) yield* collection.finishLoadSteps()
   return {
     state,
     report: { snapshotSeq, snapshotFile, replayedEntries, skippedSnapshots, durationMs: performance.now() - started },
