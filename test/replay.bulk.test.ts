@@ -5,7 +5,8 @@
  * state replayed that way must be the state the writes built one put at a
  * time: the same records, index lookups, ordered reads, range walks and
  * report totals, over random entries that add, change, trash and remove
- * time records, and entries of several operations.
+ * time records, and entries of several operations, each encoded and
+ * decoded as the log does.
  */
 import t from 'tap'
 import { buildRecord } from '../src/domain/records.js'
@@ -13,6 +14,7 @@ import { TimeRecord } from '../src/domain/resources/timeRecord.js'
 import type { Rec } from '../src/domain/schema.js'
 import { LOG_ENTRY_FORMAT, type Op } from '../src/engine/logEntry.js'
 import { TenantState } from '../src/engine/tenantState.js'
+import { decodeLogEntry, encodeLogEntry } from '../src/persist/codec.js'
 import { snapshotBodyOf } from '../src/persist/recovery.js'
 import { fuzzSeed, Random } from './helpers/fuzz.js'
 
@@ -69,7 +71,7 @@ t.test('a replayed log, indexed in bulk, gives the state its writes built one pu
   const replayed = new TenantState('acme')
   entries.forEach((ops, index) => {
     for (const op of ops) written.applyOp(op.op === 'put' ? { ...op, rec: { ...op.rec } } : op)
-    replayed.applyEntry(index + 1, { v: LOG_ENTRY_FORMAT, at: index, ops })
+    replayed.applyEntry(index + 1, decodeLogEntry(encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: index, ops })))
   })
   replayed.finishLoad()
   const mine = `(seed ${seed})`

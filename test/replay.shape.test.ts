@@ -1,6 +1,6 @@
 /*
  * Records replayed from the log are stored in their declaration's shape.
- * msgpackr decodes a log entry's record key by key; in a process that has
+ * msgpackr decodes a format-1 log entry's record (a map) key by key; in a process that has
  * not yet built an object with those keys (a server recovering at start),
  * that leaves an object of some thirty properties in V8's dictionary mode.
  * applyEntry copies it into the declaration's template (records.ts
@@ -15,13 +15,14 @@ import { TimeRecord } from '../src/domain/resources/timeRecord.js'
 import type { Rec } from '../src/domain/schema.js'
 import { LOG_ENTRY_FORMAT } from '../src/engine/logEntry.js'
 import { TenantState } from '../src/engine/tenantState.js'
-import { decodeLogEntry, encodeLogEntry } from '../src/persist/codec.js'
+import { decodeLogEntry, encodePlain } from '../src/persist/codec.js'
 
 v8.setFlagsFromString('--allow-natives-syntax')
 const hasFastProperties = new Function('object', 'return %HasFastProperties(object)') as (object: object) => boolean
 
+/** The record as a format-1 entry (a map per record, as logs written before format 2 hold it) decodes. */
 function decodedPut(rec: Rec): Rec {
-  const entry = decodeLogEntry(encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: 1, ops: [{ op: 'put', type: 'TimeRecord', rec }] }))
+  const entry = decodeLogEntry(encodePlain({ v: 1, at: 1, ops: [{ op: 'put', type: 'TimeRecord', rec }] }))
   const op = entry.ops[0]
   if (op?.op !== 'put') throw new Error('not a put')
   return op.rec

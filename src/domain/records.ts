@@ -75,6 +75,18 @@ export function inRecordShape(decl: ResourceDecl, decoded: Rec): Rec {
   return Object.assign({ ...recordTemplate(decl).template }, decoded)
 }
 
+/**
+ * A record logged as field names and values (log format 2: persist/codec.ts)
+ * in its declaration's shape: a copy of the template with each value
+ * written over it by name, so a stored field the entry lacks gets its
+ * default, as in inRecordShape.
+ */
+export function recordFromFields(decl: ResourceDecl, names: readonly string[], values: readonly unknown[]): Rec {
+  const rec: Record<string, unknown> = { ...recordTemplate(decl).template }
+  for (let at = 0; at < names.length; at += 1) rec[names[at] as string] = values[at]
+  return rec as Rec
+}
+
 export function buildRecord(decl: ResourceDecl, values: Record<string, unknown>, now: number): Rec {
   const { fields, template } = recordTemplate(decl)
   const rec: Record<string, unknown> = { ...template }

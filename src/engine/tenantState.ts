@@ -5,7 +5,7 @@
  * `applyOp` (a write) and `applyEntry` (replaying the log) are the only
  * ways state changes; both are deterministic.
  */
-import { inRecordShape } from '../domain/records.js'
+import { inRecordShape, recordFromFields } from '../domain/records.js'
 import { RESOURCES, resourceByType } from '../domain/resources/index.js'
 import type { DisplayContext, LiveAggregates, Rec } from '../domain/schema.js'
 import { assertionFailed } from '../domain/errors.js'
@@ -14,7 +14,7 @@ import { Collection } from './collection.js'
 import { LiveSums } from './liveSums.js'
 import { PersonalProjects } from './personalProjects.js'
 import { ReportAggregates } from './reportTotals.js'
-import type { LogEntry, Op } from './logEntry.js'
+import type { LoggedEntry, Op } from './logEntry.js'
 
 /** Sees every change: before is undefined on insert, after is undefined on removal. */
 export interface StateObserver {
@@ -109,7 +109,8 @@ export class TenantState implements DisplayContext {
 
   /**
    * Replays one entry of the log (recovery.ts): the state moves to `seq`.
-   * Its records are first put in their declaration's shape (inRecordShape).
+   * Its records are first put in their declaration's shape
+   * (recordFromFields, or for format 1 inRecordShape).
    *
    * A record new to its collection goes in as a snapshot's records do
    * (Collection.loadNew): into the primary index at once, into the
@@ -119,12 +120,12 @@ export class TenantState implements DisplayContext {
    * mostly new time records, and one PostingIndex.addAll for many of them
    * costs a fraction of a put each.
    */
-  applyEntry(seq: number, entry: LogEntry): void {
+  applyEntry(seq: number, entry: LoggedEntry): void {
     if (seq !== this.seq + 1) assertionFailed(`tenant ${this.tenant}: entry ${seq} applied after ${this.seq}`)
     for (const op of entry.ops) {
       const collection = this.collection(op.type)
-      if (op.op === 'put') {
-        const rec = inRecordShape(collection.decl, op.rec)
+      if (op.op !== 'del') {
+        const rec = op.op === 'putFields' ? recordFromFields(collection.decl, op.names, op.values) : inRecordShape(collection.decl, op.rec)
         this.internReferences(op.type, rec)
         if (collection.loadNew(rec)) this.notify(op.type, undefined, rec)
         else {

@@ -2,7 +2,7 @@
  * The LMDB environment in DATA_DIR: the write-ahead log and the small global
  * tables beside it.
  *
- *   log      key [tenant, seq] → msgpack LogEntry (encoded by codec.ts)
+ *   log      key [tenant, seq] → a msgpack log entry (codec.ts)
  *   tenants  tenant → TenantInfo (the tenant directory)
  *   emails   [lower-cased e-mail, tenant] → '' for each tenant with a live
  *            user of it (the public check/find calls; globalIndexes.ts)
@@ -26,7 +26,7 @@
 import { open, type Database, type DatabaseOptions, type RootDatabase } from 'lmdb'
 import fs from 'node:fs'
 import path from 'node:path'
-import type { LogEntry } from '../engine/logEntry.js'
+import type { LogEntry, LoggedEntry } from '../engine/logEntry.js'
 import { decodeLogEntry, encodeLogEntry } from './codec.js'
 import { GroupCommitStats } from './groupCommitStats.js'
 import { StoreSpace } from './storeSpace.js'
@@ -54,7 +54,7 @@ const logEntryDecoder = {
   // of its own msgpack encoder, and would decode with that instead.
   encode: encodeLogEntry,
   /** lmdb-js passes the value's length when iterating, and a get's options (usually none) on a get. */
-  decode(bytes: Uint8Array, endOrOptions?: unknown): LogEntry | UndecodableEntry {
+  decode(bytes: Uint8Array, endOrOptions?: unknown): LoggedEntry | UndecodableEntry {
     try {
       return decodeLogEntry(bytes, typeof endOrOptions === 'number' ? endOrOptions : bytes.length)
     } catch (error) {
@@ -69,7 +69,7 @@ export type GlobalIndexKey = [string, string] | string
 export class LogStore {
   private readonly root: RootDatabase
   private readonly log: Database<Buffer, [string, number]>
-  private readonly logEntries: Database<LogEntry | UndecodableEntry, [string, number]>
+  private readonly logEntries: Database<LoggedEntry | UndecodableEntry, [string, number]>
   readonly tenants: Database<TenantInfo, string>
   readonly emails: Database<string, GlobalIndexKey>
   readonly files: Database<Buffer, [string, string]>
@@ -131,7 +131,7 @@ export class LogStore {
     await this.log.flushed
   }
 
-  *entriesAfter(tenant: string, afterSeq: number, uptoSeq = Number.MAX_SAFE_INTEGER): IterableIterator<{ seq: number; entry: LogEntry }> {
+  *entriesAfter(tenant: string, afterSeq: number, uptoSeq = Number.MAX_SAFE_INTEGER): IterableIterator<{ seq: number; entry: LoggedEntry }> {
     for (const { key, value } of this.logEntries.getRange({ start: [tenant, afterSeq + 1], end: [tenant, uptoSeq + 1] })) {
       const seq = key[1]
       if (value instanceof UndecodableEntry) throw new LogCorruptError(tenant, seq, value.cause)
@@ -145,7 +145,7 @@ export class LogStore {
   }
 
   /** One entry, decoded; undefined when the tenant has no entry with that sequence number. */
-  entryAt(tenant: string, seq: number): LogEntry | undefined {
+  entryAt(tenant: string, seq: number): LoggedEntry | undefined {
     const entry = this.logEntries.get([tenant, seq])
     if (entry instanceof UndecodableEntry) throw new LogCorruptError(tenant, seq, entry.cause)
     return entry
