@@ -1,8 +1,9 @@
 /*
  * RenderedJson keeps rows from their second rendering and referenced
  * objects at once, as JSON text, until the state changes. When full
- * (1 MiB) it lets go of the records used least recently in earlier
- * answers, so a page read after other pages is kept again; it never lets
+ * (1 MiB) it lets go of records of earlier answers as a clock does (a
+ * record read since it was kept gets a second chance), so a page read
+ * after other pages is kept again; it never lets
  * go of a record the answer being written used, so an answer larger than
  * the cache renders its overflow as objects instead of churning; a change
  * empties it.
@@ -56,6 +57,22 @@ t.test('a full cache lets go of the pages read least recently, so a new page is 
   const again = cache.row(oldest, 'row', render(oldest))
   t.ok(again instanceof JsonFragment, 'the page read first is kept again (its rows were seen before)')
   t.ok(again !== firstText.get(oldest.id), 'as new text: its old text had been let go of')
+})
+
+t.test('a full cache gives a page read again since it was kept a second chance, and lets go of one that was not', async (t) => {
+  const cache = new RenderedJson(state)
+  const [p, q, r] = [page('p', 40), page('q', 40), page('r', 40)] as [Rec[], Rec[], Rec[]]
+  const kept = (recs: Rec[]) => {
+    answer(cache, recs)
+    return rows(cache, recs)
+  }
+  const [pTexts, qTexts] = [kept(p), kept(q)]
+  t.equal(answer(cache, p), 40, 'p is read again')
+  t.equal(kept(r).filter((row) => row instanceof JsonFragment).length, 40, 'r is kept: 400 KB more than the cache has room for')
+  cache.startAnswer()
+  t.ok(p.every((rec, at) => cache.row(rec, 'row', render(rec)) === pTexts[at]), 'p, read since it was kept, is still kept: the same texts')
+  t.ok(q.every((rec, at) => cache.row(rec, 'row', render(rec)) !== qTexts[at]), 'q, not read since, was let go of')
+  t.ok(cache.keptBytes <= 1024 * 1024, `within the limit (${cache.keptBytes} bytes)`)
 })
 
 t.test('one answer larger than the cache keeps what fits and renders the rest as objects', async (t) => {
