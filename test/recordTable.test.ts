@@ -4,8 +4,7 @@
  * SHARD_COUNT of them from SHARDED_FROM records on) against a Map, with
  * eight hash seeds (removals shift entries back along different probe
  * paths with each), over random adds,
- * replacements, refused inserts of held ids, removals and room made for
- * records to come (`reserve`), made sharded early (from 64 records), then a
+ * replacements, refused inserts of held ids, and removals, made sharded early (from 64 records), then a
  * stretch of mostly removals (chunks more than half holes are compacted)
  * and adds again: after each step every id gives the model's record, the
  * size is the model's, and the records are the model's, once each, in the
@@ -34,8 +33,6 @@ for (let round = 0; round < HASH_SEEDS; round += 1) t.test(`a table equals a Map
     const removing = step >= 2_000 && step < 3_000
     const roll = removing ? 0.5 + random.next() / 2 : random.next()
     const ids = [...model.keys()]
-    // Now and then room is made for records to come (a snapshot's load), which may shard the table before it is full.
-    if (random.chance(0.01)) table.reserve(random.int(150))
     if (roll < 0.55 || ids.length === 0) {
       const one = rec(`${(nextId++).toString(36)}-${random.int(1_000_000)}`)
       if (random.chance(0.5)) {

@@ -50,11 +50,6 @@ export class Collection {
     return this.byId.get(id)
   }
 
-  /** Makes room in the primary index for `more` records about to load (RecordTable.reserve). */
-  reserve(more: number): void {
-    this.byId.reserve(more)
-  }
-
   /**
    * Inserts a record of a snapshot being loaded. It is in the primary map at
    * once; the secondary and range indexes get the loaded records in one go

@@ -22,8 +22,7 @@
  *
  * So the index is one IdShard while the table is small (up to SHARDED_FROM
  * records) and SHARD_COUNT of them from then on, each id in the one the top
- * bits of its hash pick. A load that knows how many records come sizes the
- * index for them first (`reserve`). Each grows on its own, at a 256th of the size, so
+ * bits of its hash pick. Each grows on its own, at a 256th of the size, so
  * the longest stall is a 256th too (a million records rehash about 4,000
  * entries at a time, from the stored hashes: no id is hashed again);
  * becoming sharded moves SHARDED_FROM entries once.
@@ -65,11 +64,6 @@ function hashOf(id: string, seed: number): number {
   hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b)
   hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35)
   return hash ^ (hash >>> 16)
-}
-
-/** The positions an IdShard needs to hold `size` entries at most half full (a power of two). */
-function capacityFor(size: number): number {
-  return 2 ** Math.ceil(Math.log2(Math.max(FIRST_CAPACITY, 2 * size)))
 }
 
 /** One open-addressing table of id hash → slot + 1 (see the top). Positions are `hash & mask` onwards. */
@@ -116,18 +110,9 @@ class IdShard {
   }
 
   private grow(): void {
-    this.resize(this.slots.length * 2)
-  }
-
-  /** Grows at once to hold `size` entries at most half full (a no-op when it does). */
-  reserve(size: number): void {
-    if (size * 2 > this.slots.length) this.resize(capacityFor(size))
-  }
-
-  private resize(capacity: number): void {
     const { hashes, slots } = this
-    this.hashes = new Int32Array(capacity)
-    this.slots = new Int32Array(capacity)
+    this.hashes = new Int32Array(slots.length * 2)
+    this.slots = new Int32Array(slots.length * 2)
     for (let position = 0; position < slots.length; position += 1) {
       if (slots[position] !== 0) this.place(hashes[position] as number, slots[position] as number)
     }
@@ -202,18 +187,6 @@ export class RecordTable {
     return before
   }
 
-  /**
-   * Makes room in the index for `more` records (a snapshot's, before they
-   * load), so that it does not grow on the way: a million records loaded
-   * into an index that grows rehash about twice as many entries on top.
-   */
-  reserve(more: number): void {
-    const expected = this.count + more
-    if (this.index.length === 1 && expected >= this.shardedFrom) this.shard(capacityFor(expected / SHARD_COUNT))
-    const perShard = Math.ceil(expected / this.index.length)
-    for (const shard of this.index) shard.reserve(perShard)
-  }
-
   /** Adds a record whose id should be new (loading a snapshot); false, and the table as it was, when the id is there. */
   insert(rec: Rec): boolean {
     const hash = hashOf(rec.id, this.seed)
@@ -278,9 +251,10 @@ export class RecordTable {
     this.holes[chunkNumber] = 0
   }
 
-  /** Splits the index into SHARD_COUNT shards of `capacity` positions: by default each a quarter full, so none grows at once. */
-  private shard(capacity = capacityFor((2 * this.count) / SHARD_COUNT)): void {
+  private shard(): void {
     const single = this.index[0] as IdShard
+    // Each shard starts a quarter full, so none grows at once.
+    const capacity = 2 ** Math.ceil(Math.log2(Math.max(FIRST_CAPACITY, (4 * this.count) / SHARD_COUNT)))
     this.index = Array.from({ length: SHARD_COUNT }, () => new IdShard(capacity))
     for (const [hash, slot] of single.entries()) this.shardOf(hash).add(hash, slot)
     let total = 0

@@ -63,7 +63,6 @@ function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (record
   let loaded = 0
   for (const [type, recs] of Object.entries(body.collections).sort(([, a], [, b]) => a.length - b.length)) {
     if (findResourceByType(type) === undefined) throw new RecoveryError(`snapshot holds unknown resource type ${type}`)
-    state.collection(type).reserve(recs.length)
     for (const rec of recs) {
       state.load(type, rec as Rec)
       loaded += 1
