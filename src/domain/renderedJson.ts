@@ -39,23 +39,23 @@
  * since the walk last passed it gets a second chance (its mark cleared,
  * it goes to the end), one not used is let go of. So a use only sets a
  * mark. Keeping the exact order of use instead took a Map delete and set
- * per row read: in-process, a list of 100 kept rows took 36 µs at first
- * and 67–107 µs after some 200,000 answers (27 % of it in that
- * bookkeeping), against 30–35 µs throughout with the clock. (Over HTTP,
- * where sending the 283 KB dominates, runs of 25 s showed no difference.) The walk
- * never lets go of a record used in the answer being written
- * (`startAnswer` opens an answer): emptying and refilling the cache
- * within one large answer would only churn memory, so past the limit
- * that answer's other records are rendered as objects, as without the
- * cache.
+ * per row read: in-process, a list of 100 kept rows took 35–37 µs in the
+ * first rounds of 200,000 answers and 67–107 µs later (27 % of it in that
+ * bookkeeping), against 30–49 µs, mostly 30–35, with the clock. Over
+ * HTTP, where sending the 283 KB dominates, runs of 25 s showed no
+ * difference. The walk never lets go of a record used in the answer
+ * being written (`startAnswer` opens an answer): emptying and refilling
+ * the cache within one large answer would only churn memory, so past the
+ * limit that answer's other records are rendered as objects, as without
+ * the cache.
  * Before, a full cache kept nothing more until the next change: on a
  * server that answered a few other pages first, the list scenario's rows
  * were never kept again, and it did 1,319 req/s instead of about 4,000.
  * Rows seen once are forgotten all together when ROWS_SEEN_MAX is reached.
  */
 import { jsonValueBytes } from '../json/bytes.js'
-import { assertionFailed } from './errors.js'
 import { JsonFragment } from '../json/fragment.js'
+import { assertionFailed } from './errors.js'
 import type { Rec } from './schema.js'
 
 /** The most text one tenant keeps. */
