@@ -4,7 +4,8 @@
  * as indexes built by one put per record: every lookup and every range
  * walk, over random time records (null references and null starts
  * included). Using the collection before finishLoad is refused; finishLoad
- * run as steps pauses after each index.
+ * run as steps pauses after each index, and within an index after each
+ * step of records.
  */
 import t from 'tap'
 import type { Rec } from '../src/domain/schema.js'
@@ -81,4 +82,29 @@ t.test('finishLoad as steps pauses after each index and leaves the collection in
   const indexed = TimeRecord.fields.filter((fieldDecl) => fieldDecl.indexed === true || fieldDecl.rangeIndexed === true).length
   t.equal(pauses, indexed, 'one pause per index')
   t.equal([...collection.lookup('user', 'u1')].length, records.filter((rec) => rec.user === 'u1').length)
+})
+
+t.test('finishLoad as steps adds at most a step of records to an index at a time, and indexes as one put each does', async (t) => {
+  const seed = fuzzSeed()
+  const records = randomRecords(new Random(seed), 1_000)
+  const stepped = new Collection(TimeRecord, 64)
+  const put = new Collection(TimeRecord)
+  for (const rec of records) {
+    stepped.load(rec)
+    put.put(rec)
+  }
+  let pauses = 0
+  const steps = stepped.finishLoadSteps()
+  for (let next = steps.next(); next.done !== true; next = steps.next()) pauses += 1
+  const indexed = TimeRecord.fields.filter((fieldDecl) => fieldDecl.indexed === true || fieldDecl.rangeIndexed === true).length
+  t.equal(pauses, indexed * Math.ceil(1_000 / 64), 'a pause after each 64 records of each index')
+  for (const field of ['user', 'project']) {
+    for (const value of ['u1', 'u2', 'u3', 'p1', 'p2', 'p3', 'p4', null]) {
+      t.same(ids(stepped.lookup(field, value)), ids(put.lookup(field, value)), `${field} = ${value} (seed ${seed})`)
+    }
+  }
+  const walkIds = (collection: Collection) => [...(collection.rangeIndexes.get('start')?.walk({ lowInclusive: true, highInclusive: true }, false) ?? [])].map((rec) => rec.id)
+  t.same(walkIds(stepped).sort(), walkIds(put).sort(), `the range index holds the same records (seed ${seed})`)
+  const inOrder = (collection: Collection) => [...(collection.orderedLookup('project', 'p1', 'start', true) ?? [])].map((rec) => rec.id)
+  t.same(inOrder(stepped), inOrder(put), 'a key read in order gives the same order')
 })

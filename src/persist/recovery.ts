@@ -10,10 +10,10 @@
  * The work is written once, as steps (steps.ts): it pauses after each
  * slice of the snapshot file read and decoded (snapshotFileSteps), every
  * SLICE_UNITS records loaded or entries replayed (about 10 ms of work), and
- * after each index built for the loaded records (Collection.finishLoadSteps;
- * the longest piece, a tenth of a second for a million time records), and
- * after each index built for the records the log's entries added, which
- * wait for it too (TenantState.applyEntry). It is
+ * after each slice of an index built for the loaded records
+ * (Collection.finishLoadSteps: INDEX_STEP_RECORDS records, about 10 ms),
+ * and likewise for the records the log's entries added, which wait for
+ * their indexes too (TenantState.applyEntry). It is
  * run two ways: `recoverTenant` runs it to the end at once (the CLI, tests),
  * and `recoverTenantInTurns` runs one slice per event-loop turn, so a
  * server activating or rebuilding a large tenant keeps serving the others
@@ -54,7 +54,7 @@ const REPORT_TOTALS = 'reportTotals'
 
 /**
  * Loads the smallest collections first; each collection is indexed once its records are in, and the report totals
- * the snapshot keeps are taken (or rebuilt when they do not fit: ReportAggregates.install). `onProgress` hears the
+ * the snapshot keeps are taken (or rebuilt when they do not fit: ReportAggregates.installSteps). `onProgress` hears the
  * records loaded so far, every PROGRESS_UNITS and at the end.
  */
 function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Steps<void> {
@@ -71,7 +71,7 @@ function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (record
     }
   }
   for (const collection of state.collections.values()) yield* collection.finishLoadSteps()
-  if (storedTotals !== undefined) state.reports.install(storedTotals)
+  if (storedTotals !== undefined) yield* state.reports.installSteps(storedTotals)
   onProgress?.(loaded)
 }
 
