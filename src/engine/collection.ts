@@ -86,21 +86,17 @@ export class Collection {
   *finishLoadSteps(): Steps<void> {
     const loading = this.loading
     if (loading.length === 0) return
-    const step = this.indexStepRecords
-    for (const [name, index] of this.indexes) {
-      const keyOf = (rec: Rec) => rec[name] ?? null
-      for (let from = 0; from < loading.length; from += step) {
-        index.addAll(loading.slice(from, from + step), keyOf)
-        yield
-      }
-    }
-    for (const buckets of this.rangeIndexes.values()) {
-      for (let from = 0; from < loading.length; from += step) {
-        buckets.addAll(loading.slice(from, from + step))
-        yield
-      }
-    }
+    for (const [name, index] of this.indexes) yield* this.inSteps(loading, (recs) => index.addAll(recs, (rec) => rec[name] ?? null))
+    for (const buckets of this.rangeIndexes.values()) yield* this.inSteps(loading, (recs) => buckets.addAll(recs))
     this.loading = []
+  }
+
+  /** `add` over `recs`, indexStepRecords at a time, pausing after each. */
+  private *inSteps(recs: readonly Rec[], add: (recs: Rec[]) => void): Steps<void> {
+    for (let from = 0; from < recs.length; from += this.indexStepRecords) {
+      add(recs.slice(from, from + this.indexStepRecords))
+      yield
+    }
   }
 
   private assertIndexed(use: string): void {

@@ -142,7 +142,7 @@ export class ReportAggregates implements StateObserver {
    */
   *installSteps(parts: unknown): Steps<boolean> {
     const heldRecords = this.heldRecords
-    if (heldRecords === null) assertionFailed('install without expectStored')
+    if (heldRecords === null) assertionFailed('installSteps without expectStored')
     this.heldRecords = null
     this.clearTotals()
     if (yield* this.readStoredSteps(parts, heldRecords)) {
