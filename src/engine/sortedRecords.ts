@@ -25,6 +25,7 @@ import { assertionFailed } from '../domain/errors.js'
 import type { Rec } from '../domain/schema.js'
 import type { RecordSet } from './postingIndex.js'
 import { AddedRecords } from './addedRecords.js'
+import { SlotWalk } from './recordTable.js'
 
 /** The most records a chunk holds; one more splits it in two. */
 export const CHUNK_MAX_RECORDS = 512
@@ -186,27 +187,12 @@ export class SortedRecords implements RecordSet {
     return descending ? this.descending() : this.ascending()
   }
 
-  private *ascending(): IterableIterator<Rec> {
-    for (const chunk of this.chunks) yield* chunk
+  private ascending(): IterableIterator<Rec> {
+    return new SlotWalk(this.chunks)
   }
 
-  private *descending(): IterableIterator<Rec> {
-    let tied: Rec[] = []
-    let tiedDate = Number.NaN
-    for (let chunk = this.chunks.length - 1; chunk >= 0; chunk -= 1) {
-      const held = this.chunks[chunk] as Rec[]
-      for (let at = held.length - 1; at >= 0; at -= 1) {
-        const rec = held[at] as Rec
-        const date = sortValue(rec, this.field)
-        if (tied.length > 0 && tiedDate !== date) {
-          for (let back = tied.length - 1; back >= 0; back -= 1) yield tied[back] as Rec
-          tied = []
-        }
-        tiedDate = date
-        tied.push(rec)
-      }
-    }
-    for (let back = tied.length - 1; back >= 0; back -= 1) yield tied[back] as Rec
+  private descending(): IterableIterator<Rec> {
+    return new DescendingWalk(this.chunks, this.field)
   }
 
   /** Where `rec` is or would go: the first chunk whose last record is not before it (the last chunk if none), and the first place in it not before it. */
@@ -236,5 +222,76 @@ export class SortedRecords implements RecordSet {
     const found = this.place(rec)
     if ((this.chunks[found.chunk] as Rec[])[found.at] !== rec) assertionFailed(`SortedRecords.${use}: ${rec.id} is not held in its place as this version`)
     return found
+  }
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined }
+
+/**
+ * The records of sorted chunks from last to first, except that a run of
+ * records with the same date comes in its own (id ascending) order. An
+ * iterator object rather than a generator, as SlotWalk (recordTable.ts):
+ * the generator took 10 % of a list page's CPU in-process, about 125 ns
+ * a record. A record whose predecessor has another date is given at once;
+ * a run of equal dates is gathered backwards into `run` and given from
+ * its end.
+ */
+class DescendingWalk implements IterableIterator<Rec> {
+  /** Where the walk is: the chunk, and the position in it of the next record back (-1: the chunk is done). */
+  private chunk: number
+  private at: number
+  /** A run of equal dates, last record first; its first `runLeft` entries are still to give, from the end. */
+  private readonly run: Rec[] = []
+  private runLeft = 0
+
+  constructor(
+    private readonly chunks: readonly Rec[][],
+    private readonly field: string,
+  ) {
+    this.chunk = chunks.length - 1
+    this.at = (chunks[this.chunk]?.length ?? 0) - 1
+  }
+
+  [Symbol.iterator](): IterableIterator<Rec> {
+    return this
+  }
+
+  next(): IteratorResult<Rec> {
+    if (this.runLeft > 0) {
+      this.runLeft -= 1
+      return { done: false, value: this.run[this.runLeft] as Rec }
+    }
+    const rec = this.take()
+    if (rec === undefined) return DONE
+    const date = sortValue(rec, this.field)
+    let before = this.peek()
+    if (before === undefined || sortValue(before, this.field) !== date) return { done: false, value: rec }
+    this.run.length = 0
+    this.run.push(rec)
+    while (before !== undefined && sortValue(before, this.field) === date) {
+      this.run.push(this.take() as Rec)
+      before = this.peek()
+    }
+    this.runLeft = this.run.length - 1
+    return { done: false, value: this.run[this.runLeft] as Rec }
+  }
+
+  /** The next record back, without moving; undefined before the first. */
+  private peek(): Rec | undefined {
+    if (this.at < 0) this.toChunkBefore()
+    return this.chunk < 0 ? undefined : (this.chunks[this.chunk] as Rec[])[this.at]
+  }
+
+  /** The next record back, moving past it; undefined before the first. */
+  private take(): Rec | undefined {
+    const rec = this.peek()
+    if (rec !== undefined) this.at -= 1
+    return rec
+  }
+
+  /** Moves to the last record of the chunk before (chunks are never empty). */
+  private toChunkBefore(): void {
+    this.chunk -= 1
+    this.at = this.chunk < 0 ? 0 : (this.chunks[this.chunk] as Rec[]).length - 1
   }
 }
