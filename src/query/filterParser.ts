@@ -22,6 +22,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as ohm from 'ohm-js'
 import type { BinaryOp, FilterFunctionName, FilterNode, LiteralNode } from './filterAst.js'
+import { ownCopy } from '../engine/textPool.js'
 
 export const MAX_FILTER_LENGTH = 4096
 export const MAX_FILTER_DEPTH = 64
@@ -162,8 +163,9 @@ const semantics = grammar.createSemantics().addOperation<FilterNode>('ast(depth)
   datetime(_open, ts, _close) {
     return literal(this, { type: 'datetime', value: timestampValue(ts.sourceString, this.source.startIdx) })
   },
+  // A string of its own, not a view into the filter text: records are compared with it (engine/textPool.ts, ownCopy).
   string(_open, _chars, _close) {
-    return literal(this, { type: 'string', value: this.sourceString.slice(1, -1).replaceAll("''", "'") })
+    return literal(this, { type: 'string', value: ownCopy(this.sourceString.slice(1, -1).replaceAll("''", "'")) })
   },
   number(_sign, _int, _dot, _frac) {
     return literal(this, { type: 'number', value: Number(this.sourceString) })
