@@ -34,6 +34,8 @@ export class Collection {
   private loading: Rec[] = []
   /** Reference fields and the type each refers to. */
   readonly references: readonly (readonly [string, string])[]
+  /** Stored text fields, the id among them. */
+  readonly texts: readonly string[]
 
   /** `indexStepRecords` other than the default is for tests (many steps from few records). */
   constructor(
@@ -41,6 +43,7 @@ export class Collection {
     private readonly indexStepRecords = INDEX_STEP_RECORDS,
   ) {
     this.references = decl.fields.filter((fieldDecl) => fieldDecl.ref !== undefined).map((fieldDecl) => [fieldDecl.name, fieldDecl.ref as string] as const)
+    this.texts = decl.fields.filter((fieldDecl) => fieldDecl.type === 'String' && !fieldDecl.computed).map((fieldDecl) => fieldDecl.name)
     const indexOrder = decl.indexOrder
     const newSet = (): AddedRecords | SortedRecords => (indexOrder === null ? new AddedRecords() : new SortedRecords(indexOrder))
     for (const fieldDecl of decl.fields) {

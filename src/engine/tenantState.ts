@@ -13,6 +13,7 @@ import { AppendCounters } from './appendCounters.js'
 import { Collection } from './collection.js'
 import { LiveSums } from './liveSums.js'
 import { PersonalProjects } from './personalProjects.js'
+import { ownCopy } from './textPool.js'
 import { ReportAggregates } from './reportTotals.js'
 import type { LoggedEntry, Op } from './logEntry.js'
 
@@ -68,6 +69,21 @@ export class TenantState implements DisplayContext {
   }
 
   /**
+   * A record read from the log gets a copy of its own of each text, its
+   * id among them: msgpackr reads the texts of an entry as views into one
+   * longer string (the entry's field list included), and a view keeps that
+   * string in memory (256 bytes more for a replayed time record than for
+   * one loaded from a snapshot) and compares slowly (textPool.ts).
+   * References need none: they become the referenced record's own id.
+   */
+  private ownTexts(collection: Collection, rec: Rec): void {
+    for (const name of collection.texts) {
+      const value = rec[name]
+      if (typeof value === 'string') rec[name] = ownCopy(value)
+    }
+  }
+
+  /**
    * Loads a record from a snapshot (observers see it as an insert). Its
    * repeated texts, references included, come shared already: the snapshot
    * reader shares them across the file (snapshotFile.ts), once per distinct
@@ -110,7 +126,8 @@ export class TenantState implements DisplayContext {
   /**
    * Replays one entry of the log (recovery.ts): the state moves to `seq`.
    * Its records are first put in their declaration's shape
-   * (recordFromFields, or for format 1 inRecordShape).
+   * (recordFromFields, or for format 1 inRecordShape), with texts of their
+   * own (ownTexts).
    *
    * A record new to its collection goes in as a snapshot's records do
    * (Collection.loadNew): into the primary index at once, into the
@@ -126,6 +143,7 @@ export class TenantState implements DisplayContext {
       const collection = this.collection(op.type)
       if (op.op !== 'del') {
         const rec = op.op === 'putFields' ? recordFromFields(collection.decl, op.names, op.values) : inRecordShape(collection.decl, op.rec)
+        this.ownTexts(collection, rec)
         this.internReferences(op.type, rec)
         if (collection.loadNew(rec)) this.notify(op.type, undefined, rec)
         else {
