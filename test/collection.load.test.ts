@@ -5,7 +5,8 @@
  * walk, over random time records (null references and null starts
  * included). Using the collection before finishLoad is refused; finishLoad
  * run as steps pauses after each index, and within an index after each
- * step of records.
+ * step of records. Trimming the indexes after a load (trimSteps) pauses
+ * after each index and changes no answer, nor any write after it.
  */
 import t from 'tap'
 import type { Rec } from '../src/domain/schema.js'
@@ -107,4 +108,42 @@ t.test('finishLoad as steps adds at most a step of records to an index at a time
   t.same(walkIds(stepped).sort(), walkIds(put).sort(), `the range index holds the same records (seed ${seed})`)
   const inOrder = (collection: Collection) => [...(collection.orderedLookup('project', 'p1', 'start', true) ?? [])].map((rec) => rec.id)
   t.same(inOrder(stepped), inOrder(put), 'a key read in order gives the same order')
+})
+
+t.test('trimSteps pauses after each index and leaves every index answering as before, also for writes after it', async (t) => {
+  const seed = fuzzSeed()
+  const random = new Random(seed)
+  const records = randomRecords(random, 1_000)
+  const trimmed = new Collection(TimeRecord, 64)
+  const put = new Collection(TimeRecord)
+  for (const rec of records.slice(0, 900)) {
+    trimmed.load(rec)
+    put.put(rec)
+  }
+  trimmed.finishLoad()
+  let pauses = 0
+  const steps = trimmed.trimSteps()
+  for (let next = steps.next(); next.done !== true; next = steps.next()) pauses += 1
+  const indexed = TimeRecord.fields.filter((fieldDecl) => fieldDecl.indexed === true || fieldDecl.rangeIndexed === true).length
+  t.equal(pauses, indexed, 'a pause after each index')
+  for (const rec of records.slice(900)) {
+    trimmed.put(rec)
+    put.put(rec)
+  }
+  for (const rec of records.slice(0, 50)) {
+    const changed = { ...rec, project: random.pick(['p1', 'p2', null]), version: 2 }
+    trimmed.put(changed)
+    put.put(changed)
+  }
+  for (const rec of records.slice(50, 80)) {
+    trimmed.remove(rec.id)
+    put.remove(rec.id)
+  }
+  for (const field of ['user', 'project']) {
+    for (const value of ['u1', 'u2', 'u3', 'p1', 'p2', 'p3', 'p4', null]) {
+      t.same(ids(trimmed.lookup(field, value)), ids(put.lookup(field, value)), `${field} = ${value} (seed ${seed})`)
+    }
+  }
+  const walkIds = (collection: Collection) => [...(collection.rangeIndexes.get('start')?.walk({ lowInclusive: true, highInclusive: true }, false) ?? [])].map((rec) => rec.id)
+  t.same(walkIds(trimmed).sort(), walkIds(put).sort(), `the range index holds the same records (seed ${seed})`)
 })

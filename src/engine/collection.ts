@@ -94,6 +94,20 @@ export class Collection {
     this.loading = []
   }
 
+  /**
+   * After a snapshot's records are indexed (finishLoadSteps), gives back the
+   * room the indexes' arrays took beyond their records while they grew (an
+   * array grown by pushes keeps up to half its length free): 10 bytes of
+   * heap a time record, on a million. An index a step. Not after a replay:
+   * a log of changes would copy a key's records at each finishLoad.
+   */
+  *trimSteps(): Steps<void> {
+    for (const index of [...this.indexes.values(), ...this.rangeIndexes.values()]) {
+      index.trim()
+      yield
+    }
+  }
+
   /** `add` over `recs`, indexStepRecords at a time, pausing after each. */
   private *inSteps(recs: readonly Rec[], add: (recs: Rec[]) => void): Steps<void> {
     for (let from = 0; from < recs.length; from += this.indexStepRecords) {

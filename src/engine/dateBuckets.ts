@@ -43,6 +43,11 @@ export class DateBuckets {
     this.buckets.addAll(recs, (rec) => dayOf(rec[this.field]), (day) => this.days.splice(this.insertionPoint(day), 0, day))
   }
 
+  /** Trims the days' record sets (RecordSet.trim). */
+  trim(): void {
+    this.buckets.trim()
+  }
+
   add(rec: Rec): void {
     const day = dayOf(rec[this.field])
     if (day === null) this.nulls.set(rec)

@@ -31,6 +31,8 @@ export interface RecordSet {
   remove(rec: Rec): void
   replace(before: Rec, after: Rec): void
   values(): Iterable<Rec>
+  /** Gives back the room its array keeps beyond its records (Collection.trimSteps). */
+  trim(): void
 }
 
 export class PostingIndex<K, S extends RecordSet> {
@@ -80,6 +82,11 @@ export class PostingIndex<K, S extends RecordSet> {
     const set = this.byKey.get(key)
     if (set === undefined) assertionFailed(`replace: the index has no records for ${String(key)}`)
     set.replace(before, after)
+  }
+
+  /** Trims every key's record set (RecordSet.trim). */
+  trim(): void {
+    for (const set of this.byKey.values()) set.trim()
   }
 
   /** Adds every record with a non-null key (records not in the index yet); `onNewKey` hears each key that was not there. */

@@ -165,6 +165,11 @@ export class SortedRecords implements RecordSet {
     }
   }
 
+  /** Records kept as added are trimmed (RecordSet.trim); chunks in order stay as they are. */
+  trim(): void {
+    this.added?.trim()
+  }
+
   /** Every record, in no promised order. */
   values(): Iterable<Rec> {
     return this.added === null ? this.ascending() : this.added.values()

@@ -11,9 +11,10 @@
  * slice of the snapshot file read and decoded (snapshotFileSteps), every
  * SLICE_UNITS records loaded or entries replayed (about 10 ms of work), and
  * after each slice of an index built for the loaded records
- * (Collection.finishLoadSteps: INDEX_STEP_RECORDS records, about 10 ms),
- * and likewise for the records the log's entries added, which wait for
- * their indexes too (TenantState.applyEntry). It is
+ * (Collection.finishLoadSteps: INDEX_STEP_RECORDS records, about 10 ms)
+ * and after each index of the snapshot's records is trimmed
+ * (Collection.trimSteps), and likewise for the records the log's entries
+ * added, which wait for their indexes too (TenantState.applyEntry). It is
  * run two ways: `recoverTenant` runs it to the end at once (the CLI, tests),
  * and `recoverTenantInTurns` runs one slice per event-loop turn, so a
  * server activating or rebuilding a large tenant keeps serving the others
@@ -70,7 +71,10 @@ function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (record
       if (loaded % SLICE_UNITS === 0) yield
     }
   }
-  for (const collection of state.collections.values()) yield* collection.finishLoadSteps()
+  for (const collection of state.collections.values()) {
+    yield* collection.finishLoadSteps()
+    yield* collection.trimSteps()
+  }
   if (storedTotals !== undefined) yield* state.reports.installSteps(storedTotals)
   onProgress?.(loaded)
 }
