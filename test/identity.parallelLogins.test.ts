@@ -5,6 +5,10 @@
  * e-mails), exactly the allowed 10 are checked (401) and the rest get 429
  * TL01-9010 with Retry-After. A right password gives its slot back; the
  * failures before it still count. After the block a right login works.
+ * Right passwords sent at once, more of them than failures are allowed,
+ * all log in: an attempt that finds the limit full of attempts still being
+ * checked waits for them instead of being refused; and wrong ones mixed in
+ * are still checked no more than the limit allows.
  */
 import t from 'tap'
 import { startInProcess, tempDataDir } from './helpers/server.js'
@@ -71,5 +75,27 @@ t.test('a right password gives its slot back; failures before it still count', a
   const blocked = await loginAnswer(port, '127.0.3.1', 'siege', 'owner@siege.test', 'right-password')
   t.equal(blocked.status, 429, 'and then the e-mail is blocked: the right login in between did not wipe the failures')
   t.equal(blocked.code, 'TL01-9010')
+  await sleep(blocked.retryAfter * 1000 + 100)
+})
+
+t.test('more right logins at once than failures are allowed, from one address for one e-mail, all log in', async (t) => {
+  const answers = await Promise.all(Array.from({ length: 3 * ALLOWED }, () => loginAnswer(port, '127.0.4.1', 'siege', 'owner@siege.test', 'right-password')))
+  t.same(
+    answers.map((answer) => answer.status),
+    Array.from({ length: 3 * ALLOWED }, () => 200),
+    'no right login is refused for the failures that right logins in flight might have been',
+  )
+})
+
+t.test('right and wrong logins at once: at most the allowed failures are checked, right ones wait for room', async (t) => {
+  const wrong = Array.from({ length: 2 * ALLOWED }, (_, index) => loginAnswer(port, '127.0.5.1', 'siege', 'owner@siege.test', `wrong-${index}`))
+  const right = Array.from({ length: ALLOWED }, () => loginAnswer(port, '127.0.5.1', 'siege', 'owner@siege.test', 'right-password'))
+  const wrongAnswers = await Promise.all(wrong)
+  const rightAnswers = await Promise.all(right)
+  t.equal(tally(wrongAnswers).wrong, ALLOWED, 'exactly the allowed wrong passwords were checked')
+  t.equal(tally(wrongAnswers).limited, ALLOWED, 'the other wrong ones were refused')
+  t.equal(tally([...wrongAnswers, ...rightAnswers]).other, rightAnswers.filter((answer) => answer.status === 200).length, 'every answer is a 401, a 429 or a login')
+  const blocked = await loginAnswer(port, '127.0.5.1', 'siege', 'owner@siege.test', 'right-password')
+  t.equal(blocked.status, 429, 'the failures block the e-mail afterwards')
   await sleep(blocked.retryAfter * 1000 + 100)
 })

@@ -18,12 +18,16 @@
  *     attempt takes its slot before its password is checked (in the same
  *     event-loop turn as the limit check, so parallel guesses cannot all
  *     pass the check first) and gives it back once the password proved
- *     right: what stays counted are the failures.
+ *     right: what stays counted are the failures. An attempt that finds a
+ *     key full while attempts of it are being checked waits (at most
+ *     LOGIN_WAIT_MAX_MS) for one of them to end instead of being refused:
+ *     right passwords in flight are no failures (attemptsInFlight.ts).
  * A limit of 0 turns its policy off.
  * Every 429 carries `Retry-After` in whole seconds.
  */
 import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
+import { AttemptsInFlight } from './attemptsInFlight.js'
 import type { Call } from './call.js'
 
 export const MAX_TRACKED_KEYS = 100_000
@@ -116,6 +120,8 @@ export interface AbuseLimits {
   readonly requests: WindowCounter
   readonly failedLoginsByName: WindowCounter
   readonly failedLoginsByAddress: WindowCounter
+  /** Login attempts being checked, per key of either login limit (the keys do not overlap: a name key holds a NUL). */
+  readonly loginsInFlight: AttemptsInFlight
 }
 
 export function abuseLimits(config: Config): AbuseLimits {
@@ -124,6 +130,7 @@ export function abuseLimits(config: Config): AbuseLimits {
     requests: new WindowCounter(config.rateLimitRequests, config.rateLimitWindowMs),
     failedLoginsByName: failures(),
     failedLoginsByAddress: failures(),
+    loginsInFlight: new AttemptsInFlight(),
   }
 }
 
@@ -144,35 +151,60 @@ function loginKeys(call: Call, name: string): { byName: string; byAddress: strin
   return { byName: `${call.tenantName ?? ''}\u0000${name}`, byAddress: call.request.remoteAddress() }
 }
 
-/** A login attempt that holds its slot in both login limits until `succeeded` gives it back. */
+/** A login attempt that holds its slot in both login limits until it is settled. */
 export interface LoginAttempt {
-  succeeded(): void
+  /** The password was checked: a right one gives the slot back, a wrong one leaves it counted. Once; later calls do nothing. */
+  settle(succeeded: boolean): void
 }
 
-const UNLIMITED_ATTEMPT: LoginAttempt = { succeeded() {} }
+const UNLIMITED_ATTEMPT: LoginAttempt = { settle() {} }
+
+/** The longest a login attempt waits for attempts in flight to make room (a few scrypt checks under load). */
+export const LOGIN_WAIT_MAX_MS = 10_000
 
 /**
  * Counts a login attempt for its name and client address before the
- * password is checked; 429 while either is blocked. The caller reports a
- * right password with `succeeded()`; every other outcome stays a failure.
+ * password is checked; 429 while either is blocked by failures. While a
+ * key is full with attempts still being checked, waits for them (see the
+ * top). The caller settles the attempt once the password is checked,
+ * whatever the outcome.
  */
-export function reserveLoginAttempt(call: Call, name: string): LoginAttempt {
+export async function reserveLoginAttempt(call: Call, name: string): Promise<LoginAttempt> {
   const { config, limits } = call.services
   if (config.loginFailuresAllowed === 0) return UNLIMITED_ATTEMPT
-  const keys = loginKeys(call, name)
+  const { byName, byAddress } = loginKeys(call, name)
+  const limited: [WindowCounter, string][] = [
+    [limits.failedLoginsByName, byName],
+    [limits.failedLoginsByAddress, byAddress],
+  ]
+  const inFlight = limits.loginsInFlight
+  const giveUpAt = Date.now() + LOGIN_WAIT_MAX_MS
+  for (;;) {
+    const now = Date.now()
+    const full = limited.filter(([counter, key]) => counter.waitMs(key, now) > 0)
+    if (full.length === 0) break
+    const wait = Math.max(...full.map(([counter, key]) => counter.waitMs(key, now)))
+    if (full.some(([, key]) => inFlight.count(key) === 0)) throw tooManyRequests(wait, 'too many failed logins')
+    const [, key] = full[0] as [WindowCounter, string]
+    if (now >= giveUpAt || !inFlight.canWait(key)) throw tooManyRequests(wait, 'too many logins at once')
+    await inFlight.nextEnd(key, giveUpAt - now)
+  }
+  // The check above and these hits run in one event-loop turn: no other attempt can take the room meanwhile.
   const countedAt = Date.now()
-  const wait = Math.max(limits.failedLoginsByName.waitMs(keys.byName, countedAt), limits.failedLoginsByAddress.waitMs(keys.byAddress, countedAt))
-  if (wait > 0) throw tooManyRequests(wait, 'too many failed logins')
-  limits.failedLoginsByName.hit(keys.byName, countedAt)
-  limits.failedLoginsByAddress.hit(keys.byAddress, countedAt)
-  let released = false
+  for (const [counter, key] of limited) {
+    counter.hit(key, countedAt)
+    inFlight.begin(key)
+  }
+  let settled = false
   return {
-    succeeded() {
-      if (released) return
-      released = true
+    settle(succeeded) {
+      if (settled) return
+      settled = true
       const now = Date.now()
-      limits.failedLoginsByName.release(keys.byName, countedAt, now)
-      limits.failedLoginsByAddress.release(keys.byAddress, countedAt, now)
+      for (const [counter, key] of limited) {
+        if (succeeded) counter.release(key, countedAt, now)
+        inFlight.end(key)
+      }
     },
   }
 }

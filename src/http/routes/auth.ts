@@ -86,12 +86,17 @@ export async function login(call: Call): Promise<ApiResponse> {
   const credentials = basicCredentials(call)
   const { config } = call.services
   const email = credentials.user.trim().toLowerCase()
-  const attempt = reserveLoginAttempt(call, email)
-  const candidate = await tenant.read((state) => findCandidate(state, credentials, email))
-  const bySecretKey = candidate !== undefined && candidate.keyId !== null
-  const verified = bySecretKey || (await verifyPassword(credentials.password, candidate?.user.password as string | undefined, config.scryptCost))
+  const attempt = await reserveLoginAttempt(call, email)
+  let candidate: Candidate | undefined
+  let verified = false
+  try {
+    candidate = await tenant.read((state) => findCandidate(state, credentials, email))
+    const bySecretKey = candidate !== undefined && candidate.keyId !== null
+    verified = bySecretKey || (await verifyPassword(credentials.password, candidate?.user.password as string | undefined, config.scryptCost))
+  } finally {
+    attempt.settle(candidate !== undefined && verified)
+  }
   if (candidate === undefined || !verified) throw new ApiError('TL01-1001', 'wrong credentials')
-  attempt.succeeded()
   const issued = await tenant.write((tx) => {
     const user = verifiedUser(tx.state, candidate)
     checkCanSignIn(tx.state, user)
