@@ -102,6 +102,7 @@ export class Collection {
    * a log of changes would copy a key's records at each finishLoad.
    */
   *trimSteps(): Steps<void> {
+    if (this.byId.size === 0) return
     for (const index of [...this.indexes.values(), ...this.rangeIndexes.values()]) {
       index.trim()
       yield
