@@ -181,11 +181,11 @@ export async function reserveLoginAttempt(call: Call, name: string): Promise<Log
   const giveUpAt = Date.now() + LOGIN_WAIT_MAX_MS
   for (;;) {
     const now = Date.now()
-    const full = limited.filter(([counter, key]) => counter.waitMs(key, now) > 0)
+    const full = limited.map(([counter, key]) => ({ key, waitMs: counter.waitMs(key, now) })).filter((limit) => limit.waitMs > 0)
     if (full.length === 0) break
-    const wait = Math.max(...full.map(([counter, key]) => counter.waitMs(key, now)))
-    if (full.some(([, key]) => inFlight.count(key) === 0)) throw tooManyRequests(wait, 'too many failed logins')
-    const [, key] = full[0] as [WindowCounter, string]
+    const wait = Math.max(...full.map((limit) => limit.waitMs))
+    if (full.some((limit) => inFlight.count(limit.key) === 0)) throw tooManyRequests(wait, 'too many failed logins')
+    const { key } = full[0] as { key: string }
     if (now >= giveUpAt || !inFlight.canWait(key)) throw tooManyRequests(wait, 'too many logins at once')
     await inFlight.nextEnd(key, giveUpAt - now)
   }
