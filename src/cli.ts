@@ -214,7 +214,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(help())
     return name === undefined ? 1 : 0
   }
-  const command = COMMANDS[name]
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (command === undefined) {
     console.error(`unknown command '${name}'\n\n${help()}`)
     return 1

@@ -56,6 +56,8 @@ function signedIn(call: Call, next: () => MaybePromise<ApiResponse>): MaybePromi
 
 /** A 5xx names the request id in its description, so a report of it can be found in the logs. */
 function withRequestId(error: ApiError, requestId: string): ApiError {
+  // A batch's item and the batch share the request id: an item's 5xx that fails the batch names it once.
+  if (error.description?.includes(`request id ${requestId}`) === true) return error
   const description = error.description === null ? `request id ${requestId}` : `${error.description} (request id ${requestId})`
   return new ApiError(error.code, error.message, description, error.constraintViolations, error.headers)
 }

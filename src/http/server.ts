@@ -31,9 +31,9 @@ import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
 import type { Services } from './call.js'
 import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
-import { errorResponse, internalError, type ApiResponse, type RequestHead } from './response.js'
+import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead } from './response.js'
 import { route, type RouteTrace } from './router.js'
-import { loadNativeUws, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.js'
+import { loadNativeUws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.js'
 
 const OVERRIDABLE = new Set(['PUT', 'DELETE'])
 
@@ -81,8 +81,19 @@ function record(observers: FrontEndObservers, exchange: Exchange, status: number
   })
 }
 
+/** An answer as the router must give it; anything else (a bug) is answered as a 500 instead of reaching uWS. */
+function isApiResponse(response: unknown): response is ApiResponse {
+  if (typeof response !== 'object' || response === null) return false
+  const { status, headers, body } = response as Partial<ApiResponse>
+  return Number.isInteger(status) && typeof headers === 'object' && headers !== null && (typeof body === 'string' || Buffer.isBuffer(body))
+}
+
 function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObservers, response: ApiResponse, close = false): void {
   if (exchange.recorded) return
+  if (!isApiResponse(response)) {
+    console.error(`request ${exchange.requestId}: the router gave no answer but`, response)
+    response = plainErrorResponse(internalError(exchange.requestId))
+  }
   if (exchange.aborted) {
     record(observers, exchange, CLIENT_CLOSED, '')
     giveBack(response.body)
@@ -129,11 +140,24 @@ export function startHttpServer(services: Services, port: number, host: string, 
   const app: TemplatedApp = uws.App()
   const { config } = services
   app.any('/*', (res, req) => {
-    const rawMethod = req.getMethod().toUpperCase()
-    const state = new Exchange(observers.requestIds.next(), rawMethod)
+    const state = new Exchange(observers.requestIds.next(), req.getMethod().toUpperCase())
     res.onAborted(() => {
       state.aborted = true
     })
+    // No exception may leave a uWS handler (it would end the process for every tenant): a bug answers 500.
+    try {
+      serve(res, req, state)
+    } catch (error) {
+      console.error(`request ${state.requestId}: unexpected failure in the HTTP handler:`, error)
+      try {
+        send(res, state, observers, plainErrorResponse(internalError(state.requestId)))
+      } catch (sendError) {
+        console.error(`request ${state.requestId}: its 500 could not be written:`, sendError)
+      }
+    }
+  })
+  const serve = (res: HttpResponse, req: HttpRequest, state: Exchange) => {
+    const rawMethod = state.method
     const url = req.getUrl()
     const queryString = req.getQuery() ?? ''
     const headers = new Map<string, string>()
@@ -184,13 +208,13 @@ export function startHttpServer(services: Services, port: number, host: string, 
         send(res, state, observers, answer)
         return
       }
-      answer.then(
-        (response) => send(res, state, observers, response),
-        (error: unknown) => {
+      answer
+        .then((response) => send(res, state, observers, response))
+        .catch((error: unknown) => {
           console.error(`request ${state.requestId}: unexpected failure outside the router:`, error)
           refuse(head, internalError(state.requestId))
-        },
-      )
+        })
+        .catch((error: unknown) => console.error(`request ${state.requestId}: its 500 could not be written:`, error))
     }
 
     const declaredLength = Number(headers.get('content-length') ?? '0')
@@ -214,9 +238,15 @@ export function startHttpServer(services: Services, port: number, host: string, 
         return
       }
       chunks.push(Buffer.from(new Uint8Array(chunk).slice()))
-      if (isLast) dispatch(Buffer.concat(chunks))
+      if (!isLast) return
+      try {
+        dispatch(Buffer.concat(chunks))
+      } catch (error) {
+        console.error(`request ${state.requestId}: unexpected failure in the HTTP handler:`, error)
+        refuse(head, internalError(state.requestId))
+      }
     })
-  })
+  }
 
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket: us_listen_socket | false) => {

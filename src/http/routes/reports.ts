@@ -208,7 +208,7 @@ function totalsByGroup(input: ReportInput): [string, TotalsOut][] {
   return entries
 }
 
-const REPORTS: Record<string, (call: Call) => Promise<ApiResponse>> = {
+const REPORT_HANDLERS: Record<string, (call: Call) => Promise<ApiResponse>> = {
   /** {key: totals}, `*` when ungrouped. */
   async readtotals(call) {
     const input = await reportInput(call, true)
@@ -246,8 +246,11 @@ const REPORTS: Record<string, (call: Call) => Promise<ApiResponse>> = {
   },
 }
 
+/** The reports by name: a Map, so a name from the path finds only a report (never `constructor` or another inherited name). */
+const REPORTS = new Map(Object.entries(REPORT_HANDLERS))
+
 export async function report(call: Call, params: Record<string, string>): Promise<ApiResponse> {
-  const handler = REPORTS[params.name ?? '']
-  if (handler === undefined) throw new ApiError('TL01-9003', `no report '${params.name}'; reports: ${Object.keys(REPORTS).join(', ')}`)
+  const handler = REPORTS.get(params.name ?? '')
+  if (handler === undefined) throw new ApiError('TL01-9003', `no report '${params.name}'; reports: ${[...REPORTS.keys()].join(', ')}`)
   return handler(call)
 }
