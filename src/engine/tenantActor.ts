@@ -221,9 +221,15 @@ export class TenantActor {
       this.refuseFull()
     }
     const seq = this.state.seq + 1
-    this.state.seq = seq
     const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: tx.now, ops: tx.ops }
-    indexGlobals(this.store, this.tenant, tx)
+    try {
+      indexGlobals(this.store, this.tenant, tx)
+    } catch (error) {
+      // Nothing went to the log: memory goes back to what the log holds.
+      tx.rollback()
+      throw error
+    }
+    this.state.seq = seq
     const flush = this.store.append(this.tenant, seq, entry).then(
       (bytes) => {
         if (this.failedFromSeq !== null && seq >= this.failedFromSeq) throw unavailable()

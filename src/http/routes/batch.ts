@@ -12,6 +12,11 @@
  * logged as ONE entry — one group commit for the whole batch, and a crash
  * can never keep half of a transaction group — and the answers leave once
  * that entry is on disk.
+ *
+ * An item's own 4xx is its answer; anything else that fails (an item that
+ * answers 5xx, an exception on the way) fails the batch whole: the shared
+ * transaction is rolled back before the error leaves, so no read ever
+ * shows an earlier item's write that was never logged (design §2.3).
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
 import { isPlainObject } from '../../domain/input.js'
@@ -169,34 +174,49 @@ export async function runBatch(call: Call): Promise<ApiResponse> {
       }
       const savepoint = tx.savepoint()
       const response = await route(call.services, request, access)
+      // A 5xx is no answer of the item's own: it fails the batch (and rolls all of it back, below).
+      if (response.error !== undefined && response.error.status >= 500) throw response.error
       if (response.error !== undefined) tx.rollbackTo(savepoint)
       return response
     }
-    for (const [index, item] of items.entries()) {
-      if (answers.has(index)) continue
-      if (item.transaction === undefined) {
-        answers.set(index, answerOf(item.id, await runItem(index)))
-        continue
-      }
-      const members = [...items.keys()].filter((other) => items[other]?.transaction === item.transaction)
-      const groupSavepoint = tx.savepoint()
-      let failedAt: number | null = null
-      for (const member of members) {
-        const response = await runItem(member)
-        answers.set(member, answerOf(items[member]?.id ?? '', response))
-        if (response.error !== undefined) {
-          failedAt = member
-          break
-        }
-      }
-      if (failedAt !== null) {
-        tx.rollbackTo(groupSavepoint)
-        const cause = items[failedAt]?.id ?? ''
-        for (const member of members) if (member !== failedAt) answers.set(member, failedDependency(items[member] as BatchItem, cause))
-      }
+    try {
+      await runItems(items, runItem, answers, tx)
+    } catch (error) {
+      tx.rollback()
+      throw error
     }
     await actor.commit(tx)
     return items.map((_, index) => answers.get(index) as ItemAnswer)
   })
   return dataResponse(call.request, answers, { root: 'batch', item: 'response' })
+}
+
+/**
+ * Runs the items in order (a transaction group at the place of its first item) and puts each answer in `answers`;
+ * a group with a failed item is rolled back to before the group and its other items answer 424.
+ */
+async function runItems(items: readonly BatchItem[], runItem: (index: number) => Promise<ApiResponse>, answers: Map<number, ItemAnswer>, tx: WriteTx): Promise<void> {
+  for (const [index, item] of items.entries()) {
+    if (answers.has(index)) continue
+    if (item.transaction === undefined) {
+      answers.set(index, answerOf(item.id, await runItem(index)))
+      continue
+    }
+    const members = [...items.keys()].filter((other) => items[other]?.transaction === item.transaction)
+    const groupSavepoint = tx.savepoint()
+    let failedAt: number | null = null
+    for (const member of members) {
+      const response = await runItem(member)
+      answers.set(member, answerOf(items[member]?.id ?? '', response))
+      if (response.error !== undefined) {
+        failedAt = member
+        break
+      }
+    }
+    if (failedAt !== null) {
+      tx.rollbackTo(groupSavepoint)
+      const cause = items[failedAt]?.id ?? ''
+      for (const member of members) if (member !== failedAt) answers.set(member, failedDependency(items[member] as BatchItem, cause))
+    }
+  }
 }
