@@ -138,7 +138,12 @@ export class AdminServer {
       const query = parseQuery(req.getQuery() ?? '')
       const headers = new Map<string, string>()
       req.forEach((name, value) => headers.set(name.toLowerCase(), value))
-      this.handle(res, state, method, path, query, headers)
+      // No exception may leave a uWS handler (it would end the process): a bug answers 500.
+      try {
+        this.handle(res, state, method, path, query, headers)
+      } catch (error) {
+        send(res, state, answerForError(error, method, path))
+      }
     })
     return new Promise((resolve, reject) => {
       app.listen(ADMIN_HOST, port, (socket: us_listen_socket | false) => {
@@ -209,10 +214,10 @@ export class AdminServer {
       } catch (error) {
         answer = Promise.reject(error)
       }
-      answer.then(
-        (response) => ('chunks' in response ? sendStreamed(res, state, response, method, path) : send(res, state, response)),
-        (error: unknown) => send(res, state, answerForError(error, method, path)),
-      )
+      answer
+        .then((response) => ('chunks' in response ? sendStreamed(res, state, response, method, path) : send(res, state, response)))
+        .catch((error: unknown) => send(res, state, answerForError(error, method, path)))
+        .catch((error: unknown) => console.error(`admin ${method} ${path}: its error answer could not be written:`, error))
     }
     const tooLarge = () => errorAnswer(new ApiError('TL01-9002', `the body is larger than ${route.maxBodyBytes} bytes`))
     const declaredLength = Number(headers.get('content-length') ?? '0')

@@ -23,6 +23,7 @@ import { isPlainObject } from '../../domain/input.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import { WriteTx } from '../../engine/writeTx.js'
 import type { Call, TenantAccess } from '../call.js'
+import { parseJsonText } from '../body.js'
 import { parseQuery, PathError, splitPath, type ApiRequest } from '../request.js'
 import { giveBack } from '../../json/answerBuffers.js'
 import { dataResponse, plainErrorResponse, type ApiResponse } from '../response.js'
@@ -54,12 +55,7 @@ function optionalString(value: unknown, name: string, index: number): string | u
 }
 
 function parseItems(call: Call): BatchItem[] {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(call.request.body.toString('utf8'))
-  } catch {
-    throw wrongParameter('the batch body must be a JSON array of request objects')
-  }
+  const parsed = parseJsonText(call.request.body.toString('utf8'), 'batch body')
   if (!Array.isArray(parsed)) throw wrongParameter('the batch body must be a JSON array of request objects')
   if (parsed.length > MAX_BATCH_ITEMS) throw new ApiError('TL01-9002', `a batch holds at most ${MAX_BATCH_ITEMS} requests, this one has ${parsed.length}`)
   return parsed.map((raw: unknown, index) => {
