@@ -128,7 +128,12 @@ t.test('permissions', async (t) => {
   t.equal((await call('DELETE', `users/${bob.id}/signature`, ownerToken)).status, 200, "the owner removes anyone's signature")
 
   const admin = await addUser(server, 'acme', ownerToken, 'Ada', { admin: true })
-  t.equal((await upload(`users/${bob.id}/signature`, admin.token, bytes)).status, 201, 'an admin sets a signature of another user')
+  expectError(t, await upload(`users/${bob.id}/signature`, admin.token, bytes), 403, 'TL01-1008', 'an admin does not set the signature of another user')
+  expectError(t, await upload(`users/${ownerId}/signature`, admin.token, bytes), 403, 'TL01-1008', "an admin does not replace the owner's signature")
+  expectError(t, await call('DELETE', `users/${ownerId}/signature`, admin.token), 403, 'TL01-1008', "an admin does not remove the owner's signature")
+  t.ok((await call('GET', `users/${ownerId}/signature/download`, admin.token)).body.equals(Buffer.from([0])), "the owner's signature is unchanged")
+  t.equal((await upload('users/@self/signature', admin.token, bytes)).status, 201, 'an admin sets their own signature')
+  t.equal((await upload('users/@self/signature', bob.token, bytes)).status, 201, 'the user sets their own again')
   t.equal((await upload('accounts/@own/logo', admin.token, bytes, 'admin-logo.png')).status, 200, 'an admin changes the logo')
 
   expectError(t, await call('GET', 'users/00000000-0000-4000-8000-000000000000/signature', ownerToken), 404, 'TL01-1101', 'unknown user')

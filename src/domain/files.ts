@@ -15,8 +15,10 @@
  * brings back that point's metadata, whose bytes are gone: its download
  * answers 404 rather than another version's bytes under its name and size.
  *
- * Permissions: anyone in the tenant may read; a user changes their own
- * signature; the account owner and admins change any signature and the logo.
+ * Permissions: anyone in the tenant may read; a user changes only their own
+ * signature and the account owner changes everyone's (interface.md, an admin
+ * included: an admin's rights do not reach the owner's signature); the
+ * account owner and admins change the logo.
  */
 import { ApiError, accessDenied, notFound, wrongParameter } from './errors.js'
 import { deterministicId } from './hashId.js'
@@ -76,10 +78,13 @@ export function resolveFileOwner(state: TenantState, slot: FileSlot, idParam: st
 }
 
 /** 403 unless the caller may upload or remove this file. */
-export function checkFileChange(caller: Caller, slot: FileSlot, ownerId: string): void {
-  if (caller.superuser) return
-  if (slot.ownerType === 'User' && ownerId === caller.userId) return
-  throw accessDenied(slot.ownerType === 'User' ? 'only the account owner and admins may change the signature of another user' : 'only the account owner and admins may change the logo')
+export function checkFileChange(state: TenantState, caller: Caller, slot: FileSlot, ownerId: string): void {
+  if (slot.ownerType === 'Account') {
+    if (caller.superuser) return
+    throw accessDenied('only the account owner and admins may change the logo')
+  }
+  if (ownerId === caller.userId || theAccount(state)?.owner === caller.userId) return
+  throw accessDenied('only the account owner may change the signature of another user')
 }
 
 /** The `filename` query parameter: required, at most 255 characters, no path separators or control characters. */

@@ -82,7 +82,7 @@ function upload(slot: FileSlot): FileHandler {
     const contentId = newId()
     return tenant.write((tx) => {
       const owner = resolveFileOwner(tx.state, slot, params.id ?? '', principal.userId)
-      checkFileChange(principal, slot, owner.id)
+      checkFileChange(tx.state, principal, slot, owner.id)
       const { rec, created, replacedKey } = putFileMetadata(tx, slot, owner.id, { fileName, contentType, contentSize: bytes.length }, contentId)
       const body = queryFlag(call.request, 'response_object') ? renderFileMetadata(rec, tx.state) : { id: rec.id, version: rec.version }
       const answer = dataResponse(call.request, body, { root: 'fileMetadata' }, created ? 201 : 200)
@@ -102,7 +102,7 @@ function remove(slot: FileSlot): FileHandler {
     const files = call.services.registry.store.files
     return tenant.write((tx) => {
       const owner = resolveFileOwner(tx.state, slot, params.id ?? '', principal.userId)
-      checkFileChange(principal, slot, owner.id)
+      checkFileChange(tx.state, principal, slot, owner.id)
       const rec = deleteFileMetadata(tx, slot, owner.id)
       if (rec === undefined) throw noFile(slot, owner.id)
       const answer = dataResponse(call.request, { id: rec.id, deleted: true }, { root: 'fileMetadata' })
