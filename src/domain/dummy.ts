@@ -46,7 +46,7 @@ function dummyNumber(fieldDecl: FieldDecl, integer: boolean): number {
 export function dummyOf(decl: ResourceDecl): OutObject {
   const out: OutObject = {}
   for (const fieldDecl of decl.fields) {
-    if (fieldDecl.access === 'WRITE_ONLY') continue
+    if (fieldDecl.access === 'WRITE_ONLY' || fieldDecl.access === 'INTERNAL') continue
     if (fieldDecl.ref !== undefined) {
       out[fieldDecl.name] = fieldDecl.name === 'trashItem' ? null : { id: crypto.randomUUID(), version: 1, displayName: randomWord() }
       continue

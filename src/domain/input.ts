@@ -68,7 +68,7 @@ export function readFields(decl: ResourceDecl, body: Record<string, unknown>, so
   const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   for (const fieldDecl of decl.fields) {
     if (!Object.prototype.hasOwnProperty.call(body, fieldDecl.name)) continue
-    if (fieldDecl.access === 'READ_ONLY' || fieldDecl.computed || fieldDecl.name === 'version') continue
+    if (fieldDecl.access === 'READ_ONLY' || fieldDecl.access === 'INTERNAL' || fieldDecl.computed || fieldDecl.name === 'version') continue
     if ((fieldDecl.name === 'id' || fieldDecl.setOnce) && !creating) continue
     values[fieldDecl.name] = convertValue(decl, fieldDecl, body[fieldDecl.name], source)
   }

@@ -74,7 +74,7 @@ const shapes = new WeakMap<ResourceDecl, OutputShape>()
 function outputShape(decl: ResourceDecl): OutputShape {
   let shape = shapes.get(decl)
   if (shape === undefined) {
-    const full = decl.fields.filter((fieldDecl) => fieldDecl.access !== 'WRITE_ONLY')
+    const full = decl.fields.filter((fieldDecl) => fieldDecl.access !== 'WRITE_ONLY' && fieldDecl.access !== 'INTERNAL')
     const stub = full.filter((fieldDecl) => fieldDecl.inStub)
     const templateOf = (fields: readonly FieldDecl[]) => Object.fromEntries(fields.map((fieldDecl) => [fieldDecl.name, null]))
     shape = { full, fullTemplate: templateOf(full), stub, stubTemplate: templateOf(stub) }

@@ -14,7 +14,11 @@ import type { WriteTx } from '../engine/writeTx.js'
 import type { Caller } from './policy.js'
 
 export type ScalarType = 'String' | 'Boolean' | 'Long' | 'Integer' | 'Double' | 'Date'
-export type FieldAccess = 'READ_WRITE' | 'READ_ONLY' | 'WRITE_ONLY'
+/**
+ * READ_WRITE, READ_ONLY and WRITE_ONLY as clients see them in `$metadata`; INTERNAL: kept by the server alone (a
+ * secret's hash), never read from a body, shown, filtered or sorted by, nor listed in `$metadata`.
+ */
+export type FieldAccess = 'READ_WRITE' | 'READ_ONLY' | 'WRITE_ONLY' | 'INTERNAL'
 
 export type Constraint =
   | { type: 'NotNull' }

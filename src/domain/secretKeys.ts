@@ -1,20 +1,50 @@
 /*
  * Secret keys: a random 43-character text (like a token) that logs a user
- * in without a password. The stored SecretKey's id is derived from the key:
- * the first 128 bits of its SHA-256, written as a lower-case UUID. So the
- * id fits the id pattern of every object, login finds the key by one map
- * lookup (no secret compared byte by byte), and the store holds no usable
- * key — only a truncated hash of 256 random bits. The text itself is shown
- * once, in the answer of its creation.
+ * in without a password, made by the server for the caller and for no one
+ * else. The text is decided before the write (it is random) and shown
+ * once, in the answer of its creation; the stored SecretKey holds only the
+ * text's SHA-256 in `keyHash`, so neither the log nor a snapshot holds a
+ * usable key. The record's id is a random UUID like every object's: it
+ * says nothing of the text, and nothing a caller sends chooses either.
+ *
+ * Login finds a key by the hash of the text it is given (an index lookup:
+ * no secret is compared byte by byte). Keys made before `keyHash` existed
+ * had their id derived from the text, which let a caller who could choose
+ * an id choose a key for another user: they no longer log in.
  */
+import type { TenantState } from '../engine/tenantState.js'
+import type { WriteTx } from '../engine/writeTx.js'
 import { newToken, secretId } from './credentials.js'
+import { accessDenied, wrongParameter } from './errors.js'
+import type { Caller } from './policy.js'
+import { insertRecord } from './records.js'
+import { SecretKey } from './resources/secretKey.js'
+import type { Rec } from './schema.js'
 
 export function newSecretKey(): string {
   return newToken()
 }
 
-/** The id of the SecretKey record of a key text. */
-export function secretKeyId(key: string): string {
-  const hex = secretId(key).slice(0, 32)
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
+/** What a caller may say about a new key: its name; `user` only when it is the caller, never the id or the text. */
+export interface SecretKeyRequest {
+  name?: unknown
+  user?: unknown
+  id?: unknown
+  secretKey?: unknown
+}
+
+/** Stores a new key of the caller for the text `key` (decided before the write); the text itself is not stored. */
+export function createSecretKey(tx: WriteTx, caller: Caller, request: SecretKeyRequest, key: string): Rec {
+  if (request.id !== undefined && request.id !== null) throw wrongParameter('a secret key gets its id from the server')
+  if (request.secretKey !== undefined && request.secretKey !== null) throw wrongParameter('a secret key is made by the server; it cannot be chosen')
+  if (request.user !== undefined && request.user !== null && request.user !== caller.userId) throw accessDenied('a secret key is made for the caller only')
+  const values: Record<string, unknown> = { user: caller.userId, keyHash: secretId(key) }
+  if (request.name !== undefined) values.name = request.name
+  return insertRecord(tx, SecretKey, values, caller)
+}
+
+/** The live key whose text is `key`, if any. */
+export function findSecretKey(state: TenantState, key: string): Rec | undefined {
+  for (const rec of state.collection(SecretKey.type).lookup('keyHash', secretId(key))) if (rec.trashItem === null) return rec
+  return undefined
 }

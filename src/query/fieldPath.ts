@@ -34,7 +34,7 @@ export function resolvePath(decl: ResourceDecl, segments: readonly string[], tex
   let current = decl
   for (const [index, name] of segments.entries()) {
     const fieldDecl = current.fieldsByName.get(name)
-    if (fieldDecl === undefined || fieldDecl.access === 'WRITE_ONLY') throw wrongParameter(`${current.type} has no field '${name}' (in '${text}')`)
+    if (fieldDecl === undefined || fieldDecl.access === 'WRITE_ONLY' || fieldDecl.access === 'INTERNAL') throw wrongParameter(`${current.type} has no field '${name}' (in '${text}')`)
     steps.push(fieldDecl)
     if (index < segments.length - 1) {
       if (fieldDecl.ref === undefined) throw wrongParameter(`'${name}' in '${text}' is not a reference, so it has no fields`)

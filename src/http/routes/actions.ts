@@ -1,7 +1,8 @@
 /*
  * Resource actions: operations beyond CRUD on one object or a collection,
- * `/{path}/{id}/${name}` or `/{path}/${name}` (and, for the trash, what
- * DELETE means). Each is registered under its resource type and name.
+ * `/{path}/{id}/${name}` or `/{path}/${name}` (and what DELETE means for the
+ * trash, what POST on the collection means for secret keys). Each is
+ * registered under its resource type and name.
  */
 import type { ResourceDecl } from '../../domain/schema.js'
 import type { Call } from '../call.js'
@@ -10,6 +11,7 @@ import { IMPULSE_ACTIONS } from './impulseActions.js'
 import { PASSWORD_ACTIONS } from './passwordChange.js'
 import { PRICING_ACTIONS } from './pricingActions.js'
 import { PROJECT_ACTIONS } from './projectActions.js'
+import { SECRET_KEY_ACTIONS } from './secretKeys.js'
 import { TRASH_ACTIONS } from './trashActions.js'
 
 export interface ResourceAction {
@@ -17,7 +19,7 @@ export interface ResourceAction {
   handle(call: Call, decl: ResourceDecl, id: string | null): Promise<ApiResponse>
 }
 
-const ACTIONS = new Map<string, ResourceAction>([...PRICING_ACTIONS, ...TRASH_ACTIONS, ...PASSWORD_ACTIONS, ...IMPULSE_ACTIONS, ...PROJECT_ACTIONS])
+const ACTIONS = new Map<string, ResourceAction>([...PRICING_ACTIONS, ...TRASH_ACTIONS, ...PASSWORD_ACTIONS, ...IMPULSE_ACTIONS, ...PROJECT_ACTIONS, ...SECRET_KEY_ACTIONS])
 
 export function findAction(type: string, name: string): ResourceAction | undefined {
   return ACTIONS.get(`${type}:${name}`)

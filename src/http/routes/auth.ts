@@ -18,7 +18,7 @@ import { ApiError } from '../../domain/errors.js'
 import { secretId, verifyPassword } from '../../domain/credentials.js'
 import { isLive } from '../../domain/records.js'
 import { liveUserWithEmail } from '../../domain/resources/user.js'
-import { secretKeyId } from '../../domain/secretKeys.js'
+import { findSecretKey } from '../../domain/secretKeys.js'
 import type { Rec } from '../../domain/schema.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import { accountOf } from '../authenticate.js'
@@ -55,8 +55,8 @@ function findCandidate(state: TenantState, credentials: { user: string; password
   const byEmail = liveUserWithEmail(state, email)
   if (byEmail !== undefined) return { user: byEmail, keyId: null }
   if (credentials.password !== '') return undefined
-  const key = state.get('SecretKey', secretKeyId(credentials.user))
-  if (key === undefined || key.trashItem !== null) return undefined
+  const key = findSecretKey(state, credentials.user)
+  if (key === undefined) return undefined
   const user = state.get('User', key.user as string)
   return user === undefined ? undefined : { user, keyId: key.id }
 }

@@ -212,7 +212,7 @@ async function setFields(call: Call, decl: ResourceDecl, id: string): Promise<Ap
   for (const [name, value] of call.request.query) {
     if (reserved.has(name)) continue
     const fieldDecl = decl.fieldsByName.get(name)
-    if (fieldDecl === undefined) throw wrongParameter(`${decl.type} has no field '${name}'`)
+    if (fieldDecl === undefined || fieldDecl.access === 'INTERNAL') throw wrongParameter(`${decl.type} has no field '${name}'`)
     if (fieldDecl.access === 'READ_ONLY' || fieldDecl.computed || fieldDecl.setOnce || name === 'id') throw wrongParameter(`${decl.type}.${name} is read-only`)
     if (fieldDecl.hashed) throw wrongParameter(`${decl.type}.${name} cannot be set with $set`)
     body[name] = convertValue(decl, fieldDecl, value, 'text')
@@ -248,7 +248,10 @@ export function handleResource(call: Call, decl: ResourceDecl, rest: readonly st
   const [first, second, ...more] = rest
   if (first === undefined) {
     if (method === 'GET') return list(call, decl, { kind: 'all' })
-    if (method === 'POST') return create(call, decl)
+    if (method === 'POST') {
+      const action = findAction(decl.type, 'POST')
+      return action === undefined ? create(call, decl) : action.handle(call, decl, null)
+    }
     throw new MethodNotAllowed(method, METHODS_ON_COLLECTION)
   }
   if (second === undefined && first.startsWith('$')) {

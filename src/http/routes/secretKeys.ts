@@ -9,22 +9,23 @@
  *   DELETE …/secretkeys/{id}   removes a key for good (a revoked credential
  *                              must not come back from the trash)
  *
- * The record's id is derived from the key (secretKeys.ts); login looks the
- * key up by it.
+ * The generic `POST /secretkeys` is the same creation (the SecretKey:POST
+ * action): a key is made by the server, for the caller only
+ * (domain/secretKeys.ts).
  */
 import { notFound } from '../../domain/errors.js'
 import { isPlainObject, readFields } from '../../domain/input.js'
-import { insertRecord } from '../../domain/records.js'
 import { renderRecord } from '../../domain/render.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { ResourceDecl } from '../../domain/schema.js'
-import { newSecretKey, secretKeyId } from '../../domain/secretKeys.js'
+import { createSecretKey as storeSecretKey, newSecretKey, type SecretKeyRequest } from '../../domain/secretKeys.js'
 import { removeForGood } from '../../domain/trash.js'
 import { parseBody } from '../body.js'
 import type { Call, Principal, TenantAccess } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { planList } from '../../query/plan.js'
+import type { ResourceAction } from './actions.js'
 
 function secretKeyDecl(): ResourceDecl {
   return resourceByType('SecretKey')
@@ -35,25 +36,34 @@ function session(call: Call): { tenant: TenantAccess; principal: Principal } {
   return { tenant: call.tenant, principal: call.principal }
 }
 
-/** The writable fields of the body that a caller may choose: only `name` (the user is the caller). */
-function chosenFields(call: Call, decl: ResourceDecl): Record<string, unknown> {
+/** The id a reference in a body names: `{id: …}` (JSON or XML) or the id itself. */
+function referencedId(raw: unknown): unknown {
+  return isPlainObject(raw) ? raw.id : raw
+}
+
+/** What the body says about the new key: its name (validated as the field), and the user, id and text it may not choose. */
+function keyRequest(call: Call, decl: ResourceDecl): SecretKeyRequest {
   const { value, source } = parseBody(call.request)
-  if (value === undefined) return {}
-  const values = readFields(decl, isPlainObject(value) ? value : {}, source, true)
-  return 'name' in values ? { name: values.name } : {}
+  if (!isPlainObject(value)) return {}
+  const values = readFields(decl, value, source, true)
+  return { name: values.name, user: referencedId(value.user), id: value.id, secretKey: value.secretKey }
 }
 
 export async function createSecretKey(call: Call): Promise<ApiResponse> {
   const { tenant, principal } = session(call)
   const decl = secretKeyDecl()
-  const chosen = chosenFields(call, decl)
+  const request = keyRequest(call, decl)
+  // Random, so decided before the write; only its hash is stored and logged.
   const key = newSecretKey()
   return tenant.write((tx) => {
-    const rec = insertRecord(tx, decl, Object.assign({}, chosen, { id: secretKeyId(key), user: principal.userId }), principal)
+    const rec = storeSecretKey(tx, principal, request, key)
     const out = renderRecord(decl, rec, tx.state, { noExpand: queryFlag(call.request, 'no_expand') })
     return dataResponse(call.request, Object.assign({}, out, { secretKey: key }), { root: decl.xmlItemName }, 201)
   })
 }
+
+/** `POST /secretkeys`, the generic path: the same as `POST /users/@self/secretkeys`. */
+export const SECRET_KEY_ACTIONS: ReadonlyMap<string, ResourceAction> = new Map([['SecretKey:POST', { handle: (call: Call) => createSecretKey(call) }]])
 
 export async function listSecretKeys(call: Call): Promise<ApiResponse> {
   const { tenant, principal } = session(call)
