@@ -4,6 +4,7 @@
  * the service reads process.env: the config object is passed down.
  */
 import path from 'node:path'
+import { OWASP_PASSWORD_COST, type PasswordCost } from './domain/credentials.js'
 
 export interface Config {
   readonly port: number
@@ -29,7 +30,8 @@ export interface Config {
   readonly loginFailureWindowMs: number
   /** How long a password-change confirmation works. */
   readonly passwordConfirmationLifetimeMs: number
-  readonly scryptCost: number
+  /** Argon2id cost of new password hashes (PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_PASSES; one lane). */
+  readonly passwordCost: PasswordCost
   readonly quiet: boolean
   /** Port of the admin listener (always on 127.0.0.1; 0: any free port). */
   readonly adminPort: number
@@ -77,7 +79,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginFailuresAllowed: integer(env, 'LOGIN_FAILURES_ALLOWED', 10),
     loginFailureWindowMs: integer(env, 'LOGIN_FAILURE_WINDOW_MS', MINUTE_MS),
     passwordConfirmationLifetimeMs: integer(env, 'PASSWORD_CONFIRMATION_LIFETIME_MS', DAY_MS),
-    scryptCost: integer(env, 'SCRYPT_COST', 16384),
+    passwordCost: {
+      memoryKiB: Math.max(8, integer(env, 'PASSWORD_HASH_MEMORY_KIB', OWASP_PASSWORD_COST.memoryKiB)),
+      passes: Math.max(1, integer(env, 'PASSWORD_HASH_PASSES', OWASP_PASSWORD_COST.passes)),
+      parallelism: OWASP_PASSWORD_COST.parallelism,
+    },
     quiet: env.QUIET === '1',
     adminPort: integer(env, 'ADMIN_PORT', 8081),
     adminKey: env.ADMIN_KEY?.trim() || null,

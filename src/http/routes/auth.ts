@@ -2,9 +2,12 @@
  * Login, refresh and logout on a tenant URL.
  *
  * Login: API key plus Basic `email:password` (or a secret key with an empty
- * password). The password is checked with scrypt outside the tenant's
- * mailbox; the tokens are issued in a write that checks again that the user
- * (and the secret key) is still the one that was verified. A login names
+ * password). The password is checked (Argon2id, credentials.ts) outside the
+ * tenant's mailbox; the tokens are issued in a write that checks again that
+ * the user (and the secret key) is still the one that was verified. When the
+ * stored hash is of an older kind or cost, the password was hashed again
+ * before the write, and that write stores the new hash too (without a new
+ * version: nothing a client sees changed). A login names
  * the live user with the e-mail (a trashed one with the same e-mail is
  * ignored). Every attempt is counted per login name and client address
  * before its password is checked and given back when the password was right
@@ -15,7 +18,7 @@
  * working until it expires or its user logs out.
  */
 import { ApiError } from '../../domain/errors.js'
-import { secretId, verifyPassword } from '../../domain/credentials.js'
+import { checkPassword, secretId } from '../../domain/credentials.js'
 import { isLive } from '../../domain/records.js'
 import { liveUserWithEmail } from '../../domain/resources/user.js'
 import { secretKeyId } from '../../domain/secretKeys.js'
@@ -89,10 +92,15 @@ export async function login(call: Call): Promise<ApiResponse> {
   const attempt = await reserveLoginAttempt(call, email)
   let candidate: Candidate | undefined
   let verified = false
+  let rehashed: string | null = null
   try {
     candidate = await tenant.read((state) => findCandidate(state, credentials, email))
-    const bySecretKey = candidate !== undefined && candidate.keyId !== null
-    verified = bySecretKey || (await verifyPassword(credentials.password, candidate?.user.password as string | undefined, config.scryptCost))
+    if (candidate !== undefined && candidate.keyId !== null) verified = true
+    else {
+      const check = await checkPassword(credentials.password, candidate?.user.password as string | undefined, config.passwordCost)
+      verified = check.matches
+      rehashed = check.rehashed
+    }
   } finally {
     attempt.settle(candidate !== undefined && verified)
   }
@@ -100,6 +108,7 @@ export async function login(call: Call): Promise<ApiResponse> {
   const issued = await tenant.write((tx) => {
     const user = verifiedUser(tx.state, candidate)
     checkCanSignIn(tx.state, user)
+    if (rehashed !== null) tx.put('User', { ...user, password: rehashed })
     dropExpiredTokens(tx, user.id)
     return issueTokens(tx, user.id, config.tokenLifetimeMs, config.refreshTokenLifetimeMs)
   })

@@ -94,7 +94,7 @@ export async function signUp(call: Call): Promise<ApiResponse> {
     throw new ApiError('TL01-1102', `a user with e-mail '${email}' already exists`)
   }
   const accountValues = readFields(Account, body.account, source, false)
-  const passwordHash = await hashPassword(password, call.services.config.scryptCost)
+  const passwordHash = await hashPassword(password, call.services.config.passwordCost)
   const accountId = await call.services.registry.create(urlPrefix, (tx) => {
     const owner = insertRecord(tx, User, Object.assign({}, ownerValues, { email, password: passwordHash, admin: true, active: true, confirmed: false }))
     const account = insertRecord(tx, Account, Object.assign({}, accountValues, { urlPrefix, owner: owner.id, confirmed: false, docNumberSequence: 0 }))
