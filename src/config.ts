@@ -25,9 +25,19 @@ export interface Config {
   readonly maxFileBytes: number
   readonly rateLimitRequests: number
   readonly rateLimitWindowMs: number
-  /** Failed logins allowed per login name and per client address in a window; then refused for a window (0: off). */
+  /** Failed logins allowed per (tenant, login name, client address) in a window; then refused for a window (0: off). */
   readonly loginFailuresAllowed: number
+  /** … per (tenant, login name) from sources that did not log in lately (the account lockout; 0: off). */
+  readonly loginAccountFailuresAllowed: number
+  /** … per (tenant, client address) from such sources (0: off). */
+  readonly loginAddressFailuresAllowed: number
+  /** … per client address over all tenants from such sources (0: off). */
+  readonly loginAddressFailuresAllowedAllTenants: number
+  /** How long a right password makes its (tenant, name, address) a known source, bound only by its own failures (0: never). */
+  readonly loginKnownSourceMs: number
   readonly loginFailureWindowMs: number
+  /** Wrong API keys allowed per client address in a LOGIN_FAILURE_WINDOW_MS; then refused for as long (0: off). */
+  readonly apiKeyFailuresAllowed: number
   /** How long a password-change confirmation works. */
   readonly passwordConfirmationLifetimeMs: number
   /** Argon2id cost of new password hashes (PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_PASSES; one lane). */
@@ -77,7 +87,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitRequests: integer(env, 'RATE_LIMIT_REQUESTS', 500),
     rateLimitWindowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 10_000),
     loginFailuresAllowed: integer(env, 'LOGIN_FAILURES_ALLOWED', 10),
+    loginAccountFailuresAllowed: integer(env, 'LOGIN_ACCOUNT_FAILURES_ALLOWED', 50),
+    loginAddressFailuresAllowed: integer(env, 'LOGIN_ADDRESS_FAILURES_ALLOWED', 30),
+    loginAddressFailuresAllowedAllTenants: integer(env, 'LOGIN_ADDRESS_FAILURES_ALLOWED_ALL_TENANTS', 100),
+    loginKnownSourceMs: integer(env, 'LOGIN_KNOWN_SOURCE_MS', 30 * DAY_MS),
     loginFailureWindowMs: integer(env, 'LOGIN_FAILURE_WINDOW_MS', MINUTE_MS),
+    apiKeyFailuresAllowed: integer(env, 'API_KEY_FAILURES_ALLOWED', 10),
     passwordConfirmationLifetimeMs: integer(env, 'PASSWORD_CONFIRMATION_LIFETIME_MS', DAY_MS),
     passwordCost: {
       memoryKiB: Math.max(8, integer(env, 'PASSWORD_HASH_MEMORY_KIB', OWASP_PASSWORD_COST.memoryKiB)),

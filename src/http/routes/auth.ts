@@ -28,7 +28,7 @@ import { accountOf } from '../authenticate.js'
 import type { Call } from '../call.js'
 import { reserveLoginAttempt } from '../rateLimiter.js'
 import { dataResponse, type ApiResponse } from '../response.js'
-import { requireApiKey } from './registration.js'
+import { requireApiKey } from '../apiKey.js'
 import { dropExpiredTokens, issueTokens } from './tokens.js'
 
 /** The `user:password` of an `Authorization: Basic` header; null when there is none or it is malformed. */
