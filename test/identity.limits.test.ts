@@ -126,6 +126,8 @@ t.test('wrong API keys are counted per client address (API_KEY_FAILURES_ALLOWED=
   const login = await loginFrom(port, '127.0.0.30', 'keyed', 'owner@keyed.test', 'right-password')
   expectError(t, login as never, 429, 'TL01-9010', 'login from that address checks the key too')
   t.equal((await checkUrlFrom(port, '127.0.0.31', TEST_API_KEY)).status, 200, 'another address is not limited')
+  const keyless = await Promise.all(Array.from({ length: 15 }, () => checkUrlFrom(port, '127.0.0.33', '')))
+  t.same(new Set(keyless.map((answer) => answer.code)), new Set(['TL01-1001']), 'a request without a key guesses nothing and is not counted')
 
   const parallel = await Promise.all(Array.from({ length: 40 }, (_, index) => checkUrlFrom(port, '127.0.0.32', `parallel-${index}`)))
   t.equal(parallel.filter((answer) => answer.status === 401).length, 10, 'of 40 wrong keys at once, 10 are checked')

@@ -7,7 +7,8 @@
  * `Retry-After` for as long, whatever key it sends, so guessing keys from
  * one address gets that many tries per window. The check and the count
  * happen in one event-loop turn (nothing here awaits), so parallel guesses
- * are held to the limit as well; a right key is not counted.
+ * are held to the limit as well. A right key is not counted, nor a request
+ * without any key (it guesses nothing).
  */
 import { constantTimeEqual } from '../domain/credentials.js'
 import { ApiError } from '../domain/errors.js'
@@ -25,6 +26,6 @@ export function requireApiKey(call: Call): void {
   let known = false
   for (const candidate of apiKeys) if (constantTimeEqual(candidate, key)) known = true
   if (known) return
-  if (limited) limits.failedApiKeysByAddress.hit(address, now)
+  if (limited && key !== '') limits.failedApiKeysByAddress.hit(address, now)
   throw new ApiError('TL01-1001', 'a valid API key is required (query parameter apikey)')
 }

@@ -42,7 +42,8 @@
  *     while attempts of it are being checked waits (at most
  *     LOGIN_WAIT_MAX_MS) for one of them to end instead of being refused:
  *     right passwords in flight are no failures (attemptsInFlight.ts).
- * A limit of 0 turns its policy (or that login limit) off.
+ * A limit of 0 turns its policy (or that login limit) off;
+ * LOGIN_FAILURES_ALLOWED=0 turns every login limit off.
  * Every 429 carries `Retry-After` in whole seconds.
  */
 import type { Config } from '../config.js'
@@ -200,7 +201,7 @@ function loginLimits(call: Call, name: string, now: number): { pair: string; lim
   return { pair, limited: limited.filter(([, , limit]) => limit > 0).map(([counter, key]) => [counter, key]) }
 }
 
-/** A login attempt that holds its slot in both login limits until it is settled. */
+/** A login attempt that holds its slot in each of its login limits until it is settled. */
 export interface LoginAttempt {
   /** The password was checked: a right one gives the slot back, a wrong one leaves it counted. Once; later calls do nothing. */
   settle(succeeded: boolean): void
@@ -219,9 +220,9 @@ export const LOGIN_WAIT_MAX_MS = 10_000
  * whatever the outcome; a right password makes its pair a known source.
  */
 export async function reserveLoginAttempt(call: Call, name: string): Promise<LoginAttempt> {
-  const { limits } = call.services
+  const { config, limits } = call.services
+  if (config.loginFailuresAllowed === 0) return UNLIMITED_ATTEMPT
   const { pair, limited } = loginLimits(call, name, Date.now())
-  if (limited.length === 0) return UNLIMITED_ATTEMPT
   const inFlight = limits.loginsInFlight
   const giveUpAt = Date.now() + LOGIN_WAIT_MAX_MS
   for (;;) {
