@@ -64,11 +64,17 @@ function findCandidate(state: TenantState, credentials: { user: string; password
   return user === undefined ? undefined : { user, keyId: key.id }
 }
 
-/** Inside the write: the user as verified, or 401 if the password or the key changed since. */
+/**
+ * Inside the write: the user as verified, or 401 if the password or the key
+ * changed since. A login that re-hashed the password meanwhile stored a new
+ * hash of the same password without a new version (a password change makes
+ * one), so a hash that differs at the same version is the same password.
+ */
 function verifiedUser(state: TenantState, candidate: Candidate): Rec {
   const user = state.get('User', candidate.user.id)
   const keyUser = candidate.keyId === null ? undefined : state.get('SecretKey', candidate.keyId)?.user
-  const unchanged = candidate.keyId === null ? user?.password === candidate.user.password : keyUser === candidate.user.id && isLive({ state }, 'SecretKey', candidate.keyId)
+  const samePassword = user !== undefined && (user.password === candidate.user.password || user.version === candidate.user.version)
+  const unchanged = candidate.keyId === null ? samePassword : keyUser === candidate.user.id && isLive({ state }, 'SecretKey', candidate.keyId)
   if (user === undefined || !unchanged) throw new ApiError('TL01-1001', 'wrong credentials')
   return user
 }
@@ -108,7 +114,7 @@ export async function login(call: Call): Promise<ApiResponse> {
   const issued = await tenant.write((tx) => {
     const user = verifiedUser(tx.state, candidate)
     checkCanSignIn(tx.state, user)
-    if (rehashed !== null) tx.put('User', { ...user, password: rehashed })
+    if (rehashed !== null && user.password === candidate.user.password) tx.put('User', { ...user, password: rehashed })
     dropExpiredTokens(tx, user.id)
     return issueTokens(tx, user.id, config.tokenLifetimeMs, config.refreshTokenLifetimeMs)
   })
