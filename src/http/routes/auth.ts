@@ -9,10 +9,11 @@
  * before the write, and that write stores the new hash too (without a new
  * version: nothing a client sees changed). A login names
  * the live user with the e-mail (a trashed one with the same e-mail is
- * ignored). Every attempt is counted per login name and client address
- * before its password is checked and given back when the password was right
- * (rateLimiter.ts): past the limit of failures a login is refused with 429
- * before any password is checked.
+ * ignored). Every attempt is counted in its login limits (per name and
+ * address, and for sources that did not log in lately per name and per
+ * address) before its password is checked and given back when the password
+ * was right (rateLimiter.ts): past a limit of failures a login is refused
+ * with 429 before any password is checked.
  * Refresh consumes the refresh token in the same write that issues the new
  * pair, so it works exactly once; the access token it was issued with keeps
  * working until it expires or its user logs out.
