@@ -1,6 +1,6 @@
 /*
  * The `--name value` options of the bench scripts that run on their own
- * (engineFigures, aggregateCost, profileScenario, latencySplit). The runner
+ * (engineFigures, aggregateCost, profileScenario, latencySplit, loginCost). The runner
  * (run.ts) checks its options as a whole and keeps its own parser.
  */
 

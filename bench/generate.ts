@@ -121,7 +121,7 @@ export async function generateFixture(records: number, dir: string): Promise<Fix
     // The empty store gets the current layout of the global indexes at once, as a server start would give it.
     rebuildGlobalIndexesIfOld(store, dataDir)
     const registry = new TenantRegistry(config, store)
-    const ownerId = await createTenant(registry, await hashPassword(dataset.OWNER_PASSWORD, config.scryptCost))
+    const ownerId = await createTenant(registry, await hashPassword(dataset.OWNER_PASSWORD, config.passwordCost))
     const actor = registry.get(dataset.BENCH_TENANT)
     if (actor === undefined) throw new Error('the new tenant is not there')
     const skeleton = await actor.write((tx) => insertSkeleton(tx, ownerId))

@@ -41,7 +41,8 @@ export interface PreparedRequest {
 const PROJECTS_PER_TENANT = 5
 const RECORDS_PER_TENANT = 95
 
-async function signUpAndLogin(client: BenchClient, tenant: string): Promise<string> {
+/** Signs up `tenant` over HTTP (owner@<tenant>.test, password bench-password), confirms it and logs in; the token. */
+export async function signUpAndLogin(client: BenchClient, tenant: string): Promise<string> {
   const email = `owner@${tenant}.test`
   const password = 'bench-password'
   const signup = await client.expect(201, 'POST', withQuery('/v1/register/signup', { apikey: BENCH_API_KEY }), {

@@ -51,7 +51,7 @@ export interface Scenario {
   kind: ScenarioKind
   /**
    * Fewer connections than the run's, for requests that take tens of ms of
-   * server CPU each (login: scrypt; batch: 100 items): with 50 of them queued
+   * server CPU each (login: Argon2id; batch: 100 items): with 50 of them queued
    * the wait passes wrk's 2 s timeout and the figures lose those requests.
    */
   maxConnections?: number
@@ -174,7 +174,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'login',
-    description: 'GET /auth/login, Basic auth (scrypt N=16384) + a token write',
+    description: 'GET /auth/login, Basic auth (Argon2id m=19456 t=2 p=1) + a token write',
     kind: 'write',
     maxConnections: 8,
     request: (c) => ({

@@ -4,6 +4,7 @@
  * the service reads process.env: the config object is passed down.
  */
 import path from 'node:path'
+import { OWASP_PASSWORD_COST, type PasswordCost } from './domain/credentials.js'
 
 export interface Config {
   readonly port: number
@@ -24,12 +25,23 @@ export interface Config {
   readonly maxFileBytes: number
   readonly rateLimitRequests: number
   readonly rateLimitWindowMs: number
-  /** Failed logins allowed per login name and per client address in a window; then refused for a window (0: off). */
+  /** Failed logins allowed per (tenant, login name, client address) in a window; then refused for a window (0: off). */
   readonly loginFailuresAllowed: number
+  /** … per (tenant, login name) from sources that did not log in lately (the account lockout; 0: off). */
+  readonly loginAccountFailuresAllowed: number
+  /** … per (tenant, client address) from such sources (0: off). */
+  readonly loginAddressFailuresAllowed: number
+  /** … per client address over all tenants from such sources (0: off). */
+  readonly loginAddressFailuresAllowedAllTenants: number
+  /** How long a right password makes its (tenant, name, address) a known source, bound only by its own failures (0: never). */
+  readonly loginKnownSourceMs: number
   readonly loginFailureWindowMs: number
+  /** Wrong API keys allowed per client address in a LOGIN_FAILURE_WINDOW_MS; then refused for as long (0: off). */
+  readonly apiKeyFailuresAllowed: number
   /** How long a password-change confirmation works. */
   readonly passwordConfirmationLifetimeMs: number
-  readonly scryptCost: number
+  /** Argon2id cost of new password hashes (PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_PASSES; one lane). */
+  readonly passwordCost: PasswordCost
   readonly quiet: boolean
   /** Port of the admin listener (always on 127.0.0.1; 0: any free port). */
   readonly adminPort: number
@@ -75,9 +87,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitRequests: integer(env, 'RATE_LIMIT_REQUESTS', 500),
     rateLimitWindowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 10_000),
     loginFailuresAllowed: integer(env, 'LOGIN_FAILURES_ALLOWED', 10),
+    loginAccountFailuresAllowed: integer(env, 'LOGIN_ACCOUNT_FAILURES_ALLOWED', 50),
+    loginAddressFailuresAllowed: integer(env, 'LOGIN_ADDRESS_FAILURES_ALLOWED', 30),
+    loginAddressFailuresAllowedAllTenants: integer(env, 'LOGIN_ADDRESS_FAILURES_ALLOWED_ALL_TENANTS', 100),
+    loginKnownSourceMs: integer(env, 'LOGIN_KNOWN_SOURCE_MS', 30 * DAY_MS),
     loginFailureWindowMs: integer(env, 'LOGIN_FAILURE_WINDOW_MS', MINUTE_MS),
+    apiKeyFailuresAllowed: integer(env, 'API_KEY_FAILURES_ALLOWED', 10),
     passwordConfirmationLifetimeMs: integer(env, 'PASSWORD_CONFIRMATION_LIFETIME_MS', DAY_MS),
-    scryptCost: integer(env, 'SCRYPT_COST', 16384),
+    passwordCost: {
+      memoryKiB: Math.max(8, integer(env, 'PASSWORD_HASH_MEMORY_KIB', OWASP_PASSWORD_COST.memoryKiB)),
+      passes: Math.max(1, integer(env, 'PASSWORD_HASH_PASSES', OWASP_PASSWORD_COST.passes)),
+      parallelism: OWASP_PASSWORD_COST.parallelism,
+    },
     quiet: env.QUIET === '1',
     adminPort: integer(env, 'ADMIN_PORT', 8081),
     adminKey: env.ADMIN_KEY?.trim() || null,

@@ -4,7 +4,7 @@
  *    and its next request finds all its data;
  *  - with eviction as eager as it gets (IDLE_EVICT_MS=1, plus forced
  *    evictions in a loop) concurrent writes, reads and logins (which hold
- *    the tenant across event-loop turns while scrypt runs) lose nothing,
+ *    the tenant across event-loop turns while the password hash runs) lose nothing,
  *    and a restart shows every acknowledged write;
  *  - past MAX_ACTIVE_TENANTS the least recently used tenants go to rest;
  *  - kill -9 of a server whose tenant was evicted (and woken and written
@@ -133,7 +133,7 @@ t.test('eviction racing concurrent requests loses nothing', async (t) => {
         const listed = await tenantApi.get('time/projects', { $top: 1000 })
         if (listed.status !== 200) failures += 1
       })
-      // A login waits for scrypt between reading the tenant and writing its token: a request that spans turns.
+      // A login waits for the password check between reading the tenant and writing its token: a request that spans turns.
       const logins = Array.from({ length: 2 }, async (_, item) => {
         const token = await server.client.login(tenant, `owner@${tenant}.test`, 'secret-password')
         const created = await api(server.client, tenant, token).post('time/projects', { name: `l${wave}-${item}` })

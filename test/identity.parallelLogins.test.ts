@@ -1,9 +1,10 @@
 /*
- * The failed-login limit holds against parallel guesses: every attempt
+ * The failed-login limits hold against parallel guesses: every attempt
  * takes its slot before its password is checked, so of 40 wrong logins sent
- * at once for one e-mail (from 40 addresses), or from one address (for 40
- * e-mails), exactly the allowed 10 are checked (401) and the rest get 429
- * TL01-9010 with Retry-After. A right password gives its slot back; the
+ * at once for one e-mail (from 40 addresses: the account limit), or from
+ * one address (for 40 e-mails: the address limit), exactly the allowed 10
+ * are checked (401) and the rest get 429 TL01-9010 with Retry-After; the
+ * owner still logs in from an address they logged in from before. A right password gives its slot back; the
  * failures before it still count. After the block a right login works.
  * Right passwords sent at once, more of them than failures are allowed,
  * all log in: an attempt that finds the limit full of attempts still being
@@ -36,19 +37,26 @@ function tally(answers: readonly LoginAnswer[]): { wrong: number; limited: numbe
   return { wrong, limited, other: answers.length - wrong - limited }
 }
 
-const server = await startInProcess(tempDataDir('identity-parallel-logins'), { LOGIN_FAILURES_ALLOWED: String(ALLOWED), LOGIN_FAILURE_WINDOW_MS: String(BLOCK_MS) })
+const server = await startInProcess(tempDataDir('identity-parallel-logins'), {
+  LOGIN_FAILURES_ALLOWED: String(ALLOWED),
+  LOGIN_ACCOUNT_FAILURES_ALLOWED: String(ALLOWED),
+  LOGIN_ADDRESS_FAILURES_ALLOWED: String(ALLOWED),
+  LOGIN_FAILURE_WINDOW_MS: String(BLOCK_MS),
+})
 t.teardown(() => server.stop())
 const { client, service } = server
 const port = service.port
 await client.createTenant('siege', 'owner@siege.test', 'right-password')
 
 t.test('40 parallel wrong logins for one e-mail, each from its own address', async (t) => {
+  t.equal((await loginAnswer(port, '127.0.1.250', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'the owner logs in from home first')
   const answers = await Promise.all(
     Array.from({ length: PARALLEL }, (_, index) => loginAnswer(port, `127.0.1.${index + 1}`, 'siege', 'owner@siege.test', `wrong-${index}`)),
   )
   t.same(tally(answers), { wrong: ALLOWED, limited: PARALLEL - ALLOWED, other: 0 }, 'exactly the allowed attempts were checked, the rest refused with Retry-After')
   const blocked = await loginAnswer(port, '127.0.1.200', 'siege', 'owner@siege.test', 'right-password')
-  t.equal(blocked.status, 429, 'even the right password is refused while the e-mail is blocked')
+  t.equal(blocked.status, 429, 'even the right password is refused from a new address while the e-mail is blocked')
+  t.equal((await loginAnswer(port, '127.0.1.250', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'but not from home')
   await sleep(blocked.retryAfter * 1000 + 100)
   t.equal((await loginAnswer(port, '127.0.1.200', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'after Retry-After the right password logs in')
 })

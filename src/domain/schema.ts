@@ -49,7 +49,7 @@ export interface FieldDecl {
   readonly inStub: boolean
   /** Counters filled by `append` are not stored: the engine fills them from live aggregates. */
   readonly computed: boolean
-  /** A password: stored as its scrypt hash, never shown. */
+  /** A password: stored as its Argon2id hash (credentials.ts), never shown. */
   readonly hashed: boolean
   /** Written on create only; later changes are ignored like a read-only field's. */
   readonly setOnce: boolean

@@ -9,26 +9,48 @@
  * if that is not enough the oldest keys go (a Map iterates in insertion
  * order, and a key is re-inserted when it opens a new window).
  *
- * Two policies use it:
+ * Three policies use it:
  *   - requests: every authenticated request of a user in a tenant
  *     (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_MS) → 429 TL01-9010;
- *   - login attempts: per login name and per client address
- *     (LOGIN_FAILURES_ALLOWED per LOGIN_FAILURE_WINDOW_MS, then refused
- *     for as long again) → 429 before the password is even checked. An
- *     attempt takes its slot before its password is checked (in the same
- *     event-loop turn as the limit check, so parallel guesses cannot all
- *     pass the check first) and gives it back once the password proved
- *     right: what stays counted are the failures. An attempt that finds a
- *     key full while attempts of it are being checked waits (at most
+ *   - wrong API keys per client address (API_KEY_FAILURES_ALLOWED per
+ *     LOGIN_FAILURE_WINDOW_MS, then refused for as long), apiKey.ts;
+ *   - failed logins, after the OWASP Authentication Cheat Sheet's account
+ *     lockout (a failure counter per account, not only per address) made
+ *     safe against locking the owner out with OWASP's device-cookie scheme
+ *     (knownSources.ts), the client address standing for the device:
+ *       · per (tenant, login name, address) pair: LOGIN_FAILURES_ALLOWED,
+ *         for every source: what holds one source's guessing;
+ *       · per (tenant, login name): LOGIN_ACCOUNT_FAILURES_ALLOWED, the
+ *         account lockout against guesses spread over many addresses;
+ *       · per (tenant, address): LOGIN_ADDRESS_FAILURES_ALLOWED, against
+ *         trying many names of a tenant from one address; and per address
+ *         over all tenants LOGIN_ADDRESS_FAILURES_ALLOWED_ALL_TENANTS, a
+ *         higher cap, so one tenant's failures behind a shared NAT do not
+ *         shut out the other tenants' users there.
+ *     The last three bind only unknown sources: a pair that logged in with
+ *     the right password lately (LOGIN_KNOWN_SOURCE_MS) is refused only for
+ *     its own failures, so nobody can lock a user out of the places they
+ *     log in from, and a right password from an address with no failures
+ *     of its own gets in unless the account or the address is under a
+ *     guessing attack past those larger limits.
+ *     Each limit is 429 before the password is even checked, for the
+ *     window (LOGIN_FAILURE_WINDOW_MS). An attempt takes its slot in each
+ *     limit before its password is checked (in the same event-loop turn as
+ *     the limit check, so parallel guesses cannot all pass the check
+ *     first) and gives them back once the password proved right: what
+ *     stays counted are the failures. An attempt that finds a key full
+ *     while attempts of it are being checked waits (at most
  *     LOGIN_WAIT_MAX_MS) for one of them to end instead of being refused:
  *     right passwords in flight are no failures (attemptsInFlight.ts).
- * A limit of 0 turns its policy off.
+ * A limit of 0 turns its policy (or that login limit) off;
+ * LOGIN_FAILURES_ALLOWED=0 turns every login limit off.
  * Every 429 carries `Retry-After` in whole seconds.
  */
 import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
 import { AttemptsInFlight } from './attemptsInFlight.js'
 import type { Call } from './call.js'
+import { KnownSources } from './knownSources.js'
 
 export const MAX_TRACKED_KEYS = 100_000
 
@@ -118,23 +140,33 @@ export class WindowCounter {
 
 export interface AbuseLimits {
   readonly requests: WindowCounter
+  readonly failedApiKeysByAddress: WindowCounter
+  /** Failed logins per (tenant, name, address); per (tenant, name); per (tenant, address); per address. */
+  readonly failedLoginsByPair: WindowCounter
   readonly failedLoginsByName: WindowCounter
+  readonly failedLoginsByTenantAddress: WindowCounter
   readonly failedLoginsByAddress: WindowCounter
-  /** Login attempts being checked, per key of either login limit (the keys do not overlap: a name key holds a NUL). */
+  /** The pairs that logged in lately: bound by their own failures only. */
+  readonly knownSources: KnownSources
+  /** Login attempts being checked, per key of any login limit (each limit's keys start with its own letter). */
   readonly loginsInFlight: AttemptsInFlight
 }
 
 export function abuseLimits(config: Config): AbuseLimits {
-  const failures = () => new WindowCounter(config.loginFailuresAllowed, config.loginFailureWindowMs, config.loginFailureWindowMs)
+  const failures = (limit: number) => new WindowCounter(limit, config.loginFailureWindowMs, config.loginFailureWindowMs)
   return {
     requests: new WindowCounter(config.rateLimitRequests, config.rateLimitWindowMs),
-    failedLoginsByName: failures(),
-    failedLoginsByAddress: failures(),
+    failedApiKeysByAddress: failures(config.apiKeyFailuresAllowed),
+    failedLoginsByPair: failures(config.loginFailuresAllowed),
+    failedLoginsByName: failures(config.loginAccountFailuresAllowed),
+    failedLoginsByTenantAddress: failures(config.loginAddressFailuresAllowed),
+    failedLoginsByAddress: failures(config.loginAddressFailuresAllowedAllTenants),
+    knownSources: new KnownSources(config.loginKnownSourceMs, MAX_TRACKED_KEYS),
     loginsInFlight: new AttemptsInFlight(),
   }
 }
 
-function tooManyRequests(waitMs: number, message: string): ApiError {
+export function tooManyRequests(waitMs: number, message: string): ApiError {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000))
   return new ApiError('TL01-9010', `${message}; retry in ${seconds} s`, null, [], { 'Retry-After': String(seconds) })
 }
@@ -147,11 +179,29 @@ export function meterRequest(call: Call): void {
   if (wait > 0) throw tooManyRequests(wait, `more than ${config.rateLimitRequests} requests in ${config.rateLimitWindowMs} ms`)
 }
 
-function loginKeys(call: Call, name: string): { byName: string; byAddress: string } {
-  return { byName: `${call.tenantName ?? ''}\u0000${name}`, byAddress: call.request.remoteAddress() }
+/**
+ * The login limits an attempt is held to, each with its key: the pair's
+ * always, the account's and the address's unless the pair is a known
+ * source. The keys are NUL-separated and start with their limit's letter,
+ * so no two limits share a key in loginsInFlight.
+ */
+function loginLimits(call: Call, name: string, now: number): { pair: string; limited: [WindowCounter, string][] } {
+  const { config, limits } = call.services
+  const tenant = call.tenantName ?? ''
+  const address = call.request.remoteAddress()
+  const pair = `p\u0000${tenant}\u0000${name}\u0000${address}`
+  const limited: [WindowCounter, string, number][] = [[limits.failedLoginsByPair, pair, config.loginFailuresAllowed]]
+  if (!limits.knownSources.has(pair, now)) {
+    limited.push(
+      [limits.failedLoginsByName, `n\u0000${tenant}\u0000${name}`, config.loginAccountFailuresAllowed],
+      [limits.failedLoginsByTenantAddress, `t\u0000${tenant}\u0000${address}`, config.loginAddressFailuresAllowed],
+      [limits.failedLoginsByAddress, `a\u0000${address}`, config.loginAddressFailuresAllowedAllTenants],
+    )
+  }
+  return { pair, limited: limited.filter(([, , limit]) => limit > 0).map(([counter, key]) => [counter, key]) }
 }
 
-/** A login attempt that holds its slot in both login limits until it is settled. */
+/** A login attempt that holds its slot in each of its login limits until it is settled. */
 export interface LoginAttempt {
   /** The password was checked: a right one gives the slot back, a wrong one leaves it counted. Once; later calls do nothing. */
   settle(succeeded: boolean): void
@@ -159,24 +209,20 @@ export interface LoginAttempt {
 
 const UNLIMITED_ATTEMPT: LoginAttempt = { settle() {} }
 
-/** The longest a login attempt waits for attempts in flight to make room (a few scrypt checks under load). */
+/** The longest a login attempt waits for attempts in flight to make room (a few password checks under load). */
 export const LOGIN_WAIT_MAX_MS = 10_000
 
 /**
- * Counts a login attempt for its name and client address before the
- * password is checked; 429 while either is blocked by failures. While a
- * key is full with attempts still being checked, waits for them (see the
+ * Counts a login attempt in its login limits (loginLimits) before the
+ * password is checked; 429 while any of them is blocked by failures. While
+ * a key is full with attempts still being checked, waits for them (see the
  * top). The caller settles the attempt once the password is checked,
- * whatever the outcome.
+ * whatever the outcome; a right password makes its pair a known source.
  */
 export async function reserveLoginAttempt(call: Call, name: string): Promise<LoginAttempt> {
   const { config, limits } = call.services
   if (config.loginFailuresAllowed === 0) return UNLIMITED_ATTEMPT
-  const { byName, byAddress } = loginKeys(call, name)
-  const limited: [WindowCounter, string][] = [
-    [limits.failedLoginsByName, byName],
-    [limits.failedLoginsByAddress, byAddress],
-  ]
+  const { pair, limited } = loginLimits(call, name, Date.now())
   const inFlight = limits.loginsInFlight
   const giveUpAt = Date.now() + LOGIN_WAIT_MAX_MS
   for (;;) {
@@ -201,6 +247,7 @@ export async function reserveLoginAttempt(call: Call, name: string): Promise<Log
       if (settled) return
       settled = true
       const now = Date.now()
+      if (succeeded) limits.knownSources.remember(pair, now)
       for (const [counter, key] of limited) {
         if (succeeded) counter.release(key, countedAt, now)
         inFlight.end(key)

@@ -20,7 +20,7 @@ export function tempDataDir(label: string): string {
 }
 
 export function testEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEYS: TEST_API_KEY, SCRYPT_COST: '1024', QUIET: '1', ...extra }
+  return { PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEYS: TEST_API_KEY, PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_PASSES: '1', QUIET: '1', ...extra }
 }
 
 export interface InProcessServer {

@@ -2,20 +2,24 @@
  * Login, refresh and logout on a tenant URL.
  *
  * Login: API key plus Basic `email:password` (or a secret key with an empty
- * password). The password is checked with scrypt outside the tenant's
- * mailbox; the tokens are issued in a write that checks again that the user
- * (and the secret key) is still the one that was verified. A login names
+ * password). The password is checked (Argon2id, credentials.ts) outside the
+ * tenant's mailbox; the tokens are issued in a write that checks again that
+ * the user (and the secret key) is still the one that was verified. When the
+ * stored hash is of an older kind or cost, the password was hashed again
+ * before the write, and that write stores the new hash too (without a new
+ * version: nothing a client sees changed). A login names
  * the live user with the e-mail (a trashed one with the same e-mail is
- * ignored). Every attempt is counted per login name and client address
- * before its password is checked and given back when the password was right
- * (rateLimiter.ts): past the limit of failures a login is refused with 429
- * before any password is checked.
+ * ignored). Every attempt is counted in its login limits (per name and
+ * address, and for sources that did not log in lately per name and per
+ * address) before its password is checked and given back when the password
+ * was right (rateLimiter.ts): past a limit of failures a login is refused
+ * with 429 before any password is checked.
  * Refresh consumes the refresh token in the same write that issues the new
  * pair, so it works exactly once; the access token it was issued with keeps
  * working until it expires or its user logs out.
  */
 import { ApiError } from '../../domain/errors.js'
-import { secretId, verifyPassword } from '../../domain/credentials.js'
+import { checkPassword, secretId } from '../../domain/credentials.js'
 import { isLive } from '../../domain/records.js'
 import { liveUserWithEmail } from '../../domain/resources/user.js'
 import { findSecretKey } from '../../domain/secretKeys.js'
@@ -25,7 +29,7 @@ import { accountOf } from '../authenticate.js'
 import type { Call } from '../call.js'
 import { reserveLoginAttempt } from '../rateLimiter.js'
 import { dataResponse, type ApiResponse } from '../response.js'
-import { requireApiKey } from './registration.js'
+import { requireApiKey } from '../apiKey.js'
 import { dropExpiredTokens, issueTokens } from './tokens.js'
 
 /** The `user:password` of an `Authorization: Basic` header; null when there is none or it is malformed. */
@@ -61,11 +65,17 @@ function findCandidate(state: TenantState, credentials: { user: string; password
   return user === undefined ? undefined : { user, keyId: key.id }
 }
 
-/** Inside the write: the user as verified, or 401 if the password or the key changed since. */
+/**
+ * Inside the write: the user as verified, or 401 if the password or the key
+ * changed since. A login that re-hashed the password meanwhile stored a new
+ * hash of the same password without a new version (a password change makes
+ * one), so a hash that differs at the same version is the same password.
+ */
 function verifiedUser(state: TenantState, candidate: Candidate): Rec {
   const user = state.get('User', candidate.user.id)
   const keyUser = candidate.keyId === null ? undefined : state.get('SecretKey', candidate.keyId)?.user
-  const unchanged = candidate.keyId === null ? user?.password === candidate.user.password : keyUser === candidate.user.id && isLive({ state }, 'SecretKey', candidate.keyId)
+  const samePassword = user !== undefined && (user.password === candidate.user.password || user.version === candidate.user.version)
+  const unchanged = candidate.keyId === null ? samePassword : keyUser === candidate.user.id && isLive({ state }, 'SecretKey', candidate.keyId)
   if (user === undefined || !unchanged) throw new ApiError('TL01-1001', 'wrong credentials')
   return user
 }
@@ -89,10 +99,15 @@ export async function login(call: Call): Promise<ApiResponse> {
   const attempt = await reserveLoginAttempt(call, email)
   let candidate: Candidate | undefined
   let verified = false
+  let rehashed: string | null = null
   try {
     candidate = await tenant.read((state) => findCandidate(state, credentials, email))
-    const bySecretKey = candidate !== undefined && candidate.keyId !== null
-    verified = bySecretKey || (await verifyPassword(credentials.password, candidate?.user.password as string | undefined, config.scryptCost))
+    if (candidate !== undefined && candidate.keyId !== null) verified = true
+    else {
+      const check = await checkPassword(credentials.password, candidate?.user.password as string | undefined, config.passwordCost)
+      verified = check.matches
+      rehashed = check.rehashed
+    }
   } finally {
     attempt.settle(candidate !== undefined && verified)
   }
@@ -100,6 +115,7 @@ export async function login(call: Call): Promise<ApiResponse> {
   const issued = await tenant.write((tx) => {
     const user = verifiedUser(tx.state, candidate)
     checkCanSignIn(tx.state, user)
+    if (rehashed !== null && user.password === candidate.user.password) tx.put('User', { ...user, password: rehashed })
     dropExpiredTokens(tx, user.id)
     return issueTokens(tx, user.id, config.tokenLifetimeMs, config.refreshTokenLifetimeMs)
   })

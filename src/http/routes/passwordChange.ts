@@ -138,7 +138,7 @@ export async function confirmPassword(call: Call, params: Record<string, string>
   const { registry, config } = call.services
   const tenantNames = tenantsWithConfirmation(registry.store, hash)
   if (tenantNames.length === 0) throw invalidConfirmation()
-  const passwordHash = await hashPassword(password, config.scryptCost)
+  const passwordHash = await hashPassword(password, config.passwordCost)
   const changes = await Promise.all(
     tenantNames.map(async (tenantName) => (await registry.open(tenantName))?.write((tx) => applyPasswordChange(tx, hash, passwordHash))),
   )

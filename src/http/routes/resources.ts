@@ -114,7 +114,7 @@ async function readBodyValues(call: Call, decl: ResourceDecl, creating: boolean)
         { entityType: decl.type, field: fieldDecl.name, constraint: 'Size', message: `${decl.type}.${fieldDecl.name} must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters` },
       ])
     }
-    values[fieldDecl.name] = await hashPassword(plain, call.services.config.scryptCost)
+    values[fieldDecl.name] = await hashPassword(plain, call.services.config.passwordCost)
   }
   return { values, version: readVersion(value, source), source }
 }
