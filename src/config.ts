@@ -29,6 +29,10 @@ export interface Config {
   readonly loginFailureWindowMs: number
   /** How long a password-change confirmation works. */
   readonly passwordConfirmationLifetimeMs: number
+  /** SMTP server for outgoing mail (nodemailer URL); null: mails are written as .eml files under DATA_DIR/outbox. */
+  readonly smtpUrl: string | null
+  /** Sender of outgoing mail; null: `TimeLedger <no-reply@BASE_DOMAIN>`. */
+  readonly mailFrom: string | null
   readonly scryptCost: number
   readonly quiet: boolean
   /** Port of the admin listener (always on 127.0.0.1; 0: any free port). */
@@ -77,6 +81,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginFailuresAllowed: integer(env, 'LOGIN_FAILURES_ALLOWED', 10),
     loginFailureWindowMs: integer(env, 'LOGIN_FAILURE_WINDOW_MS', MINUTE_MS),
     passwordConfirmationLifetimeMs: integer(env, 'PASSWORD_CONFIRMATION_LIFETIME_MS', DAY_MS),
+    smtpUrl: env.SMTP_URL?.trim() || null,
+    mailFrom: env.MAIL_FROM?.trim() || null,
     scryptCost: integer(env, 'SCRYPT_COST', 16384),
     quiet: env.QUIET === '1',
     adminPort: integer(env, 'ADMIN_PORT', 8081),

@@ -9,8 +9,14 @@
  * e-mail is unique per tenant only, so when several tenants have it findurl
  * answers the first by tenant name (a stable choice, the `{url}` shape
  * stays), and sign-up refuses an e-mail any tenant has.
+ *
+ * Sign-up answers the account id, and confirm takes that id, as the spec
+ * fixes ("returns an account id. Confirm takes that id"); the owner also
+ * gets a mail through the outbox with the id and the call that confirms.
  */
 import { ApiError, violation, wrongParameter } from '../../domain/errors.js'
+import { signUpMail } from '../../domain/mail.js'
+import type { WriteTx } from '../../engine/writeTx.js'
 import { hashPassword, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, constantTimeEqual } from '../../domain/credentials.js'
 import { isPlainObject, readFields } from '../../domain/input.js'
 import { insertRecord, changeRecord } from '../../domain/records.js'
@@ -48,6 +54,17 @@ export function tenantUrl(services: Services, tenant: string): string {
   return `http://${tenant}.${services.config.baseDomain}${port}/v1`
 }
 
+/** The public URL of the service, `{public_url}` of the spec (with `/v1`). */
+export function publicUrl(services: Services): string {
+  const port = services.config.port === 80 ? '' : `:${services.config.port}`
+  return `http://${services.config.baseDomain}${port}/v1`
+}
+
+/** The tenants with a live user of this e-mail, in tenant-name order. */
+export function tenantsHoldingEmail(services: Services, email: string): string[] {
+  return tenantsWithEmail(services.registry.store, email)
+}
+
 export async function checkUrl(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const url = requiredParameter(call, 'url').toLowerCase()
@@ -57,13 +74,13 @@ export async function checkUrl(call: Call): Promise<ApiResponse> {
 export async function checkEmail(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const email = requiredParameter(call, 'email').toLowerCase()
-  return dataResponse(call.request, { exists: tenantsWithEmail(call.services.registry.store, email).length > 0 }, { root: 'result' })
+  return dataResponse(call.request, { exists: tenantsHoldingEmail(call.services, email).length > 0 }, { root: 'result' })
 }
 
 export async function findUrl(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const email = requiredParameter(call, 'email').toLowerCase()
-  const [tenant] = tenantsWithEmail(call.services.registry.store, email)
+  const [tenant] = tenantsHoldingEmail(call.services, email)
   return dataResponse(call.request, { url: tenant === undefined ? null : tenantUrl(call.services, tenant) }, { root: 'result' })
 }
 
@@ -90,16 +107,19 @@ export async function signUp(call: Call): Promise<ApiResponse> {
   }
   const { id: _ownerId, ...ownerValues } = readFields(User, body.owner, source, true)
   const email = typeof ownerValues.email === 'string' ? ownerValues.email.trim().toLowerCase() : ''
-  if (email !== '' && tenantsWithEmail(call.services.registry.store, email).length > 0) {
+  if (email !== '' && tenantsHoldingEmail(call.services, email).length > 0) {
     throw new ApiError('TL01-1102', `a user with e-mail '${email}' already exists`)
   }
   const accountValues = readFields(Account, body.account, source, false)
-  const passwordHash = await hashPassword(password, call.services.config.scryptCost)
-  const accountId = await call.services.registry.create(urlPrefix, (tx) => {
+  const { registry, config, outbox } = call.services
+  const passwordHash = await hashPassword(password, config.scryptCost)
+  const found = (tx: WriteTx): string => {
     const owner = insertRecord(tx, User, Object.assign({}, ownerValues, { email, password: passwordHash, admin: true, active: true, confirmed: false }))
     const account = insertRecord(tx, Account, Object.assign({}, accountValues, { urlPrefix, owner: owner.id, confirmed: false, docNumberSequence: 0 }))
     return account.id
-  })
+  }
+  const accountId = await registry.create(urlPrefix, found)
+  if (email !== '') outbox.send(signUpMail(email, accountId, tenantUrl(call.services, urlPrefix)))
   return dataResponse(call.request, { id: accountId }, { root: 'account' }, 201)
 }
 
