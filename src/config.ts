@@ -29,6 +29,8 @@ export interface Config {
   readonly loginFailureWindowMs: number
   /** How long a password-change confirmation works. */
   readonly passwordConfirmationLifetimeMs: number
+  /** How long a sign-up waits for its confirmation; past it its address and owner e-mail are free again. */
+  readonly signUpConfirmationLifetimeMs: number
   /** SMTP server for outgoing mail (nodemailer URL); null: mails are written as .eml files under DATA_DIR/outbox. */
   readonly smtpUrl: string | null
   /** Sender of outgoing mail; null: `TimeLedger <no-reply@BASE_DOMAIN>`. */
@@ -81,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginFailuresAllowed: integer(env, 'LOGIN_FAILURES_ALLOWED', 10),
     loginFailureWindowMs: integer(env, 'LOGIN_FAILURE_WINDOW_MS', MINUTE_MS),
     passwordConfirmationLifetimeMs: integer(env, 'PASSWORD_CONFIRMATION_LIFETIME_MS', DAY_MS),
+    signUpConfirmationLifetimeMs: integer(env, 'SIGNUP_CONFIRMATION_LIFETIME_MS', DAY_MS),
     smtpUrl: env.SMTP_URL?.trim() || null,
     mailFrom: env.MAIL_FROM?.trim() || null,
     scryptCost: integer(env, 'SCRYPT_COST', 16384),

@@ -42,17 +42,17 @@ export function passwordChangeMail(to: string, confirmationId: string, publicUrl
 }
 
 /** Sign-up of a new account: the owner confirms it with the account id (the one sign-up answers). */
-export function signUpMail(to: string, accountId: string, tenantUrl: string): Mail {
+export function signUpMail(to: string, accountId: string, tenantUrl: string, lifetimeMs: number): Mail {
   return {
     to,
     subject: 'Confirm your TimeLedger account',
     text: [
       `A TimeLedger account at ${tenantUrl} was signed up with this e-mail address as its owner.`,
-      'If it was not you, ignore this mail.',
+      'If it was not you, ignore this mail: an account nobody confirms expires, and its address and e-mail are free again.',
       '',
       `Account id: ${accountId}`,
       '',
-      'Confirm it with',
+      `Confirm it within ${lifetimeText(lifetimeMs)} with`,
       `POST ${tenantUrl}/auth/confirm/${accountId}?apikey=<API key>`,
       '',
     ].join('\n'),

@@ -13,9 +13,13 @@
  * Sign-up answers the account id, and confirm takes that id, as the spec
  * fixes ("returns an account id. Confirm takes that id"); the owner also
  * gets a mail through the outbox with the id and the call that confirms.
+ * A sign-up not confirmed within SIGNUP_CONFIRMATION_LIFETIME_MS expires
+ * (signUps.ts): confirm refuses it, checkurl, checkemail and findurl no
+ * longer see its address and e-mail, and a new sign-up may take either.
  */
 import { ApiError, violation, wrongParameter } from '../../domain/errors.js'
 import { signUpMail } from '../../domain/mail.js'
+import { clearExpiredSignUp, signUpExpired } from '../../domain/signUps.js'
 import type { WriteTx } from '../../engine/writeTx.js'
 import { hashPassword, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, constantTimeEqual } from '../../domain/credentials.js'
 import { isPlainObject, readFields } from '../../domain/input.js'
@@ -60,15 +64,17 @@ export function publicUrl(services: Services): string {
   return `http://${services.config.baseDomain}${port}/v1`
 }
 
-/** The tenants with a live user of this e-mail, in tenant-name order. */
+/** The tenants with a live user of this e-mail, in tenant-name order, less sign-ups that expired unconfirmed. */
 export function tenantsHoldingEmail(services: Services, email: string): string[] {
-  return tenantsWithEmail(services.registry.store, email)
+  const nowMs = Date.now()
+  return tenantsWithEmail(services.registry.store, email).filter((tenant) => !services.registry.expiredSignUp(tenant, nowMs))
 }
 
 export async function checkUrl(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const url = requiredParameter(call, 'url').toLowerCase()
-  return dataResponse(call.request, { exists: call.services.registry.exists(url) }, { root: 'result' })
+  const { registry } = call.services
+  return dataResponse(call.request, { exists: registry.exists(url) && !registry.expiredSignUp(url) }, { root: 'result' })
 }
 
 export async function checkEmail(call: Call): Promise<ApiResponse> {
@@ -118,22 +124,33 @@ export async function signUp(call: Call): Promise<ApiResponse> {
     const account = insertRecord(tx, Account, Object.assign({}, accountValues, { urlPrefix, owner: owner.id, confirmed: false, docNumberSequence: 0 }))
     return account.id
   }
-  const accountId = await registry.create(urlPrefix, found)
-  if (email !== '') outbox.send(signUpMail(email, accountId, tenantUrl(call.services, urlPrefix)))
+  const lifetimeMs = config.signUpConfirmationLifetimeMs
+  const accountId = registry.expiredSignUp(urlPrefix)
+    ? await registry.refound(urlPrefix, (tx) => {
+        clearExpiredSignUp(tx, lifetimeMs)
+        return found(tx)
+      })
+    : await registry.create(urlPrefix, found, { unconfirmed: true })
+  if (email !== '') outbox.send(signUpMail(email, accountId, tenantUrl(call.services, urlPrefix), lifetimeMs))
   return dataResponse(call.request, { id: accountId }, { root: 'account' }, 201)
 }
 
-/** Confirms a new account (and its owner) by the account id that sign-up answered. */
+/** Confirms a new account (and its owner) by the account id that sign-up answered, unless the sign-up expired. */
 export async function confirmAccount(call: Call, id: string): Promise<ApiResponse | null> {
   requireApiKey(call)
-  const tenant = call.tenant
-  if (tenant === null) return null
+  const { tenant, tenantName } = call
+  if (tenant === null || tenantName === null) return null
+  const { registry, config } = call.services
   const confirmed = await tenant.write((tx) => {
     const account = accountOf(tx.state)
     if (account.id !== id) return null
+    if (signUpExpired(tx.state, config.signUpConfirmationLifetimeMs, tx.now)) {
+      throw new ApiError('TL01-1006', 'this sign-up was not confirmed in time and has expired; sign up again')
+    }
     const owner = tx.state.get('User', account.owner as string)
     const after = account.confirmed === true ? account : changeRecord(tx, Account, account, { confirmed: true })
     if (owner !== undefined && owner.confirmed !== true) changeRecord(tx, User, owner, { confirmed: true })
+    registry.noteConfirmed(tenantName)
     return renderRecord(Account, after, tx.state, { noExpand: true })
   })
   return confirmed === null ? null : dataResponse(call.request, confirmed, { root: Account.xmlItemName })
