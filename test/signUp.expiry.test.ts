@@ -9,7 +9,7 @@
  */
 import t from 'tap'
 import { expectError, loginRaw, sleep } from './helpers/identity.js'
-import { accountIdIn, waitForMail } from './helpers/mail.js'
+import { accountIdIn, mailsTo, waitForMail } from './helpers/mail.js'
 import { startInProcess, tempDataDir } from './helpers/server.js'
 
 const LIFETIME_MS = 1500
@@ -42,6 +42,10 @@ t.test('an unconfirmed sign-up holds its address and e-mail until it expires, th
   t.same(await publicCall('checkurl', { url: 'lapse' }), { exists: false }, 'expired: the address is free')
   t.same(await publicCall('checkemail', { email: 'lapse@expiry.test' }), { exists: false }, 'and the e-mail')
   t.same(await publicCall('findurl', { email: 'lapse@expiry.test' }), { url: null }, 'findurl finds nothing')
+  const reset = await server.client.request('POST', '/v1/users/requestconfirmation', { query: { apikey: server.client.apiKey, email: 'lapse@expiry.test' } })
+  t.equal(reset.status, 202)
+  await sleep(200)
+  t.equal(mailsTo(dataDir, 'lapse@expiry.test').length, 1, 'a password reset for it mails nothing (the sign-up mail is the only one)')
   expectError(t, await confirm('lapse', first.json.id as string), 400, 'TL01-1006', 'an expired sign-up cannot be confirmed')
   t.same(await publicCall('checkurl', { url: 'kept' }), { exists: true }, 'a confirmed account never expires')
   expectError(t, await signUp('kept', 'new@expiry.test'), 409, 'TL01-1102', 'nor is its address free')
