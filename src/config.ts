@@ -42,6 +42,12 @@ export interface Config {
   readonly passwordConfirmationLifetimeMs: number
   /** Argon2id cost of new password hashes (PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_PASSES; one lane). */
   readonly passwordCost: PasswordCost
+  /** How long a sign-up waits for its confirmation; past it its address and owner e-mail are free again. */
+  readonly signUpConfirmationLifetimeMs: number
+  /** SMTP server for outgoing mail (nodemailer URL); null: mails are written as .eml files under DATA_DIR/outbox. */
+  readonly smtpUrl: string | null
+  /** Sender of outgoing mail; null: `TimeLedger <no-reply@BASE_DOMAIN>`. */
+  readonly mailFrom: string | null
   readonly quiet: boolean
   /** Port of the admin listener (always on 127.0.0.1; 0: any free port). */
   readonly adminPort: number
@@ -99,6 +105,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       passes: Math.max(1, integer(env, 'PASSWORD_HASH_PASSES', OWASP_PASSWORD_COST.passes)),
       parallelism: OWASP_PASSWORD_COST.parallelism,
     },
+    signUpConfirmationLifetimeMs: integer(env, 'SIGNUP_CONFIRMATION_LIFETIME_MS', DAY_MS),
+    smtpUrl: env.SMTP_URL?.trim() || null,
+    mailFrom: env.MAIL_FROM?.trim() || null,
     quiet: env.QUIET === '1',
     adminPort: integer(env, 'ADMIN_PORT', 8081),
     adminKey: env.ADMIN_KEY?.trim() || null,

@@ -4,6 +4,8 @@
  * stopped in reverse. A clean stop (SIGTERM/SIGINT) stops listening, lets
  * pending writes flush, snapshots every active tenant and closes LMDB.
  *
+ * Mails still being delivered are waited for after the last write.
+ *
  * The admin listener (src/admin/, loopback only) starts before the public
  * one, so /healthz answers and /readyz says 'starting' while start-up work
  * runs (RECOVER_ON_START activates every tenant first, yielding between
@@ -32,6 +34,7 @@ import { TenantRegistry } from './engine/tenantRegistry.js'
 import type { Services } from './http/call.js'
 import { abuseLimits } from './http/rateLimiter.js'
 import { startHttpServer } from './http/server.js'
+import { outboxFor } from './mail/outbox.js'
 import { LogStore } from './persist/logStore.js'
 
 export interface RunningService {
@@ -82,7 +85,7 @@ export async function startService(config: Config): Promise<RunningService> {
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
   rebuildGlobalIndexesIfOld(store, config.dataDir, config.quiet ? undefined : console.log)
   const registry = new TenantRegistry(config, store)
-  const services: Services = { config, registry, apiKeys: apiKeysFor(config), limits: abuseLimits(config) }
+  const services: Services = { config, registry, apiKeys: apiKeysFor(config), limits: abuseLimits(config), outbox: outboxFor(config) }
   const readiness = new Readiness()
   const admin = new AdminServer(adminKeyFor(config))
   registerHealthRoutes(admin, readiness)
@@ -119,6 +122,7 @@ export async function startService(config: Config): Promise<RunningService> {
         sweeper.stop()
         server.close()
         await registry.close()
+        await services.outbox.close()
         await store.close()
         observers.requestLog?.flush()
         admin.close()

@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config.js'
 import { LogStore } from '../src/persist/logStore.js'
 import type { TestClient } from './helpers/http.js'
 import { basic, loginRaw } from './helpers/identity.js'
+import { requestConfirmationByMail } from './helpers/mail.js'
 import { startInProcess, tempDataDir, testEnv } from './helpers/server.js'
 
 const dataDir = tempDataDir('email-index')
@@ -42,9 +43,8 @@ async function makeUser(client: TestClient, tenant: string, token: string, email
 
 /** The public two-step password change by e-mail; answers step 2's status. */
 async function publicReset(client: TestClient, email: string, password: string): Promise<number> {
-  const request = await client.request('POST', '/v1/users/requestconfirmation', { query: { apikey: client.apiKey, email } })
-  if (request.status !== 201) throw new Error(`requestconfirmation failed: ${request.status} ${request.text}`)
-  const confirm = await client.request('POST', `/v1/auth/confirm/${request.json.id as string}`, { query: { apikey: client.apiKey }, headers: basic('', password) })
+  const id = await requestConfirmationByMail(client, dataDir, email)
+  const confirm = await client.request('POST', `/v1/auth/confirm/${id}`, { query: { apikey: client.apiKey }, headers: basic('', password) })
   return confirm.status
 }
 

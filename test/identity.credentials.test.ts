@@ -3,12 +3,17 @@
  * log in with `<key>:`, delete) and the two-step password change (public
  * and authenticated step 1, step 2 on the public URL; the old password and
  * every other token stop working; a confirmation works once, expires, and
- * survives a restart; an unknown e-mail gets an answer of the same shape).
+ * survives a restart). The public step 1 answers 202 and nothing else for a
+ * known and an unknown e-mail alike; the id goes to the user by mail (the
+ * file outbox, read from DATA_DIR/outbox); only the user themself gets it
+ * in an answer. A reset by mail ends every session and secret key of the
+ * user.
  */
 import t from 'tap'
 import { startInProcess, tempDataDir } from './helpers/server.js'
 import type { TestClient } from './helpers/http.js'
 import { basic, expectError, loginRaw, sleep, whoAmI } from './helpers/identity.js'
+import { confirmationIdIn, mailsTo, requestConfirmationByMail, waitForMail } from './helpers/mail.js'
 
 const dataDir = tempDataDir('identity-credentials')
 let server = await startInProcess(dataDir)
@@ -65,33 +70,40 @@ t.test('secret keys: create, list, log in with <key>:, delete', async (t) => {
   t.same(after.json.map((entry: { id: string }) => entry.id), [bare.json.id])
 })
 
-t.test('password change, public step 1', async (t) => {
+t.test('password change, public step 1: 202 without the id, the id by mail', async (t) => {
   const { client } = server
   await addUser(client, 'pia@keys.test', 'pia-password')
   const before = await client.login('keys', 'pia@keys.test', 'pia-password')
+  const key = await client.request('POST', '/v1/users/@self/secretkeys', { tenant: 'keys', query: { token: before }, body: { name: 'pia key' } })
+  t.equal(key.status, 201)
 
   const request = await requestPublic(client, 'Pia@Keys.test')
-  t.equal(request.status, 201)
-  t.same(Object.keys(request.json), ['id'])
+  t.equal(request.status, 202, 'accepted')
+  t.same(request.json, {}, 'the answer carries no id')
+  const mail = await waitForMail(dataDir, 'pia@keys.test')
+  t.match(mail.subject, /password/i)
+  const id = confirmationIdIn(mail)
+  t.notOk(request.text.includes(id), 'the id is not in the answer')
   const unknown = await requestPublic(client, 'nobody@keys.test')
   t.equal(unknown.status, request.status, 'an unknown e-mail: same status')
-  t.same(Object.keys(unknown.json), ['id'], 'same shape')
-  t.equal(unknown.json.id.length, request.json.id.length, 'an id of the same form')
-  expectError(t, await confirmPublic(client, unknown.json.id, 'new-password'), 400, 'TL01-1006', 'the id for an unknown e-mail does not work')
+  t.equal(unknown.text, request.text, 'the same answer')
+  await sleep(100)
+  t.equal(mailsTo(dataDir, 'nobody@keys.test').length, 0, 'and no mail')
   expectError(t, await client.request('POST', '/v1/users/requestconfirmation', { query: { email: 'pia@keys.test' } }), 401, 'TL01-1001', 'step 1 needs the API key')
 
-  expectError(t, await confirmPublic(client, request.json.id, 'short'), 412, 'TL01-1104', 'a password under 8 characters')
-  expectError(t, await confirmPublic(client, request.json.id, 'new-password', 'pia@keys.test'), 400, 'TL01-1105', 'the user name must be empty')
-  const noKey = await client.request('POST', `/v1/auth/confirm/${request.json.id}`, { headers: basic('', 'new-password') })
+  expectError(t, await confirmPublic(client, id, 'short'), 412, 'TL01-1104', 'a password under 8 characters')
+  expectError(t, await confirmPublic(client, id, 'new-password', 'pia@keys.test'), 400, 'TL01-1105', 'the user name must be empty')
+  const noKey = await client.request('POST', `/v1/auth/confirm/${id}`, { headers: basic('', 'new-password') })
   expectError(t, noKey, 401, 'TL01-1001', 'step 2 needs the API key')
 
-  const confirmed = await confirmPublic(client, request.json.id, 'pia-new-password')
+  const confirmed = await confirmPublic(client, id, 'pia-new-password')
   t.equal(confirmed.status, 200)
   t.match(confirmed.json, { id: /^[0-9a-f-]{36}$/, version: 2 })
   expectError(t, await loginRaw(client, 'keys', 'pia@keys.test', 'pia-password'), 401, 'TL01-1001', 'the old password')
   t.equal((await loginRaw(client, 'keys', 'pia@keys.test', 'pia-new-password')).status, 200, 'the new password')
   expectError(t, await whoAmI(client, 'keys', before), 401, 'TL01-1010', 'a token from before the change')
-  expectError(t, await confirmPublic(client, request.json.id, 'pia-third-password'), 400, 'TL01-1006', 'a confirmation works once')
+  expectError(t, await loginRaw(client, 'keys', key.json.secretKey, ''), 401, 'TL01-1001', 'a reset by mail ends the secret keys too')
+  expectError(t, await confirmPublic(client, id, 'pia-third-password'), 400, 'TL01-1006', 'a confirmation works once')
 })
 
 t.test('password change, authenticated step 1 (the user themself, or a superuser)', async (t) => {
@@ -116,9 +128,12 @@ t.test('password change, authenticated step 1 (the user themself, or a superuser
   expectError(t, await whoAmI(client, 'keys', elsewhere), 401, 'TL01-1010', 'every other session ends')
   t.equal((await loginRaw(client, 'keys', 'quin@keys.test', 'quin-new-password')).status, 200)
 
+  const mailsBefore = mailsTo(dataDir, 'quin@keys.test').length
   const bySuperuser = await client.request('POST', `/v1/users/${quinId}/$confirmation`, { tenant: 'keys', query: { token: owner.token } })
-  t.equal(bySuperuser.status, 201, 'the owner may ask for any user')
-  t.equal((await confirmPublic(client, bySuperuser.json.id, 'quin-third-password')).status, 200)
+  t.equal(bySuperuser.status, 202, 'the owner may ask for any user')
+  t.same(bySuperuser.json, {}, 'but gets no id: it goes to the user by mail')
+  const mailed = confirmationIdIn(await waitForMail(dataDir, 'quin@keys.test', mailsBefore + 1))
+  t.equal((await confirmPublic(client, mailed, 'quin-third-password')).status, 200)
   expectError(t, await whoAmI(client, 'keys', asking), 401, 'TL01-1010', "then none of the user's sessions stays")
   t.equal((await whoAmI(client, 'keys', owner.token)).status, 200, "the owner's session is not touched")
   const missing = await client.request('POST', '/v1/users/00000000-0000-4000-8000-000000000000/$confirmation', { tenant: 'keys', query: { token: owner.token } })
@@ -127,10 +142,10 @@ t.test('password change, authenticated step 1 (the user themself, or a superuser
 
 t.test('a confirmation survives a restart', async (t) => {
   await addUser(server.client, 'rex@keys.test', 'rex-password')
-  const request = await requestPublic(server.client, 'rex@keys.test')
+  const id = await requestConfirmationByMail(server.client, dataDir, 'rex@keys.test')
   await server.stop()
   server = await startInProcess(dataDir)
-  t.equal((await confirmPublic(server.client, request.json.id, 'rex-new-password')).status, 200)
+  t.equal((await confirmPublic(server.client, id, 'rex-new-password')).status, 200)
   t.equal((await loginRaw(server.client, 'keys', 'rex@keys.test', 'rex-new-password')).status, 200)
 })
 
@@ -138,8 +153,8 @@ t.test('an expired confirmation does not work (PASSWORD_CONFIRMATION_LIFETIME_MS
   const short = await startInProcess(tempDataDir('identity-confirmation'), { PASSWORD_CONFIRMATION_LIFETIME_MS: '200' })
   t.teardown(() => short.stop())
   await short.client.createTenant('expiring', 'owner@expiring.test', 'expiring-password')
-  const request = await requestPublic(short.client, 'owner@expiring.test')
+  const id = await requestConfirmationByMail(short.client, short.dataDir, 'owner@expiring.test')
   await sleep(300)
-  expectError(t, await confirmPublic(short.client, request.json.id, 'expiring-new-password'), 400, 'TL01-1006', 'expired')
+  expectError(t, await confirmPublic(short.client, id, 'expiring-new-password'), 400, 'TL01-1006', 'expired')
   t.equal((await loginRaw(short.client, 'expiring', 'owner@expiring.test', 'expiring-password')).status, 200, 'the password is unchanged')
 })

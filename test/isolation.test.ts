@@ -18,6 +18,7 @@ import type { Rec, ResourceDecl } from '../src/domain/schema.js'
 import { api, type Api, ref } from './helpers/api.js'
 import type { TestResponse } from './helpers/http.js'
 import { basic } from './helpers/identity.js'
+import { requestConfirmationByMail } from './helpers/mail.js'
 import { startInProcess } from './helpers/server.js'
 
 const CANARY = 'alphacanary'
@@ -237,9 +238,7 @@ const INTERNAL_CASES: Record<string, (t: Test) => Promise<void>> = {
     scan("B's own storage entry", own)
   },
   async PasswordConfirmation(t) {
-    const request = await client.request('POST', '/v1/users/requestconfirmation', { query: { apikey: client.apiKey, email: ownerA.email } })
-    t.equal(request.status, 201, request.text)
-    const id = request.json.id as string
+    const id = await requestConfirmationByMail(client, server.dataDir, ownerA.email)
     const atB = await client.request('POST', `/v1/auth/confirm/${id}`, { tenant: 'bravo', query: { apikey: client.apiKey } })
     scan("A's confirmation id at B", atB, [id])
     refused(t, "A's password confirmation at B's address", atB)

@@ -12,6 +12,7 @@ import { listSnapshots } from '../src/persist/snapshotFile.js'
 import { adminRequest } from './helpers/admin.js'
 import type { TestClient } from './helpers/http.js'
 import { basic, expectError, loginRaw, refreshRaw, whoAmI } from './helpers/identity.js'
+import { requestConfirmationByMail } from './helpers/mail.js'
 import { startInProcess, tempDataDir } from './helpers/server.js'
 
 const ADMIN_KEY = 'test-admin-key-sessions'
@@ -36,10 +37,8 @@ async function restoreOnline(tenant: string, body: object): Promise<void> {
   if (answer.status !== 200) throw new Error(`restore failed: ${answer.status} ${answer.text}`)
 }
 
-async function publicConfirmation(c: TestClient, email: string): Promise<string> {
-  const request = await c.request('POST', '/v1/users/requestconfirmation', { query: { apikey: c.apiKey, email } })
-  if (request.status !== 201) throw new Error(`requestconfirmation failed: ${request.status} ${request.text}`)
-  return request.json.id as string
+function publicConfirmation(c: TestClient, email: string): Promise<string> {
+  return requestConfirmationByMail(c, server.dataDir, email)
 }
 
 const owner = await client.createTenant('restored', 'owner@restored.test', 'owner-password')

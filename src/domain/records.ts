@@ -18,7 +18,7 @@ import crypto from 'node:crypto'
 import { ApiError } from './errors.js'
 import { checkRecord, defaults } from './input.js'
 import type { Caller } from './policy.js'
-import type { Rec, ResourceDecl } from './schema.js'
+import type { ChangeSession, Rec, ResourceDecl } from './schema.js'
 import type { WriteTx } from '../engine/writeTx.js'
 
 export function newId(): string {
@@ -121,15 +121,18 @@ export function insertRecord(tx: WriteTx, decl: ResourceDecl, values: Record<str
   return rec
 }
 
-/** Applies changed fields to a record: a new object, version + 1, validated; then the declaration's onChange hook. */
-export function changeRecord(tx: WriteTx, decl: ResourceDecl, before: Rec, values: Record<string, unknown>): Rec {
+/**
+ * Applies changed fields to a record: a new object, version + 1, validated; then the declaration's onChange
+ * hook, told the session `by` which the change was made (a password change keeps that one, sessions.ts).
+ */
+export function changeRecord(tx: WriteTx, decl: ResourceDecl, before: Rec, values: Record<string, unknown>, by: ChangeSession | null = null): Rec {
   const after: Rec = { ...before, ...values, id: before.id, version: before.version + 1, updatedAt: tx.now }
   // A reference the record already had may stay even if its target went to the trash since.
   const keptReference = (type: string, id: string) => decl.fields.some((fieldDecl) => fieldDecl.ref === type && before[fieldDecl.name] === id)
   checkRecord(decl, after, (type, id) => isLive(tx, type, id) || keptReference(type, id))
   checkUnique(tx, decl, after)
   tx.put(decl.type, after)
-  decl.onChange?.(tx, before, after)
+  decl.onChange?.(tx, before, after, by)
   return after
 }
 

@@ -92,9 +92,16 @@ export type OnCreate = (tx: WriteTx, rec: Rec, creator: Caller | null) => Rec
  * A hook run after a stored record changed through the generic paths —
  * update, trash, restore (`after` the new record) or removal for good
  * (`after` undefined) — inside the same write, so what it writes is logged
- * with the change.
+ * with the change. `by` is the session the change was made in, when a
+ * user's request made it (null for internal changes).
  */
-export type OnChange = (tx: WriteTx, before: Rec, after: Rec | undefined) => void
+export type OnChange = (tx: WriteTx, before: Rec, after: Rec | undefined, by?: ChangeSession | null) => void
+
+/** The session a change is made in: the user and the access token (its SHA-256 id) of the request. */
+export interface ChangeSession {
+  readonly userId: string
+  readonly tokenId: string
+}
 
 export interface ResourceDecl {
   readonly type: string

@@ -1,13 +1,27 @@
 /*
- * Ending a user's sessions when the user can no longer sign in: deactivated
- * (`active` false), moved to the trash, or removed. Every AuthToken and
- * pending PasswordConfirmation of the user is deleted in the same write, so
+ * Ending a user's sessions.
+ *
+ * When the user can no longer sign in — deactivated (`active` false), moved
+ * to the trash, or removed — every AuthToken and pending
+ * PasswordConfirmation of the user is deleted in the same write, so
  * reactivating or restoring the user does not bring an old token back.
  * (authenticate.ts refuses tokens of such users anyway; this keeps the
- * state clean and the refusal permanent.) Wired as User's onChange hook.
+ * state clean and the refusal permanent.)
+ *
+ * When the password changes, by any path (PUT or a batch item on the User,
+ * step 2 of the password change), every access and refresh token of the
+ * user ends in that same write — one logged command — except the pair of
+ * the session that made the change (`by`: a user who changes their own
+ * password stays signed in there; an admin's token is not the user's, so
+ * all of the user's end), and pending password confirmations are dropped.
+ * A reset by mail also removes the user's secret keys (revokeSecretKeysOf,
+ * called by that path): whoever resets by mail may have lost control of
+ * every credential. Both are wired as User's onChange hook.
  */
 import type { WriteTx } from '../engine/writeTx.js'
-import type { Rec } from './schema.js'
+import { removeForGood } from './trash.js'
+import { resourceByType } from './resources/index.js'
+import type { ChangeSession, Rec } from './schema.js'
 
 export const SESSION_TYPES = ['AuthToken', 'PasswordConfirmation'] as const
 
@@ -21,7 +35,28 @@ export function endSessionsOf(tx: WriteTx, userId: string): void {
   }
 }
 
-/** OnChange hook of User: a user who could sign in and no longer can loses every session. */
-export function endSessionsWhenLockedOut(tx: WriteTx, before: Rec, after: Rec | undefined): void {
-  if (maySignIn(before) && !maySignIn(after)) endSessionsOf(tx, before.id)
+/** Ends every token of a user except the access token `keepId` and its refresh token. */
+export function revokeTokensOf(tx: WriteTx, userId: string, keepId: string | null = null): void {
+  for (const rec of [...tx.state.collection('AuthToken').lookup('user', userId)]) {
+    const kept = keepId !== null && (rec.id === keepId || rec.pairId === keepId)
+    if (!kept) tx.del('AuthToken', rec.id)
+  }
+}
+
+/** Removes every secret key of the user for good, trashed ones included (with their trash items). */
+export function revokeSecretKeysOf(tx: WriteTx, userId: string): void {
+  const decl = resourceByType('SecretKey')
+  for (const rec of [...tx.state.collection(decl.type).lookup('user', userId)]) removeForGood(tx, decl, rec)
+}
+
+/** OnChange hook of User: a lock-out ends every session; a new password ends every other one. */
+export function endSessionsOnUserChange(tx: WriteTx, before: Rec, after: Rec | undefined, by: ChangeSession | null = null): void {
+  if (maySignIn(before) && !maySignIn(after)) {
+    endSessionsOf(tx, before.id)
+    return
+  }
+  if (after !== undefined && after.password !== before.password) {
+    revokeTokensOf(tx, before.id, by?.tokenId ?? null)
+    for (const rec of [...tx.state.collection('PasswordConfirmation').lookup('user', before.id)]) tx.del('PasswordConfirmation', rec.id)
+  }
 }

@@ -27,6 +27,16 @@
  * tests; it refuses a tenant whose activation is under way, so there is
  * never a second actor for a tenant, and shutdown waits for activations.
  *
+ * Sign-ups. A tenant made by sign-up carries `unconfirmed` in its
+ * directory row until its account is confirmed; once createdAt +
+ * SIGNUP_CONFIRMATION_LIFETIME_MS has passed, the public calls read it as
+ * free (expiredSignUp: no activation needed) and a new sign-up of the same
+ * address refounds it: one write in the tenant that removes what the old
+ * sign-up left and founds the new account, with a new directory row in the
+ * same commit. Whether the old one really expired is decided again inside
+ * that write from the tenant's state and the write's own time, so two
+ * sign-ups racing for the address cannot both win.
+ *
  * Damage. A tenant whose snapshot or log cannot be recovered (an entry that
  * cannot be decoded or applied, a gap) is remembered as closed, in memory:
  * its later requests get the same 503 at once instead of a new recovery
@@ -265,8 +275,35 @@ export class TenantRegistry {
     return [...this.store.tenants.getKeys()]
   }
 
+  /** Whether the tenant is a sign-up that was not confirmed in time (its directory row says so, see the top). */
+  expiredSignUp(tenant: string, nowMs = Date.now()): boolean {
+    const info = this.store.tenants.get(tenant)
+    return info?.unconfirmed === true && info.createdAt + this.config.signUpConfirmationLifetimeMs <= nowMs
+  }
+
+  /** Inside the write that confirms the tenant's account: the directory row loses `unconfirmed` in the same commit. */
+  noteConfirmed(tenant: string): void {
+    const info = this.store.tenants.get(tenant)
+    if (info?.unconfirmed === true) void this.store.tenants.put(tenant, { createdAt: info.createdAt })
+  }
+
+  /**
+   * Founds an expired sign-up's tenant anew: `decide` runs as one write in it (it checks the expiry against
+   * the state and removes what is there) and the directory row is replaced in the same commit.
+   */
+  async refound<T>(tenant: string, decide: (tx: WriteTx) => T): Promise<T> {
+    if (this.closing) throw new ApiError('TL01-9011', 'the server is shutting down', null, [], { 'Retry-After': '1' })
+    const actor = await this.open(tenant)
+    if (actor === undefined) return this.create(tenant, decide, { unconfirmed: true })
+    return actor.write((tx) => {
+      const decided = decide(tx)
+      void this.store.tenants.put(tenant, { createdAt: tx.now, unconfirmed: true })
+      return decided
+    })
+  }
+
   /** Creates a tenant whose first log entry is what `decide` writes; resolves when durable. */
-  async create<T>(tenant: string, decide: (tx: WriteTx) => T): Promise<T> {
+  async create<T>(tenant: string, decide: (tx: WriteTx) => T, info: { unconfirmed?: boolean } = {}): Promise<T> {
     if (this.closing) throw new ApiError('TL01-9011', 'the server is shutting down', null, [], { 'Retry-After': '1' })
     if (this.exists(tenant)) throw new ApiError('TL01-1102', `the account address '${tenant}' is taken`)
     this.creating.add(tenant)
@@ -275,7 +312,7 @@ export class TenantRegistry {
       // The directory row is issued in the same turn as the first entry, so both share one commit.
       const result = await actor.writeNow((tx) => {
         const decided = decide(tx)
-        void this.store.tenants.put(tenant, { createdAt: tx.now })
+        void this.store.tenants.put(tenant, info.unconfirmed === true ? { createdAt: tx.now, unconfirmed: true } : { createdAt: tx.now })
         return decided
       })
       this.activated(tenant, actor)

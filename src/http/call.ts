@@ -10,6 +10,7 @@ import type { TenantState } from '../engine/tenantState.js'
 import type { TenantRegistry } from '../engine/tenantRegistry.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { WriteTx } from '../engine/writeTx.js'
+import type { Outbox } from '../mail/outbox.js'
 import type { AbuseLimits } from './rateLimiter.js'
 import type { ApiRequest } from './request.js'
 import type { ApiResponse } from './response.js'
@@ -20,6 +21,8 @@ export interface Services {
   readonly apiKeys: ReadonlySet<string>
   /** In-memory abuse counters of this server (rateLimiter.ts). */
   readonly limits: AbuseLimits
+  /** Where mails go once the write that decided them is durable (src/mail/outbox.ts). */
+  readonly outbox: Outbox
 }
 
 export interface TenantAccess {

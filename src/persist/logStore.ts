@@ -33,6 +33,8 @@ import { StoreSpace } from './storeSpace.js'
 
 export interface TenantInfo {
   createdAt: number
+  /** Set by sign-up until the account is confirmed: past createdAt + SIGNUP_CONFIRMATION_LIFETIME_MS its address and e-mail are free. */
+  unconfirmed?: boolean
   /** Set while a tenant cannot be opened (its log is damaged). */
   damaged?: string
 }

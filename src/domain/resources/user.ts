@@ -2,11 +2,12 @@
  * User (users): a person who logs in to a tenant. `email` is the login and
  * is set once, kept in lower case and unique in the tenant. A user created by the owner or an admin is confirmed at once
  * (sign-up's owner waits for the confirmation call). A user who is
- * deactivated, trashed or removed loses every session (sessions.ts).
+ * deactivated, trashed or removed loses every session, and a new password
+ * ends every session but the one that set it (sessions.ts).
  */
 import type { TenantState } from '../../engine/tenantState.js'
 import { declareResource, email, field, ianaTimeZone, max, min, personName, size, type Rec } from '../schema.js'
-import { endSessionsWhenLockedOut } from '../sessions.js'
+import { endSessionsOnUserChange } from '../sessions.js'
 
 export const User = declareResource({
   type: 'User',
@@ -22,7 +23,7 @@ export const User = declareResource({
     email: typeof rec.email === 'string' ? rec.email.trim().toLowerCase() : rec.email,
     confirmed: creator?.superuser === true ? true : rec.confirmed,
   }),
-  onChange: endSessionsWhenLockedOut,
+  onChange: endSessionsOnUserChange,
   fields: [
     field.string('firstName', 'first name', { inStub: true }),
     field.string('lastName', 'last name', { inStub: true }),

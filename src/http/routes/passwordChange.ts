@@ -1,18 +1,25 @@
 /*
  * Password change in two steps.
  *
- * Step 1 makes a PasswordConfirmation for a user and answers its id:
+ * Step 1 makes a PasswordConfirmation for a user; its id is a secret that
+ * goes to the user's mailbox (design §9, the outbox), never to a caller who
+ * only holds an API key:
  *   POST {public_url}/v1/users/requestconfirmation?apikey=&email=   (no token)
- *   POST {base_url}/v1/users/{id|@self}/$confirmation?token=        (the user or a superuser)
- * The public call answers the same `{id}` for an e-mail that has no active
- * user outside the trash: a random id that simply does not work. An e-mail
- * is unique per tenant only: the public call puts a confirmation with the
- * same id in every tenant the global e-mail index lists for it, so each of
- * those users can reset the password (the caller names no tenant, and
- * whoever holds the e-mail holds every one of those users). The call
+ *     answers 202 with an empty object, whether or not the e-mail belongs
+ *     to anyone (no account enumeration); the id goes by mail.
+ *   POST {base_url}/v1/users/{id|@self}/$confirmation?token=
+ *     the user themself gets the id in the answer (201 {id}): their session
+ *     could set the password with a PUT anyway. An owner or admin asking for
+ *     another user gets 202 and the id goes to that user by mail.
+ * An e-mail is unique per tenant only: the public call puts a confirmation
+ * with the same id in every tenant the global e-mail index lists for it
+ * (less sign-ups that expired unconfirmed), so each of those users can
+ * reset the password (the caller names no tenant, and whoever holds the
+ * e-mail holds every one of those users); one mail carries it. The call
  * with a token is a change of the User and passes the same permission check
  * as a PUT of it (policy.ts): the user themself, the owner and admins, but
- * only the account owner for the account owner.
+ * only the account owner for the account owner. The mail is handed to the
+ * outbox only after the writes are durable.
  *
  * Step 2 sets the password:
  *   POST {public_url}/v1/auth/confirm/{confirmation_id}?apikey=
@@ -23,28 +30,40 @@
  * the password is set in every tenant where the confirmation works, and the
  * answer names the user of the first of them by tenant name. The password is hashed
  * before the write; the write consumes the confirmation (once; an expired one
- * is consumed too and refused), stores the hash and ends every token of the
- * user except the session that asked for the change itself.
+ * is consumed too and refused) and stores the hash; User's onChange hook
+ * (sessions.ts) ends every token of the user except the session that asked
+ * for the change itself. A confirmation whose id went by mail is one with
+ * no `keepTokenId` (only the user's own session gets the id in an answer,
+ * and that session is the one kept): that is a reset by mail, which also
+ * removes the user's secret keys.
  */
 import { accessDenied, ApiError, notFound, violation, wrongParameter } from '../../domain/errors.js'
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, newToken, secretId } from '../../domain/credentials.js'
+import { passwordChangeMail } from '../../domain/mail.js'
 import { checkWrite } from '../../domain/policy.js'
 import { changeRecord } from '../../domain/records.js'
 import { liveUserWithEmail, User } from '../../domain/resources/user.js'
 import type { Rec } from '../../domain/schema.js'
-import { tenantsWithConfirmation, tenantsWithEmail } from '../../engine/globalIndexes.js'
+import { revokeSecretKeysOf } from '../../domain/sessions.js'
+import { tenantsWithConfirmation } from '../../engine/globalIndexes.js'
 import type { WriteTx } from '../../engine/writeTx.js'
 import type { Call } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import type { ResourceAction } from './actions.js'
 import { basicPair } from './auth.js'
-import { requireApiKey } from './registration.js'
-import { revokeTokensOf } from './tokens.js'
+import { requireApiKey } from '../apiKey.js'
+import { publicUrl, tenantsHoldingEmail } from './registration.js'
 
 const CONFIRMATION = 'PasswordConfirmation'
 
+/** The answer to the user themself: the id. */
 function confirmationAnswer(call: Call, confirmationId: string): ApiResponse {
   return dataResponse(call.request, { id: confirmationId }, { root: 'confirmation' }, 201)
+}
+
+/** The answer when the id went (or would have gone) by mail: accepted, nothing more. */
+function mailedAnswer(call: Call): ApiResponse {
+  return dataResponse(call.request, {}, { root: 'confirmation' }, 202)
 }
 
 function dropConfirmationsOf(tx: WriteTx, userId: string): void {
@@ -61,25 +80,28 @@ function mayChangePassword(user: Rec | undefined): user is Rec {
   return user !== undefined && user.trashItem === null && user.active === true
 }
 
-/** Step 1 without a token: by e-mail, on the public URL. */
+/** Step 1 without a token: by e-mail, on the public URL; the id goes to that address. */
 export async function requestConfirmation(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const email = (call.request.query.get('email') ?? '').trim().toLowerCase()
   if (email === '') throw wrongParameter("query parameter 'email' is required")
   const confirmationId = newToken()
-  const { registry, config } = call.services
-  await Promise.all(
-    tenantsWithEmail(registry.store, email).map(async (tenantName) =>
+  const { registry, config, outbox } = call.services
+  const made = await Promise.all(
+    tenantsHoldingEmail(call.services, email).map(async (tenantName) =>
       (await registry.open(tenantName))?.write((tx) => {
         const user = liveUserWithEmail(tx.state, email)
-        if (mayChangePassword(user)) putConfirmation(tx, user.id, confirmationId, config.passwordConfirmationLifetimeMs, null)
+        if (!mayChangePassword(user)) return false
+        putConfirmation(tx, user.id, confirmationId, config.passwordConfirmationLifetimeMs, null)
+        return true
       }),
     ),
   )
-  return confirmationAnswer(call, confirmationId)
+  if (made.includes(true)) outbox.send(passwordChangeMail(email, confirmationId, publicUrl(call.services), config.passwordConfirmationLifetimeMs))
+  return mailedAnswer(call)
 }
 
-/** Step 1 with a token: `POST /users/{id}/$confirmation`, by the user themself or a superuser. */
+/** Step 1 with a token: `POST /users/{id}/$confirmation`, by the user themself (the id in the answer) or a superuser (by mail). */
 export const confirmationAction: ResourceAction = {
   async handle(call, _decl, id) {
     if (id === null) throw new ApiError('TL01-9003', '$confirmation needs POST /users/{id}/$confirmation')
@@ -91,13 +113,16 @@ export const confirmationAction: ResourceAction = {
     if (!self && !principal.superuser) throw accessDenied('only the user themself, the owner and admins may change a password')
     const confirmationId = newToken()
     const lifetimeMs = call.services.config.passwordConfirmationLifetimeMs
-    await tenant.write((tx) => {
+    const email = await tenant.write((tx) => {
       const user = tx.state.get('User', userId)
       if (user === undefined || user.trashItem !== null) throw notFound('User', userId)
       checkWrite(principal, User, user, user, tx.state)
       putConfirmation(tx, userId, confirmationId, lifetimeMs, self ? principal.tokenId : null)
+      return String(user.email)
     })
-    return confirmationAnswer(call, confirmationId)
+    if (self) return confirmationAnswer(call, confirmationId)
+    call.services.outbox.send(passwordChangeMail(email, confirmationId, publicUrl(call.services), lifetimeMs))
+    return mailedAnswer(call)
   },
 }
 
@@ -117,19 +142,22 @@ function invalidConfirmation(): ApiError {
   return new ApiError('TL01-1006', 'the confirmation id is invalid, expired or already used')
 }
 
-/** Inside the write: consumes the confirmation and sets the password; null when it does not work. */
+/**
+ * Inside the write: consumes the confirmation and sets the password; null when it does not work. The
+ * session kept is the one that asked for the confirmation (User's onChange hook ends the others and drops
+ * the user's other confirmations); a reset by mail (no such session) also removes the secret keys.
+ */
 function applyPasswordChange(tx: WriteTx, hash: string, passwordHash: string): Rec | null {
   const confirmation = tx.state.get(CONFIRMATION, hash)
   if (confirmation === undefined) return null
   tx.del(CONFIRMATION, hash)
   const user = tx.state.get('User', confirmation.user as string)
   if ((confirmation.expiresAt as number) <= tx.now || !mayChangePassword(user)) return null
-  const after = changeRecord(tx, User, user, { password: passwordHash })
-  dropConfirmationsOf(tx, user.id)
-  revokeTokensOf(tx, user.id, (confirmation.keepTokenId as string | null) ?? null)
+  const keepTokenId = (confirmation.keepTokenId as string | null) ?? null
+  const after = changeRecord(tx, User, user, { password: passwordHash }, keepTokenId === null ? null : { userId: user.id, tokenId: keepTokenId })
+  if (keepTokenId === null) revokeSecretKeysOf(tx, user.id)
   return after
 }
-
 /** Step 2, on the public URL. */
 export async function confirmPassword(call: Call, params: Record<string, string>): Promise<ApiResponse> {
   requireApiKey(call)

@@ -9,8 +9,18 @@
  * e-mail is unique per tenant only, so when several tenants have it findurl
  * answers the first by tenant name (a stable choice, the `{url}` shape
  * stays), and sign-up refuses an e-mail any tenant has.
+ *
+ * Sign-up answers the account id, and confirm takes that id, as the spec
+ * fixes ("returns an account id. Confirm takes that id"); the owner also
+ * gets a mail through the outbox with the id and the call that confirms.
+ * A sign-up not confirmed within SIGNUP_CONFIRMATION_LIFETIME_MS expires
+ * (signUps.ts): confirm refuses it, checkurl, checkemail and findurl no
+ * longer see its address and e-mail, and a new sign-up may take either.
  */
 import { ApiError, violation, wrongParameter } from '../../domain/errors.js'
+import { signUpMail } from '../../domain/mail.js'
+import { clearExpiredSignUp, signUpExpired } from '../../domain/signUps.js'
+import type { WriteTx } from '../../engine/writeTx.js'
 import { hashPassword, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../../domain/credentials.js'
 import { isPlainObject, readFields } from '../../domain/input.js'
 import { insertRecord, changeRecord } from '../../domain/records.js'
@@ -27,9 +37,6 @@ import { renderRecord } from '../../domain/render.js'
 
 export const RESERVED_TENANTS = new Set(['www', 'api', 'admin', 'mail', 'static'])
 
-/** The API key check (counted per client address) lives in apiKey.ts; the routes still import it from here. */
-export { requireApiKey }
-
 function requiredParameter(call: Call, name: string): string {
   const value = call.request.query.get(name)
   if (value === undefined || value.trim() === '') throw wrongParameter(`query parameter '${name}' is required`)
@@ -45,22 +52,35 @@ export function tenantUrl(services: Services, tenant: string): string {
   return `http://${tenant}.${services.config.baseDomain}${port}/v1`
 }
 
+/** The public URL of the service, `{public_url}` of the spec (with `/v1`). */
+export function publicUrl(services: Services): string {
+  const port = services.config.port === 80 ? '' : `:${services.config.port}`
+  return `http://${services.config.baseDomain}${port}/v1`
+}
+
+/** The tenants with a live user of this e-mail, in tenant-name order, less sign-ups that expired unconfirmed. */
+export function tenantsHoldingEmail(services: Services, email: string): string[] {
+  const nowMs = Date.now()
+  return tenantsWithEmail(services.registry.store, email).filter((tenant) => !services.registry.expiredSignUp(tenant, nowMs))
+}
+
 export async function checkUrl(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const url = requiredParameter(call, 'url').toLowerCase()
-  return dataResponse(call.request, { exists: call.services.registry.exists(url) }, { root: 'result' })
+  const { registry } = call.services
+  return dataResponse(call.request, { exists: registry.exists(url) && !registry.expiredSignUp(url) }, { root: 'result' })
 }
 
 export async function checkEmail(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const email = requiredParameter(call, 'email').toLowerCase()
-  return dataResponse(call.request, { exists: tenantsWithEmail(call.services.registry.store, email).length > 0 }, { root: 'result' })
+  return dataResponse(call.request, { exists: tenantsHoldingEmail(call.services, email).length > 0 }, { root: 'result' })
 }
 
 export async function findUrl(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const email = requiredParameter(call, 'email').toLowerCase()
-  const [tenant] = tenantsWithEmail(call.services.registry.store, email)
+  const [tenant] = tenantsHoldingEmail(call.services, email)
   return dataResponse(call.request, { url: tenant === undefined ? null : tenantUrl(call.services, tenant) }, { root: 'result' })
 }
 
@@ -87,30 +107,44 @@ export async function signUp(call: Call): Promise<ApiResponse> {
   }
   const { id: _ownerId, ...ownerValues } = readFields(User, body.owner, source, true)
   const email = typeof ownerValues.email === 'string' ? ownerValues.email.trim().toLowerCase() : ''
-  if (email !== '' && tenantsWithEmail(call.services.registry.store, email).length > 0) {
+  if (email !== '' && tenantsHoldingEmail(call.services, email).length > 0) {
     throw new ApiError('TL01-1102', `a user with e-mail '${email}' already exists`)
   }
   const accountValues = readFields(Account, body.account, source, false)
-  const passwordHash = await hashPassword(password, call.services.config.passwordCost)
-  const accountId = await call.services.registry.create(urlPrefix, (tx) => {
+  const { registry, config, outbox } = call.services
+  const passwordHash = await hashPassword(password, config.passwordCost)
+  const found = (tx: WriteTx): string => {
     const owner = insertRecord(tx, User, Object.assign({}, ownerValues, { email, password: passwordHash, admin: true, active: true, confirmed: false }))
     const account = insertRecord(tx, Account, Object.assign({}, accountValues, { urlPrefix, owner: owner.id, confirmed: false, docNumberSequence: 0 }))
     return account.id
-  })
+  }
+  const lifetimeMs = config.signUpConfirmationLifetimeMs
+  const accountId = registry.expiredSignUp(urlPrefix)
+    ? await registry.refound(urlPrefix, (tx) => {
+        clearExpiredSignUp(tx, lifetimeMs)
+        return found(tx)
+      })
+    : await registry.create(urlPrefix, found, { unconfirmed: true })
+  if (email !== '') outbox.send(signUpMail(email, accountId, tenantUrl(call.services, urlPrefix), lifetimeMs))
   return dataResponse(call.request, { id: accountId }, { root: 'account' }, 201)
 }
 
-/** Confirms a new account (and its owner) by the account id that sign-up answered. */
+/** Confirms a new account (and its owner) by the account id that sign-up answered, unless the sign-up expired. */
 export async function confirmAccount(call: Call, id: string): Promise<ApiResponse | null> {
   requireApiKey(call)
-  const tenant = call.tenant
-  if (tenant === null) return null
+  const { tenant, tenantName } = call
+  if (tenant === null || tenantName === null) return null
+  const { registry, config } = call.services
   const confirmed = await tenant.write((tx) => {
     const account = accountOf(tx.state)
     if (account.id !== id) return null
+    if (signUpExpired(tx.state, config.signUpConfirmationLifetimeMs, tx.now)) {
+      throw new ApiError('TL01-1006', 'this sign-up was not confirmed in time and has expired; sign up again')
+    }
     const owner = tx.state.get('User', account.owner as string)
     const after = account.confirmed === true ? account : changeRecord(tx, Account, account, { confirmed: true })
     if (owner !== undefined && owner.confirmed !== true) changeRecord(tx, User, owner, { confirmed: true })
+    registry.noteConfirmed(tenantName)
     return renderRecord(Account, after, tx.state, { noExpand: true })
   })
   return confirmed === null ? null : dataResponse(call.request, confirmed, { root: Account.xmlItemName })

@@ -157,7 +157,7 @@ export function updateIn(
   }
   const candidate = { ...before, ...values }
   checkWrite(principal, decl, candidate, before, tx.state)
-  return changeRecord(tx, decl, before, derive === undefined ? values : Object.assign({}, values, derive({ ...candidate, updatedAt: tx.now }, tx.state)))
+  return changeRecord(tx, decl, before, derive === undefined ? values : Object.assign({}, values, derive({ ...candidate, updatedAt: tx.now }, tx.state)), principal)
 }
 
 function list(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {

@@ -27,14 +27,6 @@ export function issueTokens(tx: WriteTx, userId: string, accessLifetimeMs: numbe
   return { token, expiration: new OutDate(expiresAt), refreshToken, refreshExpiration: new OutDate(refreshExpiresAt) }
 }
 
-/** Ends every token of a user except `keepId` (password change, deactivation). */
-export function revokeTokensOf(tx: WriteTx, userId: string, keepId: string | null = null): void {
-  for (const rec of [...tx.state.collection('AuthToken').lookup('user', userId)]) {
-    const kept = keepId !== null && (rec.id === keepId || rec.pairId === keepId)
-    if (!kept) tx.del('AuthToken', rec.id)
-  }
-}
-
 /** Removes expired tokens of a user, so tokens do not pile up in memory. */
 export function dropExpiredTokens(tx: WriteTx, userId: string): void {
   for (const rec of [...tx.state.collection('AuthToken').lookup('user', userId)]) {
