@@ -20,6 +20,7 @@ import type { Caller } from './policy.js'
 import { insertRecord } from './records.js'
 import { SecretKey } from './resources/secretKey.js'
 import type { Rec } from './schema.js'
+import { removeForGood } from './trash.js'
 
 export function newSecretKey(): string {
   return newToken()
@@ -41,6 +42,11 @@ export function createSecretKey(tx: WriteTx, caller: Caller, request: SecretKeyR
   const values: Record<string, unknown> = { user: caller.userId, keyHash: secretId(key) }
   if (request.name !== undefined) values.name = request.name
   return insertRecord(tx, SecretKey, values, caller)
+}
+
+/** Removes every secret key of the user for good, trashed ones included (with their trash items). */
+export function revokeSecretKeysOf(tx: WriteTx, userId: string): void {
+  for (const rec of [...tx.state.collection(SecretKey.type).lookup('user', userId)]) removeForGood(tx, SecretKey, rec)
 }
 
 /** The live key whose text is `key`, if any. */

@@ -14,13 +14,11 @@
  * the session that made the change (`by`: a user who changes their own
  * password stays signed in there; an admin's token is not the user's, so
  * all of the user's end), and pending password confirmations are dropped.
- * A reset by mail also removes the user's secret keys (revokeSecretKeysOf,
- * called by that path): whoever resets by mail may have lost control of
- * every credential. Both are wired as User's onChange hook.
+ * Both are User's onChange hook. A reset by mail also removes the user's
+ * secret keys (revokeSecretKeysOf in secretKeys.ts, called by that path):
+ * whoever resets by mail may have lost control of every credential.
  */
 import type { WriteTx } from '../engine/writeTx.js'
-import { removeForGood } from './trash.js'
-import { resourceByType } from './resources/index.js'
 import type { ChangeSession, Rec } from './schema.js'
 
 export const SESSION_TYPES = ['AuthToken', 'PasswordConfirmation'] as const
@@ -41,12 +39,6 @@ export function revokeTokensOf(tx: WriteTx, userId: string, keepId: string | nul
     const kept = keepId !== null && (rec.id === keepId || rec.pairId === keepId)
     if (!kept) tx.del('AuthToken', rec.id)
   }
-}
-
-/** Removes every secret key of the user for good, trashed ones included (with their trash items). */
-export function revokeSecretKeysOf(tx: WriteTx, userId: string): void {
-  const decl = resourceByType('SecretKey')
-  for (const rec of [...tx.state.collection(decl.type).lookup('user', userId)]) removeForGood(tx, decl, rec)
 }
 
 /** OnChange hook of User: a lock-out ends every session; a new password ends every other one. */
