@@ -289,7 +289,8 @@ function statusText(status: number): string {
 function send(res: http.ServerResponse, state: { aborted: boolean }, response: AdminResponse, close = false): void {
   if (state.aborted) return
   state.aborted = true
-  const headers: Record<string, string> = { ...ALWAYS, ...response.headers }
+  // A length up front: no chunked encoding, and an HTTP/1.0 client that asked for keep-alive can have it.
+  const headers: Record<string, string> = { ...ALWAYS, ...response.headers, 'Content-Length': String(Buffer.byteLength(response.body)) }
   if (close) headers.Connection = 'close'
   res.writeHead(response.status, statusText(response.status), headers)
   res.end(response.body)
