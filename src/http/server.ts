@@ -11,7 +11,9 @@
  * the handler returns. The query is read first, so an error found before routing
  * (malformed or unknown path, unknown host, a body over the limit) is
  * written by errorResponse in the format the request asked for, as the
- * router writes its errors.
+ * router writes its errors. A request with two Host headers is one of
+ * those (400, messageRules.ts). Every answer says `X-Content-Type-Options:
+ * nosniff`. The port is listened on alone (uws.ts: listenExclusive).
  *
  * Each request is an Exchange: its id (sent as X-Request-Id), start time,
  * method, tenant and the route the router found. Every answer says in a
