@@ -143,8 +143,9 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const headers = new Map<string, string>()
     let hostHeaders = 0
     req.forEach((name, value) => {
-      headers.set(name.toLowerCase(), value)
-      if (name.toLowerCase() === 'host') hostHeaders += 1
+      const lower = name.toLowerCase()
+      headers.set(lower, value)
+      if (lower === 'host') hostHeaders += 1
     })
     // Looked up on the first call (ApiRequest.remoteAddress); the response is still open then (after it, '').
     let peer: string | undefined
