@@ -11,6 +11,11 @@
  * runs (RECOVER_ON_START activates every tenant first, yielding between
  * tenants so those answers get out); it closes last, so /readyz says
  * 'stopping' while a stop drains.
+ *
+ * Both listeners have their port to themselves (http/uws.ts): a second
+ * service started on a taken PORT or ADMIN_PORT fails to start with a
+ * message naming the port, and gives back its data directory lock and
+ * LMDB store, instead of quietly sharing the port's connections.
  */
 import crypto from 'node:crypto'
 import fs from 'node:fs'
@@ -96,13 +101,17 @@ export async function startService(config: Config): Promise<RunningService> {
   }
   registerMetricsRoute(admin, { requests: observers.requests, registry, store })
   registerRestoreRoute(admin, registry)
-  await admin.listen(config.adminPort)
-  if (config.recoverOnStart) await activateAll(registry)
   let server: Awaited<ReturnType<typeof startHttpServer>>
   try {
+    await admin.listen(config.adminPort)
+    if (config.recoverOnStart) await activateAll(registry)
     server = await startHttpServer(services, config.port, config.host, observers)
   } catch (error) {
+    // A port that is taken (or any start-up failure) leaves nothing held: the data directory can be served again.
     admin.close()
+    await registry.close()
+    await store.close()
+    releaseLock(config.dataDir)
     throw error
   }
   const sweeper = startIdleSweeper(registry, config.idleEvictMs)

@@ -8,9 +8,18 @@
  * Routes are registered with `route(method, pattern, handler)`, at any time
  * (the table is read per request). A pattern is a path such as
  * `/tenants/:tenant/restore`; `:name` captures one segment into `params`.
- * The same uWS rules as the public front end apply: request data is read
- * before the first await, onAborted is attached at once, body chunks are
- * copied, the answer is written inside cork() unless the client went away.
+ * It runs on Node's own HTTP server, not on uWebSockets.js: it carries
+ * little traffic, and it must answer what health checkers send. uWS (the
+ * build we use) takes only `<METHOD> /<path> HTTP/1.1` with a Host header
+ * and holds any other request line unanswered until its idle timeout,
+ * so an HTTP/1.0 check (HAProxy's default `OPTIONS / HTTP/1.0`, no Host)
+ * saw a dead service. Here HTTP/1.0 is answered (the connection closes
+ * after the answer unless the client asked to keep it), with or without
+ * Host; an HTTP/1.1 request without Host, one with two Host headers and
+ * one whose target is a whole URL get 400 (http/messageRules.ts). Every
+ * answer, including one to a request Node's parser refused, carries
+ * `X-Content-Type-Options: nosniff`. The port is listened on alone
+ * (no SO_REUSEPORT): a second server on the same ADMIN_PORT fails to start.
  *
  * A handler may answer with `chunks` instead of `body` (long operator work
  * reporting as it goes): the status and headers go out at once, each chunk
@@ -18,11 +27,14 @@
  * iterable. A client that goes away stops the writing, not the iterable.
  */
 import { randomUUID } from 'node:crypto'
-import { STATUS_CODES } from 'node:http'
+import http, { STATUS_CODES } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { ApiError } from '../domain/errors.js'
+import { headProblem } from '../http/messageRules.js'
 import { parseQuery } from '../http/request.js'
 import { plainErrorResponse } from '../http/response.js'
-import { loadNativeUws, type HttpResponse, type us_listen_socket } from '../http/uws.js'
+import { portTakenMessage } from '../http/uws.js'
 import { sameSecret } from './adminKey.js'
 
 export const ADMIN_HOST = '127.0.0.1'
@@ -110,7 +122,7 @@ function matchRoute(parts: readonly string[], segments: readonly string[]): Reco
 
 export class AdminServer {
   private readonly routes: AdminRoute[] = []
-  private socket: us_listen_socket | null = null
+  private server: http.Server | null = null
   port = 0
 
   constructor(private readonly adminKey: string) {}
@@ -126,42 +138,65 @@ export class AdminServer {
   }
 
   listen(port: number): Promise<number> {
-    const uws = loadNativeUws()
-    const app = uws.App()
-    app.any('/*', (res, req) => {
-      const state = { aborted: false }
-      res.onAborted(() => {
-        state.aborted = true
-      })
-      const method = req.getMethod().toUpperCase()
-      const path = req.getUrl()
-      const query = parseQuery(req.getQuery() ?? '')
-      const headers = new Map<string, string>()
-      req.forEach((name, value) => headers.set(name.toLowerCase(), value))
-      // No exception may leave a uWS handler (it would end the process): a bug answers 500.
-      try {
-        this.handle(res, state, method, path, query, headers)
-      } catch (error) {
-        send(res, state, answerForError(error, method, path))
-      }
+    const server = http.createServer({ requireHostHeader: false }, (req, res) => this.serve(req, res))
+    // A request Node's parser refuses (malformed head, headers too large) gets the error body and nosniff too.
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+      if (socket.writable && error.code !== 'ECONNRESET') socket.end(rawAnswer(errorAnswer(new ApiError('TL01-1105', `malformed HTTP request (${error.code ?? 'unreadable'})`))))
+      else socket.destroy()
     })
     return new Promise((resolve, reject) => {
-      app.listen(ADMIN_HOST, port, (socket: us_listen_socket | false) => {
-        if (socket === false) {
-          reject(new Error(`the admin listener cannot listen on ${ADMIN_HOST}:${port} (set ADMIN_PORT)`))
-          return
-        }
-        this.socket = socket
-        this.port = uws.us_socket_local_port(socket)
+      const refused = (error: NodeJS.ErrnoException) => {
+        reject(error.code === 'EADDRINUSE' || error.code === 'EACCES' ? new Error(portTakenMessage(ADMIN_HOST, port, 'ADMIN_PORT')) : error)
+      }
+      server.once('error', refused)
+      // Node listens without SO_REUSEPORT: a port another process holds is refused (EADDRINUSE), never shared.
+      server.listen({ host: ADMIN_HOST, port, exclusive: true }, () => {
+        server.off('error', refused)
+        server.on('error', (error) => console.error('admin listener:', error))
+        this.server = server
+        this.port = (server.address() as AddressInfo).port
         resolve(this.port)
       })
     })
   }
 
   close(): void {
-    if (this.socket === null) return
-    loadNativeUws().us_listen_socket_close(this.socket)
-    this.socket = null
+    if (this.server === null) return
+    this.server.close()
+    this.server.closeIdleConnections()
+    this.server = null
+  }
+
+  /** One request: its head checked (one Host, a path as target, a Host on HTTP/1.1), then routed. */
+  private serve(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const state = { aborted: false }
+    res.on('close', () => {
+      state.aborted = true
+    })
+    const target = req.url ?? ''
+    const queryAt = target.indexOf('?')
+    const path = queryAt < 0 ? target : target.slice(0, queryAt)
+    const query = parseQuery(queryAt < 0 ? '' : target.slice(queryAt + 1))
+    const headers = new Map<string, string>()
+    let hostHeaders = 0
+    for (let index = 0; index + 1 < req.rawHeaders.length; index += 2) {
+      const name = (req.rawHeaders[index] as string).toLowerCase()
+      headers.set(name, req.rawHeaders[index + 1] as string)
+      if (name === 'host') hostHeaders += 1
+    }
+    const problem = headProblem(hostHeaders, target) ?? (req.httpVersion === '1.1' && hostHeaders === 0 ? noHost() : null)
+    if (problem !== null) {
+      req.resume()
+      send(res, state, errorAnswer(problem), true)
+      return
+    }
+    const method = (req.method ?? '').toUpperCase()
+    // An exception in a request handler of Node's server would end the process: a bug answers 500.
+    try {
+      this.handle(req, res, state, method, path, query, headers)
+    } catch (error) {
+      send(res, state, answerForError(error, method, path))
+    }
   }
 
   private find(method: string, segments: readonly string[]): { route: AdminRoute; params: Record<string, string> } | { allowed: string[] } {
@@ -181,7 +216,8 @@ export class AdminServer {
   }
 
   private handle(
-    res: HttpResponse,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
     state: { aborted: boolean },
     method: string,
     path: string,
@@ -225,21 +261,21 @@ export class AdminServer {
       send(res, state, tooLarge(), true)
       return
     }
-    if (!(declaredLength > 0 || headers.has('transfer-encoding'))) {
-      run(Buffer.alloc(0))
-      return
-    }
     const chunks: Buffer[] = []
     let received = 0
-    res.onData((chunk, isLast) => {
-      if (state.aborted) return
+    let refusedBody = false
+    req.on('data', (chunk: Buffer) => {
+      if (refusedBody) return
       received += chunk.byteLength
       if (received > route.maxBodyBytes) {
+        refusedBody = true
         send(res, state, tooLarge(), true)
         return
       }
-      chunks.push(Buffer.from(new Uint8Array(chunk).slice()))
-      if (isLast) run(Buffer.concat(chunks))
+      chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (!refusedBody && !state.aborted) run(Buffer.concat(chunks))
     })
   }
 }
@@ -248,34 +284,49 @@ function unauthorized(): AdminResponse {
   return errorAnswer(new ApiError('TL01-1001', 'the admin listener needs Authorization: Bearer <admin key>', null, [], { 'WWW-Authenticate': 'Bearer' }))
 }
 
-function send(res: HttpResponse, state: { aborted: boolean }, response: AdminResponse, close = false): void {
-  if (state.aborted) return
-  res.cork(() => {
-    res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? 'Unknown'}`)
-    for (const [name, value] of Object.entries(response.headers ?? {})) res.writeHeader(name, value)
-    res.end(response.body, close)
-  })
-  state.aborted = true
+/** Headers every admin answer carries. */
+const ALWAYS: Record<string, string> = { 'X-Content-Type-Options': 'nosniff' }
+
+function statusText(status: number): string {
+  return STATUS_CODES[status] ?? 'Unknown'
 }
 
-function sendStreamed(res: HttpResponse, state: { aborted: boolean }, response: AdminStreamedResponse, method: string, path: string): void {
-  if (!state.aborted) {
-    res.cork(() => {
-      res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? 'Unknown'}`)
-      for (const [name, value] of Object.entries(response.headers ?? {})) res.writeHeader(name, value)
-    })
-  }
+/** `close`: end the connection after the answer (a body that was refused is still on its way). */
+function send(res: http.ServerResponse, state: { aborted: boolean }, response: AdminResponse, close = false): void {
+  if (state.aborted) return
+  state.aborted = true
+  // A length up front: no chunked encoding, and an HTTP/1.0 client that asked for keep-alive can have it.
+  const headers: Record<string, string> = { ...ALWAYS, ...response.headers, 'Content-Length': String(Buffer.byteLength(response.body)) }
+  if (close) headers.Connection = 'close'
+  res.writeHead(response.status, statusText(response.status), headers)
+  res.end(response.body)
+}
+
+/** An answer written straight to a socket Node's parser gave up on (it closes the connection). */
+function rawAnswer(response: AdminResponse): string {
+  const body = typeof response.body === 'string' ? response.body : response.body.toString('utf8')
+  const headers = { ...ALWAYS, ...response.headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
+  return `HTTP/1.1 ${response.status} ${statusText(response.status)}\r\n${lines.join('')}\r\n${body}`
+}
+
+function sendStreamed(res: http.ServerResponse, state: { aborted: boolean }, response: AdminStreamedResponse, method: string, path: string): void {
+  if (!state.aborted) res.writeHead(response.status, statusText(response.status), { ...ALWAYS, ...response.headers })
   void (async () => {
     try {
       for await (const chunk of response.chunks) {
-        if (!state.aborted) res.cork(() => res.write(chunk))
+        if (!state.aborted) res.write(chunk)
       }
     } catch (error) {
       // The handler broke its promise not to throw here; the answer ends short of its last chunk.
       console.error(`admin request ${method} ${path}: its streamed answer failed:`, error)
     }
     if (state.aborted) return
-    res.cork(() => res.end())
     state.aborted = true
+    res.end()
   })()
+}
+
+function noHost(): ApiError {
+  return new ApiError('TL01-1105', 'an HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)')
 }

@@ -17,3 +17,37 @@ export function storableContentType(header: string | undefined, fallback: string
   if (!PRINTABLE_ASCII.test(value)) throw wrongParameter('Content-Type may hold only printable ASCII characters')
   return value
 }
+
+/*
+ * Stored content is written by clients and served back from the API's own
+ * origin, so a browser that opens it must never run it. Only media types
+ * that a browser shows without running anything (with nosniff, which every
+ * answer carries) are served inline; every other type, known to be active
+ * (HTML, SVG, XML, JavaScript, PDF, XSLT…) or unknown, is served as an
+ * attachment. This is an allow list on purpose: a type nobody thought of is
+ * an attachment, not a page.
+ */
+const PASSIVE_MEDIA_TYPES = new Set([
+  'text/plain',
+  'text/csv',
+  'application/json',
+  'application/octet-stream',
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+  'image/bmp',
+  'image/x-icon',
+  'image/vnd.microsoft.icon',
+])
+
+/** The media type of a Content-Type value: before any parameters, trimmed, lower case. */
+export function mediaTypeOf(contentType: string): string {
+  return (contentType.split(';', 1)[0] as string).trim().toLowerCase()
+}
+
+/** Whether a stored content type may be shown inline by a browser (see above); false for every active or unknown type. */
+export function isPassiveContentType(contentType: string): boolean {
+  return PASSIVE_MEDIA_TYPES.has(mediaTypeOf(contentType))
+}

@@ -93,8 +93,8 @@ export function dataResponse(request: RequestHead, data: unknown, names: XmlName
   return { status: statusFor(request, status), headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body }
 }
 
-export function textResponse(request: RequestHead, text: string, contentType = 'text/plain; charset=utf-8'): ApiResponse {
-  return { status: statusFor(request, 200), headers: { 'Content-Type': contentType }, body: text }
+export function textResponse(request: RequestHead, text: string, headers: Record<string, string> = { 'Content-Type': 'text/plain; charset=utf-8' }): ApiResponse {
+  return { status: statusFor(request, 200), headers, body: text }
 }
 
 export function errorBody(error: ApiError): Record<string, unknown> {

@@ -11,7 +11,9 @@
  * the handler returns. The query is read first, so an error found before routing
  * (malformed or unknown path, unknown host, a body over the limit) is
  * written by errorResponse in the format the request asked for, as the
- * router writes its errors.
+ * router writes its errors. A request with two Host headers is one of
+ * those (400, messageRules.ts). Every answer says `X-Content-Type-Options:
+ * nosniff`. The port is listened on alone (uws.ts: listenExclusive).
  *
  * Each request is an Exchange: its id (sent as X-Request-Id), start time,
  * method, tenant and the route the router found. Every answer says in a
@@ -30,10 +32,11 @@ import { giveBack } from '../json/answerBuffers.js'
 import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
 import type { Services } from './call.js'
+import { headProblem } from './messageRules.js'
 import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
 import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead } from './response.js'
 import { route, type RouteTrace } from './router.js'
-import { loadNativeUws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.js'
+import { listenExclusive, loadNativeUws, type HttpRequest, type HttpResponse, type TemplatedApp } from './uws.js'
 
 const OVERRIDABLE = new Set(['PUT', 'DELETE'])
 
@@ -103,6 +106,7 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
     res.writeStatus(statusLine(response.status))
     res.writeHeader('X-Request-Id', exchange.requestId)
     res.writeHeader('Server-Timing', `app;dur=${(performance.now() - exchange.startedMs).toFixed(3)}`)
+    res.writeHeader('X-Content-Type-Options', 'nosniff')
     for (const name in response.headers) res.writeHeader(name, response.headers[name] as string)
     // A HEAD answer has the headers of the answer but no body: a keep-alive client would read the body as its next
     // answer. uWS keeps a connection whose reported length was not sent as busy (and resets it), so report 0.
@@ -161,7 +165,12 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const url = req.getUrl()
     const queryString = req.getQuery() ?? ''
     const headers = new Map<string, string>()
-    req.forEach((name, value) => headers.set(name.toLowerCase(), value))
+    let hostHeaders = 0
+    req.forEach((name, value) => {
+      const lower = name.toLowerCase()
+      headers.set(lower, value)
+      if (lower === 'host') hostHeaders += 1
+    })
     // Looked up on the first call (ApiRequest.remoteAddress); the response is still open then (after it, '').
     let peer: string | undefined
     const remoteAddress = (): string => (peer ??= state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString())
@@ -178,6 +187,11 @@ export function startHttpServer(services: Services, port: number, host: string, 
       return
     }
     const head: RequestHead = { query, headers, jsonpSuffix: split.jsonpSuffix }
+    const problem = headProblem(hostHeaders, url)
+    if (problem !== null) {
+      refuse(head, problem, true)
+      return
+    }
     const tenant = tenantFromHost(headers.get('host') ?? '', config.baseDomain)
     state.tenant = tenant ?? null
     if (tenant === undefined || !split.versioned) {
@@ -248,16 +262,8 @@ export function startHttpServer(services: Services, port: number, host: string, 
     })
   }
 
-  return new Promise((resolve, reject) => {
-    app.listen(host, port, (socket: us_listen_socket | false) => {
-      if (socket === false) {
-        reject(new Error(`cannot listen on ${host}:${port}`))
-        return
-      }
-      resolve({
-        port: uws.us_socket_local_port(socket),
-        close: () => uws.us_listen_socket_close(socket),
-      })
-    })
-  })
+  return listenExclusive(uws, app, host, port, 'PORT').then((socket) => ({
+    port: uws.us_socket_local_port(socket),
+    close: () => uws.us_listen_socket_close(socket),
+  }))
 }

@@ -3,7 +3,8 @@
  * (users/{id}/signature with @self, accounts/{id}/logo with @own):
  *
  *   POST   …/upload?filename=<name>   store the body with its Content-Type (201 new, 200 replaced: {id, version})
- *   GET    …/download                 the bytes, stored content type, Content-Disposition: attachment
+ *   GET    …/download                 the bytes, stored content type, Content-Disposition: attachment,
+ *                                     Content-Security-Policy: sandbox (storedContent.ts)
  *   GET    …                          the FileMetadata object
  *   DELETE …                          remove the file (404 when there is none)
  *
@@ -40,6 +41,7 @@ import type { TenantState } from '../../engine/tenantState.js'
 import type { Call, Principal, TenantAccess } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, type ApiResponse } from '../response.js'
+import { storedContentHeaders } from '../storedContent.js'
 
 type Params = Record<string, string>
 type FileHandler = (call: Call, params: Params) => Promise<ApiResponse>
@@ -142,7 +144,7 @@ function download(slot: FileSlot): FileHandler {
 }
 
 function fileResponse(rec: Rec, bytes: Buffer): ApiResponse {
-  const headers = { 'Content-Type': rec.contentType as string, 'Content-Disposition': contentDisposition(rec.fileName as string) }
+  const headers = storedContentHeaders(rec.contentType as string, contentDisposition(rec.fileName as string))
   // uWS writes Content-Length itself from the body; a second one would break clients.
   return { status: 200, headers, body: bytes }
 }

@@ -2,7 +2,8 @@
  * The key/value text storage over HTTP (domain rules in domain/storage.ts):
  *
  *   POST   /storage/{group}/{key}[/{scope}]   store the body text with its Content-Type
- *   GET    /storage/{group}/{key}[/{scope}]   the text as stored, with the stored content type
+ *   GET    /storage/{group}/{key}[/{scope}]   the text as stored, with the stored content type (an active type,
+ *                                             such as HTML or SVG, as an attachment: storedContent.ts)
  *   DELETE /storage/{group}/{key}[/{scope}]   remove the entry (404 when absent)
  *   GET    /storage/{group}                   [{itemKey, publicScope, contentType}] the caller sees
  *
@@ -25,6 +26,7 @@ import {
 import { parsePaging } from '../../query/listQuery.js'
 import type { Call, Principal, TenantAccess } from '../call.js'
 import { dataResponse, textResponse, type ApiResponse } from '../response.js'
+import { storedContentHeaders } from '../storedContent.js'
 
 type Params = Record<string, string>
 
@@ -57,7 +59,7 @@ export async function readStorageEntry(call: Call, params: Params): Promise<ApiR
   const address = addressOf(params)
   const rec = await tenant.read((state) => findStorageEntry(state, address, principal.userId))
   if (rec === undefined) throw missing(address)
-  return textResponse(call.request, rec.content as string, rec.contentType as string)
+  return textResponse(call.request, rec.content as string, storedContentHeaders(rec.contentType as string))
 }
 
 export async function removeStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
