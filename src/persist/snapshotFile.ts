@@ -60,6 +60,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { decodePlain, decodeSnapshotBody, decodeSnapshotSlice, decodeSnapshotValues, encodePlain, encodeSnapshotBody, releaseDecodedSource } from './codec.js'
 import { isAlive } from '../dataDirLock.js'
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './privateFiles.js'
 import { runNow, type Steps } from '../engine/steps.js'
 import { TextPool } from '../engine/textPool.js'
 import { resolveStringTable, SliceStringsError, withStringTable, type SliceOfRecords } from './sliceStrings.js'
@@ -423,15 +424,18 @@ async function writeFully(handle: fs.promises.FileHandle, bytes: Buffer, positio
 
 /**
  * Writes a file atomically: `fill` writes a temporary file, which is fsynced and renamed into place before the
- * folder is fsynced; a crash leaves the old file or the new one. A failed `fill` leaves no temporary file.
+ * folder is fsynced; a crash leaves the old file or the new one. A failed `fill` leaves no temporary file. The file is
+ * private (0600) from its creation on, and missing folders are made 0700 (privateFiles.ts).
  */
 async function writeAtomically(finalPath: string, fill: (handle: fs.promises.FileHandle) => Promise<void>): Promise<string> {
   const dir = path.dirname(finalPath)
-  await fs.promises.mkdir(dir, { recursive: true })
+  await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
   const temporaryPath = `${finalPath}.tmp-${process.pid}`
   try {
-    const handle = await fs.promises.open(temporaryPath, 'w')
+    const handle = await fs.promises.open(temporaryPath, 'w', PRIVATE_FILE_MODE)
     try {
+      // A file left by an earlier write under the same name keeps its mode through open: set it.
+      await handle.chmod(PRIVATE_FILE_MODE)
       await fill(handle)
       await handle.sync()
     } finally {
