@@ -276,7 +276,14 @@ export class TenantActor {
       const { file, bytes } = await writeSnapshotInSlices(tenantSnapshotDir(this.config.dataDir, this.tenant), this.tenant, seq, at, body, onProgress)
       const windowStartMs = at - this.config.logRetentionMs
       const startsLogLine = (snapshotSeq: number) => this.store.rawEntry(this.tenant, snapshotSeq) === undefined
-      const logNotNeededUpto = await pruneSnapshots(this.config.dataDir, this.tenant, this.config.snapshotsKept, windowStartMs, startsLogLine)
+      const logNotNeededUpto = await pruneSnapshots(
+        this.config.dataDir,
+        this.tenant,
+        this.config.snapshotsKept,
+        windowStartMs,
+        startsLogLine,
+        this.store.snapshotFaults,
+      )
       await this.store.prune(this.tenant, logNotNeededUpto, windowStartMs)
       this.lastSnapshotAt = at
       return { seq, file, bytes, durationMs: performance.now() - started }

@@ -29,6 +29,7 @@ import type { LogEntry, LoggedEntry } from '../engine/logEntry.js'
 import { decodeLogEntry, encodeLogEntry } from './codec.js'
 import { GroupCommitStats } from './groupCommitStats.js'
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenDataDir } from './privateFiles.js'
+import { SnapshotFaults } from './snapshotFaults.js'
 import { StoreSpace } from './storeSpace.js'
 
 export interface TenantInfo {
@@ -76,6 +77,8 @@ export class LogStore {
   readonly confirmations: Database<string, GlobalIndexKey>
   /** Entries per commit and flush latency, for /metrics. */
   readonly commitStats = new GroupCommitStats()
+  /** Corrupt snapshot files of this data directory found since start, for /metrics (snapshotFaults.ts). */
+  readonly snapshotFaults = new SnapshotFaults()
   /** Pages in use against the LMDB_MAP_SIZE_BYTES ceiling (lmdb-js itself grows the map instead of failing). */
   readonly space: StoreSpace
 
