@@ -295,6 +295,17 @@ function decodeHeader(bytes: Buffer): { header: SnapshotHeader; bodyOffset: numb
   return { header, bodyOffset: 12 + headerLength }
 }
 
+/** The tenant a snapshot file's header names, when `bytes` are (the start of) a snapshot file; else null. */
+export function snapshotTenantOf(bytes: Buffer): string | null {
+  if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) return null
+  try {
+    const { header } = decodeHeader(bytes)
+    return typeof header.tenant === 'string' ? header.tenant : '(unnamed)'
+  } catch {
+    return '(unreadable header)'
+  }
+}
+
 /** Only the header of a snapshot file (sequence number, time, size), without reading or checking the body. */
 export function readSnapshotHeader(file: string): SnapshotHeader {
   const handle = fs.openSync(file, 'r')
