@@ -5,7 +5,7 @@
  *   serve                          run the service (configuration from the environment)
  *   tenants                        list tenants: objects, log length, last snapshot
  *   snapshot <tenant> | --all      write a snapshot now (server stopped)
- *   restore <tenant> --from <file> | --to-seq <n> | --to-time <ISO>
+ *   restore <tenant> --from <file> [--as <tenant>] | --to-seq <n> | --to-time <ISO>
  *                                  replace a tenant's state by a snapshot file or an earlier point
  *                                  of its history (through the running server when one holds the data)
  *   history <tenant>               snapshots, log ranges and the points a restore can reach
@@ -118,15 +118,22 @@ const COMMANDS: Record<string, Command> = {
   restore: {
     summary: "replace a tenant's state by a snapshot file or an earlier point of its history (online when a server runs)",
     usage:
-      'restore <tenant> --from <snapshot file> | --to-seq <n> | --to-time <ISO time>\n\n' +
+      'restore <tenant> --from <snapshot file> [--as <tenant>] | --to-seq <n> | --to-time <ISO time>\n\n' +
       '--to-seq and --to-time rebuild the tenant as it was after that log entry (for a time: the last entry at or before it);\n' +
+      "--from takes a snapshot file (.tlsnap) of this tenant; one taken of another tenant is refused unless --as names this\n" +
+      "tenant again (its account then takes this tenant's name). Export files go to 'import'.\n" +
       "'history <tenant>' lists the reachable points. The result becomes the current state as a new snapshot; the history\n" +
       'before it stays. With a server holding the data directory, the restore runs in that server through its admin\n' +
       'listener (ADMIN_PORT, and ADMIN_KEY or DATA_DIR/admin-key); otherwise here.',
     async run(args, config) {
       const tenant = args[0]
       if (tenant === undefined || tenant.startsWith('--')) throw new UsageError('restore needs <tenant>')
-      const source = parseRestoreSource({ from: flagValue(args, '--from'), toSeq: flagValue(args, '--to-seq'), toTime: flagValue(args, '--to-time') })
+      const source = parseRestoreSource({
+        from: flagValue(args, '--from'),
+        toSeq: flagValue(args, '--to-seq'),
+        toTime: flagValue(args, '--to-time'),
+        as: flagValue(args, '--as'),
+      })
       const holder = lockHolder(config.dataDir)
       if (holder !== null) {
         if (config.adminPort === 0) throw new Error(`a server (pid ${holder}) holds ${config.dataDir}; restoring through it needs its admin port, but ADMIN_PORT is 0 here`)
@@ -175,7 +182,9 @@ const COMMANDS: Record<string, Command> = {
   },
   import: {
     summary: 'create a tenant from an export file (server stopped)',
-    usage: 'import --from <file> [--as <new tenant name>]\n\nRefuses when the tenant exists. With --as the records keep their ids; the account takes the new name.',
+    usage:
+      'import --from <export file> [--as <new tenant name>]\n\nRefuses when the tenant exists. With --as the records keep their ids; the account takes the new name.\n' +
+      "Snapshot files (.tlsnap) go to 'restore <tenant> --from <file>'.",
     async run(args, config) {
       const from = flagValue(args, '--from')
       if (from === undefined) throw new UsageError('import needs --from <file>')
@@ -191,7 +200,7 @@ const COMMANDS: Record<string, Command> = {
 
 /** The admin listener's restore body for a source given on the command line (a file path made absolute). */
 function adminRestoreBody(source: RestoreSource): Record<string, unknown> {
-  if ('file' in source) return { from: path.resolve(source.file) }
+  if ('file' in source) return source.as === undefined ? { from: path.resolve(source.file) } : { from: path.resolve(source.file), as: source.as }
   if ('toSeq' in source) return { toSeq: source.toSeq }
   return { toTime: new Date(source.toTimeMs).toISOString() }
 }

@@ -22,6 +22,8 @@ export interface Config {
   readonly snapshotsKept: number
   readonly logRetentionMs: number
   readonly lmdbMapSizeBytes: number
+  /** At a full store, the least time between two reclaims of one tenant's log (engine/logSpace.ts). */
+  readonly reclaimMinIntervalMs: number
   readonly maxFileBytes: number
   readonly rateLimitRequests: number
   readonly rateLimitWindowMs: number
@@ -89,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotsKept: Math.max(1, integer(env, 'SNAPSHOTS_KEPT', 3)),
     logRetentionMs: integer(env, 'LOG_RETENTION_MS', 7 * DAY_MS),
     lmdbMapSizeBytes: integer(env, 'LMDB_MAP_SIZE_BYTES', 16 * 1024 * 1024 * 1024),
+    reclaimMinIntervalMs: integer(env, 'RECLAIM_MIN_INTERVAL_MS', 10_000),
     maxFileBytes: integer(env, 'MAX_FILE_BYTES', 5 * 1024 * 1024),
     rateLimitRequests: integer(env, 'RATE_LIMIT_REQUESTS', 500),
     rateLimitWindowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 10_000),

@@ -15,7 +15,8 @@ import { startInProcess, tempDataDir } from './helpers/server.js'
 
 const LIMIT_BYTES = 4 * 1024 * 1024
 const NOTE = 'n'.repeat(48_000)
-const env = { LMDB_MAP_SIZE_BYTES: String(LIMIT_BYTES), RATE_LIMIT_REQUESTS: '0' }
+// The second fill follows the first reclaim within seconds: the least time between two reclaims is cut from 10 s.
+const env = { LMDB_MAP_SIZE_BYTES: String(LIMIT_BYTES), RATE_LIMIT_REQUESTS: '0', RECLAIM_MIN_INTERVAL_MS: '1000' }
 const dataDir = tempDataDir('diskfull')
 let server = await startInProcess(dataDir, env)
 t.teardown(() => server.stop())

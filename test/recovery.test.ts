@@ -5,7 +5,9 @@
  * and the sequence number, while other tenants start and serve. So does an
  * entry that decodes but cannot be applied. A closed tenant is remembered:
  * its later requests get the same 503 without a new recovery (counted by
- * /metrics) until an online restore reopens it.
+ * /metrics) until an online restore reopens it. A skipped snapshot is said
+ * on stderr (tenant, file, reason) and counted by /metrics, and the next
+ * snapshot of the tenant sets it aside.
  */
 import fs from 'node:fs'
 import t from 'tap'
@@ -79,6 +81,43 @@ t.test('a snapshot with a wrong checksum is skipped', async (t) => {
   const recovered = recover(dataDir)
   t.match(recovered.report.skippedSnapshots[0]?.reason, /checksum|body/)
   t.same(snapshotBodyOf(recovered.state), snapshotBodyOf(intact.state))
+})
+
+t.test('a skipped snapshot is reported on stderr and counted by /metrics; the next snapshot sets it aside and keeps a good one', async (t) => {
+  const { dataDir } = await buildTwoSnapshots('reported')
+  const [newest, older] = listSnapshots(dataDir, 'acme')
+  if (newest === undefined || older === undefined) throw new Error('two snapshots are needed')
+  const bytes = fs.readFileSync(newest.file)
+  bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0xff
+  fs.writeFileSync(newest.file, bytes)
+  const lines: string[] = []
+  const consoleError = console.error
+  console.error = (...args: unknown[]) => lines.push(args.map(String).join(' '))
+  t.teardown(() => (console.error = consoleError))
+  const server = await startInProcess(dataDir, { SNAPSHOTS_KEPT: '2' })
+  t.teardown(() => server.stop())
+  const corruptCount = async () => {
+    const answer = await adminRequest(server.service.adminPort, 'GET', '/metrics', adminKeyOf(server.dataDir))
+    return samplesOf(parseMetrics(answer.text), 'timeledger_snapshots_corrupt_total')[0]?.value
+  }
+  t.equal(await corruptCount(), 0, 'nothing found before the tenant is loaded')
+  const token = await server.client.login('acme', 'owner@acme.test', 'secret-password')
+  const skipped = lines.filter((line) => line.includes(newest.file))
+  t.equal(skipped.length, 1, 'one line names the file')
+  t.match(skipped[0], /^tenant 'acme': corrupt snapshot \S+ skipped: .+$/, 'with the tenant and the reason')
+  t.equal(await corruptCount(), 1, 'counted')
+
+  const created = await server.client.request('POST', '/v1/time/projects', { tenant: 'acme', query: { token }, body: { name: 'after' } })
+  t.equal(created.status, 201)
+  const taken = await server.service.services.registry.get('acme')?.snapshot()
+  t.same(
+    listSnapshots(dataDir, 'acme').map((listing) => listing.seq),
+    [taken?.seq, older.seq],
+    'SNAPSHOTS_KEPT (2) counts good snapshots only: the corrupt one does not push the older good one out',
+  )
+  t.ok(fs.existsSync(`${newest.file}.corrupt`), 'the corrupt file is set aside for the operator')
+  t.match(lines.filter((line) => line.includes(newest.file)).at(-1), /set aside: .+$/)
+  t.equal(await corruptCount(), 1, 'the same file counts once')
 })
 
 t.test('a damaged log entry stops only its tenant, naming tenant and sequence', async (t) => {

@@ -4,7 +4,9 @@
  * window's start (the base the window's log replays from), and each snapshot
  * in the window that starts a log line (written by a restore or an import).
  * The answer also says up to where the log is no longer needed, and
- * temporary files left by a process that stopped while writing go.
+ * temporary files left by a process that stopped while writing go. Only
+ * snapshots that pass their checks count: a corrupt one is set aside and
+ * reported, and a good older one is kept in its place.
  *
  * End to end, with LOG_RETENTION_MS of 3 s: a server writes, snapshots,
  * waits past the window, writes and snapshots again; then `history` and
@@ -18,18 +20,20 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { listSnapshots, pruneSnapshots, snapshotFileName, tenantSnapshotDir, writeSnapshotInSlices } from '../src/persist/snapshotFile.js'
 import { runCli } from './helpers/cli.js'
+import { SnapshotFaults } from '../src/persist/snapshotFaults.js'
 import { startInProcess, tempDataDir, type InProcessServer } from './helpers/server.js'
 
 /** Snapshots at seq 10..50 taken at 100..500 ms; seq 30 starts a log line. */
-async function fiveSnapshots(): Promise<string> {
+async function fiveSnapshots(collections: Record<string, unknown[]> = {}): Promise<string> {
   const dataDir = tempDataDir('retention')
   for (const seq of [10, 20, 30, 40, 50]) {
-    await writeSnapshotInSlices(tenantSnapshotDir(dataDir, 'acme'), 'acme', seq, seq * 10, { collections: {} })
+    await writeSnapshotInSlices(tenantSnapshotDir(dataDir, 'acme'), 'acme', seq, seq * 10, { collections })
   }
   return dataDir
 }
 
 const startsLogLine = (seq: number) => seq === 30
+const SOME_RECORDS = { Project: [{ id: 'p1', name: 'one' }, { id: 'p2', name: 'two' }] }
 const kept = (dataDir: string) => listSnapshots(dataDir, 'acme').map((listing) => listing.seq)
 
 t.test('window in the middle: newest two, the base before the window, the line start inside it', async (t) => {
@@ -37,6 +41,33 @@ t.test('window in the middle: newest two, the base before the window, the line s
   const logNotNeededUpto = await pruneSnapshots(dataDir, 'acme', 2, 250, startsLogLine)
   t.same(kept(dataDir), [50, 40, 30, 20])
   t.equal(logNotNeededUpto, 20, 'the log up to the base can go')
+})
+
+t.test('a corrupt snapshot takes no place among the newest kept: a good older one stays, the corrupt one is set aside', async (t) => {
+  const dataDir = await fiveSnapshots(SOME_RECORDS)
+  const newest = path.join(tenantSnapshotDir(dataDir, 'acme'), snapshotFileName(50))
+  const bytes = fs.readFileSync(newest)
+  bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0xff
+  fs.writeFileSync(newest, bytes)
+  const torn = path.join(tenantSnapshotDir(dataDir, 'acme'), snapshotFileName(30))
+  fs.writeFileSync(torn, fs.readFileSync(torn).subarray(0, 10))
+  const faults = new SnapshotFaults()
+  const logNotNeededUpto = await pruneSnapshots(dataDir, 'acme', 2, 1000, () => false, faults)
+  t.same(kept(dataDir), [40, 20], 'the two newest good ones')
+  t.equal(logNotNeededUpto, 20)
+  t.ok(fs.existsSync(`${newest}.corrupt`) && fs.existsSync(`${torn}.corrupt`), 'both corrupt files are set aside')
+  t.equal(faults.count, 2, 'and reported')
+  t.equal(await pruneSnapshots(dataDir, 'acme', 2, 1000, () => false, faults), 20, 'a second prune finds the same')
+  t.same(kept(dataDir), [40, 20])
+  t.equal(faults.count, 2)
+})
+
+t.test('the base before the window is a good snapshot', async (t) => {
+  const dataDir = await fiveSnapshots()
+  const base = path.join(tenantSnapshotDir(dataDir, 'acme'), snapshotFileName(20))
+  fs.writeFileSync(base, Buffer.concat([fs.readFileSync(base), Buffer.from('trailing')]))
+  t.equal(await pruneSnapshots(dataDir, 'acme', 2, 250, startsLogLine, new SnapshotFaults()), 10, 'the base is the next good one before the window')
+  t.same(kept(dataDir), [50, 40, 30, 10])
 })
 
 t.test('temporary files of a process that is gone are removed; a running process\'s stay', async (t) => {

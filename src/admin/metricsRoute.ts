@@ -82,6 +82,8 @@ function logFamilies(text: PrometheusText, store: LogStore): void {
   text.histogram('timeledger_log_commit_entries', {}, commitStats.entriesPerCommit)
   text.family('timeledger_log_flush_duration_seconds', 'histogram', "Time from a commit's first entry being queued to the commit being flushed to disk.")
   text.histogram('timeledger_log_flush_duration_seconds', {}, commitStats.flushSeconds)
+  text.family('timeledger_snapshots_corrupt_total', 'counter', 'Snapshot files found corrupt since start, each counted once: skipped by a recovery or set aside by pruning.')
+  text.sample('timeledger_snapshots_corrupt_total', {}, store.snapshotFaults.count)
 }
 
 function processFamilies(text: PrometheusText): void {

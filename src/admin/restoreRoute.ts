@@ -1,8 +1,12 @@
 /*
  * Online restore on the admin listener:
  *
- *   POST /tenants/:tenant/restore   body {"from": "<snapshot file on this host>"}
+ *   POST /tenants/:tenant/restore   body {"from": "<snapshot file on this host>"[, "as": "<tenant>"]}
  *                                        | {"toSeq": n} | {"toTime": "<ISO time>"}
+ *
+ * A snapshot taken of another tenant is refused (400) unless "as" names
+ * the tenant restored (restoreSource.ts); an export file is refused naming
+ * the import command.
  *
  * The new state is rebuilt from disk first (rebuildState, a slice per
  * event-loop turn) while the tenant and all others keep serving; only the
@@ -52,10 +56,10 @@ function sourceOf(request: AdminRequest): RestoreSource {
     throw new ApiError('TL01-1105', 'the body must be JSON: {"from": file} or {"toSeq": n} or {"toTime": ISO time}')
   }
   if (typeof body !== 'object' || body === null) throw new ApiError('TL01-1105', 'the body must be a JSON object')
-  const { from, toSeq, toTime } = body as Record<string, unknown>
+  const { from, toSeq, toTime, as } = body as Record<string, unknown>
   const text = (value: unknown): string | undefined => (value === undefined || value === null ? undefined : String(value))
   try {
-    return parseRestoreSource({ from: text(from), toSeq: text(toSeq), toTime: text(toTime) })
+    return parseRestoreSource({ from: text(from), toSeq: text(toSeq), toTime: text(toTime), as: text(as) })
   } catch (error) {
     throw asApiError(error)
   }

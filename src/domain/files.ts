@@ -121,6 +121,8 @@ export function putFileMetadata(
   values: FileValues,
   contentId: string,
 ): { rec: Rec; created: boolean; replacedKey: string | null } {
+  // The bytes go to the store beside this write's log entry: refused here, before anything is put, without room.
+  tx.storeBeside(values.contentSize)
   const fileKey = fileKeyOf(slot, ownerId, contentId)
   const before = findFileMetadata(tx.state, slot, ownerId)
   if (before !== undefined) {

@@ -9,7 +9,14 @@
  * history exists to restore earlier points; when the disk budget is spent,
  * accepting writes comes first), and it is logged loudly. Once the pruned
  * pages are free the store is below its ceiling and writes resume, without
- * a restart. One reclaim runs per tenant at a time.
+ * a restart.
+ *
+ * A reclaim is a whole snapshot and a read of it, so it is held back: one
+ * runs per tenant at a time; after one, the next waits until the tenant has
+ * logged something since (before that a snapshot would free nothing: the
+ * store is full of something else, other tenants' logs or uploaded files)
+ * and until RECLAIM_MIN_INTERVAL_MS has passed since it ended. Refused
+ * writes meanwhile only answer 503 with Retry-After.
  */
 import fs from 'node:fs'
 import { ApiError } from '../domain/errors.js'
@@ -22,6 +29,8 @@ export interface SnapshotTaker {
 }
 
 const reclaiming = new WeakSet<SnapshotTaker>()
+/** The last reclaim of each tenant: the sequence number its snapshot covered (-1: it failed) and when it ended. */
+const lastReclaims = new WeakMap<SnapshotTaker, { seq: number; endedAtMs: number }>()
 
 export function logStoreFull(store: LogStore): ApiError {
   const limitMiB = (store.space.limitBytes / 1024 / 1024).toFixed(1)
@@ -34,19 +43,31 @@ export function logStoreFull(store: LogStore): ApiError {
   )
 }
 
-/** Snapshots the tenant and prunes what the snapshot covers, in the background; once at a time per tenant. */
-export function reclaimLogSpace(tenant: SnapshotTaker, store: LogStore, dataDir: string): void {
-  if (reclaiming.has(tenant)) return
+/**
+ * Snapshots the tenant (whose state is at `seq`) and prunes what the snapshot covers, in the background, unless a
+ * reclaim of it runs, or nothing was logged since the last one, or that one ended less than `minIntervalMs` ago.
+ * Answers whether one was started.
+ */
+export function reclaimLogSpace(tenant: SnapshotTaker, seq: number, store: LogStore, dataDir: string, minIntervalMs: number): boolean {
+  if (reclaiming.has(tenant)) return false
+  const last = lastReclaims.get(tenant)
+  if (last !== undefined && (seq <= last.seq || performance.now() - last.endedAtMs < minIntervalMs)) return false
   reclaiming.add(tenant)
+  let coveredSeq = -1
   void (async () => {
-    const { seq, file } = await tenant.snapshot()
-    readSnapshotFile(file)
-    const removed = await store.prune(tenant.tenant, seq, Number.POSITIVE_INFINITY)
-    for (const older of listSnapshots(dataDir, tenant.tenant)) if (older.seq < seq) await fs.promises.rm(older.file, { force: true })
+    const snapshot = await tenant.snapshot()
+    readSnapshotFile(snapshot.file)
+    const removed = await store.prune(tenant.tenant, snapshot.seq, Number.POSITIVE_INFINITY)
+    for (const older of listSnapshots(dataDir, tenant.tenant)) if (older.seq < snapshot.seq) await fs.promises.rm(older.file, { force: true })
+    coveredSeq = snapshot.seq
     console.error(
-      `tenant '${tenant.tenant}': the log store is full; snapshot at seq ${seq} taken, ${removed} log entries and the older snapshots it covers removed (point-in-time history given up)`,
+      `tenant '${tenant.tenant}': the log store is full; snapshot at seq ${snapshot.seq} taken, ${removed} log entries and the older snapshots it covers removed (point-in-time history given up)`,
     )
   })()
     .catch((error: unknown) => console.error(`tenant '${tenant.tenant}': reclaiming log space failed:`, error))
-    .finally(() => reclaiming.delete(tenant))
+    .finally(() => {
+      lastReclaims.set(tenant, { seq: coveredSeq, endedAtMs: performance.now() })
+      reclaiming.delete(tenant)
+    })
+  return true
 }

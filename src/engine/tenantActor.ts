@@ -33,7 +33,10 @@
  * Full. While the log store holds its ceiling (LMDB_MAP_SIZE_BYTES, see
  * persist/storeSpace.ts) a write is refused with 503 TL01-9011 before it is
  * decided (a batch, which decides first, is rolled back), and the tenant
- * reclaims the space of its own log (logSpace.ts); reads go on.
+ * reclaims the space of its own log (logSpace.ts, held back to one reclaim
+ * per RECLAIM_MIN_INTERVAL_MS); reads go on. Bytes a write stores beside its
+ * log entry (an upload) are checked against the ceiling while it is decided,
+ * before they are put (refuseUnlessRoomFor), and refused the same way.
  */
 import type { Config } from '../config.js'
 import { ApiError, assert } from '../domain/errors.js'
@@ -200,7 +203,7 @@ export class TenantActor {
   async writeNow<T>(decide: (tx: WriteTx) => T): Promise<T> {
     this.refuseWhileFailed()
     this.refuseWhileFull()
-    const tx = new WriteTx(this.state, Date.now())
+    const tx = new WriteTx(this.state, Date.now(), (bytes) => this.refuseUnlessRoomFor(bytes))
     let result: T
     try {
       result = decide(tx)
@@ -230,6 +233,7 @@ export class TenantActor {
       throw error
     }
     this.state.seq = seq
+    this.store.space.noteWritten(tx.storedBytes)
     const flush = this.store.append(this.tenant, seq, entry).then(
       (bytes) => {
         if (this.failedFromSeq !== null && seq >= this.failedFromSeq) throw unavailable()
@@ -282,7 +286,14 @@ export class TenantActor {
       const { file, bytes } = await writeSnapshotInSlices(tenantSnapshotDir(this.config.dataDir, this.tenant), this.tenant, seq, at, body, onProgress)
       const windowStartMs = at - this.config.logRetentionMs
       const startsLogLine = (snapshotSeq: number) => this.store.rawEntry(this.tenant, snapshotSeq) === undefined
-      const logNotNeededUpto = await pruneSnapshots(this.config.dataDir, this.tenant, this.config.snapshotsKept, windowStartMs, startsLogLine)
+      const logNotNeededUpto = await pruneSnapshots(
+        this.config.dataDir,
+        this.tenant,
+        this.config.snapshotsKept,
+        windowStartMs,
+        startsLogLine,
+        this.store.snapshotFaults,
+      )
       await this.store.prune(this.tenant, logNotNeededUpto, windowStartMs)
       this.lastSnapshotAt = at
       return { seq, file, bytes, durationMs: performance.now() - started }
@@ -325,8 +336,20 @@ export class TenantActor {
   }
 
   private refuseFull(): never {
-    if (this.state.seq > 0) reclaimLogSpace(this, this.store, this.config.dataDir)
+    if (this.state.seq > 0) reclaimLogSpace(this, this.state.seq, this.store, this.config.dataDir, this.config.reclaimMinIntervalMs)
     throw logStoreFull(this.store)
+  }
+
+  /**
+   * Bytes a write stores beside its log entry (an upload's: WriteTx.storeBeside) must fit under the store's ceiling:
+   * 412 TL01-1109 when they never could (the file alone fills it), else 503 as for a full store while they do not now.
+   */
+  private refuseUnlessRoomFor(bytes: number): void {
+    const { space } = this.store
+    if (space.limitBytes > 0 && bytes >= space.limitBytes) {
+      throw new ApiError('TL01-1109', `a file of ${bytes} bytes cannot be stored: the store holds at most ${space.limitBytes} bytes (LMDB_MAP_SIZE_BYTES)`)
+    }
+    if (!space.hasRoomFor(bytes)) this.refuseFull()
   }
 
   private refuseWhileFailed(): void {

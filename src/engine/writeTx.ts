@@ -5,7 +5,9 @@
  * and remembered with its inverse. If the handler throws, rollback() undoes
  * every operation in reverse, leaving the state exactly as before; if it
  * succeeds, `ops` is what goes to the log. Savepoints let a batch roll back
- * one transaction group and keep the others.
+ * one transaction group and keep the others. Bytes the write stores outside
+ * the log (an upload's) are declared with storeBeside before they are put,
+ * so a store without room for them refuses the write first.
  */
 import type { Rec } from '../domain/schema.js'
 import type { Op } from './logEntry.js'
@@ -14,9 +16,27 @@ import type { TenantState } from './tenantState.js'
 export class WriteTx {
   readonly ops: Op[] = []
   private readonly undo: Op[] = []
+  /** Bytes this write stores beside its log entry (storeBeside). */
+  storedBytes = 0
 
-  /** `now` is the one timestamp of this write (epoch ms): every createdAt/updatedAt it sets. */
-  constructor(readonly state: TenantState, readonly now: number) {}
+  /**
+   * `now` is the one timestamp of this write (epoch ms): every createdAt/updatedAt it sets. `checkRoom` throws when
+   * the store has no room for that many bytes (the actor's; a batch, which stores nothing beside its entries, has none).
+   */
+  constructor(
+    readonly state: TenantState,
+    readonly now: number,
+    private readonly checkRoom: (bytes: number) => void = () => undefined,
+  ) {}
+
+  /**
+   * Declares bytes the write puts in the store beside its log entry (an uploaded file's), before it puts them:
+   * refused (thrown, and the write rolled back) when they do not fit under LMDB_MAP_SIZE_BYTES.
+   */
+  storeBeside(bytes: number): void {
+    this.checkRoom(bytes)
+    this.storedBytes += bytes
+  }
 
   put(type: string, rec: Rec): void {
     const op: Op = { op: 'put', type, rec }

@@ -17,8 +17,9 @@
  * a message saying so.
  */
 import crypto from 'node:crypto'
+import fs from 'node:fs'
 import { decodePlain, encodePlain } from './codec.js'
-import { decodeSnapshot, type SnapshotBody, type SnapshotHeader } from './snapshotFile.js'
+import { decodeSnapshot, snapshotTenantOf, type SnapshotBody, type SnapshotHeader } from './snapshotFile.js'
 
 const MAGIC = Buffer.from('TLEXPORT', 'ascii')
 export const EXPORT_FORMAT = 1
@@ -92,7 +93,30 @@ const READERS: Record<number, (header: Record<string, unknown>, payload: Buffer)
   1: readV1,
 }
 
+/** The tenant an export file names in its header, or null when the file is not an export file (or unreadable). */
+export function exportedTenantOf(file: string): string | null {
+  let handle: number | undefined
+  try {
+    handle = fs.openSync(file, 'r')
+    const start = Buffer.alloc(MAGIC.length + 4)
+    if (fs.readSync(handle, start, 0, start.length, 0) < start.length || !start.subarray(0, MAGIC.length).equals(MAGIC)) return null
+    const headerBytes = Buffer.alloc(Math.min(start.readUInt32BE(MAGIC.length), MAX_PEEKED_HEADER_BYTES))
+    fs.readSync(handle, headerBytes, 0, headerBytes.length, start.length)
+    const header = decodePlain(headerBytes) as { tenant?: unknown }
+    return typeof header?.tenant === 'string' ? header.tenant : '(unnamed)'
+  } catch {
+    return null
+  } finally {
+    if (handle !== undefined) fs.closeSync(handle)
+  }
+}
+
+/** An export header (a tenant name, a few numbers, one key and length per file) beyond this is not read to name it. */
+const MAX_PEEKED_HEADER_BYTES = 1024 * 1024
+
 export function decodeExport(bytes: Buffer): TenantExport {
+  const snapshotTenant = snapshotTenantOf(bytes)
+  if (snapshotTenant !== null) throw new ExportInvalidError(`a snapshot file (of tenant '${snapshotTenant}'), not an export file: 'restore <tenant> --from <file>' takes it`)
   if (bytes.length < 12 || !bytes.subarray(0, 8).equals(MAGIC)) throw new ExportInvalidError('not a TimeLedger export file (bad magic)')
   const headerLength = bytes.readUInt32BE(8)
   if (12 + headerLength > bytes.length) throw new ExportInvalidError('truncated header')

@@ -23,12 +23,13 @@
  * committed): a response that waits for it can never be taken back by a
  * crash. Writes are never opened with noSync.
  */
-import { open, type Database, type DatabaseOptions, type RootDatabase } from 'lmdb'
-import fs from 'node:fs'
+import { open, type Database, type DatabaseOptions, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb'
 import path from 'node:path'
 import type { LogEntry, LoggedEntry } from '../engine/logEntry.js'
 import { decodeLogEntry, encodeLogEntry } from './codec.js'
 import { GroupCommitStats } from './groupCommitStats.js'
+import { makePrivateDir, PRIVATE_FILE_MODE, tightenDataDir } from './privateFiles.js'
+import { SnapshotFaults } from './snapshotFaults.js'
 import { StoreSpace } from './storeSpace.js'
 
 export interface TenantInfo {
@@ -78,6 +79,8 @@ export class LogStore {
   readonly confirmations: Database<string, GlobalIndexKey>
   /** Entries per commit and flush latency, for /metrics. */
   readonly commitStats = new GroupCommitStats()
+  /** Corrupt snapshot files of this data directory found since start, for /metrics (snapshotFaults.ts). */
+  readonly snapshotFaults = new SnapshotFaults()
   /** Pages in use against the LMDB_MAP_SIZE_BYTES ceiling (lmdb-js itself grows the map instead of failing). */
   readonly space: StoreSpace
 
@@ -95,8 +98,9 @@ export class LogStore {
   }
 
   static open(dataDir: string, mapSizeBytes: number): LogStore {
-    fs.mkdirSync(dataDir, { recursive: true })
-    const root = open({
+    makePrivateDir(dataDir)
+    // lmdb-js passes `permissionsMode` to mdb_env_open (its default 0664); its types do not declare it.
+    const options: RootDatabaseOptionsWithPath & { permissionsMode: number } = {
       path: path.join(dataDir, 'ledger.mdb'),
       maxDbs: 8,
       mapSize: mapSizeBytes,
@@ -105,7 +109,12 @@ export class LogStore {
       noSync: false,
       // A write's promise resolves at commit and carries `flushed`, the flush of that very commit.
       separateFlushed: true,
-    })
+      // The data file and its lock file: private (privateFiles.ts); files made by an older version are tightened next.
+      permissionsMode: PRIVATE_FILE_MODE,
+    }
+    const root = open(options)
+    const tightened = tightenDataDir(dataDir)
+    if (tightened.length > 0) console.error(`${dataDir}: ${tightened.length} files and folders readable by others made private (files 0600, folders 0700)`)
     return new LogStore(root, mapSizeBytes)
   }
 

@@ -1,7 +1,9 @@
 /*
  * Rebuilding a tenant from disk: the newest snapshot that passes its checks,
  * then every log entry after it, in order. A snapshot that fails its checks
- * is skipped for the one before it (listed in the report). A log entry
+ * is skipped for the one before it: listed in the report, and told to the
+ * store's SnapshotFaults (a line on stderr with the tenant, the file and the
+ * reason, and the count /metrics shows). A log entry
  * that cannot be decoded (LogCorruptError), one that decodes but cannot be
  * applied to the state before it (DamagedEntryError: e.g. it deletes a record
  * that is not there), or a gap in the sequence, stops the recovery of this
@@ -25,7 +27,7 @@ import type { Rec } from '../domain/schema.js'
 import { runInTurns, runNow, type Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
 import type { LogStore } from './logStore.js'
-import { listSnapshots, snapshotFileSteps, type SnapshotBody } from './snapshotFile.js'
+import { listSnapshots, rememberSnapshotCheck, snapshotFileSteps, type SnapshotBody } from './snapshotFile.js'
 
 export interface RecoveryReport {
   snapshotSeq: number
@@ -134,9 +136,13 @@ function* recoverSteps(tenant: string, dataDir: string, store: LogStore, options
       yield* loadSteps(state, body, options.onLoad)
       state.seq = header.seq
       snapshotFile = listing.file
+      rememberSnapshotCheck(listing.file, null)
       break
     } catch (error) {
-      skippedSnapshots.push({ file: listing.file, reason: error instanceof Error ? error.message : String(error) })
+      const reason = error instanceof Error ? error.message : String(error)
+      skippedSnapshots.push({ file: listing.file, reason })
+      rememberSnapshotCheck(listing.file, reason)
+      store.snapshotFaults.note(tenant, listing.file, reason, 'skipped')
       state = new TenantState(tenant)
     }
   }

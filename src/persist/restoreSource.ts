@@ -13,6 +13,13 @@
  * back, and everyone logs in again. It is done here, on the state before it
  * is written as a snapshot, so the snapshot (and every replay of it) holds
  * exactly that.
+ *
+ * A snapshot file names the tenant it was taken of. Restoring one of
+ * another tenant would hand this tenant that tenant's account, users and
+ * password hashes (whose owner could then log in here), so it is refused
+ * unless the operator names the tenant restored again with `--as <tenant>`
+ * (as `import --as` names a new one); then the account takes this tenant's
+ * name. An export file given to restore is refused naming `import`.
  */
 import { SESSION_TYPES } from '../domain/sessions.js'
 import { TenantState } from '../engine/tenantState.js'
@@ -20,15 +27,23 @@ import type { Progress, ProgressFactory } from '../progress.js'
 import { checkReachable, entriesToReplay, readHistory, RestorePointError, seqAtTime } from './history.js'
 import type { LogStore } from './logStore.js'
 import { loadSnapshotBodyInTurns, recoverTenantInTurns, type Recovered } from './recovery.js'
-import { readSnapshotFile } from './snapshotFile.js'
+import { exportedTenantOf } from './exportFile.js'
+import { readSnapshotFile, type SnapshotBody } from './snapshotFile.js'
 
-export type RestoreSource = { file: string } | { toSeq: number } | { toTimeMs: number }
+/** `as`: the tenant restored, named again to allow a snapshot taken of another tenant (see the top). */
+export type RestoreSource = { file: string; as?: string } | { toSeq: number } | { toTimeMs: number }
 
 /** Exactly one of the three options, checked; the texts are what the operator typed. */
-export function parseRestoreSource(options: { from?: string | undefined; toSeq?: string | undefined; toTime?: string | undefined }): RestoreSource {
+export function parseRestoreSource(options: {
+  from?: string | undefined
+  toSeq?: string | undefined
+  toTime?: string | undefined
+  as?: string | undefined
+}): RestoreSource {
   const given = [options.from, options.toSeq, options.toTime].filter((value) => value !== undefined)
   if (given.length !== 1) throw new RestorePointError('name exactly one of --from <snapshot file>, --to-seq <n>, --to-time <ISO time>')
-  if (options.from !== undefined) return { file: options.from }
+  if (options.as !== undefined && options.from === undefined) throw new RestorePointError('--as goes with --from <snapshot file> only')
+  if (options.from !== undefined) return options.as === undefined ? { file: options.from } : { file: options.from, as: options.as }
   if (options.toSeq !== undefined) {
     const seq = Number(options.toSeq)
     if (!Number.isSafeInteger(seq) || seq < 1) throw new RestorePointError(`--to-seq needs a sequence number of 1 or more, got '${options.toSeq}'`)
@@ -74,6 +89,21 @@ export async function recoverShowingProgress(
   return recovered
 }
 
+/** Gives a state taken of another tenant this tenant's name: the Account's `urlPrefix` is the tenant's host name. */
+export function takeTenantName(body: SnapshotBody, tenant: string): void {
+  for (const account of body.collections.Account ?? []) (account as Record<string, unknown>).urlPrefix = tenant
+}
+
+/** An export file given to restore: refused, naming the command that takes it. */
+function refuseExportFile(file: string, tenant: string): void {
+  const exported = exportedTenantOf(file)
+  if (exported === null) return
+  throw new RestorePointError(
+    `${file} is an export file (of tenant '${exported}'), not a snapshot: 'import --from ${file}' takes it (with --as <name> for another name); ` +
+      `restore ${tenant} --from takes a snapshot file (.tlsnap)`,
+  )
+}
+
 /** Removes every session record (tokens, refresh tokens, password confirmations); answers how many. */
 export function endAllSessions(state: TenantState): number {
   let ended = 0
@@ -95,13 +125,26 @@ export async function rebuildState(
   startProgress?: ProgressFactory,
 ): Promise<RebuiltState> {
   if ('file' in source) {
+    refuseExportFile(source.file, tenant)
     const { header, body } = readSnapshotFile(source.file)
+    const fromTenant = typeof header.tenant === 'string' ? header.tenant : '(unnamed)'
+    if (fromTenant !== tenant) {
+      if (source.as !== tenant) {
+        const asWrong = source.as === undefined ? '' : ` (--as names '${source.as}', not the tenant restored)`
+        throw new RestorePointError(
+          `${source.file} is a snapshot of tenant '${fromTenant}', not of '${tenant}'${asWrong}: restoring it would give '${tenant}' the account, ` +
+            `users and passwords of '${fromTenant}'. To do that on purpose, add --as ${tenant} (the account then takes the name '${tenant}')`,
+        )
+      }
+      takeTenantName(body, tenant)
+    }
     const state = new TenantState(tenant)
     const load = startProgress?.(`load ${source.file}`, 'records', null)
     await loadSnapshotBodyInTurns(state, body, (done) => load?.update(done))
     load?.finish()
     endAllSessions(state)
-    return { state, description: `snapshot file ${source.file} (taken at seq ${header.seq} of '${header.tenant}', ${new Date(header.at).toISOString()})`, pointSeq: null }
+    const renamed = fromTenant === tenant ? '' : ` as '${tenant}'`
+    return { state, description: `snapshot file ${source.file} (taken at seq ${header.seq} of '${fromTenant}'${renamed}, ${new Date(header.at).toISOString()})`, pointSeq: null }
   }
   const history = readHistory(tenant, dataDir, store)
   const seq = 'toSeq' in source ? checkReachable(history, source.toSeq) : seqAtTime(history, store, source.toTimeMs)

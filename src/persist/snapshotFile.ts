@@ -60,6 +60,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { decodePlain, decodeSnapshotBody, decodeSnapshotSlice, decodeSnapshotValues, encodePlain, encodeSnapshotBody, releaseDecodedSource } from './codec.js'
 import { isAlive } from '../dataDirLock.js'
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './privateFiles.js'
+import { SnapshotFaults } from './snapshotFaults.js'
 import { runNow, type Steps } from '../engine/steps.js'
 import { TextPool } from '../engine/textPool.js'
 import { resolveStringTable, SliceStringsError, withStringTable, type SliceOfRecords } from './sliceStrings.js'
@@ -228,6 +230,7 @@ export async function writeSnapshotInSlices(
     assert(header.length === bodyOffset, 'the header fills the room left for it')
     await writeFully(handle, header, 0)
   })
+  rememberSnapshotCheck(file, null)
   return { file, bytes: bodyOffset + bodyBytes }
 }
 
@@ -290,6 +293,17 @@ function decodeHeader(bytes: Buffer): { header: SnapshotHeader; bodyOffset: numb
   if (typeof header !== 'object' || header === null || typeof header.seq !== 'number') throw new SnapshotInvalidError('bad header')
   if (header.format > SNAPSHOT_FORMAT) throw new SnapshotInvalidError(`format ${header.format} is newer than this server reads`)
   return { header, bodyOffset: 12 + headerLength }
+}
+
+/** The tenant a snapshot file's header names, when `bytes` are (the start of) a snapshot file; else null. */
+export function snapshotTenantOf(bytes: Buffer): string | null {
+  if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) return null
+  try {
+    const { header } = decodeHeader(bytes)
+    return typeof header.tenant === 'string' ? header.tenant : '(unnamed)'
+  } catch {
+    return '(unreadable header)'
+  }
 }
 
 /** Only the header of a snapshot file (sequence number, time, size), without reading or checking the body. */
@@ -423,15 +437,18 @@ async function writeFully(handle: fs.promises.FileHandle, bytes: Buffer, positio
 
 /**
  * Writes a file atomically: `fill` writes a temporary file, which is fsynced and renamed into place before the
- * folder is fsynced; a crash leaves the old file or the new one. A failed `fill` leaves no temporary file.
+ * folder is fsynced; a crash leaves the old file or the new one. A failed `fill` leaves no temporary file. The file is
+ * private (0600) from its creation on, and missing folders are made 0700 (privateFiles.ts).
  */
 async function writeAtomically(finalPath: string, fill: (handle: fs.promises.FileHandle) => Promise<void>): Promise<string> {
   const dir = path.dirname(finalPath)
-  await fs.promises.mkdir(dir, { recursive: true })
+  await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
   const temporaryPath = `${finalPath}.tmp-${process.pid}`
   try {
-    const handle = await fs.promises.open(temporaryPath, 'w')
+    const handle = await fs.promises.open(temporaryPath, 'w', PRIVATE_FILE_MODE)
     try {
+      // A file left by an earlier write under the same name keeps its mode through open: set it.
+      await handle.chmod(PRIVATE_FILE_MODE)
       await fill(handle)
       await handle.sync()
     } finally {
@@ -464,7 +481,12 @@ export async function writeFileAtomically(finalPath: string, bytes: Buffer): Pro
  * window that starts a log line (`startsLogLine`: a restore or import wrote it, no log entry has its sequence
  * number, so the entries after it can be reached from it alone). The log up to the oldest kept snapshot can go
  * only when that snapshot predates the window: otherwise the log from its first entry may be the only way to the
- * window's first points. A snapshot whose header cannot be read is kept only as one of the newest `kept`.
+ * window's first points.
+ *
+ * Only snapshots that pass their checks count (snapshotFileProblem: header, length, checksum; each file checked
+ * once): a corrupt file can restore nothing, so it takes no place among the newest `kept` and is not the base; a
+ * good older one stays instead. A corrupt file met on the way is set aside as `<name>.corrupt` (no longer listed,
+ * kept for the operator to look at) and reported to `faults`. Those that would go anyway are removed unchecked.
  *
  * Temporary files whose writer is gone (a process that stopped while writing a snapshot) go too: nothing will ever
  * rename them. Those of a running process (this server's writes under way, an operator command's) stay.
@@ -475,18 +497,35 @@ export async function pruneSnapshots(
   kept: number,
   windowStartMs: number,
   startsLogLine: (seq: number) => boolean,
+  faults: SnapshotFaults = new SnapshotFaults(),
 ): Promise<number> {
-  const listing = listSnapshots(dataDir, tenant).map((snapshot) => ({ ...snapshot, at: takenAt(snapshot.file) }))
-  const base = listing.find((snapshot) => snapshot.at !== null && snapshot.at <= windowStartMs)
-  const keep = listing.filter(
-    (snapshot, index) =>
-      index < kept || snapshot === base || (snapshot.at !== null && snapshot.at > windowStartMs && startsLogLine(snapshot.seq)),
-  )
-  for (const old of listing) if (!keep.includes(old)) await fs.promises.rm(old.file, { force: true })
+  const keep: { seq: number; at: number }[] = []
+  let base: { seq: number; at: number } | undefined
+  for (const snapshot of listSnapshots(dataDir, tenant)) {
+    const at = takenAt(snapshot.file)
+    const isBase = typeof at === 'number' && at <= windowStartMs && base === undefined
+    const wanted = typeof at !== 'number' || keep.length < kept || isBase || (at > windowStartMs && startsLogLine(snapshot.seq))
+    if (!wanted) {
+      await fs.promises.rm(snapshot.file, { force: true })
+      continue
+    }
+    const problem = typeof at === 'number' ? await snapshotFileProblem(snapshot.file, tenant, snapshot.seq) : at.problem
+    if (problem !== null || typeof at !== 'number') {
+      faults.note(tenant, snapshot.file, problem ?? 'unreadable header', 'set aside')
+      await fs.promises.rename(snapshot.file, `${snapshot.file}${CORRUPT_SUFFIX}`)
+      continue
+    }
+    const good = { seq: snapshot.seq, at }
+    if (isBase) base = good
+    keep.push(good)
+  }
   for (const file of leftTemporaryFiles(tenantSnapshotDir(dataDir, tenant))) await fs.promises.rm(file, { force: true })
   const oldest = keep.at(-1)
-  return oldest !== undefined && oldest.at !== null && oldest.at <= windowStartMs ? oldest.seq : 0
+  return oldest !== undefined && oldest.at <= windowStartMs ? oldest.seq : 0
 }
+
+/** What a corrupt snapshot file is renamed to by pruning (listSnapshots no longer lists it). */
+export const CORRUPT_SUFFIX = '.corrupt'
 
 /** The temporary files of snapshot writes (writeAtomically, named after the writer's pid) in `dir` whose writer is gone. */
 function leftTemporaryFiles(dir: string): string[] {
@@ -500,10 +539,70 @@ function leftTemporaryFiles(dir: string): string[] {
     .map((name) => path.join(dir, name))
 }
 
-function takenAt(file: string): number | null {
+/** When the snapshot was taken, from its header; why not when the header cannot be read. */
+function takenAt(file: string): number | { problem: string } {
   try {
     return readSnapshotHeader(file).at
-  } catch {
-    return null
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) }
   }
+}
+
+/**
+ * What is known of snapshot files checked in full (by a load, by their writer, by snapshotFileProblem): the problem
+ * found, or null. A file is never changed once in place, so its size and modification time name its content; a
+ * file replaced under the same name is checked again.
+ */
+const checkedFiles = new Map<string, { stamp: string; problem: string | null }>()
+/** Past this many files the memory starts over. */
+const MAX_CHECKED_FILES = 10_000
+
+function stampOf(file: string): string | null {
+  const stats = fs.statSync(file, { throwIfNoEntry: false })
+  return stats === undefined ? null : `${stats.size}:${stats.mtimeMs}`
+}
+
+/** Remembers what a full check of the file (its load, its writing) found: null when it is good. */
+export function rememberSnapshotCheck(file: string, problem: string | null): void {
+  const stamp = stampOf(file)
+  if (stamp === null) return
+  if (checkedFiles.size >= MAX_CHECKED_FILES) checkedFiles.clear()
+  checkedFiles.set(file, { stamp, problem })
+}
+
+/** Bytes hashed per read when a file is checked. */
+const CHECK_CHUNK_BYTES = 1024 * 1024
+
+/**
+ * Why the file cannot be the snapshot of `tenant` at `seq` (its header, the length and the SHA-256 of its body), or
+ * null when it can. The body is hashed a chunk per read, reads being asynchronous, so a large file does not stop
+ * the event loop; a file checked before (rememberSnapshotCheck) is not read again.
+ */
+export async function snapshotFileProblem(file: string, tenant: string, seq: number): Promise<string | null> {
+  const known = checkedFiles.get(file)
+  if (known !== undefined && known.stamp === stampOf(file)) return known.problem
+  let problem: string | null = null
+  try {
+    const handle = await fs.promises.open(file, 'r')
+    try {
+      const { header, bodyOffset } = headerOfFile(handle.fd)
+      if (header.tenant !== tenant || header.seq !== seq) throw new SnapshotInvalidError(`the header names tenant '${header.tenant}' at seq ${header.seq}, the file's place tenant '${tenant}' at seq ${seq}`)
+      checkBodyBytes(header, (await handle.stat()).size - bodyOffset)
+      const hash = crypto.createHash('sha256')
+      const chunk = Buffer.allocUnsafe(CHECK_CHUNK_BYTES)
+      for (let offset = 0; offset < header.bodyBytes; ) {
+        const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, header.bodyBytes - offset), bodyOffset + offset)
+        if (bytesRead === 0) throw new SnapshotInvalidError(`the file ends early, at byte ${bodyOffset + offset} (a torn file?)`)
+        hash.update(chunk.subarray(0, bytesRead))
+        offset += bytesRead
+      }
+      checkSha256(header, hash.digest('hex'))
+    } finally {
+      await handle.close()
+    }
+  } catch (error) {
+    problem = error instanceof Error ? error.message : String(error)
+  }
+  rememberSnapshotCheck(file, problem)
+  return problem
 }

@@ -15,12 +15,16 @@
  * (a pruned log) are no longer in use and are reused by later commits, so
  * the count falls as soon as space is freed and writes resume at once,
  * without a restart. The count is read from LMDB at most every
- * MEASURE_EVERY_MS; bytes appended in between are added as an estimate.
+ * MEASURE_EVERY_MS; bytes appended in between (log entries, uploaded
+ * files) are added as an estimate. An upload is checked before it is
+ * accepted (hasRoomFor): its bytes must fit under the ceiling too.
  */
 import type { RootDatabase } from 'lmdb'
 
 const MEASURE_EVERY_MS = 200
 const META_PAGES = 2
+/** The header LMDB puts in front of a value kept in overflow pages. */
+const PAGE_HEADER_BYTES = 16
 
 interface PageStats {
   pageSize?: number
@@ -39,6 +43,7 @@ export class StoreSpace {
   private measuredBytes = 0
   private measuredAtMs = Number.NEGATIVE_INFINITY
   private writtenSinceMeasureBytes = 0
+  private pageBytes = 4096
 
   constructor(
     private readonly root: RootDatabase,
@@ -52,7 +57,8 @@ export class StoreSpace {
     const rootStats = this.root.getStats() as PageStats
     let pages = META_PAGES + pagesOf(rootStats) + pagesOf(rootStats.free)
     for (const database of this.databases) pages += pagesOf(database.getStats() as PageStats)
-    this.measuredBytes = pages * (rootStats.pageSize ?? 4096)
+    this.pageBytes = rootStats.pageSize ?? this.pageBytes
+    this.measuredBytes = pages * this.pageBytes
     this.measuredAtMs = performance.now()
     this.writtenSinceMeasureBytes = 0
     return this.measuredBytes
@@ -66,6 +72,18 @@ export class StoreSpace {
 
   noteWritten(bytes: number): void {
     this.writtenSinceMeasureBytes += bytes
+  }
+
+  /**
+   * Whether `bytes` more (an uploaded file's) fit under the ceiling now, counted in whole pages as LMDB stores a
+   * large value (overflow pages, with a page header).
+   */
+  hasRoomFor(bytes: number): boolean {
+    if (this.limitBytes === 0) return true
+    const needed = Math.ceil((bytes + PAGE_HEADER_BYTES) / this.pageBytes) * this.pageBytes
+    if (this.usedBytes() + needed <= this.limitBytes) return true
+    // The estimate says no room: make sure with a fresh count before refusing.
+    return this.writtenSinceMeasureBytes !== 0 && this.measure() + needed <= this.limitBytes
   }
 
   /** True while the environment holds the ceiling or more: writes are refused. */

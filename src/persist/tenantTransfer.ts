@@ -9,18 +9,19 @@
  *
  * `--as <name>` imports under another name: the records keep their ids;
  * only the Account's `urlPrefix`, which is the tenant's host name, follows
- * the new name.
+ * the new name. A snapshot file given to import is refused naming
+ * `restore`, which takes it.
  */
 import fs from 'node:fs'
 import { FileMetadata } from '../domain/resources/fileMetadata.js'
 import { TenantState } from '../engine/tenantState.js'
 import { isValidTenantName } from '../http/routes/registration.js'
-import { decodeExport, encodeExport, type ExportedFile } from './exportFile.js'
+import { decodeExport, encodeExport, ExportInvalidError, type ExportedFile, type TenantExport } from './exportFile.js'
 import { installState, objectCount, type InstalledState } from './installState.js'
 import type { LogStore } from './logStore.js'
 import type { ProgressFactory } from '../progress.js'
 import { loadSnapshotBody, snapshotBodyOf } from './recovery.js'
-import { recoverShowingProgress } from './restoreSource.js'
+import { recoverShowingProgress, takeTenantName } from './restoreSource.js'
 import { encodeSnapshotInSlices, listSnapshots, writeFileAtomically } from './snapshotFile.js'
 
 export class TransferError extends Error {}
@@ -55,6 +56,16 @@ export async function exportTenant(tenant: string, dataDir: string, store: LogSt
   return { seq: state.seq, objects, files: files.length, bytes: bytes.length, missingFiles }
 }
 
+/** The export file's content; a file that is not one is refused naming the file (and, for a snapshot, `restore`). */
+function decodeExportFile(fromFile: string): TenantExport {
+  try {
+    return decodeExport(fs.readFileSync(fromFile))
+  } catch (error) {
+    if (error instanceof ExportInvalidError) throw new TransferError(`${fromFile}: ${error.message}`)
+    throw error
+  }
+}
+
 export interface ImportResult extends InstalledState {
   tenant: string
   from: string
@@ -68,7 +79,7 @@ export async function importTenant(
   asName: string | undefined,
   startProgress?: ProgressFactory,
 ): Promise<ImportResult> {
-  const content = decodeExport(fs.readFileSync(fromFile))
+  const content = decodeExportFile(fromFile)
   const tenant = asName ?? content.tenant
   if (!isValidTenantName(tenant)) throw new TransferError(`'${tenant}' is not a valid tenant name (lower-case letters, digits and '-', not reserved)`)
   if (store.tenants.get(tenant) !== undefined) throw new TransferError(`tenant '${tenant}' exists in ${dataDir}; import it under another name with --as <name>`)
@@ -76,7 +87,7 @@ export async function importTenant(
     throw new TransferError(`tenant '${tenant}' has no directory row but snapshots or log entries in ${dataDir} (an interrupted import?); remove them first`)
   }
   const { body } = content.snapshot
-  if (tenant !== content.tenant) for (const account of body.collections.Account ?? []) (account as Record<string, unknown>).urlPrefix = tenant
+  if (tenant !== content.tenant) takeTenantName(body, tenant)
   const state = new TenantState(tenant)
   const load = startProgress?.(`load ${fromFile}`, 'records', null)
   loadSnapshotBody(state, body, (done) => load?.update(done))
