@@ -139,7 +139,9 @@ t.test('2,000 idle connections: others are served, and the handles are given bac
     idle.push(socket)
   }
   const held = openFds()
-  t.ok(held >= before + 1900, `the server holds the connections (${held} descriptors, ${before} before)`)
+  // Against the descriptors of before any test: the half-sent bodies' connections (in `before`) may be closed
+  // by their idle timeout meanwhile on a loaded machine.
+  t.ok(held >= baselineFds + 1900, `the server holds the connections (${held} descriptors, ${before} before, ${baselineFds} at the start)`)
   const normal = await normalRequest()
   t.equal(normal.status, 200)
   t.ok(normal.ms < 1000, `a normal request took ${normal.ms} ms beside 2,000 idle connections`)
