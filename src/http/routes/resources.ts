@@ -31,7 +31,7 @@ import type { TenantState } from '../../engine/tenantState.js'
 import type { WriteTx } from '../../engine/writeTx.js'
 import { andThen, type MaybePromise } from '../../maybePromise.js'
 import { planList, type ListScope } from '../../query/plan.js'
-import { parseSummary, runSummary } from '../../query/summary.js'
+import { parseSummary, summarySteps } from '../../query/summary.js'
 import { parseObjectBody } from '../body.js'
 import type { Call, Principal, TenantAccess } from '../call.js'
 import { queryFlag } from '../request.js'
@@ -163,13 +163,17 @@ export function updateIn(
 function list(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
   const plan = planList(decl, call.request.query)
-  return tenant.read((state) => listResponse(call, decl, state, plan.run(state, principal, scope)))
+  return tenant.readInSlices(function* (state) {
+    return listResponse(call, decl, state, yield* plan.runSteps(state, principal, scope))
+  })
 }
 
 function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
   const plan = planList(decl, call.request.query)
-  return tenant.read((state) => textResponse(call.request, String(plan.count(state, principal, scope))))
+  return tenant.readInSlices(function* (state) {
+    return textResponse(call.request, String(yield* plan.countSteps(state, principal, scope)))
+  })
 }
 
 /** `summary?summary=[<groupedBy>;]<fn>[;…]` over the records a list with the same $filter would give. */
@@ -177,7 +181,10 @@ function summary(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise
   const { tenant, principal } = requirePrincipal(call)
   const plan = planList(decl, call.request.query)
   const summaryPlan = parseSummary(decl, call.request.query.get('summary'))
-  return tenant.read((state) => dataResponse(call.request, runSummary(summaryPlan, plan.matching(state, principal, scope), state), { root: 'summaries', item: 'summary' }))
+  return tenant.readInSlices(function* (state) {
+    const entries = yield* summarySteps(summaryPlan, (visit) => plan.eachMatching(state, principal, scope, visit), state)
+    return dataResponse(call.request, entries, { root: 'summaries', item: 'summary' })
+  })
 }
 
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown> = {}): Promise<ApiResponse> {
