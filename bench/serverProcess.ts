@@ -23,6 +23,8 @@ export interface ServerOptions {
   /** Folder for a CPU profile (`--cpu-prof`), written when the server exits. */
   cpuProfileDir?: string
   readyTimeoutMs?: number
+  /** Another build's `dist/src/cli.js` (an A/B against a build of main); default: this build's. */
+  cli?: string
 }
 
 export interface BenchServer {
@@ -72,7 +74,7 @@ function waitForPort(child: ChildProcess, output: () => string, timeoutMs: numbe
 export async function startServer(options: ServerOptions): Promise<BenchServer> {
   const nodeArgs = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]
   const started = performance.now()
-  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, options.cli ?? CLI, 'serve'], {
     env: { ...process.env, ...serverEnv(options.dataDir, options.env) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -14,8 +14,9 @@
  * budget (heavyReadBudget.ts). While that budget is used up, a read gets
  * one step only (a few hundred records) as its first slice: if it does not
  * end there it is refused with 429 TL01-9010 and Retry-After, before it
- * costs more; and a heavy read already running waits before each slice
- * until the budget has room again.
+ * costs more. A heavy read that started within the budget runs to its end
+ * (pausing it would keep its tenant held, and the tenant's light reads and
+ * writes waiting); what it overspends is paid back before the next.
  *
  * Consistency is the caller's part: the state must not change between
  * slices. The tenant actor holds the tenant exclusively from the end of the
@@ -62,11 +63,10 @@ export class SlicedRead<T> {
     return false
   }
 
-  /** Runs the slices after the first, one per event-loop turn, each after the budget has room; resolves with the answer. */
+  /** Runs the slices after the first, one per event-loop turn; resolves with the answer. */
   async rest(): Promise<T> {
     for (;;) {
       await nextTurn()
-      for (let wait = this.budget.msUntilRoom(performance.now()); wait > 0; wait = this.budget.msUntilRoom(performance.now())) await sleep(wait)
       const done = this.slice(this.sliceMs)
       this.budget.spend(this.unspentMs, performance.now())
       this.unspentMs = 0
@@ -105,8 +105,4 @@ function budgetSpent(budget: HeavyReadBudget, nowMs: number): ApiError {
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
 }
