@@ -54,6 +54,11 @@ export class HeavyReadBudget {
     return this.enabled && this.leftAt(nowMs) <= 0
   }
 
+  /** `exhausted` at the present moment; without reading the clock while there is budget left (refills only add). */
+  exhaustedNow(): boolean {
+    return this.enabled && this.leftMs <= 0 && this.exhausted(performance.now())
+  }
+
   /** How long until the budget has room again (0: it has now). */
   msUntilRoom(nowMs: number): number {
     if (!this.exhausted(nowMs)) return 0

@@ -51,8 +51,8 @@ export class SlicedRead<T> {
    * budget is used up and the read does not end in a single step.
    */
   first(): boolean {
-    const exhausted = this.budget.exhausted(performance.now())
-    if (this.slice(exhausted ? 0 : this.sliceMs)) return true
+    const exhausted = this.budget.exhaustedNow()
+    if (this.slice(exhausted ? 0 : this.sliceMs, null)) return true
     const now = performance.now()
     this.budget.spend(this.unspentMs, now)
     this.unspentMs = 0
@@ -67,27 +67,33 @@ export class SlicedRead<T> {
   async rest(): Promise<T> {
     for (;;) {
       await nextTurn()
-      const done = this.slice(this.sliceMs)
+      const done = this.slice(this.sliceMs, performance.now())
       this.budget.spend(this.unspentMs, performance.now())
       this.unspentMs = 0
       if (done) return this.value
     }
   }
 
-  /** Steps until the read ends (true) or `allowanceMs` passed (false; at least one step always runs). */
-  private slice(allowanceMs: number): boolean {
-    const began = performance.now()
-    try {
-      for (;;) {
-        const next = this.steps.next()
-        if (next.done === true) {
-          this.result = { value: next.value }
-          return true
-        }
-        if (performance.now() - began >= allowanceMs) return false
+  /**
+   * Steps until the read ends (true) or `allowanceMs` passed (false; at least one step always runs). With `began`
+   * null the clock starts at the first pause: a light read never reads it, and a first slice is short by one step
+   * (a few hundred records) at most.
+   */
+  private slice(allowanceMs: number, began: number | null): boolean {
+    let started = began
+    for (;;) {
+      const next = this.steps.next()
+      if (next.done === true) {
+        this.result = { value: next.value }
+        if (started !== null) this.unspentMs += performance.now() - started
+        return true
       }
-    } finally {
-      this.unspentMs += performance.now() - began
+      const now = performance.now()
+      started ??= now
+      if (now - started >= allowanceMs) {
+        this.unspentMs += now - started
+        return false
+      }
     }
   }
 }

@@ -191,6 +191,18 @@ function scopePredicate(decl: ResourceDecl, state: TenantState, caller: Caller, 
   }
 }
 
+/** `visit` on each of `recs` that `accepts`, as steps (a module-level generator: see routes/resources.ts on closures). */
+function* eachAcceptedSteps(recs: Iterable<Rec>, accepts: (rec: Rec) => boolean, visit: (rec: Rec) => void): Steps<void> {
+  let visited = 0
+  for (const rec of recs) {
+    if (++visited === SCAN_STEP_RECORDS) {
+      visited = 0
+      yield
+    }
+    if (accepts(rec)) visit(rec)
+  }
+}
+
 export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>): ListPlan {
   const filterText = query.get('$filter')
   const filter = filterText === undefined || filterText.trim() === '' ? null : compiledFilter(decl, filterText)
@@ -207,16 +219,7 @@ export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>)
     run: (state, caller, scope) => runNow(runSteps(state, caller, scope)),
     countSteps,
     count: (state, caller, scope) => runNow(countSteps(state, caller, scope)),
-    eachMatching: function* (state, caller, scope, visit, bounds = NO_BOUNDS) {
-      const accepts = scopePredicate(decl, state, caller, scope, filter)
-      let visited = 0
-      for (const rec of candidates(decl, state, scope, filter, [], Number.POSITIVE_INFINITY, bounds).recs) {
-        if (++visited === SCAN_STEP_RECORDS) {
-          visited = 0
-          yield
-        }
-        if (accepts(rec)) visit(rec)
-      }
-    },
+    eachMatching: (state, caller, scope, visit, bounds = NO_BOUNDS) =>
+      eachAcceptedSteps(candidates(decl, state, scope, filter, [], Number.POSITIVE_INFINITY, bounds).recs, scopePredicate(decl, state, caller, scope, filter), visit),
   }
 }

@@ -80,11 +80,11 @@ function text(value: number | null): string | null {
 }
 
 export function runSummary(plan: SummaryPlan, recs: Iterable<Rec>, context: DisplayContext): SummaryEntry[] {
-  return runNow(
-    summarySteps(plan, function* (visit) {
-      for (const rec of recs) visit(rec)
-    }, context),
-  )
+  return runNow(summarySteps(plan, (visit) => visitAll(recs, visit), context))
+}
+
+function* visitAll(recs: Iterable<Rec>, visit: (rec: Rec) => void): Steps<void> {
+  for (const rec of recs) visit(rec)
 }
 
 type Group = { records: number; accumulators: Accumulator[] }

@@ -190,15 +190,25 @@ async function reportInput(call: Call, grouped: boolean, earlierPeriods = 0, nam
   if (!grouped && query.has('summary')) throw wrongParameter('this report is not groupable')
   if (groupBy !== null) resolvePath(resourceByType('TimeRecord'), groupBy.split('/'), groupBy)
   if (query.has('$filter')) planList(resourceByType('TimeRecord'), new Map([['$filter', query.get('$filter') ?? '']]))
-  return call.tenant.readInSlices(function* (state) {
-    const account = accountOf(state)
-    const spec = parseRangeSpec(query, String(account.timeZone ?? 'UTC'), Date.now())
-    const weekStart = weekStartOf(account)
-    const days =
-      aggregatedDays(state, principal, query, groupBy) ??
-      (yield* scannedDays(state, principal, query, groupBy, startBoundsOf(Array.from({ length: earlierPeriods + 1 }, (_, index) => periodOf(spec, weekStart, -index)))))
-    return { spec, groupBy, weekStart, days, names: named ? groupNames(state, groupBy, days.keys()) : new Map() }
-  })
+  return call.tenant.readInSlices((state) => reportInputSteps(state, principal, query, groupBy, earlierPeriods, named))
+}
+
+/** The report's input read from the state, as steps (a module-level generator: see routes/resources.ts on closures). */
+function* reportInputSteps(
+  state: TenantState,
+  principal: Principal,
+  query: ReadonlyMap<string, string>,
+  groupBy: string | null,
+  earlierPeriods: number,
+  named: boolean,
+): Steps<ReportInput> {
+  const account = accountOf(state)
+  const spec = parseRangeSpec(query, String(account.timeZone ?? 'UTC'), Date.now())
+  const weekStart = weekStartOf(account)
+  const days =
+    aggregatedDays(state, principal, query, groupBy) ??
+    (yield* scannedDays(state, principal, query, groupBy, startBoundsOf(Array.from({ length: earlierPeriods + 1 }, (_, index) => periodOf(spec, weekStart, -index)))))
+  return { spec, groupBy, weekStart, days, names: named ? groupNames(state, groupBy, days.keys()) : new Map() }
 }
 
 function totalsIn(days: DayTotals | undefined, period: Period): TotalsOut {
