@@ -89,7 +89,7 @@ export class TenantActor {
   lastUsedMs = Date.now()
   /** Told when a resting tenant is loaded again. */
   private onWake: (() => void) | null = null
-  /** CPU time of this tenant's heavy reads in the last second (slicedRead.ts). */
+  /** The CPU budget of this tenant's heavy reads (heavyReadBudget.ts, slicedRead.ts). */
   readonly heavyReads: HeavyReadBudget
 
   private constructor(
