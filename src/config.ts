@@ -63,6 +63,10 @@ export interface Config {
   readonly idleEvictMs: number
   /** Most tenants held in memory at once; past it the least recently used is evicted (0: no cap). */
   readonly maxActiveTenants: number
+  /** Longest slice of a long read (scan, sort, summary, report) before it yields to the event loop (engine/slicedRead.ts). */
+  readonly readSliceMs: number
+  /** CPU ms per second a tenant's heavy reads may take; past it they get 429 (engine/heavyReadBudget.ts; 0: no budget). */
+  readonly tenantHeavyReadMsPerS: number
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -118,5 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     recoverOnStart: env.RECOVER_ON_START === '1',
     idleEvictMs: integer(env, 'IDLE_EVICT_MS', 30 * MINUTE_MS),
     maxActiveTenants: integer(env, 'MAX_ACTIVE_TENANTS', 10_000),
+    readSliceMs: integer(env, 'READ_SLICE_MS', 4),
+    tenantHeavyReadMsPerS: integer(env, 'TENANT_HEAVY_READ_MS_PER_S', 500),
   }
 }

@@ -15,6 +15,16 @@
  * flight), the answer is returned as it is, not as a promise: a GET then
  * answers inside the HTTP handler that received it (maybePromise.ts).
  *
+ * Long reads. A scan, sort, summary or report is written as steps and
+ * read in slices (readInSlices, slicedRead.ts): its first slice runs at
+ * once like any read; should it need more, the actor holds the tenant from
+ * that moment (synchronously, so no write comes between) until its last
+ * slice, one slice per event-loop turn. The read therefore answers one
+ * state, as a read of one piece would; the tenant's own requests wait for
+ * it, the other tenants' go on between its slices. Its answer then waits
+ * for the durable barrier like any read. The slices' time is spent from the
+ * tenant's heavy-read budget (heavyReadBudget.ts).
+ *
  * Exclusive jobs. Activation, a batch and an online restore need the tenant
  * to themselves across awaits; they run one at a time and other requests wait
  * for them (the mailbox).
@@ -45,8 +55,11 @@ import type { LogStore } from '../persist/logStore.js'
 import { recoverTenant, recoverTenantInTurns, snapshotBodyOf, type Recovered, type RecoveryReport } from '../persist/recovery.js'
 import { pruneSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from '../persist/snapshotFile.js'
 import { indexGlobals } from './globalIndexes.js'
+import { HeavyReadBudget } from './heavyReadBudget.js'
 import { logStoreFull, reclaimLogSpace } from './logSpace.js'
 import { LOG_ENTRY_FORMAT, type LogEntry } from './logEntry.js'
+import { SlicedRead } from './slicedRead.js'
+import type { Steps } from './steps.js'
 import { TenantState } from './tenantState.js'
 import { WriteTx } from './writeTx.js'
 
@@ -79,6 +92,8 @@ export class TenantActor {
   lastUsedMs = Date.now()
   /** Told when a resting tenant is loaded again. */
   private onWake: (() => void) | null = null
+  /** The CPU budget of this tenant's heavy reads (heavyReadBudget.ts, slicedRead.ts). */
+  readonly heavyReads: HeavyReadBudget
 
   private constructor(
     readonly tenant: string,
@@ -91,6 +106,7 @@ export class TenantActor {
     this.durableSeq = state.seq
     this.lastRecovery = report
     this.entriesSinceSnapshot = report.replayedEntries
+    this.heavyReads = new HeavyReadBudget(config.tenantHeavyReadMsPerS)
   }
 
   /** Activates an existing tenant: its newest valid snapshot plus the log after it. */
@@ -151,6 +167,11 @@ export class TenantActor {
     }
   }
 
+  /** Longest slice of a long read (READ_SLICE_MS). */
+  get sliceMs(): number {
+    return this.config.readSliceMs
+  }
+
   get resting(): boolean {
     return this.loaded === null
   }
@@ -185,6 +206,28 @@ export class TenantActor {
     const result = query(this.state)
     const seq = this.state.seq
     return seq <= this.durableSeq ? result : this.durable(seq).then(() => result)
+  }
+
+  /**
+   * Runs a read written as steps in slices (see the top): its answer at once when it ends in its first slice and
+   * all it saw is durable; else the tenant is held until its last slice, and the answer released once durable.
+   */
+  readInSlices<T>(query: (state: TenantState) => Steps<T>): MaybePromise<T> {
+    if (this.busy !== null) return this.waitTurn().then(() => this.readInSlices(query))
+    const read = new SlicedRead(query(this.state), this.heavyReads, this.sliceMs)
+    if (read.first()) {
+      const seq = this.state.seq
+      return seq <= this.durableSeq ? read.value : this.durable(seq).then(() => read.value)
+    }
+    let seq = 0
+    return this.hold(async () => {
+      const value = await read.rest()
+      seq = this.state.seq
+      return value
+    }).then(async (value) => {
+      await this.durable(seq)
+      return value
+    })
   }
 
   /** Runs a synchronous read of the current state, durable or not (see TenantAccess.inspect); at once when idle. */
@@ -252,6 +295,12 @@ export class TenantActor {
   /** Runs a job that needs the tenant to itself across awaits. */
   async exclusive<T>(job: () => Promise<T>): Promise<T> {
     while (this.busy !== null) await this.waitTurn()
+    return this.hold(job)
+  }
+
+  /** Takes the tenant now (it must be free), before `job` starts, and gives it back when the job ends. */
+  private async hold<T>(job: () => Promise<T>): Promise<T> {
+    assert(this.busy === null, 'hold while the tenant is held')
     let release!: () => void
     this.busy = new Promise((resolve) => (release = resolve))
     try {

@@ -8,6 +8,7 @@ import type { Config } from '../config.js'
 import type { Rec } from '../domain/schema.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { TenantRegistry } from '../engine/tenantRegistry.js'
+import type { Steps } from '../engine/steps.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { WriteTx } from '../engine/writeTx.js'
 import type { Outbox } from '../mail/outbox.js'
@@ -28,6 +29,12 @@ export interface Services {
 export interface TenantAccess {
   /** The answer at once when nothing makes it wait (maybePromise.ts), else once what it saw is durable. */
   read<T>(query: (state: TenantState) => T): MaybePromise<T>
+  /**
+   * A read that may be long (a scan, sort, summary or report), written as steps: run in slices that let the other
+   * tenants through, against one state; at once when it ends in its first slice (engine/slicedRead.ts). 429 when the
+   * tenant's heavy-read budget is spent.
+   */
+  readInSlices<T>(query: (state: TenantState) => Steps<T>): MaybePromise<T>
   /**
    * Reads the current state without waiting for it to be durable: only for
    * decisions (such as checking a token) whose own answer waits anyway —

@@ -6,13 +6,25 @@
  * Without a sort the pass stops as soon as the page is full. With a sort and
  * a page, only the best skip+top records are kept in a bounded sorted buffer
  * (binary insertion), so ten rows out of a million never sort a million.
+ * A page far down (skip+top above SORTED_BUFFER_MAX) would make that buffer
+ * quadratic: then every match is kept and sorted once (sortInSteps.ts).
+ *
+ * Both passes are steps (engine/steps.ts): they pause after every
+ * SCAN_STEP_RECORDS candidates, so a long read runs in slices
+ * (engine/slicedRead.ts). `runList` and `countMatching` run them at once.
  */
 import { wrongParameter } from '../domain/errors.js'
 import type { DisplayContext, Rec } from '../domain/schema.js'
+import { runNow, type Steps } from '../engine/steps.js'
 import { recordComparator, type OrderKey } from './orderBy.js'
+import { sortInSteps } from './sortInSteps.js'
 
 export const MAX_PAGE_SIZE = 1000
 export const MAX_SKIP = 10_000_000
+/** Candidates a scan visits between two pauses (a few hundred µs of work at most). */
+export const SCAN_STEP_RECORDS = 512
+/** The largest skip+top kept in a sorted buffer by binary insertion; past it, the matches are sorted once. */
+export const SORTED_BUFFER_MAX = 4096
 
 export type Predicate = (rec: Rec) => boolean
 
@@ -35,12 +47,21 @@ export function parsePaging(query: ReadonlyMap<string, string>): Paging {
 }
 
 export function runList(candidates: Iterable<Rec>, predicate: Predicate, order: readonly OrderKey[], paging: Paging, context: DisplayContext): Rec[] {
+  return runNow(runListSteps(candidates, predicate, order, paging, context))
+}
+
+export function* runListSteps(candidates: Iterable<Rec>, predicate: Predicate, order: readonly OrderKey[], paging: Paging, context: DisplayContext): Steps<Rec[]> {
   const wanted = paging.skip + paging.top
   if (paging.top === 0) return []
+  let visited = 0
   if (order.length === 0) {
     const out: Rec[] = []
     let skipped = 0
     for (const rec of candidates) {
+      if (++visited === SCAN_STEP_RECORDS) {
+        visited = 0
+        yield
+      }
       if (!predicate(rec)) continue
       if (skipped < paging.skip) {
         skipped += 1
@@ -52,8 +73,24 @@ export function runList(candidates: Iterable<Rec>, predicate: Predicate, order: 
     return out
   }
   const compare = recordComparator(order, context)
+  if (wanted > SORTED_BUFFER_MAX) {
+    const matches: Rec[] = []
+    for (const rec of candidates) {
+      if (++visited === SCAN_STEP_RECORDS) {
+        visited = 0
+        yield
+      }
+      if (predicate(rec)) matches.push(rec)
+    }
+    if (matches.length <= paging.skip) return []
+    return (yield* sortInSteps(matches, compare)).slice(paging.skip, wanted)
+  }
   const best: Rec[] = []
   for (const rec of candidates) {
+    if (++visited === SCAN_STEP_RECORDS) {
+      visited = 0
+      yield
+    }
     if (!predicate(rec)) continue
     if (best.length === wanted && compare(rec, best[wanted - 1] as Rec) >= 0) continue
     let low = 0
@@ -70,7 +107,18 @@ export function runList(candidates: Iterable<Rec>, predicate: Predicate, order: 
 }
 
 export function countMatching(candidates: Iterable<Rec>, predicate: Predicate): number {
+  return runNow(countMatchingSteps(candidates, predicate))
+}
+
+export function* countMatchingSteps(candidates: Iterable<Rec>, predicate: Predicate): Steps<number> {
   let count = 0
-  for (const rec of candidates) if (predicate(rec)) count += 1
+  let visited = 0
+  for (const rec of candidates) {
+    if (++visited === SCAN_STEP_RECORDS) {
+      visited = 0
+      yield
+    }
+    if (predicate(rec)) count += 1
+  }
   return count
 }

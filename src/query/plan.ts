@@ -21,10 +21,17 @@
  * changes the answer.
  *
  * A caller that needs only part of the matching records (a report needs
- * the records of its periods) may hand `matching` bounds on range-indexed
+ * the records of its periods) may hand `eachMatching` bounds on range-indexed
  * fields: they compete with the filter's own ranges for the cheapest
  * candidates and never reach the predicate, so records outside them may
  * still come (a day bucket is read whole) and the caller ignores those.
+ *
+ * Every way of running a plan is also steps (`runSteps`, `countSteps`,
+ * `eachMatching`: they pause after every few hundred candidates), so a
+ * long one runs in slices (engine/slicedRead.ts). That is why an `eq null`
+ * pin is no pin: its index holds no null, and the records without a value
+ * would be found by a scan inside the iterator, where it cannot pause; the
+ * scan of the collection with the predicate gives them, pausing.
  */
 import { visibilityFor, type Caller } from '../domain/policy.js'
 import type { Rec, ResourceDecl } from '../domain/schema.js'
@@ -33,7 +40,8 @@ import type { DateRange } from '../engine/dateBuckets.js'
 import type { TenantState } from '../engine/tenantState.js'
 import { compiledFilter } from './compiledFilters.js'
 import type { CompiledFilter } from './filterCompiler.js'
-import { countMatching, parsePaging, runList, type Paging } from './listQuery.js'
+import { runNow, type Steps } from '../engine/steps.js'
+import { countMatchingSteps, parsePaging, runListSteps, SCAN_STEP_RECORDS, type Paging } from './listQuery.js'
 import { PRIMARY_KEY } from './fieldPath.js'
 import { parseOrderBy, recordComparator, type OrderKey } from './orderBy.js'
 
@@ -51,12 +59,15 @@ export type ListScope =
 
 export interface ListPlan {
   run(state: TenantState, caller: Caller, scope: ListScope): Rec[]
+  runSteps(state: TenantState, caller: Caller, scope: ListScope): Steps<Rec[]>
   count(state: TenantState, caller: Caller, scope: ListScope): number
+  countSteps(state: TenantState, caller: Caller, scope: ListScope): Steps<number>
   /**
-   * Every matching record, unsorted and unpaged (for summaries and reports);
-   * with `bounds`, at least every matching record inside them.
+   * `visit` on every matching record, unsorted and unpaged (for summaries
+   * and reports); with `bounds`, at least on every matching record inside
+   * them.
    */
-  matching(state: TenantState, caller: Caller, scope: ListScope, bounds?: CandidateBounds): Iterable<Rec>
+  eachMatching(state: TenantState, caller: Caller, scope: ListScope, visit: (rec: Rec) => void, bounds?: CandidateBounds): Steps<void>
 }
 
 /** Ranges of range-indexed fields (field name → range) that candidates may be limited to. */
@@ -92,6 +103,7 @@ const NO_ORDER = () => null
 
 /** The records an `eq` on the field can give, read from the primary map or the field's index; null when no index answers it. */
 function pinOf(collection: Collection, field: string, value: unknown): Pin | null {
+  if (value === null || value === undefined) return null
   if (field === PRIMARY_KEY) {
     const rec = typeof value === 'string' ? collection.get(value) : undefined
     return rec === undefined ? { size: 0, recs: () => [], ordered: () => [] } : { size: 1, recs: () => [rec], ordered: () => [rec] }
@@ -100,7 +112,7 @@ function pinOf(collection: Collection, field: string, value: unknown): Pin | nul
   return {
     size: collection.countOf(field, value),
     recs: () => collection.lookup(field, value),
-    ordered: value === null || value === undefined ? NO_ORDER : (orderField, descending) => collection.orderedLookup(field, value, orderField, descending),
+    ordered: (orderField, descending) => collection.orderedLookup(field, value, orderField, descending),
   }
 }
 
@@ -179,20 +191,35 @@ function scopePredicate(decl: ResourceDecl, state: TenantState, caller: Caller, 
   }
 }
 
+/** `visit` on each of `recs` that `accepts`, as steps (a module-level generator: see routes/resources.ts on closures). */
+function* eachAcceptedSteps(recs: Iterable<Rec>, accepts: (rec: Rec) => boolean, visit: (rec: Rec) => void): Steps<void> {
+  let visited = 0
+  for (const rec of recs) {
+    if (++visited === SCAN_STEP_RECORDS) {
+      visited = 0
+      yield
+    }
+    if (accepts(rec)) visit(rec)
+  }
+}
+
 export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>): ListPlan {
   const filterText = query.get('$filter')
   const filter = filterText === undefined || filterText.trim() === '' ? null : compiledFilter(decl, filterText)
   const order: OrderKey[] = parseOrderBy(decl, query.get('$orderby'))
   const paging: Paging = parsePaging(query)
+  const runSteps = (state: TenantState, caller: Caller, scope: ListScope): Steps<Rec[]> => {
+    const found = candidates(decl, state, scope, filter, order, paging.skip + paging.top)
+    return runListSteps(found.recs, scopePredicate(decl, state, caller, scope, filter), found.sorted ? [] : order, paging, state)
+  }
+  const countSteps = (state: TenantState, caller: Caller, scope: ListScope): Steps<number> =>
+    countMatchingSteps(candidates(decl, state, scope, filter, []).recs, scopePredicate(decl, state, caller, scope, filter))
   return {
-    run: (state, caller, scope) => {
-      const found = candidates(decl, state, scope, filter, order, paging.skip + paging.top)
-      return runList(found.recs, scopePredicate(decl, state, caller, scope, filter), found.sorted ? [] : order, paging, state)
-    },
-    count: (state, caller, scope) => countMatching(candidates(decl, state, scope, filter, []).recs, scopePredicate(decl, state, caller, scope, filter)),
-    matching: function* (state, caller, scope, bounds = NO_BOUNDS) {
-      const accepts = scopePredicate(decl, state, caller, scope, filter)
-      for (const rec of candidates(decl, state, scope, filter, [], Number.POSITIVE_INFINITY, bounds).recs) if (accepts(rec)) yield rec
-    },
+    runSteps,
+    run: (state, caller, scope) => runNow(runSteps(state, caller, scope)),
+    countSteps,
+    count: (state, caller, scope) => runNow(countSteps(state, caller, scope)),
+    eachMatching: (state, caller, scope, visit, bounds = NO_BOUNDS) =>
+      eachAcceptedSteps(candidates(decl, state, scope, filter, [], Number.POSITIVE_INFINITY, bounds).recs, scopePredicate(decl, state, caller, scope, filter), visit),
   }
 }

@@ -9,8 +9,10 @@
  */
 import { wrongParameter } from '../domain/errors.js'
 import type { DisplayContext, Rec, ResourceDecl } from '../domain/schema.js'
+import { runNow, type Steps } from '../engine/steps.js'
 import { compareCodePoints } from './codePointOrder.js'
 import { resolvePath, type ResolvedPath } from './fieldPath.js'
+import { sortInSteps } from './sortInSteps.js'
 
 type Aggregate = 'count' | 'sum' | 'avg' | 'min' | 'max'
 
@@ -78,8 +80,23 @@ function text(value: number | null): string | null {
 }
 
 export function runSummary(plan: SummaryPlan, recs: Iterable<Rec>, context: DisplayContext): SummaryEntry[] {
-  const groups = new Map<string, { records: number; accumulators: Accumulator[] }>()
-  for (const rec of recs) {
+  return runNow(summarySteps(plan, (visit) => visitAll(recs, visit), context))
+}
+
+function* visitAll(recs: Iterable<Rec>, visit: (rec: Rec) => void): Steps<void> {
+  for (const rec of recs) visit(rec)
+}
+
+type Group = { records: number; accumulators: Accumulator[] }
+
+/**
+ * The summary as steps: `records(visit)` hands every record to `visit`
+ * (pausing as it likes: ListPlan.eachMatching), then the groups are sorted
+ * in steps (a grouping by a field of many values makes many groups).
+ */
+export function* summarySteps(plan: SummaryPlan, records: (visit: (rec: Rec) => void) => Steps<void>, context: DisplayContext): Steps<SummaryEntry[]> {
+  const groups = new Map<string, Group>()
+  yield* records((rec) => {
     const raw = plan.groupBy === null ? '*' : plan.groupBy.get(rec, context)
     const key = raw === null ? 'null' : String(raw)
     let group = groups.get(key)
@@ -89,23 +106,22 @@ export function runSummary(plan: SummaryPlan, recs: Iterable<Rec>, context: Disp
     }
     group.records += 1
     for (const [index, fn] of plan.functions.entries()) if (fn.path !== null) group.accumulators[index]?.add(fn.path.get(rec, context))
-  }
+  })
   if (plan.groupBy === null && groups.size === 0) groups.set('*', { records: 0, accumulators: plan.functions.map(() => new Accumulator()) })
-  return [...groups.entries()]
-    .sort(([a], [b]) => compareCodePoints(a, b))
-    .map(([key, group]) => ({
-      key,
-      summaries: plan.functions.map((fn, index) => {
-        const accumulator = group.accumulators[index] as Accumulator
-        const value =
-          fn.aggregate === 'count'
-            ? String(group.records)
-            : fn.aggregate === 'sum'
-              ? text(accumulator.sum)
-              : fn.aggregate === 'avg'
-                ? text(accumulator.count === 0 ? null : accumulator.sum / accumulator.count)
-                : text(fn.aggregate === 'min' ? accumulator.min : accumulator.max)
-        return { name: fn.name, value }
-      }),
-    }))
+  const sorted = yield* sortInSteps([...groups.entries()], ([a], [b]) => compareCodePoints(a, b))
+  return sorted.map(([key, group]) => ({
+    key,
+    summaries: plan.functions.map((fn, index) => {
+      const accumulator = group.accumulators[index] as Accumulator
+      const value =
+        fn.aggregate === 'count'
+          ? String(group.records)
+          : fn.aggregate === 'sum'
+            ? text(accumulator.sum)
+            : fn.aggregate === 'avg'
+              ? text(accumulator.count === 0 ? null : accumulator.sum / accumulator.count)
+              : text(fn.aggregate === 'min' ? accumulator.min : accumulator.max)
+      return { name: fn.name, value }
+    }),
+  }))
 }

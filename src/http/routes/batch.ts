@@ -17,9 +17,18 @@
  * answers 5xx, an exception on the way) fails the batch whole: the shared
  * transaction is rolled back before the error leaves, so no read ever
  * shows an earlier item's write that was never logged (design §2.3).
+ *
+ * A long read among the items (a scan, sort, summary or report) runs in
+ * slices as it would alone — the other tenants go on between them; this
+ * tenant is held by the batch anyway — and spends the tenant's heavy-read
+ * budget: once that is used up, such an item answers 429 and the batch goes
+ * on with the next.
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
 import { isPlainObject } from '../../domain/input.js'
+import { SlicedRead } from '../../engine/slicedRead.js'
+import type { Steps } from '../../engine/steps.js'
+import type { TenantActor } from '../../engine/tenantActor.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import { WriteTx } from '../../engine/writeTx.js'
 import type { Call, TenantAccess } from '../call.js'
@@ -131,10 +140,17 @@ function failedDependency(item: BatchItem, cause: string): ItemAnswer {
   return answerOf(item.id, plainErrorResponse(new ApiError('TL01-1108', `not applied: item '${cause}' of transaction '${item.transaction}' failed`)))
 }
 
-/** The tenant as the batch's items see it: one shared transaction, no waiting. */
-function batchAccess(tx: WriteTx): TenantAccess {
+/**
+ * The tenant as the batch's items see it: one shared transaction, no waiting. A long read runs in slices as it
+ * would alone (the batch holds the tenant across them already) and spends the tenant's heavy-read budget.
+ */
+function batchAccess(tx: WriteTx, actor: TenantActor): TenantAccess {
   return {
     read: <T>(query: (state: TenantState) => T) => query(tx.state),
+    readInSlices: <T>(query: (state: TenantState) => Steps<T>) => {
+      const read = new SlicedRead(query(tx.state), actor.heavyReads, actor.sliceMs)
+      return read.first() ? read.value : read.rest()
+    },
     inspect: <T>(query: (state: TenantState) => T) => query(tx.state),
     write: async <T>(decide: (tx: WriteTx) => T) => {
       const savepoint = tx.savepoint()
@@ -156,7 +172,7 @@ export async function runBatch(call: Call): Promise<ApiResponse> {
   const items = parseItems(call)
   const answers = await actor.exclusive(async () => {
     const tx = new WriteTx(actor.state, Date.now())
-    const access = batchAccess(tx)
+    const access = batchAccess(tx, actor)
     const answers = new Map<number, ItemAnswer>()
     const runItem = async (index: number): Promise<ApiResponse> => {
       const item = items[index] as BatchItem

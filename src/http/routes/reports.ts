@@ -10,7 +10,8 @@
  * summing, so they give identical answers (a differential test checks it).
  * Personal projects of other users never count: the query path skips their
  * records (visibility); the aggregate path takes their day totals away.
- * An empty `summary=` is no grouping.
+ * An empty `summary=` is no grouping. A report read runs in slices when it
+ * scans (engine/slicedRead.ts); the aggregates answer in its first.
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
 import type { Rec } from '../../domain/schema.js'
@@ -18,6 +19,7 @@ import { roundMoney } from '../../domain/pricing.js'
 import { parseRangeSpec, periodOf, slicesOf, MAX_DEPTH, type Period, type RangeSpec } from '../../domain/reportPeriod.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { TenantState } from '../../engine/tenantState.js'
+import type { Steps } from '../../engine/steps.js'
 import { DayTotals, daysOf, emptyTotals, withoutDays, type Totals } from '../../engine/dayTotals.js'
 import { dayOfRecord, groupKey, NULL_KEY, totalsOfRecord } from '../../engine/reportTotals.js'
 import { resolvePath } from '../../query/fieldPath.js'
@@ -76,17 +78,24 @@ function startBoundsOf(periods: readonly Period[]): CandidateBounds | null {
  * Day totals per group key, read by the query engine from the matching
  * records; with `bounds`, only the records of those `start` instants need to
  * be read (the planner takes them when they are the cheapest candidates).
+ * As steps: a scan of a million records runs in slices (engine/slicedRead.ts).
  */
-function scannedDays(state: TenantState, principal: Principal, query: ReadonlyMap<string, string>, groupBy: string | null, bounds: CandidateBounds | null): Map<string, DayTotals> {
+function* scannedDays(state: TenantState, principal: Principal, query: ReadonlyMap<string, string>, groupBy: string | null, bounds: CandidateBounds | null): Steps<Map<string, DayTotals>> {
   const decl = resourceByType('TimeRecord')
   const group = groupBy === null ? null : resolvePath(decl, groupBy.split('/'), groupBy)
   const timeZone = String(accountOf(state).timeZone ?? 'UTC')
   const days = new Map<string, DayTotals>()
   const plan = planList(decl, new Map([...query].filter(([name]) => name === '$filter')))
-  for (const record of plan.matching(state, principal, { kind: 'all' }, bounds ?? undefined)) {
-    const raw = group === null ? '*' : group.get(record, state)
-    daysOf(days, raw === null ? NULL_KEY : String(raw)).add(dayOfRecord(record, timeZone), totalsOfRecord(record))
-  }
+  yield* plan.eachMatching(
+    state,
+    principal,
+    { kind: 'all' },
+    (record) => {
+      const raw = group === null ? '*' : group.get(record, state)
+      daysOf(days, raw === null ? NULL_KEY : String(raw)).add(dayOfRecord(record, timeZone), totalsOfRecord(record))
+    },
+    bounds ?? undefined,
+  )
   return days
 }
 
@@ -181,15 +190,25 @@ async function reportInput(call: Call, grouped: boolean, earlierPeriods = 0, nam
   if (!grouped && query.has('summary')) throw wrongParameter('this report is not groupable')
   if (groupBy !== null) resolvePath(resourceByType('TimeRecord'), groupBy.split('/'), groupBy)
   if (query.has('$filter')) planList(resourceByType('TimeRecord'), new Map([['$filter', query.get('$filter') ?? '']]))
-  return call.tenant.read((state) => {
-    const account = accountOf(state)
-    const spec = parseRangeSpec(query, String(account.timeZone ?? 'UTC'), Date.now())
-    const weekStart = weekStartOf(account)
-    const days =
-      aggregatedDays(state, principal, query, groupBy) ??
-      scannedDays(state, principal, query, groupBy, startBoundsOf(Array.from({ length: earlierPeriods + 1 }, (_, index) => periodOf(spec, weekStart, -index))))
-    return { spec, groupBy, weekStart, days, names: named ? groupNames(state, groupBy, days.keys()) : new Map() }
-  })
+  return call.tenant.readInSlices((state) => reportInputSteps(state, principal, query, groupBy, earlierPeriods, named))
+}
+
+/** The report's input read from the state, as steps (a module-level generator: see routes/resources.ts on closures). */
+function* reportInputSteps(
+  state: TenantState,
+  principal: Principal,
+  query: ReadonlyMap<string, string>,
+  groupBy: string | null,
+  earlierPeriods: number,
+  named: boolean,
+): Steps<ReportInput> {
+  const account = accountOf(state)
+  const spec = parseRangeSpec(query, String(account.timeZone ?? 'UTC'), Date.now())
+  const weekStart = weekStartOf(account)
+  const days =
+    aggregatedDays(state, principal, query, groupBy) ??
+    (yield* scannedDays(state, principal, query, groupBy, startBoundsOf(Array.from({ length: earlierPeriods + 1 }, (_, index) => periodOf(spec, weekStart, -index)))))
+  return { spec, groupBy, weekStart, days, names: named ? groupNames(state, groupBy, days.keys()) : new Map() }
 }
 
 function totalsIn(days: DayTotals | undefined, period: Period): TotalsOut {

@@ -27,11 +27,12 @@ import type { JsonFragment } from '../../json/fragment.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { InnerCollection, Rec, ResourceDecl } from '../../domain/schema.js'
 import { moveToTrash, removeForGood } from '../../domain/trash.js'
+import type { Steps } from '../../engine/steps.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import type { WriteTx } from '../../engine/writeTx.js'
 import { andThen, type MaybePromise } from '../../maybePromise.js'
-import { planList, type ListScope } from '../../query/plan.js'
-import { parseSummary, runSummary } from '../../query/summary.js'
+import { planList, type ListPlan, type ListScope } from '../../query/plan.js'
+import { parseSummary, summarySteps, type SummaryPlan } from '../../query/summary.js'
 import { parseObjectBody } from '../body.js'
 import type { Call, Principal, TenantAccess } from '../call.js'
 import { queryFlag } from '../request.js'
@@ -160,16 +161,36 @@ export function updateIn(
   return changeRecord(tx, decl, before, derive === undefined ? values : Object.assign({}, values, derive({ ...candidate, updatedAt: tx.now }, tx.state)), principal)
 }
 
+/*
+ * The reads below run in slices (TenantAccess.readInSlices). Their steps are
+ * module-level generator functions called from an arrow: creating a
+ * generator closure per request cost 4–7 µs here (Node 20), a fifth of a
+ * `users/@self`.
+ */
+
+function* listSteps(call: Call, decl: ResourceDecl, plan: ListPlan, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
+  return listResponse(call, decl, state, yield* plan.runSteps(state, principal, scope))
+}
+
 function list(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
   const plan = planList(decl, call.request.query)
-  return tenant.read((state) => listResponse(call, decl, state, plan.run(state, principal, scope)))
+  return tenant.readInSlices((state) => listSteps(call, decl, plan, principal, scope, state))
+}
+
+function* countSteps(call: Call, plan: ListPlan, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
+  return textResponse(call.request, String(yield* plan.countSteps(state, principal, scope)))
 }
 
 function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
   const { tenant, principal } = requirePrincipal(call)
   const plan = planList(decl, call.request.query)
-  return tenant.read((state) => textResponse(call.request, String(plan.count(state, principal, scope))))
+  return tenant.readInSlices((state) => countSteps(call, plan, principal, scope, state))
+}
+
+function* summaryAnswerSteps(call: Call, plan: ListPlan, summaryPlan: SummaryPlan, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
+  const entries = yield* summarySteps(summaryPlan, (visit) => plan.eachMatching(state, principal, scope, visit), state)
+  return dataResponse(call.request, entries, { root: 'summaries', item: 'summary' })
 }
 
 /** `summary?summary=[<groupedBy>;]<fn>[;…]` over the records a list with the same $filter would give. */
@@ -177,7 +198,7 @@ function summary(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise
   const { tenant, principal } = requirePrincipal(call)
   const plan = planList(decl, call.request.query)
   const summaryPlan = parseSummary(decl, call.request.query.get('summary'))
-  return tenant.read((state) => dataResponse(call.request, runSummary(summaryPlan, plan.matching(state, principal, scope), state), { root: 'summaries', item: 'summary' }))
+  return tenant.readInSlices((state) => summaryAnswerSteps(call, plan, summaryPlan, principal, scope, state))
 }
 
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown> = {}): Promise<ApiResponse> {
