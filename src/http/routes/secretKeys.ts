@@ -14,10 +14,10 @@
  * (domain/secretKeys.ts).
  */
 import { notFound } from '../../domain/errors.js'
-import { isPlainObject, readFields } from '../../domain/input.js'
+import { convertValue, isPlainObject, readFields } from '../../domain/input.js'
 import { renderRecord } from '../../domain/render.js'
 import { resourceByType } from '../../domain/resources/index.js'
-import type { ResourceDecl } from '../../domain/schema.js'
+import type { FieldDecl, ResourceDecl } from '../../domain/schema.js'
 import { createSecretKey as storeSecretKey, newSecretKey, type SecretKeyRequest } from '../../domain/secretKeys.js'
 import { removeForGood } from '../../domain/trash.js'
 import { parseBody } from '../body.js'
@@ -36,17 +36,15 @@ function session(call: Call): { tenant: TenantAccess; principal: Principal } {
   return { tenant: call.tenant, principal: call.principal }
 }
 
-/** The id a reference in a body names: `{id: …}` (JSON or XML) or the id itself. */
-function referencedId(raw: unknown): unknown {
-  return isPlainObject(raw) ? raw.id : raw
-}
-
 /** What the body says about the new key: its name (validated as the field), and the user, id and text it may not choose. */
 function keyRequest(call: Call, decl: ResourceDecl): SecretKeyRequest {
   const { value, source } = parseBody(call.request)
   if (!isPlainObject(value)) return {}
   const values = readFields(decl, value, source, true)
-  return { name: values.name, user: referencedId(value.user), id: value.id, secretKey: value.secretKey }
+  // `user` is read-only, so readFields leaves it out: it is read as the reference it is, to refuse another user.
+  const userField = decl.fieldsByName.get('user') as FieldDecl
+  const user = value.user === undefined ? undefined : convertValue(decl, userField, value.user, source)
+  return { name: values.name, user, id: value.id, secretKey: value.secretKey }
 }
 
 export async function createSecretKey(call: Call): Promise<ApiResponse> {
