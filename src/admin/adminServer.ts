@@ -29,7 +29,6 @@
  * as it comes (chunked transfer encoding), and the answer ends with the
  * iterable. A client that goes away stops the writing, not the iterable.
  */
-import { randomUUID } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -39,8 +38,10 @@ import { answerFailureSafely, writeWhenReady } from '../http/handlerSafetyNet.js
 import { declaredBodyBytes, declaredOverLimit, LimitedBody } from '../http/limitedBody.js'
 import { headProblem } from '../http/messageRules.js'
 import { parseQuery } from '../http/request.js'
+import { keepHeader } from '../http/requestHeaders.js'
 import { internalError, plainErrorResponse } from '../http/response.js'
-import { portTakenMessage } from '../http/uws.js'
+import { portTakenMessage } from '../http/portTaken.js'
+import { RequestIds } from '../observability/requestId.js'
 import { sameSecret } from './adminKey.js'
 
 export const ADMIN_HOST = '127.0.0.1'
@@ -89,6 +90,9 @@ interface AdminRoute {
   readonly maxBodyBytes: number
 }
 
+/** Ids naming an admin request that failed with a bug, in its 500 and in the log (as the API's requests are named). */
+const adminRequestIds = new RequestIds()
+
 export function jsonAnswer(status: number, data: unknown): AdminResponse {
   return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(data) }
 }
@@ -100,7 +104,7 @@ function errorAnswer(error: ApiError): AdminResponse {
 /** The answer for what a handler threw: an ApiError as it is, anything else 500 TL01-9001 naming a logged request id. */
 export function answerForError(error: unknown, method: string, path: string): AdminResponse {
   if (error instanceof ApiError) return errorAnswer(error)
-  const requestId = randomUUID()
+  const requestId = adminRequestIds.next()
   console.error(`admin request ${requestId} ${method} ${path} failed:`, error)
   return errorAnswer(internalError(requestId))
 }
@@ -186,9 +190,7 @@ export class AdminServer {
     const headers = new Map<string, string>()
     let hostHeaders = 0
     for (let index = 0; index + 1 < req.rawHeaders.length; index += 2) {
-      const name = (req.rawHeaders[index] as string).toLowerCase()
-      headers.set(name, req.rawHeaders[index + 1] as string)
-      if (name === 'host') hostHeaders += 1
+      if (keepHeader(headers, req.rawHeaders[index] as string, req.rawHeaders[index + 1] as string)) hostHeaders += 1
     }
     const problem = headProblem(hostHeaders, target) ?? (req.httpVersion === '1.1' && hostHeaders === 0 ? noHost() : null)
     if (problem !== null) {

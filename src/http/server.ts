@@ -37,6 +37,7 @@ import type { Services } from './call.js'
 import { answerFailureSafely, writeWhenReady } from './handlerSafetyNet.js'
 import { declaredBodyBytes, declaredOverLimit, LimitedBody } from './limitedBody.js'
 import { headProblem } from './messageRules.js'
+import { keepHeader } from './requestHeaders.js'
 import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
 import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead } from './response.js'
 import { route, type RouteTrace } from './router.js'
@@ -160,9 +161,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const headers = new Map<string, string>()
     let hostHeaders = 0
     req.forEach((name, value) => {
-      const lower = name.toLowerCase()
-      headers.set(lower, value)
-      if (lower === 'host') hostHeaders += 1
+      if (keepHeader(headers, name, value)) hostHeaders += 1
     })
     // Looked up on the first call (ApiRequest.remoteAddress); the response is still open then (after it, '').
     let peer: string | undefined
