@@ -33,6 +33,9 @@ import type { TenantState } from '../engine/tenantState.js'
 import { WriteTx } from '../engine/writeTx.js'
 import type { MaybePromise } from '../maybePromise.js'
 
+/** What a batch needs of its tenant's actor: the mailbox's exclusive hold, the state, the commit, the read budget. */
+export type BatchTenant = Pick<TenantActor, 'state' | 'exclusive' | 'commit' | 'heavyReads' | 'sliceMs'>
+
 /**
  * The tenant as a batch's items see it (the shape of http/call.ts's TenantAccess, like the actor's): one shared
  * transaction, no waiting. A long read runs in slices as it would alone (the batch holds the tenant across them
@@ -41,7 +44,7 @@ import type { MaybePromise } from '../maybePromise.js'
 export class BatchAccess {
   constructor(
     private readonly tx: WriteTx,
-    private readonly actor: TenantActor,
+    private readonly actor: BatchTenant,
   ) {}
 
   read<T>(query: (state: TenantState) => T): MaybePromise<T> {
@@ -89,7 +92,7 @@ export interface BatchItems<Answer> {
  * Runs a batch on the tenant (see the top) and resolves with the items' answers in their order, once the batch's
  * log entry is on disk; rejects, with the batch rolled back whole, when an item's run throws.
  */
-export async function runTenantBatch<Answer>(actor: TenantActor, items: BatchItems<Answer>): Promise<Answer[]> {
+export async function runTenantBatch<Answer>(actor: BatchTenant, items: BatchItems<Answer>): Promise<Answer[]> {
   return actor.exclusive(async () => {
     const tx = new WriteTx(actor.state, Date.now())
     const access = new BatchAccess(tx, actor)
