@@ -4,9 +4,9 @@
  * object dies with the handler), attaches onAborted at once, copies each
  * body chunk (uWS frees it after the callback), enforces the body limit
  * (MAX_FILE_BYTES for paths ending in /upload, else MAX_BODY_BYTES) from
- * Content-Length up front and again while reading (limitedBody.ts), hands an ApiRequest to
- * the router, and writes the answer inside res.cork() unless the client
- * went away. A read that waits for nothing comes back from the router as
+ * Content-Length up front and again while reading (limitedBody.ts), hands
+ * an ApiRequest to the router, and writes the answer inside res.cork()
+ * unless the client went away. A read that waits for nothing comes back from the router as
  * the answer itself, not a promise (maybePromise.ts), and is written before
  * the handler returns. The query is read first, so an error found before routing
  * (malformed or unknown path, unknown host, a body over the limit) is
