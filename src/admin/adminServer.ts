@@ -1,5 +1,5 @@
 /*
- * The admin listener: a second uWebSockets.js app, bound to 127.0.0.1 only,
+ * The admin listener: a second HTTP listener, bound to 127.0.0.1 only,
  * for operators (metrics, health, and operator actions such as an online
  * restore). Every route needs `Authorization: Bearer <admin key>` unless it
  * was registered as public (health checks); a wrong or missing key gets 401
@@ -18,23 +18,30 @@
  * Host; an HTTP/1.1 request without Host, one with two Host headers and
  * one whose target is a whole URL get 400 (http/messageRules.ts). Every
  * answer, including one to a request Node's parser refused, carries
- * `X-Content-Type-Options: nosniff`. The port is listened on alone
- * (no SO_REUSEPORT): a second server on the same ADMIN_PORT fails to start.
+ * `X-Content-Type-Options: nosniff` (http/answerHead.ts). A body is read up
+ * to the route's limit as the API's is (http/limitedBody.ts), and no
+ * exception leaves a handler (http/handlerSafetyNet.ts). The port is
+ * listened on alone (no SO_REUSEPORT): a second server on the same
+ * ADMIN_PORT fails to start.
  *
  * A handler may answer with `chunks` instead of `body` (long operator work
  * reporting as it goes): the status and headers go out at once, each chunk
  * as it comes (chunked transfer encoding), and the answer ends with the
  * iterable. A client that goes away stops the writing, not the iterable.
  */
-import { randomUUID } from 'node:crypto'
-import http, { STATUS_CODES } from 'node:http'
+import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { ApiError } from '../domain/errors.js'
+import { ALWAYS_HEADERS, statusText } from '../http/answerHead.js'
+import { answerFailureSafely, writeWhenReady } from '../http/handlerSafetyNet.js'
+import { declaredBodyBytes, declaredOverLimit, LimitedBody } from '../http/limitedBody.js'
 import { headProblem } from '../http/messageRules.js'
 import { parseQuery } from '../http/request.js'
-import { plainErrorResponse } from '../http/response.js'
-import { portTakenMessage } from '../http/uws.js'
+import { keepHeader } from '../http/requestHeaders.js'
+import { internalError, plainErrorResponse } from '../http/response.js'
+import { portTakenMessage } from '../http/portTaken.js'
+import { RequestIds } from '../observability/requestId.js'
 import { sameSecret } from './adminKey.js'
 
 export const ADMIN_HOST = '127.0.0.1'
@@ -83,6 +90,9 @@ interface AdminRoute {
   readonly maxBodyBytes: number
 }
 
+/** Ids naming an admin request that failed with a bug, in its 500 and in the log (as the API's requests are named). */
+const adminRequestIds = new RequestIds()
+
 export function jsonAnswer(status: number, data: unknown): AdminResponse {
   return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(data) }
 }
@@ -94,9 +104,9 @@ function errorAnswer(error: ApiError): AdminResponse {
 /** The answer for what a handler threw: an ApiError as it is, anything else 500 TL01-9001 naming a logged request id. */
 export function answerForError(error: unknown, method: string, path: string): AdminResponse {
   if (error instanceof ApiError) return errorAnswer(error)
-  const requestId = randomUUID()
+  const requestId = adminRequestIds.next()
   console.error(`admin request ${requestId} ${method} ${path} failed:`, error)
-  return errorAnswer(new ApiError('TL01-9001', 'internal error', `request id ${requestId}`))
+  return errorAnswer(internalError(requestId))
 }
 
 function splitAdminPath(path: string): string[] | null {
@@ -180,9 +190,7 @@ export class AdminServer {
     const headers = new Map<string, string>()
     let hostHeaders = 0
     for (let index = 0; index + 1 < req.rawHeaders.length; index += 2) {
-      const name = (req.rawHeaders[index] as string).toLowerCase()
-      headers.set(name, req.rawHeaders[index + 1] as string)
-      if (name === 'host') hostHeaders += 1
+      if (keepHeader(headers, req.rawHeaders[index] as string, req.rawHeaders[index + 1] as string)) hostHeaders += 1
     }
     const problem = headProblem(hostHeaders, target) ?? (req.httpVersion === '1.1' && hostHeaders === 0 ? noHost() : null)
     if (problem !== null) {
@@ -195,7 +203,7 @@ export class AdminServer {
     try {
       this.handle(req, res, state, method, path, query, headers)
     } catch (error) {
-      send(res, state, answerForError(error, method, path))
+      answerFailureSafely((failure) => send(res, state, answerForError(failure, method, path)), error, 'admin', `${method} ${path}`)
     }
   }
 
@@ -250,32 +258,30 @@ export class AdminServer {
       } catch (error) {
         answer = Promise.reject(error)
       }
-      answer
-        .then((response) => ('chunks' in response ? sendStreamed(res, state, response, method, path) : send(res, state, response)))
-        .catch((error: unknown) => send(res, state, answerForError(error, method, path)))
-        .catch((error: unknown) => console.error(`admin ${method} ${path}: its error answer could not be written:`, error))
+      writeWhenReady(
+        answer,
+        (response) => ('chunks' in response ? sendStreamed(res, state, response, method, path) : send(res, state, response)),
+        (error) => send(res, state, answerForError(error, method, path)),
+        'admin',
+        `${method} ${path}`,
+      )
     }
     const tooLarge = () => errorAnswer(new ApiError('TL01-9002', `the body is larger than ${route.maxBodyBytes} bytes`))
-    const declaredLength = Number(headers.get('content-length') ?? '0')
-    if (Number.isFinite(declaredLength) && declaredLength > route.maxBodyBytes) {
+    if (declaredOverLimit(declaredBodyBytes(headers), route.maxBodyBytes)) {
       send(res, state, tooLarge(), true)
       return
     }
-    const chunks: Buffer[] = []
-    let received = 0
+    const body = new LimitedBody(route.maxBodyBytes)
     let refusedBody = false
     req.on('data', (chunk: Buffer) => {
       if (refusedBody) return
-      received += chunk.byteLength
-      if (received > route.maxBodyBytes) {
+      if (!body.add(chunk)) {
         refusedBody = true
         send(res, state, tooLarge(), true)
-        return
       }
-      chunks.push(chunk)
     })
     req.on('end', () => {
-      if (!refusedBody && !state.aborted) run(Buffer.concat(chunks))
+      if (!refusedBody && !state.aborted) run(body.bytes())
     })
   }
 }
@@ -284,19 +290,12 @@ function unauthorized(): AdminResponse {
   return errorAnswer(new ApiError('TL01-1001', 'the admin listener needs Authorization: Bearer <admin key>', null, [], { 'WWW-Authenticate': 'Bearer' }))
 }
 
-/** Headers every admin answer carries. */
-const ALWAYS: Record<string, string> = { 'X-Content-Type-Options': 'nosniff' }
-
-function statusText(status: number): string {
-  return STATUS_CODES[status] ?? 'Unknown'
-}
-
 /** `close`: end the connection after the answer (a body that was refused is still on its way). */
 function send(res: http.ServerResponse, state: { aborted: boolean }, response: AdminResponse, close = false): void {
   if (state.aborted) return
   state.aborted = true
   // A length up front: no chunked encoding, and an HTTP/1.0 client that asked for keep-alive can have it.
-  const headers: Record<string, string> = { ...ALWAYS, ...response.headers, 'Content-Length': String(Buffer.byteLength(response.body)) }
+  const headers: Record<string, string> = { ...ALWAYS_HEADERS, ...response.headers, 'Content-Length': String(Buffer.byteLength(response.body)) }
   if (close) headers.Connection = 'close'
   res.writeHead(response.status, statusText(response.status), headers)
   res.end(response.body)
@@ -305,13 +304,13 @@ function send(res: http.ServerResponse, state: { aborted: boolean }, response: A
 /** An answer written straight to a socket Node's parser gave up on (it closes the connection). */
 function rawAnswer(response: AdminResponse): string {
   const body = typeof response.body === 'string' ? response.body : response.body.toString('utf8')
-  const headers = { ...ALWAYS, ...response.headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }
+  const headers = { ...ALWAYS_HEADERS, ...response.headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
   return `HTTP/1.1 ${response.status} ${statusText(response.status)}\r\n${lines.join('')}\r\n${body}`
 }
 
 function sendStreamed(res: http.ServerResponse, state: { aborted: boolean }, response: AdminStreamedResponse, method: string, path: string): void {
-  if (!state.aborted) res.writeHead(response.status, statusText(response.status), { ...ALWAYS, ...response.headers })
+  if (!state.aborted) res.writeHead(response.status, statusText(response.status), { ...ALWAYS_HEADERS, ...response.headers })
   void (async () => {
     try {
       for await (const chunk of response.chunks) {

@@ -5,7 +5,7 @@
  * waits for the reader, so a client that goes away cannot stall it (its
  * lines are read and dropped by the listener).
  */
-import { assert } from '../domain/errors.js'
+import { assert } from '../assert.js'
 
 export class LineStream implements AsyncIterable<string> {
   private readonly pending: string[] = []

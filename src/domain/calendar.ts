@@ -10,7 +10,7 @@
  * (isTimeZone) and weekStart within 1..7, so both are valid when stored; a
  * zone name stored before that check existed is read as UTC.
  */
-import { assert } from './errors.js'
+import { assert } from '../assert.js'
 
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000

@@ -2,7 +2,8 @@
  * The error catalogue (design §4): every error the service answers is an
  * ApiError carrying one of these codes. The HTTP layer turns it into the
  * error body {status, code, message, description, constraintViolation,
- * constraintViolations}; anything that is not an ApiError is a bug (9001).
+ * constraintViolations}; anything that is not an ApiError is a bug (9001),
+ * such as a failed internal assertion (src/assert.ts).
  */
 
 export const ERROR_CATALOGUE = {
@@ -67,17 +68,3 @@ export const accessDenied = (message = 'access denied'): ApiError => new ApiErro
 
 export const violation = (violations: ConstraintViolation[]): ApiError =>
   new ApiError('TL01-1104', violations.map((item) => item.message).join('; '), null, violations)
-
-/** Internal invariant check: a failure is a bug, never a user error. */
-export function assert(condition: unknown, message: string): asserts condition {
-  if (!condition) assertionFailed(message)
-}
-
-/**
- * The same failure, for hot paths whose message is built from values:
- * `if (!ok) assertionFailed(`…${value}`)` builds the message only when the
- * check fails, where `assert(ok, `…${value}`)` would build it on every call.
- */
-export function assertionFailed(message: string): never {
-  throw new Error(`assertion failed: ${message}`)
-}

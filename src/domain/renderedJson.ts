@@ -55,7 +55,7 @@
  */
 import { jsonValueBytes } from '../json/bytes.js'
 import { JsonFragment } from '../json/fragment.js'
-import { assertionFailed } from './errors.js'
+import { assertionFailed } from '../assert.js'
 import type { Rec } from './schema.js'
 
 /** The most text one tenant keeps. */

@@ -16,7 +16,7 @@
  * first. An array never holds a record twice: a record leaves a key only
  * by a removal, which makes the records a table, so coming back is a set.
  */
-import { assertionFailed } from '../domain/errors.js'
+import { assertionFailed } from '../assert.js'
 import type { Rec } from '../domain/schema.js'
 import type { RecordSet } from './postingIndex.js'
 import { RecordTable } from './recordTable.js'

@@ -13,7 +13,7 @@
  * in and puts it into the one it is in now, like any other change.
  */
 import { RESOURCES } from '../domain/resources/index.js'
-import { assert } from '../domain/errors.js'
+import { assert } from '../assert.js'
 import type { AppendCounter, Rec } from '../domain/schema.js'
 import type { StateObserver } from './tenantState.js'
 

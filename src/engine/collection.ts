@@ -15,7 +15,7 @@
  * from apply; and load/finishLoad, when a snapshot is loaded.
  */
 import type { Rec, ResourceDecl } from '../domain/schema.js'
-import { assertionFailed } from '../domain/errors.js'
+import { assertionFailed } from '../assert.js'
 import { AddedRecords } from './addedRecords.js'
 import { DateBuckets } from './dateBuckets.js'
 import { PostingIndex } from './postingIndex.js'

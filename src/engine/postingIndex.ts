@@ -18,7 +18,7 @@
  * `addAll` indexes many records at once (loading a snapshot): the records
  * are grouped by value in one pass, each group becoming that value's set.
  */
-import { assertionFailed } from '../domain/errors.js'
+import { assertionFailed } from '../assert.js'
 import type { Rec } from '../domain/schema.js'
 
 /** What an index keeps for one key. */

@@ -40,7 +40,7 @@
  * than half holes is compacted, which moves at most SLOT_CHUNK entries.
  */
 import { randomInt } from 'node:crypto'
-import { assertionFailed } from '../domain/errors.js'
+import { assertionFailed } from '../assert.js'
 import type { Rec } from '../domain/schema.js'
 
 const SHARD_BITS = 8

@@ -21,7 +21,7 @@
  * records costs what a key of a thousand does. New time records mostly
  * come last, where an insert is a push.
  */
-import { assertionFailed } from '../domain/errors.js'
+import { assertionFailed } from '../assert.js'
 import type { Rec } from '../domain/schema.js'
 import type { RecordSet } from './postingIndex.js'
 import { AddedRecords } from './addedRecords.js'

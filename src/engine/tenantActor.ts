@@ -49,7 +49,8 @@
  * before they are put (refuseUnlessRoomFor), and refused the same way.
  */
 import type { Config } from '../config.js'
-import { ApiError, assert } from '../domain/errors.js'
+import { ApiError } from '../domain/errors.js'
+import { assert } from '../assert.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { LogStore } from '../persist/logStore.js'
 import { recoverTenant, recoverTenantInTurns, snapshotBodyOf, type Recovered, type RecoveryReport } from '../persist/recovery.js'

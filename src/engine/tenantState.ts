@@ -8,7 +8,7 @@
 import { inRecordShape, recordFromFields } from '../domain/records.js'
 import { RESOURCES, resourceByType } from '../domain/resources/index.js'
 import type { DisplayContext, LiveAggregates, Rec } from '../domain/schema.js'
-import { assertionFailed } from '../domain/errors.js'
+import { assertionFailed } from '../assert.js'
 import { AppendCounters } from './appendCounters.js'
 import { Collection } from './collection.js'
 import { LiveSums } from './liveSums.js'

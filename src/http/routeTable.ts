@@ -2,9 +2,12 @@
  * The fixed routes of the service (everything that is not a declared
  * resource path). `scope` says whether a route lives on the public URL or
  * a tenant URL; `auth` whether it needs an access token. Path patterns
- * match segment by segment; `:name` captures one segment.
+ * match segment by segment; `:name` captures one segment. A handler is
+ * given the router's entry too (requestRouter.ts): the batch routes its
+ * items through it, without importing the router that imports this table.
  */
 import type { Call } from './call.js'
+import type { RequestRouter } from './requestRouter.js'
 import type { ApiResponse } from './response.js'
 import { login, logout, refresh } from './routes/auth.js'
 import { runBatch } from './routes/batch.js'
@@ -22,7 +25,7 @@ export interface Route {
   scope: 'public' | 'tenant'
   pattern: string
   auth: boolean
-  handle(call: Call, params: Record<string, string>): Promise<ApiResponse>
+  handle(call: Call, params: Record<string, string>, routeRequest: RequestRouter): Promise<ApiResponse>
 }
 
 async function confirm(call: Call, params: Record<string, string>): Promise<ApiResponse> {

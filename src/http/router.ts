@@ -9,6 +9,8 @@
  * description), anything else as 500 TL01-9001 with the request's id,
  * which is also logged. The route it found is reported
  * through `trace` as a bounded label (routeLabel.ts) for metrics and logs.
+ * A fixed route's handler is given `route` itself (requestRouter.ts): the
+ * batch routes its items through it.
  */
 import { ApiError } from '../domain/errors.js'
 import { andThen, type MaybePromise } from '../maybePromise.js'
@@ -71,13 +73,13 @@ function dispatch(call: Call, trace: RouteTrace | undefined): MaybePromise<ApiRe
   const { request } = call
   const scope = request.tenant === null ? 'public' : 'tenant'
   const allowed: string[] = []
-  for (const { route, params } of matchingRoutes(scope, request.segments)) {
-    if (route.method !== request.method) {
-      allowed.push(route.method)
+  for (const { route: fixed, params } of matchingRoutes(scope, request.segments)) {
+    if (fixed.method !== request.method) {
+      allowed.push(fixed.method)
       continue
     }
-    if (trace !== undefined) trace.route = fixedRouteLabel(route)
-    return route.auth ? signedIn(call, () => route.handle(call, params)) : route.handle(call, params)
+    if (trace !== undefined) trace.route = fixedRouteLabel(fixed)
+    return fixed.auth ? signedIn(call, () => fixed.handle(call, params, route)) : fixed.handle(call, params, route)
   }
   if (allowed.length > 0) throw new MethodNotAllowed(request.method, allowed)
   const resource = scope === 'tenant' ? findResource(request.segments) : null

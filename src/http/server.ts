@@ -4,16 +4,18 @@
  * object dies with the handler), attaches onAborted at once, copies each
  * body chunk (uWS frees it after the callback), enforces the body limit
  * (MAX_FILE_BYTES for paths ending in /upload, else MAX_BODY_BYTES) from
- * Content-Length up front and again while reading, hands an ApiRequest to
- * the router, and writes the answer inside res.cork() unless the client
- * went away. A read that waits for nothing comes back from the router as
+ * Content-Length up front and again while reading (limitedBody.ts), hands
+ * an ApiRequest to the router, and writes the answer inside res.cork()
+ * unless the client went away. A read that waits for nothing comes back from the router as
  * the answer itself, not a promise (maybePromise.ts), and is written before
  * the handler returns. The query is read first, so an error found before routing
  * (malformed or unknown path, unknown host, a body over the limit) is
  * written by errorResponse in the format the request asked for, as the
  * router writes its errors. A request with two Host headers is one of
  * those (400, messageRules.ts). Every answer says `X-Content-Type-Options:
- * nosniff`. The port is listened on alone (uws.ts: listenExclusive).
+ * nosniff` (answerHead.ts). No exception leaves the handler: a bug on the
+ * way is answered 500 naming the request (handlerSafetyNet.ts). The port
+ * is listened on alone (uws.ts: listenExclusive).
  *
  * Each request is an Exchange: its id (sent as X-Request-Id), start time,
  * method, tenant and the route the router found. Every answer says in a
@@ -25,27 +27,23 @@
  * is counted once in the request metrics and, when on, logged as one line,
  * and a body written into a lent buffer gives it back (json/answerBuffers.ts).
  */
-import { STATUS_CODES } from 'node:http'
 import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
 import { giveBack } from '../json/answerBuffers.js'
 import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
+import { ALWAYS_HEADERS, statusLine } from './answerHead.js'
 import type { Services } from './call.js'
+import { answerFailureSafely, writeWhenReady } from './handlerSafetyNet.js'
+import { declaredBodyBytes, declaredOverLimit, LimitedBody } from './limitedBody.js'
 import { headProblem } from './messageRules.js'
+import { keepHeader } from './requestHeaders.js'
 import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
 import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead } from './response.js'
 import { route, type RouteTrace } from './router.js'
 import { listenExclusive, loadNativeUws, type HttpRequest, type HttpResponse, type TemplatedApp } from './uws.js'
 
 const OVERRIDABLE = new Set(['PUT', 'DELETE'])
-
-/** Status lines by status, made on first use. */
-const statusLines: string[] = []
-
-function statusLine(status: number): string {
-  return (statusLines[status] ??= `${status} ${STATUS_CODES[status] ?? 'Unknown'}`)
-}
 
 /** The body of a request without one (zero bytes: nothing can write into it). */
 const NO_BODY = Buffer.alloc(0)
@@ -106,7 +104,7 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
     res.writeStatus(statusLine(response.status))
     res.writeHeader('X-Request-Id', exchange.requestId)
     res.writeHeader('Server-Timing', `app;dur=${(performance.now() - exchange.startedMs).toFixed(3)}`)
-    res.writeHeader('X-Content-Type-Options', 'nosniff')
+    for (const name in ALWAYS_HEADERS) res.writeHeader(name, ALWAYS_HEADERS[name] as string)
     for (const name in response.headers) res.writeHeader(name, response.headers[name] as string)
     // A HEAD answer has the headers of the answer but no body: a keep-alive client would read the body as its next
     // answer. uWS keeps a connection whose reported length was not sent as busy (and resets it), so report 0.
@@ -153,11 +151,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
       serve(res, req, state)
     } catch (error) {
       console.error(`request ${state.requestId}: unexpected failure in the HTTP handler:`, error)
-      try {
-        send(res, state, observers, plainErrorResponse(internalError(state.requestId)))
-      } catch (sendError) {
-        console.error(`request ${state.requestId}: its 500 could not be written:`, sendError)
-      }
+      answerFailureSafely(() => send(res, state, observers, plainErrorResponse(internalError(state.requestId))), error, 'request', state.requestId)
     }
   })
   const serve = (res: HttpResponse, req: HttpRequest, state: Exchange) => {
@@ -167,9 +161,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const headers = new Map<string, string>()
     let hostHeaders = 0
     req.forEach((name, value) => {
-      const lower = name.toLowerCase()
-      headers.set(lower, value)
-      if (lower === 'host') hostHeaders += 1
+      if (keepHeader(headers, name, value)) hostHeaders += 1
     })
     // Looked up on the first call (ApiRequest.remoteAddress); the response is still open then (after it, '').
     let peer: string | undefined
@@ -222,42 +214,43 @@ export function startHttpServer(services: Services, port: number, host: string, 
         send(res, state, observers, answer)
         return
       }
-      answer
-        .then((response) => send(res, state, observers, response))
-        .catch((error: unknown) => {
+      writeWhenReady(
+        answer,
+        (response) => send(res, state, observers, response),
+        (error) => {
           console.error(`request ${state.requestId}: unexpected failure outside the router:`, error)
           refuse(head, internalError(state.requestId))
-        })
-        .catch((error: unknown) => console.error(`request ${state.requestId}: its 500 could not be written:`, error))
+        },
+        'request',
+        state.requestId,
+      )
     }
 
-    const declaredLength = Number(headers.get('content-length') ?? '0')
+    const declaredBytes = declaredBodyBytes(headers)
     const limitBytes = bodyLimitBytes(split.segments, config)
-    if (Number.isFinite(declaredLength) && declaredLength > limitBytes) {
+    if (declaredOverLimit(declaredBytes, limitBytes)) {
       refuse(head, bodyTooLarge(split.segments, config), true)
       return
     }
-    const hasBody = declaredLength > 0 || headers.has('transfer-encoding')
+    const hasBody = declaredBytes > 0 || headers.has('transfer-encoding')
     if (!hasBody) {
       dispatch(NO_BODY)
       return
     }
-    const chunks: Buffer[] = []
-    let received = 0
+    const body = new LimitedBody(limitBytes)
     res.onData((chunk, isLast) => {
       if (state.aborted) return
-      received += chunk.byteLength
-      if (received > limitBytes) {
+      // uWS frees the chunk after this callback: the body keeps a copy.
+      if (!body.add(Buffer.from(new Uint8Array(chunk).slice()))) {
         refuse(head, bodyTooLarge(split.segments, config), true)
         return
       }
-      chunks.push(Buffer.from(new Uint8Array(chunk).slice()))
       if (!isLast) return
       try {
-        dispatch(Buffer.concat(chunks))
+        dispatch(body.bytes())
       } catch (error) {
         console.error(`request ${state.requestId}: unexpected failure in the HTTP handler:`, error)
-        refuse(head, internalError(state.requestId))
+        answerFailureSafely(() => refuse(head, internalError(state.requestId)), error, 'request', state.requestId)
       }
     })
   }

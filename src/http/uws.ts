@@ -12,6 +12,7 @@
  */
 import { createRequire } from 'node:module'
 import type * as UwsTypes from 'uWebSockets.js'
+import { portTakenMessage } from './portTaken.js'
 
 export type Uws = typeof UwsTypes
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js'
@@ -42,9 +43,4 @@ export function listenExclusive(uws: Uws, app: UwsTypes.TemplatedApp, host: stri
       else resolve(socket)
     })
   })
-}
-
-/** The start-up error for a port that cannot be had. */
-export function portTakenMessage(host: string, port: number, setting: string): string {
-  return `cannot listen on ${host}:${port}: the port is in use (is another TimeLedger already running on it?) or not allowed to this user; stop the other process or set ${setting} to a free port`
 }

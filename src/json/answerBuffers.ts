@@ -27,7 +27,7 @@
  * the GC like any buffer. At most POOLED_BUFFERS_MAX buffers wait here;
  * more given back are left to the GC.
  */
-import { assert } from '../domain/errors.js'
+import { assert } from '../assert.js'
 
 /** The size of every lent buffer: the longest answer written as bytes (a longer one goes on as strings; bytes.ts). */
 export const ANSWER_BUFFER_BYTES = 1024 * 1024

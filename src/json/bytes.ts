@@ -35,7 +35,7 @@
  * The result is byte for byte what `Buffer.from(JSON.stringify(items))`
  * gives with every fragment's value in its place (test/jsonBytes.test.ts).
  */
-import { assert } from '../domain/errors.js'
+import { assert } from '../assert.js'
 import { ANSWER_BUFFER_BYTES, answerView, lend, returnUnused } from './answerBuffers.js'
 import { FRAGMENT_MARKER_JSON, JsonFragment, stringifyResolvingFragments, stringifyWithFragments } from './fragment.js'
 

@@ -19,7 +19,7 @@
  * Outside these two functions toJSON fails an assertion: a fragment can
  * reach an answer only through the writer.
  */
-import { assertionFailed } from '../domain/errors.js'
+import { assertionFailed } from '../assert.js'
 
 /** What a fragment is written as first; unlikely in data, and checked for anyway. */
 export const FRAGMENT_MARKER = '\u0000JsonFragment\u0000'

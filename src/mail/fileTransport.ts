@@ -10,7 +10,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import nodemailer from 'nodemailer'
 import type { Mail } from '../domain/mail.js'
-import type { MailTransport } from './outbox.js'
+import type { MailTransport } from './mailTransport.js'
 
 export class FileTransport implements MailTransport {
   readonly dir: string

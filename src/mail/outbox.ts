@@ -10,23 +10,18 @@
  * flight; past that a mail is refused with a log line rather than queued
  * without bound. `close` waits for the deliveries under way (shutdown).
  *
- * Two transports implement the port: SMTP through nodemailer when SMTP_URL
- * is set (smtpTransport.ts), otherwise one `.eml` file per mail under
- * DATA_DIR/outbox/ (fileTransport.ts), the embedded default, which a
- * developer opens like a mail catcher.
+ * Two transports implement the port (mailTransport.ts): SMTP through
+ * nodemailer when SMTP_URL is set (smtpTransport.ts), otherwise one `.eml`
+ * file per mail under DATA_DIR/outbox/ (fileTransport.ts), the embedded
+ * default, which a developer opens like a mail catcher.
  */
 import type { Config } from '../config.js'
 import type { Mail } from '../domain/mail.js'
 import { FileTransport } from './fileTransport.js'
+import type { MailTransport } from './mailTransport.js'
 import { SmtpTransport } from './smtpTransport.js'
 
 export const MAX_PENDING_MAILS = 1000
-
-export interface MailTransport {
-  /** Delivers one mail; resolves with a few words saying where it went (a file path, a message id). */
-  deliver(mail: Mail): Promise<string>
-  close(): void
-}
 
 export class Outbox {
   private readonly pending = new Set<Promise<void>>()

@@ -8,7 +8,7 @@
 import nodemailer, { type Transporter } from 'nodemailer'
 import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
 import type { Mail } from '../domain/mail.js'
-import type { MailTransport } from './outbox.js'
+import type { MailTransport } from './mailTransport.js'
 
 /** Bounds on one delivery, so a mail server that hangs never holds a mail (and shutdown) for long. */
 const CONNECTION_TIMEOUT_MS = 10_000

@@ -29,7 +29,7 @@
  * (a view would hold the file).
  */
 import { Packr } from 'msgpackr'
-import { assertionFailed } from '../domain/errors.js'
+import { assertionFailed } from '../assert.js'
 import type { Rec } from '../domain/schema.js'
 import type { LogEntry, LoggedEntry, LoggedOp, Op } from '../engine/logEntry.js'
 

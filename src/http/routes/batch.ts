@@ -2,41 +2,34 @@
  * `POST /v1/batch`: up to 100 requests in one call, answered in order with
  * `{id, code, headers, body}` each.
  *
- * The batch holds its tenant exclusively while it runs and routes every item
- * through the same router as a lone request, with the tenant replaced by the
- * batch's one WriteTx: reads see the batch's earlier writes, writes apply
- * at once under a savepoint. An item that fails is rolled back to its
- * savepoint. Items that share a `transaction` value run together, at the
- * place of the group's first item; if one of them fails, the whole group is
- * rolled back and its other items answer 424 TL01-1108. Whatever remains is
- * logged as ONE entry — one group commit for the whole batch, and a crash
- * can never keep half of a transaction group — and the answers leave once
- * that entry is on disk.
+ * This route parses the items, builds each item's request (its path, query,
+ * headers and body; the batch's token when it names none), routes it
+ * through the same router as a lone request (given to the handler by the
+ * router, requestRouter.ts) and renders the answers. The transaction is
+ * the tenant's (tenants/tenantBatch.ts): the batch holds its tenant
+ * exclusively, the items share one WriteTx, an item that fails is rolled
+ * back to its savepoint, a transaction group (items that share a
+ * `transaction` value) is rolled back whole when one of its items fails —
+ * its other items answer 424 TL01-1108 — and what remains is logged as ONE
+ * entry; the answers leave once that entry is on disk.
  *
- * An item's own 4xx is its answer; anything else that fails (an item that
- * answers 5xx, an exception on the way) fails the batch whole: the shared
- * transaction is rolled back before the error leaves, so no read ever
- * shows an earlier item's write that was never logged (design §2.3).
+ * An item's own 4xx is its answer; an item that answers 5xx is no answer
+ * of its own: it fails the batch whole (rolled back before the error
+ * leaves), as does an exception on the way.
  *
- * A long read among the items (a scan, sort, summary or report) runs in
- * slices as it would alone — the other tenants go on between them; this
- * tenant is held by the batch anyway — and spends the tenant's heavy-read
- * budget: once that is used up, such an item answers 429 and the batch goes
- * on with the next.
+ * A long read among the items runs in slices and spends the tenant's
+ * heavy-read budget: once that is used up, such an item answers 429 and the
+ * batch goes on with the next.
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
 import { isPlainObject } from '../../domain/input.js'
-import { SlicedRead } from '../../engine/slicedRead.js'
-import type { Steps } from '../../engine/steps.js'
-import type { TenantActor } from '../../engine/tenantActor.js'
-import type { TenantState } from '../../engine/tenantState.js'
-import { WriteTx } from '../../engine/writeTx.js'
-import type { Call, TenantAccess } from '../call.js'
+import { runTenantBatch, type BatchAccess, type BatchItemOutcome } from '../../tenants/tenantBatch.js'
+import type { Call } from '../call.js'
 import { parseJsonText } from '../body.js'
 import { parseQuery, PathError, splitPath, type ApiRequest } from '../request.js'
 import { giveBack } from '../../json/answerBuffers.js'
 import { dataResponse, plainErrorResponse, type ApiResponse } from '../response.js'
-import { route } from '../router.js'
+import type { RequestRouter } from '../requestRouter.js'
 
 export const MAX_BATCH_ITEMS = 100
 const MAX_HEADER_LINES = 64
@@ -140,95 +133,32 @@ function failedDependency(item: BatchItem, cause: string): ItemAnswer {
   return answerOf(item.id, plainErrorResponse(new ApiError('TL01-1108', `not applied: item '${cause}' of transaction '${item.transaction}' failed`)))
 }
 
-/**
- * The tenant as the batch's items see it: one shared transaction, no waiting. A long read runs in slices as it
- * would alone (the batch holds the tenant across them already) and spends the tenant's heavy-read budget.
- */
-function batchAccess(tx: WriteTx, actor: TenantActor): TenantAccess {
-  return {
-    read: <T>(query: (state: TenantState) => T) => query(tx.state),
-    readInSlices: <T>(query: (state: TenantState) => Steps<T>) => {
-      const read = new SlicedRead(query(tx.state), actor.heavyReads, actor.sliceMs)
-      return read.first() ? read.value : read.rest()
-    },
-    inspect: <T>(query: (state: TenantState) => T) => query(tx.state),
-    write: async <T>(decide: (tx: WriteTx) => T) => {
-      const savepoint = tx.savepoint()
-      try {
-        return decide(tx)
-      } catch (error) {
-        tx.rollbackTo(savepoint)
-        throw error
-      }
-    },
+/** Routes one item against the batch's access and renders its answer; an item that answers 5xx fails the batch. */
+async function runItem(call: Call, item: BatchItem, access: BatchAccess, routeRequest: RequestRouter): Promise<BatchItemOutcome<ItemAnswer>> {
+  let request: ApiRequest
+  try {
+    request = itemRequest(call, item)
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+    // Refused before routing, like a lone request with a bad path: a JSON error body with its Content-Type.
+    return { answer: answerOf(item.id, plainErrorResponse(error)), failed: true }
   }
+  const response = await routeRequest(call.services, request, access)
+  // A 5xx is no answer of the item's own: it fails the batch (and rolls all of it back, tenantBatch.ts).
+  if (response.error !== undefined && response.error.status >= 500) throw response.error
+  return { answer: answerOf(item.id, response), failed: response.error !== undefined }
 }
 
-export async function runBatch(call: Call): Promise<ApiResponse> {
+export async function runBatch(call: Call, _params: Record<string, string>, routeRequest: RequestRouter): Promise<ApiResponse> {
   if (call.request.inBatch) throw new ApiError('TL01-1103', 'a batch cannot contain another batch')
   const tenantName = call.tenantName
   const actor = tenantName === null ? undefined : call.services.registry.get(tenantName)
   if (actor === undefined) throw new ApiError('TL01-1005', 'batch calls are made on a tenant address')
   const items = parseItems(call)
-  const answers = await actor.exclusive(async () => {
-    const tx = new WriteTx(actor.state, Date.now())
-    const access = batchAccess(tx, actor)
-    const answers = new Map<number, ItemAnswer>()
-    const runItem = async (index: number): Promise<ApiResponse> => {
-      const item = items[index] as BatchItem
-      let request: ApiRequest
-      try {
-        request = itemRequest(call, item)
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error
-        // Refused before routing, like a lone request with a bad path: a JSON error body with its Content-Type.
-        return plainErrorResponse(error)
-      }
-      const savepoint = tx.savepoint()
-      const response = await route(call.services, request, access)
-      // A 5xx is no answer of the item's own: it fails the batch (and rolls all of it back, below).
-      if (response.error !== undefined && response.error.status >= 500) throw response.error
-      if (response.error !== undefined) tx.rollbackTo(savepoint)
-      return response
-    }
-    try {
-      await runItems(items, runItem, answers, tx)
-    } catch (error) {
-      tx.rollback()
-      throw error
-    }
-    await actor.commit(tx)
-    return items.map((_, index) => answers.get(index) as ItemAnswer)
+  const answers = await runTenantBatch(actor, {
+    transactions: items.map((item) => item.transaction),
+    run: (index, access) => runItem(call, items[index] as BatchItem, access, routeRequest),
+    notApplied: (index, cause) => failedDependency(items[index] as BatchItem, items[cause]?.id ?? ''),
   })
   return dataResponse(call.request, answers, { root: 'batch', item: 'response' })
-}
-
-/**
- * Runs the items in order (a transaction group at the place of its first item) and puts each answer in `answers`;
- * a group with a failed item is rolled back to before the group and its other items answer 424.
- */
-async function runItems(items: readonly BatchItem[], runItem: (index: number) => Promise<ApiResponse>, answers: Map<number, ItemAnswer>, tx: WriteTx): Promise<void> {
-  for (const [index, item] of items.entries()) {
-    if (answers.has(index)) continue
-    if (item.transaction === undefined) {
-      answers.set(index, answerOf(item.id, await runItem(index)))
-      continue
-    }
-    const members = [...items.keys()].filter((other) => items[other]?.transaction === item.transaction)
-    const groupSavepoint = tx.savepoint()
-    let failedAt: number | null = null
-    for (const member of members) {
-      const response = await runItem(member)
-      answers.set(member, answerOf(items[member]?.id ?? '', response))
-      if (response.error !== undefined) {
-        failedAt = member
-        break
-      }
-    }
-    if (failedAt !== null) {
-      tx.rollbackTo(groupSavepoint)
-      const cause = items[failedAt]?.id ?? ''
-      for (const member of members) if (member !== failedAt) answers.set(member, failedDependency(items[member] as BatchItem, cause))
-    }
-  }
 }
