@@ -7,8 +7,8 @@
  * ("Observability").
  */
 import fs from 'node:fs'
-import type { TenantActor } from '../engine/tenantActor.js'
-import type { TenantRegistry } from '../engine/tenantRegistry.js'
+import type { TenantActor } from '../tenants/tenantActor.js'
+import type { TenantRegistry } from '../tenants/tenantRegistry.js'
 import { PROMETHEUS_CONTENT_TYPE, PrometheusText } from '../observability/prometheusText.js'
 import type { RequestMetrics } from '../observability/requestMetrics.js'
 import type { LogStore } from '../persist/logStore.js'

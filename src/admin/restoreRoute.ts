@@ -5,7 +5,7 @@
  *                                        | {"toSeq": n} | {"toTime": "<ISO time>"}
  *
  * A snapshot taken of another tenant is refused (400) unless "as" names
- * the tenant restored (restoreSource.ts); an export file is refused naming
+ * the tenant restored (tenants/restoreSource.ts); an export file is refused naming
  * the import command.
  *
  * The new state is rebuilt from disk first (rebuildState, a slice per
@@ -34,13 +34,13 @@
  * restore already running) gets its usual 4xx answer instead.
  */
 import { ApiError } from '../domain/errors.js'
-import type { TenantActor } from '../engine/tenantActor.js'
-import type { TenantRegistry } from '../engine/tenantRegistry.js'
+import type { TenantActor } from '../tenants/tenantActor.js'
+import type { TenantRegistry } from '../tenants/tenantRegistry.js'
 import { RestorePointError } from '../persist/history.js'
-import { installState, type InstalledState } from '../persist/installState.js'
+import { installState, type InstalledState } from '../tenants/installState.js'
 import { LogCorruptError } from '../persist/logStore.js'
-import { RecoveryError } from '../persist/recovery.js'
-import { parseRestoreSource, rebuildState, type RestoreSource } from '../persist/restoreSource.js'
+import { RecoveryError } from '../tenants/recovery.js'
+import { parseRestoreSource, rebuildState, type RestoreSource } from '../tenants/restoreSource.js'
 import { SnapshotInvalidError } from '../persist/snapshotFile.js'
 import { progress, type ProgressFactory } from '../progress.js'
 import { answerForError, jsonAnswer, type AdminRequest, type AdminServer } from './adminServer.js'

@@ -26,9 +26,9 @@
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
 import { isPlainObject } from '../../domain/input.js'
-import { SlicedRead } from '../../engine/slicedRead.js'
+import { SlicedRead } from '../../tenants/slicedRead.js'
 import type { Steps } from '../../engine/steps.js'
-import type { TenantActor } from '../../engine/tenantActor.js'
+import type { TenantActor } from '../../tenants/tenantActor.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import { WriteTx } from '../../engine/writeTx.js'
 import type { Call, TenantAccess } from '../call.js'

@@ -2,7 +2,7 @@
  * Moving a tenant between data directories: `export` rebuilds the tenant
  * from disk (recoverTenant), encodes it as a snapshot and bundles it with
  * the bytes of its uploaded files (the ones its FileMetadata records name)
- * in an export file (exportFile.ts). `import` reads such a file into a new
+ * in an export file (persist/exportFile.ts). `import` reads such a file into a new
  * tenant: the state is checked by loading it, the file bytes go into the
  * LMDB files table, and installState writes the snapshot, the e-mail index
  * and the directory row (last, so the tenant exists only when complete).
@@ -16,13 +16,13 @@ import fs from 'node:fs'
 import { FileMetadata } from '../domain/resources/fileMetadata.js'
 import { TenantState } from '../engine/tenantState.js'
 import { isValidTenantName } from '../http/routes/registration.js'
-import { decodeExport, encodeExport, ExportInvalidError, type ExportedFile, type TenantExport } from './exportFile.js'
+import { decodeExport, encodeExport, ExportInvalidError, type ExportedFile, type TenantExport } from '../persist/exportFile.js'
 import { installState, objectCount, type InstalledState } from './installState.js'
-import type { LogStore } from './logStore.js'
+import type { LogStore } from '../persist/logStore.js'
 import type { ProgressFactory } from '../progress.js'
 import { loadSnapshotBody, snapshotBodyOf } from './recovery.js'
 import { recoverShowingProgress, takeTenantName } from './restoreSource.js'
-import { encodeSnapshotInSlices, listSnapshots, writeFileAtomically } from './snapshotFile.js'
+import { encodeSnapshotInSlices, listSnapshots, writeFileAtomically } from '../persist/snapshotFile.js'
 
 export class TransferError extends Error {}
 

@@ -10,11 +10,11 @@
  * directory gets its row if it had none. The snapshot is written first: a
  * crash before it leaves the tenant as it was.
  */
-import { indexGlobalsOfState } from '../engine/globalIndexes.js'
+import { indexGlobalsOfState } from './globalIndexes.js'
 import type { TenantState } from '../engine/tenantState.js'
-import type { LogStore } from './logStore.js'
+import type { LogStore } from '../persist/logStore.js'
 import { snapshotBodyOf } from './recovery.js'
-import { listSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from './snapshotFile.js'
+import { listSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from '../persist/snapshotFile.js'
 
 export interface InstalledState {
   /** The sequence number the state now has; the next write gets the one after. */

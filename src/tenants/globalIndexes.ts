@@ -27,12 +27,12 @@
  */
 import type { Rec } from '../domain/schema.js'
 import type { GlobalIndexKey, LogStore } from '../persist/logStore.js'
-import { recoverTenant, RecoveryError } from '../persist/recovery.js'
+import { recoverTenant, RecoveryError } from './recovery.js'
 import { LogCorruptError } from '../persist/logStore.js'
 import { liveUserWithEmail } from '../domain/resources/user.js'
-import type { Op } from './logEntry.js'
-import type { TenantState } from './tenantState.js'
-import type { WriteTx } from './writeTx.js'
+import type { Op } from '../engine/logEntry.js'
+import type { TenantState } from '../engine/tenantState.js'
+import type { WriteTx } from '../engine/writeTx.js'
 
 const LAYOUT_KEY = '\u0001layout'
 const LAYOUT = 'name-tenant-2'

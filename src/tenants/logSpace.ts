@@ -1,5 +1,5 @@
 /*
- * What a tenant does when the log store is full (storeSpace.ts).
+ * What a tenant does when the log store is full (persist/storeSpace.ts).
  *
  * Its writes are refused with 503 TL01-9011 before anything is decided, and
  * it frees the space its own log holds: it takes a snapshot now, reads the

@@ -7,7 +7,7 @@
  * current.
  *
  * A restore ends every session of the tenant: the rebuilt state keeps no
- * access or refresh token and no pending password confirmation (sessions.ts
+ * access or refresh token and no pending password confirmation (domain/sessions.ts
  * names those types), so a token logged out, a refresh token used or a
  * session a password change ended before the restore point cannot come
  * back, and everyone logs in again. It is done here, on the state before it
@@ -24,11 +24,11 @@
 import { SESSION_TYPES } from '../domain/sessions.js'
 import { TenantState } from '../engine/tenantState.js'
 import type { Progress, ProgressFactory } from '../progress.js'
-import { checkReachable, entriesToReplay, readHistory, RestorePointError, seqAtTime } from './history.js'
-import type { LogStore } from './logStore.js'
+import { checkReachable, entriesToReplay, readHistory, RestorePointError, seqAtTime } from '../persist/history.js'
+import type { LogStore } from '../persist/logStore.js'
 import { loadSnapshotBodyInTurns, recoverTenantInTurns, type Recovered } from './recovery.js'
-import { exportedTenantOf } from './exportFile.js'
-import { readSnapshotFile, type SnapshotBody } from './snapshotFile.js'
+import { exportedTenantOf } from '../persist/exportFile.js'
+import { readSnapshotFile, type SnapshotBody } from '../persist/snapshotFile.js'
 
 /** `as`: the tenant restored, named again to allow a snapshot taken of another tenant (see the top). */
 export type RestoreSource = { file: string; as?: string } | { toSeq: number } | { toTimeMs: number }

@@ -9,7 +9,7 @@
  * that is not there), or a gap in the sequence, stops the recovery of this
  * tenant with an error naming the tenant and the sequence number.
  *
- * The work is written once, as steps (steps.ts): it pauses after each
+ * The work is written once, as steps (engine/steps.ts): it pauses after each
  * slice of the snapshot file read and decoded (snapshotFileSteps), every
  * SLICE_UNITS records loaded or entries replayed (about 10 ms of work), and
  * after each slice of an index built for the loaded records
@@ -26,8 +26,8 @@ import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
 import { runInTurns, runNow, type Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
-import type { LogStore } from './logStore.js'
-import { listSnapshots, rememberSnapshotCheck, snapshotFileSteps, type SnapshotBody } from './snapshotFile.js'
+import type { LogStore } from '../persist/logStore.js'
+import { listSnapshots, rememberSnapshotCheck, snapshotFileSteps, type SnapshotBody } from '../persist/snapshotFile.js'
 
 export interface RecoveryReport {
   snapshotSeq: number
@@ -52,7 +52,7 @@ const SLICE_UNITS = 1_000
 /** … and between two progress reports. */
 const PROGRESS_UNITS = 10_000
 
-/** The name under which a snapshot keeps the report totals (snapshotFile.ts: derived state). */
+/** The name under which a snapshot keeps the report totals (persist/snapshotFile.ts: derived state). */
 const REPORT_TOTALS = 'reportTotals'
 
 /**

@@ -48,9 +48,9 @@ import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
 import type { MaybePromise } from '../maybePromise.js'
 import { LogCorruptError, type LogStore } from '../persist/logStore.js'
-import { RecoveryError } from '../persist/recovery.js'
+import { RecoveryError } from './recovery.js'
 import { TenantActor } from './tenantActor.js'
-import type { WriteTx } from './writeTx.js'
+import type { WriteTx } from '../engine/writeTx.js'
 
 export const TENANT_NAME_MAX_LENGTH = 63
 /** How long after an eviction for the cap gave up the cap is checked again. */
