@@ -52,7 +52,6 @@ import { RecoveryError } from './recovery.js'
 import { TenantActor } from './tenantActor.js'
 import type { WriteTx } from '../engine/writeTx.js'
 
-export const TENANT_NAME_MAX_LENGTH = 63
 /** How long after an eviction for the cap gave up the cap is checked again. */
 const CAP_RECHECK_MS = 50
 

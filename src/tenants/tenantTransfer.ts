@@ -15,7 +15,7 @@
 import fs from 'node:fs'
 import { FileMetadata } from '../domain/resources/fileMetadata.js'
 import { TenantState } from '../engine/tenantState.js'
-import { isValidTenantName } from '../http/routes/registration.js'
+import { isValidTenantName } from '../domain/tenantName.js'
 import { decodeExport, encodeExport, ExportInvalidError, type ExportedFile, type TenantExport } from '../persist/exportFile.js'
 import { installState, objectCount, type InstalledState } from './installState.js'
 import type { LogStore } from '../persist/logStore.js'
