@@ -42,6 +42,8 @@ import { LogCorruptError } from '../persist/logStore.js'
 import { RecoveryError } from '../tenants/recovery.js'
 import { parseRestoreSource, rebuildState, type RestoreSource } from '../tenants/restoreSource.js'
 import { SnapshotInvalidError } from '../persist/snapshotFile.js'
+import { TenantClosed } from '../tenants/tenantErrors.js'
+import { engineErrorAsApiError } from '../http/engineErrors.js'
 import { progress, type ProgressFactory } from '../progress.js'
 import { answerForError, jsonAnswer, type AdminRequest, type AdminServer } from './adminServer.js'
 import { LineStream } from './lineStream.js'
@@ -71,8 +73,8 @@ async function actorOf(registry: TenantRegistry, tenant: string): Promise<Tenant
   try {
     actor = await registry.open(tenant)
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'TL01-9011') return null
-    throw error
+    if (error instanceof TenantClosed) return null
+    throw engineErrorAsApiError(error)
   }
   if (actor === undefined) throw new ApiError('TL01-1005', `there is no tenant '${tenant}' (a new tenant comes with the import command)`)
   return actor
@@ -82,7 +84,7 @@ function asApiError(error: unknown): unknown {
   if (error instanceof RestorePointError || error instanceof SnapshotInvalidError) return new ApiError('TL01-1105', error.message)
   if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new ApiError('TL01-1105', (error as Error).message)
   if (error instanceof RecoveryError || error instanceof LogCorruptError) return new ApiError('TL01-1106', error.message)
-  return error
+  return engineErrorAsApiError(error)
 }
 
 type RestoreAnswer = InstalledState & { tenant: string; restored: string; pointSeq: number | null; durationMs: number }

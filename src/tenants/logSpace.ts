@@ -1,7 +1,7 @@
 /*
  * What a tenant does when the log store is full (persist/storeSpace.ts).
  *
- * Its writes are refused with 503 TL01-9011 before anything is decided, and
+ * Its writes are refused (StoreFull: 503 TL01-9011) before anything is decided, and
  * it frees the space its own log holds: it takes a snapshot now, reads the
  * new file back to check it, and then drops every log entry that snapshot
  * covers together with the older snapshots of the tenant. That gives up
@@ -19,7 +19,6 @@
  * writes meanwhile only answer 503 with Retry-After.
  */
 import fs from 'node:fs'
-import { ApiError } from '../domain/errors.js'
 import type { LogStore } from '../persist/logStore.js'
 import { listSnapshots, readSnapshotFile } from '../persist/snapshotFile.js'
 
@@ -31,17 +30,6 @@ export interface SnapshotTaker {
 const reclaiming = new WeakSet<SnapshotTaker>()
 /** The last reclaim of each tenant: the sequence number its snapshot covered (-1: it failed) and when it ended. */
 const lastReclaims = new WeakMap<SnapshotTaker, { seq: number; endedAtMs: number }>()
-
-export function logStoreFull(store: LogStore): ApiError {
-  const limitMiB = (store.space.limitBytes / 1024 / 1024).toFixed(1)
-  return new ApiError(
-    'TL01-9011',
-    `the engine cannot accept writes now: the log store is full (LMDB_MAP_SIZE_BYTES, ${limitMiB} MiB); space is being reclaimed, try again`,
-    null,
-    [],
-    { 'Retry-After': '1' },
-  )
-}
 
 /**
  * Snapshots the tenant (whose state is at `seq`) and prunes what the snapshot covers, in the background, unless a

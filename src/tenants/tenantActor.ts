@@ -38,10 +38,10 @@
  * Failure. If an append fails (disk or map full), nothing from that entry on
  * is acknowledged: the tenant truncates the log after the last entry that
  * made it and reloads its state from disk, so memory never holds a change the
- * log does not. Callers get 503 TL01-9011 and may retry.
+ * log does not. Callers get WritesUnavailable (503 TL01-9011) and may retry.
  *
  * Full. While the log store holds its ceiling (LMDB_MAP_SIZE_BYTES, see
- * persist/storeSpace.ts) a write is refused with 503 TL01-9011 before it is
+ * persist/storeSpace.ts) a write is refused (StoreFull, 503) before it is
  * decided (a batch, which decides first, is rolled back), and the tenant
  * reclaims the space of its own log (logSpace.ts, held back to one reclaim
  * per RECLAIM_MIN_INTERVAL_MS); reads go on. Bytes a write stores beside its
@@ -49,18 +49,19 @@
  * before they are put (refuseUnlessRoomFor), and refused the same way.
  */
 import type { Config } from '../config.js'
-import { ApiError, assert } from '../domain/errors.js'
+import { assert } from '../domain/errors.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { LogStore } from '../persist/logStore.js'
 import { recoverTenant, recoverTenantInTurns, snapshotBodyOf, type Recovered, type RecoveryReport } from './recovery.js'
 import { pruneSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from '../persist/snapshotFile.js'
 import { indexGlobals } from './globalIndexes.js'
 import { HeavyReadBudget } from './heavyReadBudget.js'
-import { logStoreFull, reclaimLogSpace } from './logSpace.js'
+import { reclaimLogSpace } from './logSpace.js'
 import { LOG_ENTRY_FORMAT, type LogEntry } from '../engine/logEntry.js'
 import { SlicedRead } from './slicedRead.js'
 import type { Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
+import { FileTooLarge, StoreFull, WritesUnavailable } from './tenantErrors.js'
 import { WriteTx } from '../engine/writeTx.js'
 
 export interface SnapshotResult {
@@ -279,13 +280,13 @@ export class TenantActor {
     this.store.space.noteWritten(tx.storedBytes)
     const flush = this.store.append(this.tenant, seq, entry).then(
       (bytes) => {
-        if (this.failedFromSeq !== null && seq >= this.failedFromSeq) throw unavailable()
+        if (this.failedFromSeq !== null && seq >= this.failedFromSeq) throw new WritesUnavailable()
         if (seq > this.durableSeq) this.durableSeq = seq
         this.noteLogged(bytes)
       },
       (error: unknown) => {
         this.fail(seq, error)
-        throw unavailable()
+        throw new WritesUnavailable()
       },
     )
     this.lastFlush = flush.catch(() => undefined)
@@ -315,7 +316,7 @@ export class TenantActor {
   async durable(seq: number): Promise<void> {
     if (seq <= this.durableSeq) return
     await this.lastFlush
-    if (this.failedFromSeq !== null || seq > this.durableSeq) throw unavailable()
+    if (this.failedFromSeq !== null || seq > this.durableSeq) throw new WritesUnavailable()
   }
 
   /**
@@ -386,23 +387,23 @@ export class TenantActor {
 
   private refuseFull(): never {
     if (this.state.seq > 0) reclaimLogSpace(this, this.state.seq, this.store, this.config.dataDir, this.config.reclaimMinIntervalMs)
-    throw logStoreFull(this.store)
+    throw new StoreFull(this.store.space.limitBytes)
   }
 
   /**
    * Bytes a write stores beside its log entry (an upload's: WriteTx.storeBeside) must fit under the store's ceiling:
-   * 412 TL01-1109 when they never could (the file alone fills it), else 503 as for a full store while they do not now.
+   * FileTooLarge (412) when they never could (the file alone fills it), else StoreFull as for a full store while they do not now.
    */
   private refuseUnlessRoomFor(bytes: number): void {
     const { space } = this.store
     if (space.limitBytes > 0 && bytes >= space.limitBytes) {
-      throw new ApiError('TL01-1109', `a file of ${bytes} bytes cannot be stored: the store holds at most ${space.limitBytes} bytes (LMDB_MAP_SIZE_BYTES)`)
+      throw new FileTooLarge(bytes, space.limitBytes)
     }
     if (!space.hasRoomFor(bytes)) this.refuseFull()
   }
 
   private refuseWhileFailed(): void {
-    if (this.failedFromSeq !== null) throw unavailable()
+    if (this.failedFromSeq !== null) throw new WritesUnavailable()
   }
 
   private fail(seq: number, error: unknown): void {
@@ -419,8 +420,4 @@ export class TenantActor {
       this.failedFromSeq = null
     })
   }
-}
-
-function unavailable(): ApiError {
-  return new ApiError('TL01-9011', 'the engine cannot accept writes now (the log could not be written); try again', null, [], { 'Retry-After': '1' })
 }
