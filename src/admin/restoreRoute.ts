@@ -38,7 +38,7 @@ import type { TenantActor } from '../tenants/tenantActor.js'
 import type { TenantRegistry } from '../tenants/tenantRegistry.js'
 import { RestorePointError } from '../persist/history.js'
 import { installState, type InstalledState } from '../tenants/installState.js'
-import { LogCorruptError } from '../persist/logStore.js'
+import { LogCorruptError } from '../persist/ports.js'
 import { RecoveryError } from '../tenants/recovery.js'
 import { parseRestoreSource, rebuildState, type RestoreSource } from '../tenants/restoreSource.js'
 import { SnapshotInvalidError } from '../persist/snapshotFile.js'
@@ -103,7 +103,7 @@ async function restore(
   const { state, description, pointSeq } = await rebuildState(tenant, dataDir, registry.store, source, startProgress)
   const swap = async () => {
     const encode = startProgress?.(`snapshot ${tenant}`, 'records', null)
-    const installed = await installState(state, dataDir, registry.store, { onProgress: (done) => encode?.update(done) })
+    const installed = await installState(state, registry.store, { onProgress: (done) => encode?.update(done) })
     encode?.finish()
     actor?.replaceState(state, installed.at)
     registry.reopen(tenant)

@@ -18,9 +18,8 @@
  * and until RECLAIM_MIN_INTERVAL_MS has passed since it ended. Refused
  * writes meanwhile only answer 503 with Retry-After.
  */
-import fs from 'node:fs'
-import type { LogStore } from '../persist/logStore.js'
-import { listSnapshots, readSnapshotFile } from '../persist/snapshotFile.js'
+import { runNow } from '../engine/steps.js'
+import type { Storage } from '../persist/ports.js'
 
 export interface SnapshotTaker {
   readonly tenant: string
@@ -36,7 +35,7 @@ const lastReclaims = new WeakMap<SnapshotTaker, { seq: number; endedAtMs: number
  * reclaim of it runs, or nothing was logged since the last one, or that one ended less than `minIntervalMs` ago.
  * Answers whether one was started.
  */
-export function reclaimLogSpace(tenant: SnapshotTaker, seq: number, store: LogStore, dataDir: string, minIntervalMs: number): boolean {
+export function reclaimLogSpace(tenant: SnapshotTaker, seq: number, store: Storage, minIntervalMs: number): boolean {
   if (reclaiming.has(tenant)) return false
   const last = lastReclaims.get(tenant)
   if (last !== undefined && (seq <= last.seq || performance.now() - last.endedAtMs < minIntervalMs)) return false
@@ -44,9 +43,9 @@ export function reclaimLogSpace(tenant: SnapshotTaker, seq: number, store: LogSt
   let coveredSeq = -1
   void (async () => {
     const snapshot = await tenant.snapshot()
-    readSnapshotFile(snapshot.file)
+    runNow(store.snapshots.readSteps(snapshot.file))
     const removed = await store.prune(tenant.tenant, snapshot.seq, Number.POSITIVE_INFINITY)
-    for (const older of listSnapshots(dataDir, tenant.tenant)) if (older.seq < snapshot.seq) await fs.promises.rm(older.file, { force: true })
+    await store.snapshots.removeOlderThan(tenant.tenant, snapshot.seq)
     coveredSeq = snapshot.seq
     console.error(
       `tenant '${tenant.tenant}': the log store is full; snapshot at seq ${snapshot.seq} taken, ${removed} log entries and the older snapshots it covers removed (point-in-time history given up)`,

@@ -25,7 +25,7 @@ import { SESSION_TYPES } from '../domain/sessions.js'
 import { TenantState } from '../engine/tenantState.js'
 import type { Progress, ProgressFactory } from '../progress.js'
 import { checkReachable, entriesToReplay, readHistory, RestorePointError, seqAtTime } from '../persist/history.js'
-import type { LogStore } from '../persist/logStore.js'
+import type { Storage } from '../persist/ports.js'
 import { loadSnapshotBodyInTurns, recoverTenantInTurns, type Recovered } from './recovery.js'
 import { exportedTenantOf } from '../persist/exportFile.js'
 import { readSnapshotFile, type SnapshotBody } from '../persist/snapshotFile.js'
@@ -67,11 +67,11 @@ export interface RebuiltState {
 export async function recoverShowingProgress(
   tenant: string,
   dataDir: string,
-  store: LogStore,
+  store: Storage,
   uptoSeq: number | undefined,
   startProgress?: ProgressFactory,
 ): Promise<Recovered> {
-  const entriesTotal = entriesToReplay(tenant, dataDir, store, uptoSeq)
+  const entriesTotal = entriesToReplay(tenant, store, uptoSeq)
   const load = startProgress?.(`load ${tenant}`, 'records', null)
   let replay: Progress | undefined
   const startReplay = (): Progress | undefined => {
@@ -120,7 +120,7 @@ export function endAllSessions(state: TenantState): number {
 export async function rebuildState(
   tenant: string,
   dataDir: string,
-  store: LogStore,
+  store: Storage,
   source: RestoreSource,
   startProgress?: ProgressFactory,
 ): Promise<RebuiltState> {
@@ -146,7 +146,7 @@ export async function rebuildState(
     const renamed = fromTenant === tenant ? '' : ` as '${tenant}'`
     return { state, description: `snapshot file ${source.file} (taken at seq ${header.seq} of '${fromTenant}'${renamed}, ${new Date(header.at).toISOString()})`, pointSeq: null }
   }
-  const history = readHistory(tenant, dataDir, store)
+  const history = readHistory(tenant, store)
   const seq = 'toSeq' in source ? checkReachable(history, source.toSeq) : seqAtTime(history, store, source.toTimeMs)
   const { state, report } = await recoverShowingProgress(tenant, dataDir, store, seq, startProgress)
   if (state.seq !== seq) {

@@ -51,9 +51,8 @@
 import type { Config } from '../config.js'
 import { assert } from '../domain/errors.js'
 import type { MaybePromise } from '../maybePromise.js'
-import type { LogStore } from '../persist/logStore.js'
+import type { Storage } from '../persist/ports.js'
 import { recoverTenant, recoverTenantInTurns, snapshotBodyOf, type Recovered, type RecoveryReport } from './recovery.js'
-import { pruneSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from '../persist/snapshotFile.js'
 import { indexGlobals } from './globalIndexes.js'
 import { HeavyReadBudget } from './heavyReadBudget.js'
 import { reclaimLogSpace } from './logSpace.js'
@@ -99,7 +98,7 @@ export class TenantActor {
   private constructor(
     readonly tenant: string,
     private readonly config: Config,
-    private readonly store: LogStore,
+    private readonly store: Storage,
     state: TenantState,
     report: RecoveryReport,
   ) {
@@ -111,19 +110,19 @@ export class TenantActor {
   }
 
   /** Activates an existing tenant: its newest valid snapshot plus the log after it. */
-  static recover(tenant: string, config: Config, store: LogStore, onReplay?: (entriesDone: number) => void): TenantActor {
+  static recover(tenant: string, config: Config, store: Storage, onReplay?: (entriesDone: number) => void): TenantActor {
     const { state, report } = recoverTenant(tenant, config.dataDir, store, { onProgress: onReplay })
     return new TenantActor(tenant, config, store, state, report)
   }
 
   /** recover, a slice per event-loop turn: a server activating a large tenant keeps serving the others. */
-  static async recoverInTurns(tenant: string, config: Config, store: LogStore): Promise<TenantActor> {
+  static async recoverInTurns(tenant: string, config: Config, store: Storage): Promise<TenantActor> {
     const { state, report } = await recoverTenantInTurns(tenant, config.dataDir, store)
     return new TenantActor(tenant, config, store, state, report)
   }
 
   /** A tenant that is being created: empty state, nothing logged yet. */
-  static fresh(tenant: string, config: Config, store: LogStore): TenantActor {
+  static fresh(tenant: string, config: Config, store: Storage): TenantActor {
     const report: RecoveryReport = { snapshotSeq: 0, snapshotFile: null, replayedEntries: 0, skippedSnapshots: [], durationMs: 0 }
     return new TenantActor(tenant, config, store, new TenantState(tenant), report)
   }
@@ -333,17 +332,10 @@ export class TenantActor {
     this.logBytesSinceSnapshot = 0
     this.snapshotRunning = (async () => {
       await this.durable(seq)
-      const { file, bytes } = await writeSnapshotInSlices(tenantSnapshotDir(this.config.dataDir, this.tenant), this.tenant, seq, at, body, onProgress)
+      const { file, bytes } = await this.store.snapshots.write(this.tenant, seq, at, body, onProgress)
       const windowStartMs = at - this.config.logRetentionMs
-      const startsLogLine = (snapshotSeq: number) => this.store.rawEntry(this.tenant, snapshotSeq) === undefined
-      const logNotNeededUpto = await pruneSnapshots(
-        this.config.dataDir,
-        this.tenant,
-        this.config.snapshotsKept,
-        windowStartMs,
-        startsLogLine,
-        this.store.snapshotFaults,
-      )
+      const startsLogLine = (snapshotSeq: number) => !this.store.hasEntry(this.tenant, snapshotSeq)
+      const logNotNeededUpto = await this.store.snapshots.prune(this.tenant, this.config.snapshotsKept, windowStartMs, startsLogLine)
       await this.store.prune(this.tenant, logNotNeededUpto, windowStartMs)
       this.lastSnapshotAt = at
       return { seq, file, bytes, durationMs: performance.now() - started }
@@ -386,7 +378,7 @@ export class TenantActor {
   }
 
   private refuseFull(): never {
-    if (this.state.seq > 0) reclaimLogSpace(this, this.state.seq, this.store, this.config.dataDir, this.config.reclaimMinIntervalMs)
+    if (this.state.seq > 0) reclaimLogSpace(this, this.state.seq, this.store, this.config.reclaimMinIntervalMs)
     throw new StoreFull(this.store.space.limitBytes)
   }
 

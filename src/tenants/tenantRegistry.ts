@@ -46,7 +46,7 @@
  */
 import type { Config } from '../config.js'
 import type { MaybePromise } from '../maybePromise.js'
-import { LogCorruptError, type LogStore } from '../persist/logStore.js'
+import { LogCorruptError, type Storage } from '../persist/ports.js'
 import { RecoveryError } from './recovery.js'
 import { TenantActor } from './tenantActor.js'
 import { ShuttingDown, TenantClosed, TenantLoading, TenantNameTaken } from './tenantErrors.js'
@@ -79,7 +79,7 @@ export class TenantRegistry {
 
   constructor(
     readonly config: Config,
-    readonly store: LogStore,
+    readonly store: Storage,
   ) {}
 
   exists(tenant: string): boolean {
