@@ -13,9 +13,7 @@ export abstract class TenantRefusal extends Error {}
 /** A log append failed: nothing from that entry on is acknowledged until the tenant has reloaded from disk. */
 export class WritesUnavailable extends TenantRefusal {
   override name = 'WritesUnavailable'
-  constructor() {
-    super('the engine cannot accept writes now (the log could not be written); try again')
-  }
+  override message = 'the engine cannot accept writes now (the log could not be written); try again'
 }
 
 /** The log store holds its ceiling (LMDB_MAP_SIZE_BYTES): writes wait while the tenant reclaims its log (logSpace.ts). */
@@ -54,9 +52,7 @@ export class TenantLoading extends TenantRefusal {
 /** The registry is closing: no tenant is opened or created any more. */
 export class ShuttingDown extends TenantRefusal {
   override name = 'ShuttingDown'
-  constructor() {
-    super('the server is shutting down')
-  }
+  override message = 'the server is shutting down'
 }
 
 /** A tenant is created under a name that exists. */
