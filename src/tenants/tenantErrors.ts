@@ -49,16 +49,16 @@ export class TenantLoading extends TenantRefusal {
   }
 }
 
-/** The registry is closing: no tenant is opened or created any more. */
-export class ShuttingDown extends TenantRefusal {
-  override name = 'ShuttingDown'
-  override message = 'the server is shutting down'
-}
-
 /** A tenant is created under a name that exists. */
 export class TenantNameTaken extends TenantRefusal {
   override name = 'TenantNameTaken'
   constructor(readonly tenant: string) {
     super(`the account address '${tenant}' is taken`)
   }
+}
+
+/** The registry is closing: no tenant is opened or created any more. */
+export class ShuttingDown extends TenantRefusal {
+  override name = 'ShuttingDown'
+  override message = 'the server is shutting down'
 }
