@@ -1,5 +1,6 @@
 /*
- * Indexes across tenants, kept in LMDB beside the log, for the public calls
+ * Indexes across tenants, kept in the GlobalDirectory (persist/ports.ts;
+ * embedded: LMDB tables beside the log), for the public calls
  * that name no tenant and must not activate every tenant:
  *
  *   emails         [e-mail, tenant] → ''  for every tenant that has a live
@@ -9,7 +10,7 @@
  *                  step 1 puts the same id in each tenant with the e-mail)
  *
  * An e-mail is unique per tenant only, so one e-mail may list several
- * tenants; LMDB orders array keys element by element, so the range from
+ * tenants; the tables order array keys element by element, so the range from
  * [e-mail, ''] to [e-mail, '\uffff'] reads them in tenant-name order
  * (tenant names are lower-case letters, digits and '-'). The entries are maintained from what each write did: for
  * every e-mail a write touches (a User it put, a User it removed — the
@@ -35,7 +36,7 @@ import type { WriteTx } from '../engine/writeTx.js'
 
 const LAYOUT_KEY = '\u0001layout'
 const LAYOUT = 'name-tenant-2'
-/** Above every tenant name in LMDB's key order. */
+/** Above every tenant name in the tables' key order. */
 const AFTER_EVERY_TENANT = '\uffff'
 
 function keyOf(name: string, tenant: string): [string, string] {

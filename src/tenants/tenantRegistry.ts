@@ -1,7 +1,7 @@
 /*
- * The tenants of this server: the directory in LMDB says which exist; an
- * actor is activated (recovered from disk) on a tenant's first request and
- * kept in memory. Creating a tenant writes its directory row and its first
+ * The tenants of this server: the tenant directory (GlobalDirectory,
+ * persist/ports.ts) says which exist; an actor is activated (recovered from
+ * the storage) on a tenant's first request and kept in memory. Creating a tenant writes its directory row and its first
  * log entry in the same group commit.
  *
  * Eviction. evict() puts a tenant to rest as an exclusive job of its actor

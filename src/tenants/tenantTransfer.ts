@@ -4,7 +4,7 @@
  * the bytes of its uploaded files (the ones its FileMetadata records name)
  * in an export file (persist/exportFile.ts). `import` reads such a file into a new
  * tenant: the state is checked by loading it, the file bytes go into the
- * LMDB files table, and installState writes the snapshot, the e-mail index
+ * directory's files table (GlobalDirectory), and installState writes the snapshot, the e-mail index
  * and the directory row (last, so the tenant exists only when complete).
  *
  * `--as <name>` imports under another name: the records keep their ids;
