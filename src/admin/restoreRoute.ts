@@ -42,7 +42,7 @@ import { LogCorruptError } from '../persist/ports.js'
 import { RecoveryError } from '../tenants/recovery.js'
 import { parseRestoreSource, rebuildState, type RestoreSource } from '../tenants/restoreSource.js'
 import { SnapshotInvalidError } from '../persist/snapshotFile.js'
-import { TenantClosed } from '../tenants/tenantErrors.js'
+import { TenantRefusal } from '../tenants/tenantErrors.js'
 import { engineErrorAsApiError } from '../http/engineErrors.js'
 import { progress, type ProgressFactory } from '../progress.js'
 import { answerForError, jsonAnswer, type AdminRequest, type AdminServer } from './adminServer.js'
@@ -73,8 +73,9 @@ async function actorOf(registry: TenantRegistry, tenant: string): Promise<Tenant
   try {
     actor = await registry.open(tenant)
   } catch (error) {
-    if (error instanceof TenantClosed) return null
-    throw engineErrorAsApiError(error)
+    // Closed as damaged, or the server is shutting down: there is no actor whose state could be swapped.
+    if (error instanceof TenantRefusal) return null
+    throw error
   }
   if (actor === undefined) throw new ApiError('TL01-1005', `there is no tenant '${tenant}' (a new tenant comes with the import command)`)
   return actor

@@ -146,7 +146,7 @@ export interface DirectoryTable<K, V> {
   put(key: K, value: V): Promise<boolean>
   remove(key: K): Promise<boolean>
   /**
-   * Keys from `start` (included) to `end` (excluded) in key order: strings by code unit, an array key element by
+   * Keys from `start` (included) to `end` (excluded) in key order: strings by code point, an array key element by
    * element (embedded: LMDB's order). globalIndexes.ts reads one e-mail's
    * tenants as the range [e-mail, ''] to [e-mail, '\uffff'].
    */
