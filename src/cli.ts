@@ -21,13 +21,12 @@ import path from 'node:path'
 import { callAdminWithProgress } from './admin/adminClient.js'
 import { loadConfig, type Config } from './config.js'
 import { lockHolder, refuseWhileServing } from './dataDirLock.js'
-import { TenantActor } from './engine/tenantActor.js'
+import { TenantActor } from './tenants/tenantActor.js'
 import { entriesToReplay, readHistory } from './persist/history.js'
-import { installState, objectCount } from './persist/installState.js'
+import { installState, objectCount } from './tenants/installState.js'
 import { LogStore } from './persist/logStore.js'
-import { parseRestoreSource, rebuildState, type RestoreSource } from './persist/restoreSource.js'
-import { listSnapshots } from './persist/snapshotFile.js'
-import { exportTenant, importTenant } from './persist/tenantTransfer.js'
+import { parseRestoreSource, rebuildState, type RestoreSource } from './tenants/restoreSource.js'
+import { exportTenant, importTenant } from './tenants/tenantTransfer.js'
 import { historyText, restoreOutcomeText, type RestoreOutcome } from './operatorReports.js'
 import { progress } from './progress.js'
 import { startService } from './service.js'
@@ -87,7 +86,7 @@ const COMMANDS: Record<string, Command> = {
           const actor = TenantActor.recover(tenant, config, store)
           let objects = 0
           for (const collection of actor.state.collections.values()) objects += collection.size
-          const newest = listSnapshots(config.dataDir, tenant)[0]
+          const newest = store.snapshots.list(tenant)[0]
           rows.push([tenant, String(objects), String(store.logLength(tenant)), String(actor.state.seq), newest === undefined ? '-' : `seq ${newest.seq} (${newest.file})`])
         }
         printTable(rows)
@@ -104,7 +103,7 @@ const COMMANDS: Record<string, Command> = {
         if (names.length === 0) throw new UsageError('name a tenant or --all')
         for (const tenant of names) {
           if (store.tenants.get(tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
-          const replay = progress(`replay ${tenant}`, 'entries', entriesToReplay(tenant, config.dataDir, store))
+          const replay = progress(`replay ${tenant}`, 'entries', entriesToReplay(tenant, store))
           const actor = TenantActor.recover(tenant, config, store, (done) => replay.update(done))
           replay.finish()
           const encode = progress(`snapshot ${tenant}`, 'records', objectCount(actor.state))
@@ -148,7 +147,7 @@ const COMMANDS: Record<string, Command> = {
       await withStore(config, async (store) => {
         const { state, description, pointSeq } = await rebuildState(tenant, config.dataDir, store, source, progress)
         const encode = progress(`snapshot ${tenant}`, 'records', objectCount(state))
-        const installed = await installState(state, config.dataDir, store, { onProgress: (done) => encode.update(done) })
+        const installed = await installState(state, store, { onProgress: (done) => encode.update(done) })
         encode.finish()
         console.log(restoreOutcomeText(tenant, { ...installed, restored: description, pointSeq }))
       })
@@ -161,8 +160,8 @@ const COMMANDS: Record<string, Command> = {
       const tenant = args[0]
       if (tenant === undefined || tenant.startsWith('--')) throw new UsageError('history needs <tenant>')
       await withStore(config, async (store) => {
-        if (store.tenants.get(tenant) === undefined && listSnapshots(config.dataDir, tenant).length === 0) throw new Error(`no tenant '${tenant}'`)
-        console.log(historyText(readHistory(tenant, config.dataDir, store)))
+        if (store.tenants.get(tenant) === undefined && store.snapshots.list(tenant).length === 0) throw new Error(`no tenant '${tenant}'`)
+        console.log(historyText(readHistory(tenant, store)))
       })
     },
   },

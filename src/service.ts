@@ -28,14 +28,14 @@ import { registerMetricsRoute } from './admin/metricsRoute.js'
 import { registerRestoreRoute } from './admin/restoreRoute.js'
 import { Readiness } from './admin/readiness.js'
 import { acquireLock, releaseLock } from './dataDirLock.js'
-import { ApiError } from './domain/errors.js'
-import { rebuildGlobalIndexesIfOld } from './engine/globalIndexes.js'
-import { startIdleSweeper } from './engine/idleSweeper.js'
+import { rebuildGlobalIndexesIfOld } from './tenants/globalIndexes.js'
+import { startIdleSweeper } from './tenants/idleSweeper.js'
 import type { FrontEndObservers } from './observability/frontEndObservers.js'
 import { RequestIds } from './observability/requestId.js'
 import { RequestLog } from './observability/requestLog.js'
 import { RequestMetrics } from './observability/requestMetrics.js'
-import { TenantRegistry } from './engine/tenantRegistry.js'
+import { TenantRegistry } from './tenants/tenantRegistry.js'
+import { TenantRefusal } from './tenants/tenantErrors.js'
 import type { Services } from './http/call.js'
 import { abuseLimits } from './http/rateLimiter.js'
 import { startHttpServer } from './http/server.js'
@@ -80,7 +80,7 @@ async function activateAll(registry: TenantRegistry): Promise<void> {
     try {
       await registry.open(tenant)
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error
+      if (!(error instanceof TenantRefusal)) throw error
     }
   }
 }

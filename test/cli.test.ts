@@ -9,7 +9,7 @@
 import t from 'tap'
 import { loadConfig } from '../src/config.js'
 import { LogStore } from '../src/persist/logStore.js'
-import { recoverTenant } from '../src/persist/recovery.js'
+import { recoverTenant } from '../src/tenants/recovery.js'
 import { listSnapshots } from '../src/persist/snapshotFile.js'
 import { runCli } from './helpers/cli.js'
 import { spawnServer, stopGracefully, tempDataDir, testEnv } from './helpers/server.js'

@@ -9,7 +9,7 @@
  * TL01-1109.
  */
 import t from 'tap'
-import type { TenantActor } from '../src/engine/tenantActor.js'
+import type { TenantActor } from '../src/tenants/tenantActor.js'
 import { startInProcess, tempDataDir } from './helpers/server.js'
 
 const LIMIT_BYTES = 4 * 1024 * 1024

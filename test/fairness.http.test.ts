@@ -14,7 +14,7 @@
 import t from 'tap'
 import { insertRecord } from '../src/domain/records.js'
 import { TimeRecord } from '../src/domain/resources/timeRecord.js'
-import type { TenantActor } from '../src/engine/tenantActor.js'
+import type { TenantActor } from '../src/tenants/tenantActor.js'
 import { startInProcess, tempDataDir, type InProcessServer } from './helpers/server.js'
 
 const RECORDS = 20_000

@@ -11,7 +11,7 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import { loadConfig } from '../src/config.js'
 import { LogStore } from '../src/persist/logStore.js'
-import { exportTenant } from '../src/persist/tenantTransfer.js'
+import { exportTenant } from '../src/tenants/tenantTransfer.js'
 import { startInProcess, tempDataDir, testEnv } from './helpers/server.js'
 
 process.umask(0o022)

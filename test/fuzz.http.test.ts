@@ -19,7 +19,7 @@
 import http from 'node:http'
 import net from 'node:net'
 import t from 'tap'
-import { snapshotBodyOf } from '../src/persist/recovery.js'
+import { snapshotBodyOf } from '../src/tenants/recovery.js'
 import { api, ref } from './helpers/api.js'
 import { expectWithSeed, fuzzInputs, fuzzSeed, isErrorBody, mutateMany, Random } from './helpers/fuzz.js'
 import { startInProcess, TEST_API_KEY } from './helpers/server.js'

@@ -15,7 +15,7 @@ import type { Rec } from '../src/domain/schema.js'
 import { LOG_ENTRY_FORMAT, type Op } from '../src/engine/logEntry.js'
 import { TenantState } from '../src/engine/tenantState.js'
 import { decodeLogEntry, encodeLogEntry } from '../src/persist/codec.js'
-import { snapshotBodyOf } from '../src/persist/recovery.js'
+import { snapshotBodyOf } from '../src/tenants/recovery.js'
 import { fuzzSeed, Random } from './helpers/fuzz.js'
 
 const DAY_MS = 86_400_000

@@ -14,7 +14,7 @@ import { buildRecord } from '../src/domain/records.js'
 import { resourceByType } from '../src/domain/resources/index.js'
 import type { Rec } from '../src/domain/schema.js'
 import { TenantState } from '../src/engine/tenantState.js'
-import { loadSnapshotBody, snapshotBodyOf } from '../src/persist/recovery.js'
+import { loadSnapshotBody, snapshotBodyOf } from '../src/tenants/recovery.js'
 import { decodeSnapshot, encodeSnapshot, type SnapshotBody } from '../src/persist/snapshotFile.js'
 import { Random } from './helpers/fuzz.js'
 

@@ -10,7 +10,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { exportTenant } from '../src/persist/tenantTransfer.js'
+import { exportTenant } from '../src/tenants/tenantTransfer.js'
 import { adminKeyOf, adminRequest } from './helpers/admin.js'
 import { runCli } from './helpers/cli.js'
 import { startInProcess, tempDataDir } from './helpers/server.js'

@@ -9,7 +9,7 @@
 import t from 'tap'
 import { buildRecord } from '../src/domain/records.js'
 import { resourceByType } from '../src/domain/resources/index.js'
-import { HeavyReadBudget } from '../src/engine/heavyReadBudget.js'
+import { HeavyReadBudget } from '../src/tenants/heavyReadBudget.js'
 import type { Op } from '../src/engine/logEntry.js'
 import { TenantState } from '../src/engine/tenantState.js'
 import { runTenantBatch, type BatchAccess, type BatchTenant } from '../src/tenants/tenantBatch.js'

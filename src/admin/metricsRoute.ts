@@ -7,17 +7,17 @@
  * ("Observability").
  */
 import fs from 'node:fs'
-import type { TenantActor } from '../engine/tenantActor.js'
-import type { TenantRegistry } from '../engine/tenantRegistry.js'
+import type { TenantActor } from '../tenants/tenantActor.js'
+import type { TenantRegistry } from '../tenants/tenantRegistry.js'
 import { PROMETHEUS_CONTENT_TYPE, PrometheusText } from '../observability/prometheusText.js'
 import type { RequestMetrics } from '../observability/requestMetrics.js'
-import type { LogStore } from '../persist/logStore.js'
+import type { Storage } from '../persist/ports.js'
 import type { AdminServer } from './adminServer.js'
 
 export interface MetricSources {
   readonly requests: RequestMetrics
   readonly registry: TenantRegistry
-  readonly store: LogStore
+  readonly store: Storage
 }
 
 /** When the snapshot a tenant was loaded from was written, for tenants that took none since (file time, read once). */
@@ -74,7 +74,7 @@ function tenantFamilies(text: PrometheusText, registry: TenantRegistry, nowMs: n
   }
 }
 
-function logFamilies(text: PrometheusText, store: LogStore): void {
+function logFamilies(text: PrometheusText, store: Storage): void {
   const { commitStats } = store
   text.family('timeledger_log_entries', 'gauge', 'Log entries held in LMDB over all tenants (entries covered by a snapshot are pruned after LOG_RETENTION_MS).')
   text.sample('timeledger_log_entries', {}, store.logEntryCount())
@@ -83,7 +83,7 @@ function logFamilies(text: PrometheusText, store: LogStore): void {
   text.family('timeledger_log_flush_duration_seconds', 'histogram', "Time from a commit's first entry being queued to the commit being flushed to disk.")
   text.histogram('timeledger_log_flush_duration_seconds', {}, commitStats.flushSeconds)
   text.family('timeledger_snapshots_corrupt_total', 'counter', 'Snapshot files found corrupt since start, each counted once: skipped by a recovery or set aside by pruning.')
-  text.sample('timeledger_snapshots_corrupt_total', {}, store.snapshotFaults.count)
+  text.sample('timeledger_snapshots_corrupt_total', {}, store.snapshots.faults.count)
 }
 
 function processFamilies(text: PrometheusText): void {

@@ -5,7 +5,7 @@
  *                                        | {"toSeq": n} | {"toTime": "<ISO time>"}
  *
  * A snapshot taken of another tenant is refused (400) unless "as" names
- * the tenant restored (restoreSource.ts); an export file is refused naming
+ * the tenant restored (tenants/restoreSource.ts); an export file is refused naming
  * the import command.
  *
  * The new state is rebuilt from disk first (rebuildState, a slice per
@@ -34,14 +34,16 @@
  * restore already running) gets its usual 4xx answer instead.
  */
 import { ApiError } from '../domain/errors.js'
-import type { TenantActor } from '../engine/tenantActor.js'
-import type { TenantRegistry } from '../engine/tenantRegistry.js'
+import type { TenantActor } from '../tenants/tenantActor.js'
+import type { TenantRegistry } from '../tenants/tenantRegistry.js'
 import { RestorePointError } from '../persist/history.js'
-import { installState, type InstalledState } from '../persist/installState.js'
-import { LogCorruptError } from '../persist/logStore.js'
-import { RecoveryError } from '../persist/recovery.js'
-import { parseRestoreSource, rebuildState, type RestoreSource } from '../persist/restoreSource.js'
+import { installState, type InstalledState } from '../tenants/installState.js'
+import { LogCorruptError } from '../persist/ports.js'
+import { RecoveryError } from '../tenants/recovery.js'
+import { parseRestoreSource, rebuildState, type RestoreSource } from '../tenants/restoreSource.js'
 import { SnapshotInvalidError } from '../persist/snapshotFile.js'
+import { TenantRefusal } from '../tenants/tenantErrors.js'
+import { engineErrorAsApiError } from '../http/engineErrors.js'
 import { progress, type ProgressFactory } from '../progress.js'
 import { answerForError, jsonAnswer, type AdminRequest, type AdminServer } from './adminServer.js'
 import { LineStream } from './lineStream.js'
@@ -71,7 +73,8 @@ async function actorOf(registry: TenantRegistry, tenant: string): Promise<Tenant
   try {
     actor = await registry.open(tenant)
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'TL01-9011') return null
+    // Closed as damaged, or the server is shutting down: there is no actor whose state could be swapped.
+    if (error instanceof TenantRefusal) return null
     throw error
   }
   if (actor === undefined) throw new ApiError('TL01-1005', `there is no tenant '${tenant}' (a new tenant comes with the import command)`)
@@ -82,7 +85,7 @@ function asApiError(error: unknown): unknown {
   if (error instanceof RestorePointError || error instanceof SnapshotInvalidError) return new ApiError('TL01-1105', error.message)
   if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new ApiError('TL01-1105', (error as Error).message)
   if (error instanceof RecoveryError || error instanceof LogCorruptError) return new ApiError('TL01-1106', error.message)
-  return error
+  return engineErrorAsApiError(error)
 }
 
 type RestoreAnswer = InstalledState & { tenant: string; restored: string; pointSeq: number | null; durationMs: number }
@@ -101,7 +104,7 @@ async function restore(
   const { state, description, pointSeq } = await rebuildState(tenant, dataDir, registry.store, source, startProgress)
   const swap = async () => {
     const encode = startProgress?.(`snapshot ${tenant}`, 'records', null)
-    const installed = await installState(state, dataDir, registry.store, { onProgress: (done) => encode?.update(done) })
+    const installed = await installState(state, registry.store, { onProgress: (done) => encode?.update(done) })
     encode?.finish()
     actor?.replaceState(state, installed.at)
     registry.reopen(tenant)

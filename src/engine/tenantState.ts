@@ -124,7 +124,7 @@ export class TenantState implements DisplayContext {
   }
 
   /**
-   * Replays one entry of the log (recovery.ts): the state moves to `seq`.
+   * Replays one entry of the log (tenants/recovery.ts): the state moves to `seq`.
    * Its records are first put in their declaration's shape
    * (recordFromFields, or for format 1 inRecordShape), with texts of their
    * own (ownTexts).

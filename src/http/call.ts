@@ -7,7 +7,7 @@
 import type { Config } from '../config.js'
 import type { Rec } from '../domain/schema.js'
 import type { TenantState } from '../engine/tenantState.js'
-import type { TenantRegistry } from '../engine/tenantRegistry.js'
+import type { TenantRegistry } from '../tenants/tenantRegistry.js'
 import type { Steps } from '../engine/steps.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { WriteTx } from '../engine/writeTx.js'

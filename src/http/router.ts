@@ -13,6 +13,7 @@
  * batch routes its items through it.
  */
 import { ApiError } from '../domain/errors.js'
+import { engineErrorAsApiError } from './engineErrors.js'
 import { andThen, type MaybePromise } from '../maybePromise.js'
 import type { RouteLabel } from '../observability/requestMetrics.js'
 import { RESOURCE_PATHS, resourceByPath } from '../domain/resources/index.js'
@@ -92,7 +93,8 @@ function dispatch(call: Call, trace: RouteTrace | undefined): MaybePromise<ApiRe
 }
 
 /** The error body of a failure: ApiError as it is (a 5xx naming the request), anything else a logged 500. */
-function failure(request: ApiRequest, error: unknown): ApiResponse {
+function failure(request: ApiRequest, thrown: unknown): ApiResponse {
+  const error = engineErrorAsApiError(thrown)
   if (error instanceof ApiError) return errorResponse(request, error.status >= 500 ? withRequestId(error, request.requestId) : error)
   console.error(`request ${request.requestId} ${request.method} /v1/${request.segments.join('/')} failed:`, error)
   return errorResponse(request, internalError(request.requestId))

@@ -21,8 +21,7 @@
  * path are decoded; one that cannot be decoded shows its time as unknown,
  * and a restore that has to replay it stops with an error naming it.
  */
-import { LogCorruptError, type LogStore } from './logStore.js'
-import { listSnapshots, readSnapshotHeader } from './snapshotFile.js'
+import { LogCorruptError, type Storage, type TenantLog } from './ports.js'
 
 export interface SnapshotPoint {
   seq: number
@@ -54,7 +53,7 @@ export interface TenantHistory {
 /** A point outside the reachable history (the CLI and the admin endpoint answer it as a clear error). */
 export class RestorePointError extends Error {}
 
-function logRuns(store: LogStore, tenant: string): { fromSeq: number; toSeq: number }[] {
+function logRuns(store: TenantLog, tenant: string): { fromSeq: number; toSeq: number }[] {
   const runs: { fromSeq: number; toSeq: number }[] = []
   let current: { fromSeq: number; toSeq: number } | undefined
   for (const seq of store.seqs(tenant)) {
@@ -64,10 +63,10 @@ function logRuns(store: LogStore, tenant: string): { fromSeq: number; toSeq: num
   return runs
 }
 
-export function readHistory(tenant: string, dataDir: string, store: LogStore): TenantHistory {
-  const snapshots: SnapshotPoint[] = listSnapshots(dataDir, tenant).map((listing) => {
+export function readHistory(tenant: string, store: Storage): TenantHistory {
+  const snapshots: SnapshotPoint[] = store.snapshots.list(tenant).map((listing) => {
     try {
-      const header = readSnapshotHeader(listing.file)
+      const header = store.snapshots.readHeader(listing.file)
       const problem = header.tenant === tenant && header.seq === listing.seq ? null : 'header does not match the file name'
       return { seq: listing.seq, at: header.at, bytes: listing.bytes, file: listing.file, problem }
     } catch (error) {
@@ -117,7 +116,7 @@ export function checkReachable(history: TenantHistory, seq: number): number {
 }
 
 /** The last reachable point at or before `atMs`. */
-export function seqAtTime(history: TenantHistory, store: LogStore, atMs: number): number {
+export function seqAtTime(history: TenantHistory, store: TenantLog, atMs: number): number {
   let best: { seq: number; at: number } | undefined
   for (const range of history.reachable) {
     if (range.fromAt === null || range.fromAt > atMs) continue
@@ -140,6 +139,6 @@ export function seqAtTime(history: TenantHistory, store: LogStore, atMs: number)
 }
 
 /** About how many log entries a rebuild up to `uptoSeq` replays: from the newest snapshot at or before it (for progress). */
-export function entriesToReplay(tenant: string, dataDir: string, store: LogStore, uptoSeq = store.lastSeq(tenant)): number {
-  return Math.max(0, uptoSeq - (listSnapshots(dataDir, tenant).find((listing) => listing.seq <= uptoSeq)?.seq ?? 0))
+export function entriesToReplay(tenant: string, store: Storage, uptoSeq = store.lastSeq(tenant)): number {
+  return Math.max(0, uptoSeq - (store.snapshots.list(tenant).find((listing) => listing.seq <= uptoSeq)?.seq ?? 0))
 }

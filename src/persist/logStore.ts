@@ -1,11 +1,13 @@
 /*
- * The LMDB environment in DATA_DIR: the write-ahead log and the small global
- * tables beside it.
+ * The embedded storage (ports.ts): the LMDB environment in DATA_DIR, which
+ * is the TenantLog (the write-ahead log) and the GlobalDirectory (the small
+ * global tables beside it), and the snapshot files under DATA_DIR/snapshots
+ * (snapshotDirectory.ts, the SnapshotStore), opened together by open().
  *
  *   log      key [tenant, seq] → a msgpack log entry (codec.ts)
  *   tenants  tenant → TenantInfo (the tenant directory)
  *   emails   [lower-cased e-mail, tenant] → '' for each tenant with a live
- *            user of it (the public check/find calls; globalIndexes.ts)
+ *            user of it (the public check/find calls; tenants/globalIndexes.ts)
  *   files    [tenant, fileKey] → raw bytes of an uploaded file
  *   confirmations  [SHA-256 of a password confirmation, tenant] → '' (the
  *            public step 2 of a password change names no tenant)
@@ -28,24 +30,15 @@ import path from 'node:path'
 import type { LogEntry, LoggedEntry } from '../engine/logEntry.js'
 import { decodeLogEntry, encodeLogEntry } from './codec.js'
 import { GroupCommitStats } from './groupCommitStats.js'
+import { LogCorruptError, type GlobalIndexKey, type Storage, type TenantInfo } from './ports.js'
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenDataDir } from './privateFiles.js'
+import { SnapshotDirectory } from './snapshotDirectory.js'
 import { SnapshotFaults } from './snapshotFaults.js'
 import { StoreSpace } from './storeSpace.js'
 
-export interface TenantInfo {
-  createdAt: number
-  /** Set by sign-up until the account is confirmed: past createdAt + SIGNUP_CONFIRMATION_LIFETIME_MS its address and e-mail are free. */
-  unconfirmed?: boolean
-  /** Set while a tenant cannot be opened (its log is damaged). */
-  damaged?: string
-}
+export type { GlobalIndexKey, TenantInfo }
+export { LogCorruptError }
 
-export class LogCorruptError extends Error {
-  override name = 'LogCorruptError'
-  constructor(readonly tenant: string, readonly seq: number, cause: unknown) {
-    super(`tenant '${tenant}': log entry ${seq} cannot be decoded (${cause instanceof Error ? cause.message : String(cause)})`)
-  }
-}
 
 /** What `logEntries` yields for bytes that do not decode as a log entry. */
 class UndecodableEntry {
@@ -66,10 +59,7 @@ const logEntryDecoder = {
   },
 }
 
-/** Key of the global index tables: [name, tenant]; a plain string is the layout marker or an entry of the old layout. */
-export type GlobalIndexKey = [string, string] | string
-
-export class LogStore {
+export class LogStore implements Storage {
   private readonly root: RootDatabase
   private readonly log: Database<Buffer, [string, number]>
   private readonly logEntries: Database<LoggedEntry | UndecodableEntry, [string, number]>
@@ -81,11 +71,14 @@ export class LogStore {
   readonly commitStats = new GroupCommitStats()
   /** Corrupt snapshot files of this data directory found since start, for /metrics (snapshotFaults.ts). */
   readonly snapshotFaults = new SnapshotFaults()
+  /** The snapshot files beside the environment (snapshotDirectory.ts). */
+  readonly snapshots: SnapshotDirectory
   /** Pages in use against the LMDB_MAP_SIZE_BYTES ceiling (lmdb-js itself grows the map instead of failing). */
   readonly space: StoreSpace
 
-  private constructor(root: RootDatabase, limitBytes: number) {
+  private constructor(root: RootDatabase, dataDir: string, limitBytes: number) {
     this.root = root
+    this.snapshots = new SnapshotDirectory(dataDir, this.snapshotFaults)
     this.log = root.openDB({ name: 'log', encoding: 'binary' })
     // lmdb-js takes `encoder` in openDB's options too; its types declare it on the root's only.
     const logEntriesOptions: DatabaseOptions & { name: string; encoder: typeof logEntryDecoder } = { name: 'log', encoder: logEntryDecoder }
@@ -115,7 +108,7 @@ export class LogStore {
     const root = open(options)
     const tightened = tightenDataDir(dataDir)
     if (tightened.length > 0) console.error(`${dataDir}: ${tightened.length} files and folders readable by others made private (files 0600, folders 0700)`)
-    return new LogStore(root, mapSizeBytes)
+    return new LogStore(root, dataDir, mapSizeBytes)
   }
 
   /** Queues the entry into the current group commit; resolves once it is on disk. */
@@ -177,6 +170,10 @@ export class LogStore {
     return this.log.getKeysCount({ start: [tenant, 0], end: [tenant, Number.MAX_SAFE_INTEGER] })
   }
 
+  hasEntry(tenant: string, seq: number): boolean {
+    return this.log.doesExist([tenant, seq])
+  }
+
   /** Raw access for operators and tests (e.g. damaging an entry on purpose). */
   rawEntry(tenant: string, seq: number): Buffer | undefined {
     return this.log.get([tenant, seq])
@@ -207,6 +204,16 @@ export class LogStore {
       for (const key of this.log.getKeys({ start: [tenant, afterSeq + 1], end: [tenant, Number.MAX_SAFE_INTEGER] })) this.log.remove(key)
     })
     await this.log.flushed
+  }
+
+  replaceIndexes(emails: readonly [string, string][], confirmations: readonly [string, string][], marker: { key: string; value: string }): void {
+    this.emails.transactionSync(() => {
+      this.emails.clearSync()
+      this.confirmations.clearSync()
+      for (const key of emails) this.emails.putSync(key, '')
+      for (const key of confirmations) this.confirmations.putSync(key, '')
+      this.emails.putSync(marker.key, marker.value)
+    })
   }
 
   async close(): Promise<void> {

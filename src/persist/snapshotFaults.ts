@@ -1,6 +1,6 @@
 /*
  * Corrupt snapshot files, made visible. A snapshot that fails its checks is
- * never used: recovery skips it for an older one (recovery.ts) and pruning
+ * never used: recovery skips it for an older one (tenants/recovery.ts) and pruning
  * sets it aside (snapshotFile.ts, pruneSnapshots). Either way the operator
  * hears of it: one line on stderr naming the tenant, the file and the
  * reason, each time, and a count of the distinct files found since start,

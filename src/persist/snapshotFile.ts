@@ -64,6 +64,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './privateFiles.js'
 import { SnapshotFaults } from './snapshotFaults.js'
 import { runNow, type Steps } from '../engine/steps.js'
 import { TextPool } from '../engine/textPool.js'
+import type { SnapshotBody, SnapshotHeader, SnapshotListing } from './ports.js'
 import { resolveStringTable, SliceStringsError, withStringTable, type SliceOfRecords } from './sliceStrings.js'
 
 const MAGIC = Buffer.from('TLSNAP01', 'ascii')
@@ -71,26 +72,7 @@ export const SNAPSHOT_FORMAT = 5
 export const SLICE_RECORDS = 5000
 const SUFFIX = '.tlsnap'
 
-export interface SnapshotHeader {
-  format: number
-  tenant: string
-  seq: number
-  at: number
-  bodyBytes: number
-  sha256: string
-}
-
-export interface SnapshotBody {
-  collections: Record<string, unknown[]>
-  /** State derived from the records, by name: its parts, a slice each (format 5 on). */
-  derived?: Record<string, unknown[]>
-}
-
-export interface SnapshotListing {
-  seq: number
-  file: string
-  bytes: number
-}
+export type { SnapshotBody, SnapshotHeader, SnapshotListing }
 
 export function tenantSnapshotDir(dataDir: string, tenant: string): string {
   return path.join(dataDir, 'snapshots', tenant)

@@ -26,9 +26,9 @@
  * tenant is held by the batch anyway — and spends the tenant's heavy-read
  * budget.
  */
-import { SlicedRead } from '../engine/slicedRead.js'
+import { SlicedRead } from './slicedRead.js'
 import type { Steps } from '../engine/steps.js'
-import type { TenantActor } from '../engine/tenantActor.js'
+import type { TenantActor } from './tenantActor.js'
 import type { TenantState } from '../engine/tenantState.js'
 import { WriteTx } from '../engine/writeTx.js'
 import type { MaybePromise } from '../maybePromise.js'

@@ -24,10 +24,10 @@ import type { WriteTx } from '../../engine/writeTx.js'
 import { hashPassword, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../../domain/credentials.js'
 import { isPlainObject, readFields } from '../../domain/input.js'
 import { insertRecord, changeRecord } from '../../domain/records.js'
-import { Account, URL_PREFIX_PATTERN } from '../../domain/resources/account.js'
+import { Account } from '../../domain/resources/account.js'
 import { User } from '../../domain/resources/user.js'
-import { tenantsWithEmail } from '../../engine/globalIndexes.js'
-import { TENANT_NAME_MAX_LENGTH } from '../../engine/tenantRegistry.js'
+import { tenantsWithEmail } from '../../tenants/globalIndexes.js'
+import { isValidTenantName, TENANT_NAME_MAX_LENGTH } from '../../domain/tenantName.js'
 import { requireApiKey } from '../apiKey.js'
 import { accountOf } from '../authenticate.js'
 import { parseObjectBody } from '../body.js'
@@ -35,16 +35,10 @@ import type { Call, Services } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { renderRecord } from '../../domain/render.js'
 
-export const RESERVED_TENANTS = new Set(['www', 'api', 'admin', 'mail', 'static'])
-
 function requiredParameter(call: Call, name: string): string {
   const value = call.request.query.get(name)
   if (value === undefined || value.trim() === '') throw wrongParameter(`query parameter '${name}' is required`)
   return value.trim()
-}
-
-export function isValidTenantName(name: string): boolean {
-  return name.length <= TENANT_NAME_MAX_LENGTH && new RegExp(`^${URL_PREFIX_PATTERN}$`).test(name) && !RESERVED_TENANTS.has(name)
 }
 
 export function tenantUrl(services: Services, tenant: string): string {

@@ -2,9 +2,9 @@
  * Moving a tenant between data directories: `export` rebuilds the tenant
  * from disk (recoverTenant), encodes it as a snapshot and bundles it with
  * the bytes of its uploaded files (the ones its FileMetadata records name)
- * in an export file (exportFile.ts). `import` reads such a file into a new
+ * in an export file (persist/exportFile.ts). `import` reads such a file into a new
  * tenant: the state is checked by loading it, the file bytes go into the
- * LMDB files table, and installState writes the snapshot, the e-mail index
+ * directory's files table (GlobalDirectory), and installState writes the snapshot, the e-mail index
  * and the directory row (last, so the tenant exists only when complete).
  *
  * `--as <name>` imports under another name: the records keep their ids;
@@ -15,14 +15,14 @@
 import fs from 'node:fs'
 import { FileMetadata } from '../domain/resources/fileMetadata.js'
 import { TenantState } from '../engine/tenantState.js'
-import { isValidTenantName } from '../http/routes/registration.js'
-import { decodeExport, encodeExport, ExportInvalidError, type ExportedFile, type TenantExport } from './exportFile.js'
+import { isValidTenantName } from '../domain/tenantName.js'
+import { decodeExport, encodeExport, ExportInvalidError, type ExportedFile, type TenantExport } from '../persist/exportFile.js'
 import { installState, objectCount, type InstalledState } from './installState.js'
-import type { LogStore } from './logStore.js'
+import type { Storage } from '../persist/ports.js'
 import type { ProgressFactory } from '../progress.js'
 import { loadSnapshotBody, snapshotBodyOf } from './recovery.js'
 import { recoverShowingProgress, takeTenantName } from './restoreSource.js'
-import { encodeSnapshotInSlices, listSnapshots, writeFileAtomically } from './snapshotFile.js'
+import { encodeSnapshotInSlices, writeFileAtomically } from '../persist/snapshotFile.js'
 
 export class TransferError extends Error {}
 
@@ -35,7 +35,7 @@ export interface ExportResult {
   missingFiles: string[]
 }
 
-export async function exportTenant(tenant: string, dataDir: string, store: LogStore, outFile: string, startProgress?: ProgressFactory): Promise<ExportResult> {
+export async function exportTenant(tenant: string, dataDir: string, store: Storage, outFile: string, startProgress?: ProgressFactory): Promise<ExportResult> {
   const info = store.tenants.get(tenant)
   if (info === undefined) throw new TransferError(`no tenant '${tenant}' in ${dataDir}`)
   const { state } = await recoverShowingProgress(tenant, dataDir, store, undefined, startProgress)
@@ -75,7 +75,7 @@ export interface ImportResult extends InstalledState {
 export async function importTenant(
   fromFile: string,
   dataDir: string,
-  store: LogStore,
+  store: Storage,
   asName: string | undefined,
   startProgress?: ProgressFactory,
 ): Promise<ImportResult> {
@@ -83,7 +83,7 @@ export async function importTenant(
   const tenant = asName ?? content.tenant
   if (!isValidTenantName(tenant)) throw new TransferError(`'${tenant}' is not a valid tenant name (lower-case letters, digits and '-', not reserved)`)
   if (store.tenants.get(tenant) !== undefined) throw new TransferError(`tenant '${tenant}' exists in ${dataDir}; import it under another name with --as <name>`)
-  if (listSnapshots(dataDir, tenant).length > 0 || store.lastSeq(tenant) > 0) {
+  if (store.snapshots.list(tenant).length > 0 || store.lastSeq(tenant) > 0) {
     throw new TransferError(`tenant '${tenant}' has no directory row but snapshots or log entries in ${dataDir} (an interrupted import?); remove them first`)
   }
   const { body } = content.snapshot
@@ -94,7 +94,7 @@ export async function importTenant(
   load?.finish()
   for (const file of content.files) void store.files.put([tenant, file.key], file.bytes)
   const encode = startProgress?.(`import ${tenant}`, 'records', objectCount(state))
-  const installed = await installState(state, dataDir, store, { createdAt: content.createdAt, onProgress: (done) => encode?.update(done) })
+  const installed = await installState(state, store, { createdAt: content.createdAt, onProgress: (done) => encode?.update(done) })
   encode?.finish()
   return { ...installed, tenant, from: content.tenant, files: content.files.length }
 }

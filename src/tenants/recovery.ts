@@ -2,15 +2,15 @@
  * Rebuilding a tenant from disk: the newest snapshot that passes its checks,
  * then every log entry after it, in order. A snapshot that fails its checks
  * is skipped for the one before it: listed in the report, and told to the
- * store's SnapshotFaults (a line on stderr with the tenant, the file and the
+ * snapshot store's SnapshotFaults (a line on stderr with the tenant, the file and the
  * reason, and the count /metrics shows). A log entry
  * that cannot be decoded (LogCorruptError), one that decodes but cannot be
  * applied to the state before it (DamagedEntryError: e.g. it deletes a record
  * that is not there), or a gap in the sequence, stops the recovery of this
  * tenant with an error naming the tenant and the sequence number.
  *
- * The work is written once, as steps (steps.ts): it pauses after each
- * slice of the snapshot file read and decoded (snapshotFileSteps), every
+ * The work is written once, as steps (engine/steps.ts): it pauses after each
+ * slice of the snapshot read and decoded (SnapshotStore.readSteps), every
  * SLICE_UNITS records loaded or entries replayed (about 10 ms of work), and
  * after each slice of an index built for the loaded records
  * (Collection.finishLoadSteps: INDEX_STEP_RECORDS records, about 10 ms)
@@ -26,8 +26,7 @@ import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
 import { runInTurns, runNow, type Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
-import type { LogStore } from './logStore.js'
-import { listSnapshots, rememberSnapshotCheck, snapshotFileSteps, type SnapshotBody } from './snapshotFile.js'
+import type { SnapshotBody, Storage } from '../persist/ports.js'
 
 export interface RecoveryReport {
   snapshotSeq: number
@@ -52,7 +51,7 @@ const SLICE_UNITS = 1_000
 /** … and between two progress reports. */
 const PROGRESS_UNITS = 10_000
 
-/** The name under which a snapshot keeps the report totals (snapshotFile.ts: derived state). */
+/** The name under which a snapshot keeps the report totals (persist/snapshotFile.ts: derived state). */
 const REPORT_TOTALS = 'reportTotals'
 
 /**
@@ -111,38 +110,43 @@ export interface Recovered {
   report: RecoveryReport
 }
 
+/*
+ * `dataDir` is the data directory `store` was opened on: the snapshots come from `store.snapshots` (ports.ts). It
+ * is kept in the signature for the callers that name it (the tests); drop it when they may change.
+ */
+
 /** Rebuilds the tenant at once. */
-export function recoverTenant(tenant: string, dataDir: string, store: LogStore, options: RecoveryOptions = {}): Recovered {
-  return runNow(recoverSteps(tenant, dataDir, store, options))
+export function recoverTenant(tenant: string, dataDir: string, store: Storage, options: RecoveryOptions = {}): Recovered {
+  return runNow(recoverSteps(tenant, store, options))
 }
 
 /** Rebuilds the tenant a slice per event-loop turn. */
-export function recoverTenantInTurns(tenant: string, dataDir: string, store: LogStore, options: RecoveryOptions = {}): Promise<Recovered> {
-  return runInTurns(recoverSteps(tenant, dataDir, store, options))
+export function recoverTenantInTurns(tenant: string, dataDir: string, store: Storage, options: RecoveryOptions = {}): Promise<Recovered> {
+  return runInTurns(recoverSteps(tenant, store, options))
 }
 
-function* recoverSteps(tenant: string, dataDir: string, store: LogStore, options: RecoveryOptions): Steps<Recovered> {
+function* recoverSteps(tenant: string, store: Storage, options: RecoveryOptions): Steps<Recovered> {
   const started = performance.now()
   const uptoSeq = options.uptoSeq ?? Number.MAX_SAFE_INTEGER
   const skippedSnapshots: RecoveryReport['skippedSnapshots'] = []
   let state = new TenantState(tenant)
   let snapshotFile: string | null = null
-  for (const listing of listSnapshots(dataDir, tenant)) {
+  for (const listing of store.snapshots.list(tenant)) {
     if (listing.seq > uptoSeq) continue
     try {
-      const { header, body } = yield* snapshotFileSteps(listing.file)
+      const { header, body } = yield* store.snapshots.readSteps(listing.file)
       if (header.tenant !== tenant || header.seq !== listing.seq) throw new Error('header does not match the file name')
       state = new TenantState(tenant)
       yield* loadSteps(state, body, options.onLoad)
       state.seq = header.seq
       snapshotFile = listing.file
-      rememberSnapshotCheck(listing.file, null)
+      store.snapshots.noteChecked(listing.file, null)
       break
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
       skippedSnapshots.push({ file: listing.file, reason })
-      rememberSnapshotCheck(listing.file, reason)
-      store.snapshotFaults.note(tenant, listing.file, reason, 'skipped')
+      store.snapshots.noteChecked(listing.file, reason)
+      store.snapshots.faults.note(tenant, listing.file, reason, 'skipped')
       state = new TenantState(tenant)
     }
   }

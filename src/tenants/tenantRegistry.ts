@@ -1,7 +1,7 @@
 /*
- * The tenants of this server: the directory in LMDB says which exist; an
- * actor is activated (recovered from disk) on a tenant's first request and
- * kept in memory. Creating a tenant writes its directory row and its first
+ * The tenants of this server: the tenant directory (GlobalDirectory,
+ * persist/ports.ts) says which exist; an actor is activated (recovered from
+ * the storage) on a tenant's first request and kept in memory. Creating a tenant writes its directory row and its first
  * log entry in the same group commit.
  *
  * Eviction. evict() puts a tenant to rest as an exclusive job of its actor
@@ -45,20 +45,15 @@
  * after an offline restore, forgets it and tries again.
  */
 import type { Config } from '../config.js'
-import { ApiError } from '../domain/errors.js'
 import type { MaybePromise } from '../maybePromise.js'
-import { LogCorruptError, type LogStore } from '../persist/logStore.js'
-import { RecoveryError } from '../persist/recovery.js'
+import { LogCorruptError, type Storage } from '../persist/ports.js'
+import { RecoveryError } from './recovery.js'
 import { TenantActor } from './tenantActor.js'
-import type { WriteTx } from './writeTx.js'
+import { ShuttingDown, TenantClosed, TenantLoading, TenantNameTaken } from './tenantErrors.js'
+import type { WriteTx } from '../engine/writeTx.js'
 
-export const TENANT_NAME_MAX_LENGTH = 63
 /** How long after an eviction for the cap gave up the cap is checked again. */
 const CAP_RECHECK_MS = 50
-
-function closedAnswer(tenant: string, reason: string): ApiError {
-  return new ApiError('TL01-9011', `tenant '${tenant}' cannot be opened: ${reason}`, null, [], { 'Retry-After': '60' })
-}
 
 export class TenantRegistry {
   /** Tenants with their state in memory. */
@@ -84,7 +79,7 @@ export class TenantRegistry {
 
   constructor(
     readonly config: Config,
-    readonly store: LogStore,
+    readonly store: Storage,
   ) {}
 
   exists(tenant: string): boolean {
@@ -106,9 +101,9 @@ export class TenantRegistry {
   private async activate(tenant: string): Promise<TenantActor | undefined> {
     const activation = this.activations.get(tenant)
     if (activation !== undefined) return activation
-    if (this.closing) throw new ApiError('TL01-9011', 'the server is shutting down', null, [], { 'Retry-After': '1' })
+    if (this.closing) throw new ShuttingDown()
     const damage = this.damaged.get(tenant)
-    if (damage !== undefined) throw closedAnswer(tenant, damage)
+    if (damage !== undefined) throw new TenantClosed(tenant, damage)
     const resting = this.resting.get(tenant)?.deref()
     if (resting !== undefined) {
       resting.lastUsedMs = Date.now()
@@ -140,10 +135,10 @@ export class TenantRegistry {
       return active
     }
     if (this.activations.has(tenant)) {
-      throw new ApiError('TL01-9011', `tenant '${tenant}' is being loaded; try again shortly`, null, [], { 'Retry-After': '1' })
+      throw new TenantLoading(tenant)
     }
     const damage = this.damaged.get(tenant)
-    if (damage !== undefined) throw closedAnswer(tenant, damage)
+    if (damage !== undefined) throw new TenantClosed(tenant, damage)
     const resting = this.resting.get(tenant)?.deref()
     if (resting !== undefined) {
       // Touching the state reloads it; the actor's wake-up moves it back among the active ones.
@@ -193,7 +188,7 @@ export class TenantRegistry {
     console.error(`tenant '${tenant}' cannot be recovered: ${error.message}`)
     this.damaged.set(tenant, error.message)
     this.failedRecoveries += 1
-    return closedAnswer(tenant, error.message)
+    return new TenantClosed(tenant, error.message)
   }
 
   /** Tenants with their state in memory. */
@@ -292,7 +287,7 @@ export class TenantRegistry {
    * the state and removes what is there) and the directory row is replaced in the same commit.
    */
   async refound<T>(tenant: string, decide: (tx: WriteTx) => T): Promise<T> {
-    if (this.closing) throw new ApiError('TL01-9011', 'the server is shutting down', null, [], { 'Retry-After': '1' })
+    if (this.closing) throw new ShuttingDown()
     const actor = await this.open(tenant)
     if (actor === undefined) return this.create(tenant, decide, { unconfirmed: true })
     return actor.write((tx) => {
@@ -304,8 +299,8 @@ export class TenantRegistry {
 
   /** Creates a tenant whose first log entry is what `decide` writes; resolves when durable. */
   async create<T>(tenant: string, decide: (tx: WriteTx) => T, info: { unconfirmed?: boolean } = {}): Promise<T> {
-    if (this.closing) throw new ApiError('TL01-9011', 'the server is shutting down', null, [], { 'Retry-After': '1' })
-    if (this.exists(tenant)) throw new ApiError('TL01-1102', `the account address '${tenant}' is taken`)
+    if (this.closing) throw new ShuttingDown()
+    if (this.exists(tenant)) throw new TenantNameTaken(tenant)
     this.creating.add(tenant)
     try {
       const actor = TenantActor.fresh(tenant, this.config, this.store)

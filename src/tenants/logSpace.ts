@@ -1,7 +1,7 @@
 /*
- * What a tenant does when the log store is full (storeSpace.ts).
+ * What a tenant does when the log store is full (persist/storeSpace.ts).
  *
- * Its writes are refused with 503 TL01-9011 before anything is decided, and
+ * Its writes are refused (StoreFull: 503 TL01-9011) before anything is decided, and
  * it frees the space its own log holds: it takes a snapshot now, reads the
  * new file back to check it, and then drops every log entry that snapshot
  * covers together with the older snapshots of the tenant. That gives up
@@ -18,10 +18,8 @@
  * and until RECLAIM_MIN_INTERVAL_MS has passed since it ended. Refused
  * writes meanwhile only answer 503 with Retry-After.
  */
-import fs from 'node:fs'
-import { ApiError } from '../domain/errors.js'
-import type { LogStore } from '../persist/logStore.js'
-import { listSnapshots, readSnapshotFile } from '../persist/snapshotFile.js'
+import { runNow } from '../engine/steps.js'
+import type { Storage } from '../persist/ports.js'
 
 export interface SnapshotTaker {
   readonly tenant: string
@@ -32,23 +30,12 @@ const reclaiming = new WeakSet<SnapshotTaker>()
 /** The last reclaim of each tenant: the sequence number its snapshot covered (-1: it failed) and when it ended. */
 const lastReclaims = new WeakMap<SnapshotTaker, { seq: number; endedAtMs: number }>()
 
-export function logStoreFull(store: LogStore): ApiError {
-  const limitMiB = (store.space.limitBytes / 1024 / 1024).toFixed(1)
-  return new ApiError(
-    'TL01-9011',
-    `the engine cannot accept writes now: the log store is full (LMDB_MAP_SIZE_BYTES, ${limitMiB} MiB); space is being reclaimed, try again`,
-    null,
-    [],
-    { 'Retry-After': '1' },
-  )
-}
-
 /**
  * Snapshots the tenant (whose state is at `seq`) and prunes what the snapshot covers, in the background, unless a
  * reclaim of it runs, or nothing was logged since the last one, or that one ended less than `minIntervalMs` ago.
  * Answers whether one was started.
  */
-export function reclaimLogSpace(tenant: SnapshotTaker, seq: number, store: LogStore, dataDir: string, minIntervalMs: number): boolean {
+export function reclaimLogSpace(tenant: SnapshotTaker, seq: number, store: Storage, minIntervalMs: number): boolean {
   if (reclaiming.has(tenant)) return false
   const last = lastReclaims.get(tenant)
   if (last !== undefined && (seq <= last.seq || performance.now() - last.endedAtMs < minIntervalMs)) return false
@@ -56,9 +43,9 @@ export function reclaimLogSpace(tenant: SnapshotTaker, seq: number, store: LogSt
   let coveredSeq = -1
   void (async () => {
     const snapshot = await tenant.snapshot()
-    readSnapshotFile(snapshot.file)
+    runNow(store.snapshots.readSteps(snapshot.file))
     const removed = await store.prune(tenant.tenant, snapshot.seq, Number.POSITIVE_INFINITY)
-    for (const older of listSnapshots(dataDir, tenant.tenant)) if (older.seq < snapshot.seq) await fs.promises.rm(older.file, { force: true })
+    await store.snapshots.removeOlderThan(tenant.tenant, snapshot.seq)
     coveredSeq = snapshot.seq
     console.error(
       `tenant '${tenant.tenant}': the log store is full; snapshot at seq ${snapshot.seq} taken, ${removed} log entries and the older snapshots it covers removed (point-in-time history given up)`,

@@ -35,58 +35,48 @@
  * in flight stays valid. Callers waiting for an exclusive job are counted
  * (`waiting`, the mailbox depth).
  *
- * Failure. If an append fails (disk or map full), nothing from that entry on
- * is acknowledged: the tenant truncates the log after the last entry that
- * made it and reloads its state from disk, so memory never holds a change the
- * log does not. Callers get 503 TL01-9011 and may retry.
+ * The actor itself is the mailbox and the write funnel; its other duties
+ * are pieces of their own, each with its comment:
  *
- * Full. While the log store holds its ceiling (LMDB_MAP_SIZE_BYTES, see
- * persist/storeSpace.ts) a write is refused with 503 TL01-9011 before it is
- * decided (a batch, which decides first, is rolled back), and the tenant
- * reclaims the space of its own log (logSpace.ts, held back to one reclaim
- * per RECLAIM_MIN_INTERVAL_MS); reads go on. Bytes a write stores beside its
- * log entry (an upload) are checked against the ceiling while it is decided,
- * before they are put (refuseUnlessRoomFor), and refused the same way.
+ *   durabilityBarrier.ts   which applied entries are on disk; the append of
+ *                          each entry to the tenant log (persist/ports.ts)
+ *   reloadAfterFailure.ts  after a failed append: truncate, reload from disk
+ *                          (nothing from that entry on is acknowledged:
+ *                          WritesUnavailable, and callers may retry)
+ *   snapshotSchedule.ts    when to snapshot, the snapshot, pruning after it
+ *   spaceGuard.ts          writes against the store's ceiling (StoreFull,
+ *                          FileTooLarge) and reclaiming the log's space
+ *
+ * One path for a write: decide on a WriteTx (the route's closure) → applied
+ * to the state as it goes → the global indexes learn what it did
+ * (globalIndexes.ts) → one log entry appended (group commit) → flushed →
+ * the caller's answer.
  */
 import type { Config } from '../config.js'
-import { ApiError } from '../domain/errors.js'
 import { assert } from '../assert.js'
 import type { MaybePromise } from '../maybePromise.js'
-import type { LogStore } from '../persist/logStore.js'
-import { recoverTenant, recoverTenantInTurns, snapshotBodyOf, type Recovered, type RecoveryReport } from '../persist/recovery.js'
-import { pruneSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from '../persist/snapshotFile.js'
+import type { Storage } from '../persist/ports.js'
+import { recoverTenant, recoverTenantInTurns, type Recovered, type RecoveryReport } from './recovery.js'
+import { DurabilityBarrier } from './durabilityBarrier.js'
 import { indexGlobals } from './globalIndexes.js'
 import { HeavyReadBudget } from './heavyReadBudget.js'
-import { logStoreFull, reclaimLogSpace } from './logSpace.js'
-import { LOG_ENTRY_FORMAT, type LogEntry } from './logEntry.js'
+import { LOG_ENTRY_FORMAT, type LogEntry } from '../engine/logEntry.js'
+import { reloadAfterFailedAppend } from './reloadAfterFailure.js'
 import { SlicedRead } from './slicedRead.js'
-import type { Steps } from './steps.js'
-import { TenantState } from './tenantState.js'
-import { WriteTx } from './writeTx.js'
-
-export interface SnapshotResult {
-  seq: number
-  file: string
-  bytes: number
-  durationMs: number
-}
-
+import { SnapshotSchedule, type SnapshotResult } from './snapshotSchedule.js'
+import { SpaceGuard } from './spaceGuard.js'
+import type { Steps } from '../engine/steps.js'
+import { TenantState } from '../engine/tenantState.js'
+import { WriteTx } from '../engine/writeTx.js'
 
 export class TenantActor {
   /** The state in memory; null while the tenant rests. */
   private loaded: TenantState | null = null
-  /** Highest sequence number known to be on disk. */
-  private durableSeq: number
-  /** The flush of the newest appended entry (it covers every earlier one). */
-  private lastFlush: Promise<void> = Promise.resolve()
-  /** Set when an append failed: entries from this sequence on are not durable. */
-  private failedFromSeq: number | null = null
   private busy: Promise<void> | null = null
-  private entriesSinceSnapshot = 0
-  private logBytesSinceSnapshot = 0
-  private snapshotRunning: Promise<SnapshotResult> | null = null
+  private readonly barrier: DurabilityBarrier
+  private readonly snapshots: SnapshotSchedule
+  private readonly space: SpaceGuard
   lastRecovery: RecoveryReport
-  lastSnapshotAt: number | null = null
   /** Callers waiting for an exclusive job to finish (the mailbox depth). */
   waiting = 0
   /** When a request last asked for this tenant (idle eviction, least recently used). */
@@ -99,31 +89,39 @@ export class TenantActor {
   private constructor(
     readonly tenant: string,
     private readonly config: Config,
-    private readonly store: LogStore,
+    private readonly store: Storage,
     state: TenantState,
     report: RecoveryReport,
   ) {
     this.state = state
-    this.durableSeq = state.seq
+    this.barrier = new DurabilityBarrier(
+      store,
+      tenant,
+      state.seq,
+      (bytes) => this.snapshots.noteLogged(bytes),
+      (seq, error) => reloadAfterFailedAppend(this, store, config.dataDir, seq, error),
+    )
     this.lastRecovery = report
-    this.entriesSinceSnapshot = report.replayedEntries
+    this.snapshots = new SnapshotSchedule(this, config, store)
+    this.snapshots.restart(report.replayedEntries)
+    this.space = new SpaceGuard(this, store, config.reclaimMinIntervalMs)
     this.heavyReads = new HeavyReadBudget(config.tenantHeavyReadMsPerS)
   }
 
   /** Activates an existing tenant: its newest valid snapshot plus the log after it. */
-  static recover(tenant: string, config: Config, store: LogStore, onReplay?: (entriesDone: number) => void): TenantActor {
+  static recover(tenant: string, config: Config, store: Storage, onReplay?: (entriesDone: number) => void): TenantActor {
     const { state, report } = recoverTenant(tenant, config.dataDir, store, { onProgress: onReplay })
     return new TenantActor(tenant, config, store, state, report)
   }
 
   /** recover, a slice per event-loop turn: a server activating a large tenant keeps serving the others. */
-  static async recoverInTurns(tenant: string, config: Config, store: LogStore): Promise<TenantActor> {
+  static async recoverInTurns(tenant: string, config: Config, store: Storage): Promise<TenantActor> {
     const { state, report } = await recoverTenantInTurns(tenant, config.dataDir, store)
     return new TenantActor(tenant, config, store, state, report)
   }
 
   /** A tenant that is being created: empty state, nothing logged yet. */
-  static fresh(tenant: string, config: Config, store: LogStore): TenantActor {
+  static fresh(tenant: string, config: Config, store: Storage): TenantActor {
     const report: RecoveryReport = { snapshotSeq: 0, snapshotFile: null, replayedEntries: 0, skippedSnapshots: [], durationMs: 0 }
     return new TenantActor(tenant, config, store, new TenantState(tenant), report)
   }
@@ -152,10 +150,16 @@ export class TenantActor {
 
   private reloaded({ state, report }: Recovered): TenantState {
     this.lastRecovery = report
-    this.entriesSinceSnapshot = report.replayedEntries
-    this.logBytesSinceSnapshot = 0
+    this.snapshots.restart(report.replayedEntries)
     this.state = state
     return state
+  }
+
+  /** Takes the state recovered after a failed append (reloadAfterFailure.ts); writes are accepted again. */
+  reloadedAfterFailure({ state, report }: Recovered): void {
+    this.state = state
+    this.barrier.reset(state.seq)
+    this.lastRecovery = report
   }
 
   set state(state: TenantState) {
@@ -178,13 +182,18 @@ export class TenantActor {
   }
 
   get logEntriesSinceSnapshot(): number {
-    return this.entriesSinceSnapshot
+    return this.snapshots.entriesSinceSnapshot
+  }
+
+  /** When the last snapshot was taken; null when none was since start. */
+  get lastSnapshotAt(): number | null {
+    return this.snapshots.lastSnapshotAt
   }
 
   /** Drops the state from memory (the caller holds the tenant exclusively, and everything logged is durable). */
   hibernate(onWake: () => void): void {
     assert(this.busy !== null, 'hibernate outside an exclusive job')
-    assert(this.durableSeq >= (this.loaded?.seq ?? 0), 'hibernate with entries not yet durable')
+    assert(this.barrier.durableSeq >= (this.loaded?.seq ?? 0), 'hibernate with entries not yet durable')
     this.loaded = null
     this.onWake = onWake
   }
@@ -206,7 +215,7 @@ export class TenantActor {
     if (this.busy !== null) return this.waitTurn().then(() => this.read(query))
     const result = query(this.state)
     const seq = this.state.seq
-    return seq <= this.durableSeq ? result : this.durable(seq).then(() => result)
+    return seq <= this.barrier.durableSeq ? result : this.durable(seq).then(() => result)
   }
 
   /**
@@ -218,7 +227,7 @@ export class TenantActor {
     const read = new SlicedRead(query(this.state), this.heavyReads, this.sliceMs)
     if (read.first()) {
       const seq = this.state.seq
-      return seq <= this.durableSeq ? read.value : this.durable(seq).then(() => read.value)
+      return seq <= this.barrier.durableSeq ? read.value : this.durable(seq).then(() => read.value)
     }
     let seq = 0
     return this.hold(async () => {
@@ -245,9 +254,9 @@ export class TenantActor {
 
   /** A write for a caller that already holds the tenant (inside an exclusive job). */
   async writeNow<T>(decide: (tx: WriteTx) => T): Promise<T> {
-    this.refuseWhileFailed()
-    this.refuseWhileFull()
-    const tx = new WriteTx(this.state, Date.now(), (bytes) => this.refuseUnlessRoomFor(bytes))
+    this.barrier.refuseWhileFailed()
+    this.space.refuseWhileFull()
+    const tx = new WriteTx(this.state, Date.now(), this.space.refuseUnlessRoomFor)
     let result: T
     try {
       result = decide(tx)
@@ -262,10 +271,10 @@ export class TenantActor {
   /** Logs what a WriteTx applied (nothing when it applied nothing) and waits for it to be durable. */
   async commit(tx: WriteTx): Promise<void> {
     if (tx.ops.length === 0) return this.durable(this.state.seq)
-    if (this.store.space.isFull()) {
+    if (this.space.isFull()) {
       // A batch decides before it commits: undo what it applied, so memory holds nothing the log did not take.
       tx.rollback()
-      this.refuseFull()
+      this.space.refuseFull()
     }
     const seq = this.state.seq + 1
     const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: tx.now, ops: tx.ops }
@@ -278,19 +287,7 @@ export class TenantActor {
     }
     this.state.seq = seq
     this.store.space.noteWritten(tx.storedBytes)
-    const flush = this.store.append(this.tenant, seq, entry).then(
-      (bytes) => {
-        if (this.failedFromSeq !== null && seq >= this.failedFromSeq) throw unavailable()
-        if (seq > this.durableSeq) this.durableSeq = seq
-        this.noteLogged(bytes)
-      },
-      (error: unknown) => {
-        this.fail(seq, error)
-        throw unavailable()
-      },
-    )
-    this.lastFlush = flush.catch(() => undefined)
-    return flush
+    return this.barrier.append(seq, entry)
   }
 
   /** Runs a job that needs the tenant to itself across awaits. */
@@ -313,44 +310,16 @@ export class TenantActor {
   }
 
   /** Resolves once every entry up to `seq` is on disk. */
-  async durable(seq: number): Promise<void> {
-    if (seq <= this.durableSeq) return
-    await this.lastFlush
-    if (this.failedFromSeq !== null || seq > this.durableSeq) throw unavailable()
+  durable(seq: number): Promise<void> {
+    return this.barrier.durable(seq)
   }
 
   /**
    * Writes a snapshot of the current state (once the log under it is durable) and prunes the snapshots and log
-   * entries that no restore within LOG_RETENTION_MS needs. `onProgress` hears the records written so far.
+   * entries that no restore within LOG_RETENTION_MS needs (snapshotSchedule.ts). `onProgress` hears the records written so far.
    */
   snapshot(onProgress?: (recordsDone: number) => void): Promise<SnapshotResult> {
-    if (this.snapshotRunning !== null) return this.snapshotRunning
-    const started = performance.now()
-    const seq = this.state.seq
-    const at = Date.now()
-    const body = snapshotBodyOf(this.state)
-    this.entriesSinceSnapshot = 0
-    this.logBytesSinceSnapshot = 0
-    this.snapshotRunning = (async () => {
-      await this.durable(seq)
-      const { file, bytes } = await writeSnapshotInSlices(tenantSnapshotDir(this.config.dataDir, this.tenant), this.tenant, seq, at, body, onProgress)
-      const windowStartMs = at - this.config.logRetentionMs
-      const startsLogLine = (snapshotSeq: number) => this.store.rawEntry(this.tenant, snapshotSeq) === undefined
-      const logNotNeededUpto = await pruneSnapshots(
-        this.config.dataDir,
-        this.tenant,
-        this.config.snapshotsKept,
-        windowStartMs,
-        startsLogLine,
-        this.store.snapshotFaults,
-      )
-      await this.store.prune(this.tenant, logNotNeededUpto, windowStartMs)
-      this.lastSnapshotAt = at
-      return { seq, file, bytes, durationMs: performance.now() - started }
-    })().finally(() => {
-      this.snapshotRunning = null
-    })
-    return this.snapshotRunning
+    return this.snapshots.snapshot(onProgress)
   }
 
   /**
@@ -360,68 +329,8 @@ export class TenantActor {
   replaceState(state: TenantState, snapshotAt: number): void {
     assert(this.busy !== null, 'replaceState outside an exclusive job')
     this.state = state
-    this.durableSeq = state.seq
-    this.failedFromSeq = null
-    this.entriesSinceSnapshot = 0
-    this.logBytesSinceSnapshot = 0
-    this.lastSnapshotAt = snapshotAt
+    this.barrier.reset(state.seq)
+    this.snapshots.restart(0)
+    this.snapshots.lastSnapshotAt = snapshotAt
   }
-
-  private noteLogged(bytes: number): void {
-    this.entriesSinceSnapshot += 1
-    this.logBytesSinceSnapshot += bytes
-    const due =
-      this.entriesSinceSnapshot >= this.config.snapshotEveryCommands || this.logBytesSinceSnapshot >= this.config.snapshotEveryLogBytes
-    if (due && this.snapshotRunning === null) {
-      setImmediate(() => {
-        if (this.resting) return
-        this.snapshot().catch((error: unknown) => console.error(`snapshot of tenant '${this.tenant}' failed:`, error))
-      })
-    }
-  }
-
-  /** While the log store is full, writes are refused before they are decided, and this tenant's log is reclaimed. */
-  private refuseWhileFull(): void {
-    if (this.store.space.isFull()) this.refuseFull()
-  }
-
-  private refuseFull(): never {
-    if (this.state.seq > 0) reclaimLogSpace(this, this.state.seq, this.store, this.config.dataDir, this.config.reclaimMinIntervalMs)
-    throw logStoreFull(this.store)
-  }
-
-  /**
-   * Bytes a write stores beside its log entry (an upload's: WriteTx.storeBeside) must fit under the store's ceiling:
-   * 412 TL01-1109 when they never could (the file alone fills it), else 503 as for a full store while they do not now.
-   */
-  private refuseUnlessRoomFor(bytes: number): void {
-    const { space } = this.store
-    if (space.limitBytes > 0 && bytes >= space.limitBytes) {
-      throw new ApiError('TL01-1109', `a file of ${bytes} bytes cannot be stored: the store holds at most ${space.limitBytes} bytes (LMDB_MAP_SIZE_BYTES)`)
-    }
-    if (!space.hasRoomFor(bytes)) this.refuseFull()
-  }
-
-  private refuseWhileFailed(): void {
-    if (this.failedFromSeq !== null) throw unavailable()
-  }
-
-  private fail(seq: number, error: unknown): void {
-    if (this.failedFromSeq !== null && this.failedFromSeq <= seq) return
-    this.failedFromSeq = seq
-    console.error(`tenant '${this.tenant}': log append of entry ${seq} failed, reloading from disk:`, error instanceof Error ? error.message : error)
-    void this.exclusive(async () => {
-      await this.store.flushed().catch(() => undefined)
-      await this.store.truncateAfter(this.tenant, seq - 1).catch(() => undefined)
-      const { state, report } = recoverTenant(this.tenant, this.config.dataDir, this.store)
-      this.state = state
-      this.durableSeq = state.seq
-      this.lastRecovery = report
-      this.failedFromSeq = null
-    })
-  }
-}
-
-function unavailable(): ApiError {
-  return new ApiError('TL01-9011', 'the engine cannot accept writes now (the log could not be written); try again', null, [], { 'Retry-After': '1' })
 }

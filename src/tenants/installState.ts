@@ -10,11 +10,10 @@
  * directory gets its row if it had none. The snapshot is written first: a
  * crash before it leaves the tenant as it was.
  */
-import { indexGlobalsOfState } from '../engine/globalIndexes.js'
+import { indexGlobalsOfState } from './globalIndexes.js'
 import type { TenantState } from '../engine/tenantState.js'
-import type { LogStore } from './logStore.js'
+import type { Storage } from '../persist/ports.js'
 import { snapshotBodyOf } from './recovery.js'
-import { listSnapshots, tenantSnapshotDir, writeSnapshotInSlices } from './snapshotFile.js'
 
 export interface InstalledState {
   /** The sequence number the state now has; the next write gets the one after. */
@@ -37,16 +36,15 @@ export function objectCount(state: TenantState): number {
 /** Sets `state.seq` to the new sequence number; `onProgress` hears the records encoded so far. */
 export async function installState(
   state: TenantState,
-  dataDir: string,
-  store: LogStore,
+  store: Storage,
   options: { createdAt?: number; onProgress?: (recordsDone: number) => void } = {},
 ): Promise<InstalledState> {
   const tenant = state.tenant
   await store.flushed()
-  const previousLastSeq = Math.max(store.lastSeq(tenant), ...listSnapshots(dataDir, tenant).map((listing) => listing.seq))
+  const previousLastSeq = Math.max(store.lastSeq(tenant), ...store.snapshots.list(tenant).map((listing) => listing.seq))
   const seq = previousLastSeq + 1
   const at = Date.now()
-  const { file, bytes } = await writeSnapshotInSlices(tenantSnapshotDir(dataDir, tenant), tenant, seq, at, snapshotBodyOf(state), options.onProgress)
+  const { file, bytes } = await store.snapshots.write(tenant, seq, at, snapshotBodyOf(state), options.onProgress)
   state.seq = seq
   indexGlobalsOfState(store, tenant, state)
   if (store.tenants.get(tenant) === undefined) void store.tenants.put(tenant, { createdAt: options.createdAt ?? Date.now() })

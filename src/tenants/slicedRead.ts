@@ -1,6 +1,6 @@
 /*
  * A read that may be long — a scan, a sort, a summary, a report over a
- * million records — written as steps (steps.ts: the query pauses after
+ * million records — written as steps (engine/steps.ts: the query pauses after
  * every few hundred records it visits) and run in slices, so that one
  * tenant's long read never holds the event loop for more than a slice
  * (READ_SLICE_MS) while the other tenants wait (design §2.4).
@@ -25,7 +25,7 @@
  */
 import { ApiError } from '../domain/errors.js'
 import type { HeavyReadBudget } from './heavyReadBudget.js'
-import type { Steps } from './steps.js'
+import type { Steps } from '../engine/steps.js'
 
 export class SlicedRead<T> {
   private result: { value: T } | null = null

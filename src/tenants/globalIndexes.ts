@@ -1,5 +1,6 @@
 /*
- * Indexes across tenants, kept in LMDB beside the log, for the public calls
+ * Indexes across tenants, kept in the GlobalDirectory (persist/ports.ts;
+ * embedded: LMDB tables beside the log), for the public calls
  * that name no tenant and must not activate every tenant:
  *
  *   emails         [e-mail, tenant] → ''  for every tenant that has a live
@@ -9,7 +10,7 @@
  *                  step 1 puts the same id in each tenant with the e-mail)
  *
  * An e-mail is unique per tenant only, so one e-mail may list several
- * tenants; LMDB orders array keys element by element, so the range from
+ * tenants; the tables order array keys element by element, so the range from
  * [e-mail, ''] to [e-mail, '\uffff'] reads them in tenant-name order
  * (tenant names are lower-case letters, digits and '-'). The entries are maintained from what each write did: for
  * every e-mail a write touches (a User it put, a User it removed — the
@@ -26,17 +27,16 @@
  * derived data.
  */
 import type { Rec } from '../domain/schema.js'
-import type { GlobalIndexKey, LogStore } from '../persist/logStore.js'
-import { recoverTenant, RecoveryError } from '../persist/recovery.js'
-import { LogCorruptError } from '../persist/logStore.js'
+import { LogCorruptError, type GlobalDirectory, type GlobalIndexKey, type Storage } from '../persist/ports.js'
+import { recoverTenant, RecoveryError } from './recovery.js'
 import { liveUserWithEmail } from '../domain/resources/user.js'
-import type { Op } from './logEntry.js'
-import type { TenantState } from './tenantState.js'
-import type { WriteTx } from './writeTx.js'
+import type { Op } from '../engine/logEntry.js'
+import type { TenantState } from '../engine/tenantState.js'
+import type { WriteTx } from '../engine/writeTx.js'
 
 const LAYOUT_KEY = '\u0001layout'
 const LAYOUT = 'name-tenant-2'
-/** Above every tenant name in LMDB's key order. */
+/** Above every tenant name in the tables' key order. */
 const AFTER_EVERY_TENANT = '\uffff'
 
 function keyOf(name: string, tenant: string): [string, string] {
@@ -49,7 +49,7 @@ function parseKey(key: GlobalIndexKey): { name: string; tenant: string } | null 
   return { name: key[0], tenant: key[1] }
 }
 
-function tenantsUnder(table: LogStore['emails'], name: string): string[] {
+function tenantsUnder(table: GlobalDirectory['emails'], name: string): string[] {
   const tenants: string[] = []
   for (const key of table.getKeys({ start: [name, ''], end: [name, AFTER_EVERY_TENANT] })) {
     const parsed = parseKey(key)
@@ -59,13 +59,13 @@ function tenantsUnder(table: LogStore['emails'], name: string): string[] {
 }
 
 /** The tenants that have a live user with this e-mail, in tenant-name order. */
-export function tenantsWithEmail(store: LogStore, email: string): string[] {
+export function tenantsWithEmail(store: GlobalDirectory, email: string): string[] {
   const name = email.trim().toLowerCase()
   return name === '' ? [] : tenantsUnder(store.emails, name)
 }
 
 /** The tenants holding the password confirmation with this SHA-256, in tenant-name order. */
-export function tenantsWithConfirmation(store: LogStore, hash: string): string[] {
+export function tenantsWithConfirmation(store: GlobalDirectory, hash: string): string[] {
   return hash === '' ? [] : tenantsUnder(store.confirmations, hash)
 }
 
@@ -90,7 +90,7 @@ function noteEmail(emails: Set<string>, rec: Rec): void {
  * Every key write is unconditional: reads do not see writes queued but not yet committed, so skipping a
  * put because the key "is there" could lose it behind a queued remove.
  */
-export function indexGlobals(store: LogStore, tenant: string, tx: WriteTx): void {
+export function indexGlobals(store: GlobalDirectory, tenant: string, tx: WriteTx): void {
   const emails = new Set<string>()
   for (const op of tx.ops) {
     if (op.type === 'User' && op.op === 'put') noteEmail(emails, op.rec)
@@ -104,7 +104,7 @@ export function indexGlobals(store: LogStore, tenant: string, tx: WriteTx): void
   }
 }
 
-function indexConfirmation(store: LogStore, tenant: string, op: Op): void {
+function indexConfirmation(store: GlobalDirectory, tenant: string, op: Op): void {
   if (op.op === 'put') void store.confirmations.put(keyOf(op.rec.id, tenant), '')
   else void store.confirmations.remove(keyOf(op.id, tenant))
 }
@@ -115,7 +115,7 @@ function indexConfirmation(store: LogStore, tenant: string, op: Op): void {
  * not back are removed (a restore to an earlier point drops the users made since). This walks both tables
  * once, over all tenants: an operator action, not a request path.
  */
-export function indexGlobalsOfState(store: LogStore, tenant: string, state: TenantState): void {
+export function indexGlobalsOfState(store: GlobalDirectory, tenant: string, state: TenantState): void {
   const emails = liveEmailsOf(state)
   const confirmations = confirmationHashesOf(state)
   for (const email of emails) void store.emails.put(keyOf(email, tenant), '')
@@ -142,7 +142,7 @@ export interface IndexRebuild {
  * transaction together with the marker, so a crash midway leaves the old tables and the next start tries
  * again. `say` hears one line about it. Null when the layout is current.
  */
-export function rebuildGlobalIndexesIfOld(store: LogStore, dataDir: string, say?: (line: string) => void): IndexRebuild | null {
+export function rebuildGlobalIndexesIfOld(store: Storage, dataDir: string, say?: (line: string) => void): IndexRebuild | null {
   if (store.emails.get(LAYOUT_KEY) === LAYOUT) return null
   const emailKeys: [string, string][] = []
   const confirmationKeys: [string, string][] = []
@@ -160,13 +160,7 @@ export function rebuildGlobalIndexesIfOld(store: LogStore, dataDir: string, say?
     for (const email of liveEmailsOf(state)) emailKeys.push(keyOf(email, tenant))
     for (const hash of confirmationHashesOf(state)) confirmationKeys.push(keyOf(hash, tenant))
   }
-  store.emails.transactionSync(() => {
-    store.emails.clearSync()
-    store.confirmations.clearSync()
-    for (const key of emailKeys) store.emails.putSync(key, '')
-    for (const key of confirmationKeys) store.confirmations.putSync(key, '')
-    store.emails.putSync(LAYOUT_KEY, LAYOUT)
-  })
+  store.replaceIndexes(emailKeys, confirmationKeys, { key: LAYOUT_KEY, value: LAYOUT })
   result.emails = emailKeys.length
   result.confirmations = confirmationKeys.length
   const skipped = result.skipped.length === 0 ? '' : `; skipped (cannot be recovered): ${result.skipped.join(', ')}`

@@ -7,7 +7,7 @@
  * current.
  *
  * A restore ends every session of the tenant: the rebuilt state keeps no
- * access or refresh token and no pending password confirmation (sessions.ts
+ * access or refresh token and no pending password confirmation (domain/sessions.ts
  * names those types), so a token logged out, a refresh token used or a
  * session a password change ended before the restore point cannot come
  * back, and everyone logs in again. It is done here, on the state before it
@@ -24,11 +24,11 @@
 import { SESSION_TYPES } from '../domain/sessions.js'
 import { TenantState } from '../engine/tenantState.js'
 import type { Progress, ProgressFactory } from '../progress.js'
-import { checkReachable, entriesToReplay, readHistory, RestorePointError, seqAtTime } from './history.js'
-import type { LogStore } from './logStore.js'
+import { checkReachable, entriesToReplay, readHistory, RestorePointError, seqAtTime } from '../persist/history.js'
+import type { Storage } from '../persist/ports.js'
 import { loadSnapshotBodyInTurns, recoverTenantInTurns, type Recovered } from './recovery.js'
-import { exportedTenantOf } from './exportFile.js'
-import { readSnapshotFile, type SnapshotBody } from './snapshotFile.js'
+import { exportedTenantOf } from '../persist/exportFile.js'
+import { readSnapshotFile, type SnapshotBody } from '../persist/snapshotFile.js'
 
 /** `as`: the tenant restored, named again to allow a snapshot taken of another tenant (see the top). */
 export type RestoreSource = { file: string; as?: string } | { toSeq: number } | { toTimeMs: number }
@@ -67,11 +67,11 @@ export interface RebuiltState {
 export async function recoverShowingProgress(
   tenant: string,
   dataDir: string,
-  store: LogStore,
+  store: Storage,
   uptoSeq: number | undefined,
   startProgress?: ProgressFactory,
 ): Promise<Recovered> {
-  const entriesTotal = entriesToReplay(tenant, dataDir, store, uptoSeq)
+  const entriesTotal = entriesToReplay(tenant, store, uptoSeq)
   const load = startProgress?.(`load ${tenant}`, 'records', null)
   let replay: Progress | undefined
   const startReplay = (): Progress | undefined => {
@@ -120,7 +120,7 @@ export function endAllSessions(state: TenantState): number {
 export async function rebuildState(
   tenant: string,
   dataDir: string,
-  store: LogStore,
+  store: Storage,
   source: RestoreSource,
   startProgress?: ProgressFactory,
 ): Promise<RebuiltState> {
@@ -146,7 +146,7 @@ export async function rebuildState(
     const renamed = fromTenant === tenant ? '' : ` as '${tenant}'`
     return { state, description: `snapshot file ${source.file} (taken at seq ${header.seq} of '${fromTenant}'${renamed}, ${new Date(header.at).toISOString()})`, pointSeq: null }
   }
-  const history = readHistory(tenant, dataDir, store)
+  const history = readHistory(tenant, store)
   const seq = 'toSeq' in source ? checkReachable(history, source.toSeq) : seqAtTime(history, store, source.toTimeMs)
   const { state, report } = await recoverShowingProgress(tenant, dataDir, store, seq, startProgress)
   if (state.seq !== seq) {
