@@ -22,13 +22,12 @@
  */
 import { ApiError, accessDenied, notFound, wrongParameter } from './errors.js'
 import { deterministicId } from './hashId.js'
-import type { Caller } from './policy.js'
+import type { Caller } from './caller.js'
 import { changeRecord, insertRecord } from './records.js'
 import { renderRecord, type OutObject } from './render.js'
 import { FileMetadata } from './resources/fileMetadata.js'
 import type { Rec } from './schema.js'
-import type { TenantState } from '../engine/tenantState.js'
-import type { WriteTx } from '../engine/writeTx.js'
+import type { StateView, Tx } from './tx.js'
 
 export interface FileSlot {
   readonly name: 'signature' | 'logo'
@@ -59,13 +58,13 @@ export function fileMetadataId(slot: FileSlot, ownerId: string): string {
   return deterministicId('file', slot.name, ownerId)
 }
 
-function theAccount(state: TenantState): Rec | undefined {
+function theAccount(state: StateView): Rec | undefined {
   for (const account of state.collection('Account').values()) return account
   return undefined
 }
 
 /** The object a file path names (`{id}` or the alias): 404 unless it exists and is not in the trash. */
-export function resolveFileOwner(state: TenantState, slot: FileSlot, idParam: string, callerId: string): Rec {
+export function resolveFileOwner(state: StateView, slot: FileSlot, idParam: string, callerId: string): Rec {
   if (slot.ownerType === 'Account') {
     const account = theAccount(state)
     if (account === undefined || (idParam !== slot.selfAlias && idParam !== account.id)) throw notFound('Account', idParam)
@@ -78,7 +77,7 @@ export function resolveFileOwner(state: TenantState, slot: FileSlot, idParam: st
 }
 
 /** 403 unless the caller may upload or remove this file. */
-export function checkFileChange(state: TenantState, caller: Caller, slot: FileSlot, ownerId: string): void {
+export function checkFileChange(state: StateView, caller: Caller, slot: FileSlot, ownerId: string): void {
   if (slot.ownerType === 'Account') {
     if (caller.superuser) return
     throw accessDenied('only the account owner and admins may change the logo')
@@ -101,7 +100,7 @@ export function checkFileSize(bytes: number, limitBytes: number): void {
   if (bytes === 0) throw wrongParameter('the upload is empty')
 }
 
-export function findFileMetadata(state: TenantState, slot: FileSlot, ownerId: string): Rec | undefined {
+export function findFileMetadata(state: StateView, slot: FileSlot, ownerId: string): Rec | undefined {
   return state.get(FileMetadata.type, fileMetadataId(slot, ownerId))
 }
 
@@ -115,7 +114,7 @@ export function noFile(slot: FileSlot, ownerId: string): ApiError {
  * `replacedKey` names the bytes of the version replaced, which the caller removes.
  */
 export function putFileMetadata(
-  tx: WriteTx,
+  tx: Tx,
   slot: FileSlot,
   ownerId: string,
   values: FileValues,
@@ -140,14 +139,14 @@ export function putFileMetadata(
 }
 
 /** Removes the metadata of the owner's file; the removed record, or undefined when there is none. */
-export function deleteFileMetadata(tx: WriteTx, slot: FileSlot, ownerId: string): Rec | undefined {
+export function deleteFileMetadata(tx: Tx, slot: FileSlot, ownerId: string): Rec | undefined {
   const rec = findFileMetadata(tx.state, slot, ownerId)
   if (rec !== undefined) tx.del(FileMetadata.type, rec.id)
   return rec
 }
 
 /** The FileMetadata object clients see: {id, version, fileName, contentType, contentSize, createdAt, updatedAt, displayName}. */
-export function renderFileMetadata(rec: Rec, state: TenantState): OutObject {
+export function renderFileMetadata(rec: Rec, state: StateView): OutObject {
   const full = renderRecord(FileMetadata, rec, state, { noExpand: true })
   const out: OutObject = {}
   for (const name of METADATA_FIELDS) out[name] = full[name]

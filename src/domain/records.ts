@@ -17,9 +17,9 @@
 import crypto from 'node:crypto'
 import { ApiError } from './errors.js'
 import { checkRecord, defaults } from './input.js'
-import type { Caller } from './policy.js'
+import type { Caller } from './caller.js'
 import type { ChangeSession, Rec, ResourceDecl } from './schema.js'
-import type { WriteTx } from '../engine/writeTx.js'
+import type { Tx } from './tx.js'
 
 export function newId(): string {
   return crypto.randomUUID()
@@ -107,7 +107,7 @@ export function buildRecord(decl: ResourceDecl, values: Record<string, unknown>,
  * The declaration's onCreate hook sees the record first; `creator` is the
  * caller of a request (null for internal writes such as sign-up).
  */
-export function insertRecord(tx: WriteTx, decl: ResourceDecl, values: Record<string, unknown>, creator: Caller | null = null): Rec {
+export function insertRecord(tx: Tx, decl: ResourceDecl, values: Record<string, unknown>, creator: Caller | null = null): Rec {
   const built = buildRecord(decl, values, tx.now)
   if (tx.state.get(decl.type, built.id) !== undefined) {
     throw new ApiError('TL01-1104', `${decl.type} with id '${built.id}' already exists`, null, [
@@ -125,7 +125,7 @@ export function insertRecord(tx: WriteTx, decl: ResourceDecl, values: Record<str
  * Applies changed fields to a record: a new object, version + 1, validated; then the declaration's onChange
  * hook, told the session `by` which the change was made (a password change keeps that one, sessions.ts).
  */
-export function changeRecord(tx: WriteTx, decl: ResourceDecl, before: Rec, values: Record<string, unknown>, by: ChangeSession | null = null): Rec {
+export function changeRecord(tx: Tx, decl: ResourceDecl, before: Rec, values: Record<string, unknown>, by: ChangeSession | null = null): Rec {
   const after: Rec = { ...before, ...values, id: before.id, version: before.version + 1, updatedAt: tx.now }
   // A reference the record already had may stay even if its target went to the trash since.
   const keptReference = (type: string, id: string) => decl.fields.some((fieldDecl) => fieldDecl.ref === type && before[fieldDecl.name] === id)
@@ -137,7 +137,7 @@ export function changeRecord(tx: WriteTx, decl: ResourceDecl, before: Rec, value
 }
 
 /** 412 when another live record already has the same values in one of the declaration's unique field sets. */
-export function checkUnique(tx: WriteTx, decl: ResourceDecl, rec: Rec): void {
+export function checkUnique(tx: Tx, decl: ResourceDecl, rec: Rec): void {
   const collection = tx.state.collection(decl.type)
   for (const fields of decl.unique) {
     const [first, ...rest] = fields

@@ -18,7 +18,7 @@
  * secret keys (revokeSecretKeysOf in secretKeys.ts, called by that path):
  * whoever resets by mail may have lost control of every credential.
  */
-import type { WriteTx } from '../engine/writeTx.js'
+import type { Tx } from './tx.js'
 import type { ChangeSession, Rec } from './schema.js'
 
 export const SESSION_TYPES = ['AuthToken', 'PasswordConfirmation'] as const
@@ -27,14 +27,14 @@ function maySignIn(user: Rec | undefined): boolean {
   return user !== undefined && user.active === true && user.trashItem === null
 }
 
-export function endSessionsOf(tx: WriteTx, userId: string): void {
+export function endSessionsOf(tx: Tx, userId: string): void {
   for (const type of SESSION_TYPES) {
     for (const rec of [...tx.state.collection(type).lookup('user', userId)]) tx.del(type, rec.id)
   }
 }
 
 /** Ends every token of a user except the access token `keepId` and its refresh token. */
-export function revokeTokensOf(tx: WriteTx, userId: string, keepId: string | null = null): void {
+export function revokeTokensOf(tx: Tx, userId: string, keepId: string | null = null): void {
   for (const rec of [...tx.state.collection('AuthToken').lookup('user', userId)]) {
     const kept = keepId !== null && (rec.id === keepId || rec.pairId === keepId)
     if (!kept) tx.del('AuthToken', rec.id)
@@ -42,7 +42,7 @@ export function revokeTokensOf(tx: WriteTx, userId: string, keepId: string | nul
 }
 
 /** OnChange hook of User: a lock-out ends every session; a new password ends every other one. */
-export function endSessionsOnUserChange(tx: WriteTx, before: Rec, after: Rec | undefined, by: ChangeSession | null = null): void {
+export function endSessionsOnUserChange(tx: Tx, before: Rec, after: Rec | undefined, by: ChangeSession | null = null): void {
   if (maySignIn(before) && !maySignIn(after)) {
     endSessionsOf(tx, before.id)
     return
