@@ -20,6 +20,7 @@ import { insertRecord } from './records.js'
 import { SecretKey } from './resources/secretKey.js'
 import type { Rec } from './schema.js'
 import { removeForGood } from './trash.js'
+import { removeAllOfUser } from './userRecords.js'
 
 export function newSecretKey(): string {
   return newToken()
@@ -45,7 +46,7 @@ export function createSecretKey(tx: Tx, caller: Caller, request: SecretKeyReques
 
 /** Removes every secret key of the user for good, trashed ones included (with their trash items). */
 export function revokeSecretKeysOf(tx: Tx, userId: string): void {
-  for (const rec of [...tx.state.collection(SecretKey.type).lookup('user', userId)]) removeForGood(tx, SecretKey, rec)
+  removeAllOfUser(tx, SecretKey.type, userId, { remove: (rec) => removeForGood(tx, SecretKey, rec) })
 }
 
 /** The live key whose text is `key`, if any. */

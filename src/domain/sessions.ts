@@ -20,6 +20,7 @@
  */
 import type { Tx } from './tx.js'
 import type { ChangeSession, Rec } from './schema.js'
+import { removeAllOfUser } from './userRecords.js'
 
 export const SESSION_TYPES = ['AuthToken', 'PasswordConfirmation'] as const
 
@@ -28,17 +29,18 @@ function maySignIn(user: Rec | undefined): boolean {
 }
 
 export function endSessionsOf(tx: Tx, userId: string): void {
-  for (const type of SESSION_TYPES) {
-    for (const rec of [...tx.state.collection(type).lookup('user', userId)]) tx.del(type, rec.id)
-  }
+  for (const type of SESSION_TYPES) removeAllOfUser(tx, type, userId)
 }
 
 /** Ends every token of a user except the access token `keepId` and its refresh token. */
 export function revokeTokensOf(tx: Tx, userId: string, keepId: string | null = null): void {
-  for (const rec of [...tx.state.collection('AuthToken').lookup('user', userId)]) {
-    const kept = keepId !== null && (rec.id === keepId || rec.pairId === keepId)
-    if (!kept) tx.del('AuthToken', rec.id)
-  }
+  if (keepId === null) removeAllOfUser(tx, 'AuthToken', userId)
+  else removeAllOfUser(tx, 'AuthToken', userId, { spare: (rec) => rec.id === keepId || rec.pairId === keepId })
+}
+
+/** Drops the user's pending password confirmations. */
+export function dropConfirmationsOf(tx: Tx, userId: string): void {
+  removeAllOfUser(tx, 'PasswordConfirmation', userId)
 }
 
 /** OnChange hook of User: a lock-out ends every session; a new password ends every other one. */
@@ -49,6 +51,6 @@ export function endSessionsOnUserChange(tx: Tx, before: Rec, after: Rec | undefi
   }
   if (after !== undefined && after.password !== before.password) {
     revokeTokensOf(tx, before.id, by?.tokenId ?? null)
-    for (const rec of [...tx.state.collection('PasswordConfirmation').lookup('user', before.id)]) tx.del('PasswordConfirmation', rec.id)
+    dropConfirmationsOf(tx, before.id)
   }
 }

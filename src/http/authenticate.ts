@@ -11,6 +11,7 @@ import type { Rec } from '../domain/schema.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { Call, Principal } from './call.js'
+import { accessTokenRequired } from './requireSession.js'
 
 export function tokenOf(call: Call): string | undefined {
   const fromQuery = call.request.query.get('token')
@@ -34,7 +35,7 @@ export function principalFor(state: TenantState, user: Rec, tokenId: string): Pr
 export function authenticate(call: Call): MaybePromise<Principal> {
   if (call.tenant === null) throw new ApiError('TL01-1005', 'this call needs a tenant address')
   const token = tokenOf(call)
-  if (token === undefined) throw new ApiError('TL01-1002', 'an access token is required (query parameter token)')
+  if (token === undefined) throw accessTokenRequired(' (query parameter token)')
   const tokenId = secretId(token)
   const now = Date.now()
   // The token check needs no durability barrier: whatever the request answers waits for one.

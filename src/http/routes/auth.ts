@@ -31,6 +31,7 @@ import { reserveLoginAttempt } from '../rateLimiter.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { requireApiKey } from '../apiKey.js'
 import { dropExpiredTokens, issueTokens } from './tokens.js'
+import { requireSession } from '../requireSession.js'
 
 /** The `user:password` of an `Authorization: Basic` header; null when there is none or it is malformed. */
 export function basicPair(call: Call): { user: string; password: string } | null {
@@ -145,8 +146,7 @@ export async function refresh(call: Call): Promise<ApiResponse> {
 /** Ends the calling token (and the refresh token issued with it). */
 export async function logout(call: Call): Promise<ApiResponse> {
   const tenant = tenantOf(call)
-  const principal = call.principal
-  if (principal === null) throw new ApiError('TL01-1002', 'an access token is required')
+  const { principal } = requireSession(call)
   await tenant.write((tx) => {
     for (const rec of [...tx.state.collection('AuthToken').lookup('user', principal.userId)]) {
       if (rec.id === principal.tokenId || rec.pairId === principal.tokenId) tx.del('AuthToken', rec.id)

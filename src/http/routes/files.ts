@@ -42,6 +42,7 @@ import type { Call, Principal, TenantAccess } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { storedContentHeaders } from '../storedContent.js'
+import { accessTokenRequired, requireSession } from '../requireSession.js'
 
 type Params = Record<string, string>
 type FileHandler = (call: Call, params: Params) => Promise<ApiResponse>
@@ -56,8 +57,9 @@ interface FileCall {
 }
 
 function fileCall(call: Call): FileCall {
-  if (call.tenant === null || call.principal === null || call.tenantName === null) throw new ApiError('TL01-1002', 'an access token is required')
-  return { tenant: call.tenant, principal: call.principal, tenantName: call.tenantName }
+  const { tenant, principal } = requireSession(call)
+  if (call.tenantName === null) throw accessTokenRequired()
+  return { tenant, principal, tenantName: call.tenantName }
 }
 
 function refuseInBatch(call: Call, slot: FileSlot): void {

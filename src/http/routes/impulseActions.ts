@@ -23,14 +23,10 @@ import { dataResponse, type ApiResponse } from '../response.js'
 import type { ResourceAction } from './actions.js'
 import { createIn, findVisible, updateIn } from './resources.js'
 import { writeOptionsOf } from './writeOptions.js'
+import { requireSession } from '../requireSession.js'
 
 /** Fields a time record takes over from the impulse it is made of. */
 const COPIED_FIELDS = ['user', 'project', 'task', 'client', 'workType', 'description', 'billable'] as const
-
-function session(call: Call) {
-  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-  return { tenant: call.tenant, principal: call.principal }
-}
 
 function itemAction(name: string, id: string | null, call: Call): string {
   if (id === null || (call.request.method !== 'GET' && call.request.method !== 'POST')) {
@@ -62,7 +58,7 @@ function timeRecordValues(impulse: Rec, now: number): Record<string, unknown> {
 const stop: ResourceAction = {
   async handle(call, decl, rawId) {
     const id = itemAction('$stop', rawId, call)
-    const { tenant, principal } = session(call)
+    const { tenant, principal } = requireSession(call)
     const recordDecl = resourceByType('TimeRecord')
     const derive = writeOptionsOf(call.request, recordDecl)
     return tenant.write((tx) => {
@@ -79,7 +75,7 @@ const stop: ResourceAction = {
 const watchNotify: ResourceAction = {
   async handle(call, decl, rawId) {
     const id = itemAction('$watchnotify', rawId, call)
-    const { tenant, principal } = session(call)
+    const { tenant, principal } = requireSession(call)
     return tenant.write((tx) => answer(call, decl, updateIn(tx, principal, decl, id, { watchLast: tx.now }, null, false), tx.state))
   },
 }

@@ -53,6 +53,7 @@ import type { ResourceAction } from './actions.js'
 import { basicPair } from './auth.js'
 import { requireApiKey } from '../apiKey.js'
 import { publicUrl, tenantsHoldingEmail } from './registration.js'
+import { requireSession } from '../requireSession.js'
 
 const CONFIRMATION = 'PasswordConfirmation'
 
@@ -106,8 +107,7 @@ export const confirmationAction: ResourceAction = {
   async handle(call, _decl, id) {
     if (id === null) throw new ApiError('TL01-9003', '$confirmation needs POST /users/{id}/$confirmation')
     if (call.request.method !== 'POST') throw new ApiError('TL01-9004', `${call.request.method} is not allowed here; use POST`, null, [], { Allow: 'POST' })
-    const { tenant, principal } = call
-    if (tenant === null || principal === null) throw new ApiError('TL01-1002', 'an access token is required')
+    const { tenant, principal } = requireSession(call)
     const userId = id === '@self' ? principal.userId : id
     const self = userId === principal.userId
     if (!self && !principal.superuser) throw accessDenied('only the user themself, the owner and admins may change a password')

@@ -10,21 +10,16 @@ import { calculatePrice, priceFields } from '../../domain/pricing.js'
 import { buildRecord } from '../../domain/records.js'
 import { renderRecord } from '../../domain/render.js'
 import { parseObjectBody } from '../body.js'
-import type { Call } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse } from '../response.js'
 import type { ResourceAction } from './actions.js'
 import { updateIn } from './resources.js'
-
-function session(call: Call) {
-  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-  return { tenant: call.tenant, principal: call.principal }
-}
+import { requireSession } from '../requireSession.js'
 
 const calculate: ResourceAction = {
   async handle(call, decl, id) {
     if (id !== null || call.request.method !== 'POST') throw new ApiError('TL01-9003', '$calculateprice needs POST /time/timerecords/$calculateprice')
-    const { tenant } = session(call)
+    const { tenant } = requireSession(call)
     const { value, source } = parseObjectBody(call.request)
     const values = readFields(decl, value, source, true)
     return tenant.read((state) => {
@@ -37,7 +32,7 @@ const calculate: ResourceAction = {
 const update: ResourceAction = {
   async handle(call, decl, id) {
     if (id === null || (call.request.method !== 'PUT' && call.request.method !== 'POST')) throw new ApiError('TL01-9003', '$updateprice needs PUT /time/timerecords/{id}/$updateprice')
-    const { tenant, principal } = session(call)
+    const { tenant, principal } = requireSession(call)
     return tenant.write((tx) => {
       const derive = (rec: Parameters<typeof priceFields>[0]) => priceFields(rec, tx.state.collection('TimePriceList').values(), tx.state)
       const after = updateIn(tx, principal, decl, id, {}, null, false, derive)

@@ -6,11 +6,11 @@
  */
 import { ApiError } from '../../domain/errors.js'
 import { renderRecord } from '../../domain/render.js'
-import type { Call } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse } from '../response.js'
 import type { ResourceAction } from './actions.js'
 import { updateIn } from './resources.js'
+import { requireSession } from '../requireSession.js'
 
 const METHODS = ['GET', 'POST', 'PUT']
 
@@ -18,9 +18,8 @@ function setActive(name: string, active: boolean): ResourceAction {
   return {
     async handle(call, decl, id) {
       if (id === null || !METHODS.includes(call.request.method)) throw new ApiError('TL01-9003', `${name} needs GET, POST or PUT /time/projects/{id}/${name}`)
-      if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-      const principal = call.principal
-      return call.tenant.write((tx) => {
+      const { tenant, principal } = requireSession(call)
+      return tenant.write((tx) => {
         const after = updateIn(tx, principal, decl, id, { active }, null, false)
         return dataResponse(call.request, renderRecord(decl, after, tx.state, { noExpand: queryFlag(call.request, 'no_expand') }), { root: decl.xmlItemName })
       })

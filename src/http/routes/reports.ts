@@ -27,6 +27,7 @@ import { planList, type CandidateBounds } from '../../query/plan.js'
 import { accountOf } from '../authenticate.js'
 import type { Call, Principal } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
+import { requireSession } from '../requireSession.js'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -182,15 +183,14 @@ function weekStartOf(account: Rec): number {
  * the display names of the groups (groupedtotals; 500 projects' names were a twentieth of a readtotals that shows none).
  */
 async function reportInput(call: Call, grouped: boolean, earlierPeriods = 0, named = false): Promise<ReportInput> {
-  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-  const principal = call.principal
+  const { tenant, principal } = requireSession(call)
   const query = call.request.query
   // An absent or empty `summary` is no grouping.
   const groupBy = grouped ? query.get('summary')?.trim() || null : null
   if (!grouped && query.has('summary')) throw wrongParameter('this report is not groupable')
   if (groupBy !== null) resolvePath(resourceByType('TimeRecord'), groupBy.split('/'), groupBy)
   if (query.has('$filter')) planList(resourceByType('TimeRecord'), new Map([['$filter', query.get('$filter') ?? '']]))
-  return call.tenant.readInSlices((state) => reportInputSteps(state, principal, query, groupBy, earlierPeriods, named))
+  return tenant.readInSlices((state) => reportInputSteps(state, principal, query, groupBy, earlierPeriods, named))
 }
 
 /** The report's input read from the state, as steps (a module-level generator: see routes/resources.ts on closures). */

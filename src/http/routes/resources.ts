@@ -40,6 +40,7 @@ import { dataResponse, formatOf, textResponse, type ApiResponse } from '../respo
 import { findAction } from './actions.js'
 import { findView, viewScope } from './views.js'
 import { writeOptionsOf } from './writeOptions.js'
+import { requireSession } from '../requireSession.js'
 
 const METHODS_ON_COLLECTION = ['GET', 'POST']
 const METHODS_ON_ITEM = ['GET', 'PUT', 'DELETE']
@@ -48,11 +49,6 @@ export class MethodNotAllowed extends ApiError {
   constructor(method: string, allowed: readonly string[]) {
     super('TL01-9004', `${method} is not allowed here; use ${allowed.join(', ')}`, null, [], { Allow: allowed.join(', ') })
   }
-}
-
-function requirePrincipal(call: Call): { tenant: TenantAccess; principal: Principal } {
-  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-  return { tenant: call.tenant, principal: call.principal }
 }
 
 function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): RenderOptions {
@@ -67,7 +63,7 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): Rend
     return counter
   })
   /** Counters are shown as the caller sees them (a personal project counts only for its owner). */
-  const viewerId = requirePrincipal(call).principal.userId
+  const viewerId = requireSession(call).principal.userId
   const options: RenderOptions = { noExpand: queryFlag(call.request, 'no_expand'), jsonDates: formatOf(call.request) !== 'xml' }
   if (declared.length > 0) {
     options.counters = (rec: Rec) => {
@@ -173,7 +169,7 @@ function* listSteps(call: Call, decl: ResourceDecl, plan: ListPlan, principal: P
 }
 
 function list(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const plan = planList(decl, call.request.query)
   return tenant.readInSlices((state) => listSteps(call, decl, plan, principal, scope, state))
 }
@@ -183,7 +179,7 @@ function* countSteps(call: Call, plan: ListPlan, principal: Principal, scope: Li
 }
 
 function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const plan = planList(decl, call.request.query)
   return tenant.readInSlices((state) => countSteps(call, plan, principal, scope, state))
 }
@@ -195,14 +191,14 @@ function* summaryAnswerSteps(call: Call, plan: ListPlan, summaryPlan: SummaryPla
 
 /** `summary?summary=[<groupedBy>;]<fn>[;…]` over the records a list with the same $filter would give. */
 function summary(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const plan = planList(decl, call.request.query)
   const summaryPlan = parseSummary(decl, call.request.query.get('summary'))
   return tenant.readInSlices((state) => summaryAnswerSteps(call, plan, summaryPlan, principal, scope, state))
 }
 
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown> = {}): Promise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   if (!decl.creatable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be created here`)
   const { values } = await readBodyValues(call, decl, true)
   const derive = writeOptionsOf(call.request, decl)
@@ -210,7 +206,7 @@ async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unkn
 }
 
 function read(call: Call, decl: ResourceDecl, id: string, inTrash: boolean): MaybePromise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   return tenant.read((state) => {
     const rec = findVisible(state, principal, decl, id, inTrash)
     return objectResponse(call, decl, renderShown(decl, rec, state, shownOptions(call, decl, state)))
@@ -218,7 +214,7 @@ function read(call: Call, decl: ResourceDecl, id: string, inTrash: boolean): May
 }
 
 async function update(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const { values, version } = await readBodyValues(call, decl, false)
   const versionRequired = !queryFlag(call.request, 'version_ignore')
   const derive = writeOptionsOf(call.request, decl)
@@ -227,7 +223,7 @@ async function update(call: Call, decl: ResourceDecl, id: string): Promise<ApiRe
 
 /** `$set?field=value&…`: a PUT from query parameters; the version is checked only when the query names it. */
 async function setFields(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const reserved = new Set(['token', 'format', 'callback', 'suppress_response_code', 'response_object', 'no_expand', 'version', 'version_ignore', 'method', 'apikey'])
   const body: Record<string, unknown> = {}
   for (const [name, value] of call.request.query) {
@@ -247,7 +243,7 @@ async function setFields(call: Call, decl: ResourceDecl, id: string): Promise<Ap
 }
 
 async function remove(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const hard = queryFlag(call.request, 'hard')
   if (!decl.removable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be deleted`)
   return tenant.write((tx) => {
@@ -276,7 +272,7 @@ export function handleResource(call: Call, decl: ResourceDecl, rest: readonly st
     throw new MethodNotAllowed(method, METHODS_ON_COLLECTION)
   }
   if (second === undefined && first.startsWith('$')) {
-    requirePrincipal(call)
+    requireSession(call)
     const action = findAction(decl.type, first)
     if (action !== undefined) return action.handle(call, decl, null)
     if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
@@ -290,7 +286,7 @@ export function handleResource(call: Call, decl: ResourceDecl, rest: readonly st
     if (first === '@deleted') return list(call, decl, { kind: 'trashed' })
     const view = findView(decl.type, first)
     if (view === undefined) throw new ApiError('TL01-9003', `unknown view '${first}' of ${decl.path ?? decl.type}`)
-    return list(call, decl, viewScope(view, requirePrincipal(call).principal))
+    return list(call, decl, viewScope(view, requireSession(call).principal))
   }
   if (first === 'summary' && second === undefined) {
     if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
@@ -331,7 +327,7 @@ export function handleResource(call: Call, decl: ResourceDecl, rest: readonly st
 function innerCollection(call: Call, decl: ResourceDecl, id: string, inner: InnerCollection, counting: boolean): MaybePromise<ApiResponse> {
   const method = call.request.method
   const childDecl = resourceByType(inner.childType)
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   return andThen(tenant.read((state) => findVisible(state, principal, decl, id)), () => {
     const scope: ListScope = { kind: 'children', via: inner.via, parentId: id }
     if (counting) {

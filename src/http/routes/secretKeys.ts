@@ -21,19 +21,15 @@ import type { FieldDecl, ResourceDecl } from '../../domain/schema.js'
 import { createSecretKey as storeSecretKey, newSecretKey, type SecretKeyRequest } from '../../domain/secretKeys.js'
 import { removeForGood } from '../../domain/trash.js'
 import { parseBody } from '../body.js'
-import type { Call, Principal, TenantAccess } from '../call.js'
+import type { Call } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { planList } from '../../query/plan.js'
 import type { ResourceAction } from './actions.js'
+import { requireSession } from '../requireSession.js'
 
 function secretKeyDecl(): ResourceDecl {
   return resourceByType('SecretKey')
-}
-
-function session(call: Call): { tenant: TenantAccess; principal: Principal } {
-  if (call.tenant === null || call.principal === null) throw new Error('secret-key routes are authenticated tenant routes')
-  return { tenant: call.tenant, principal: call.principal }
 }
 
 /** What the body says about the new key: its name (validated as the field), and the user, id and text it may not choose. */
@@ -48,7 +44,7 @@ function keyRequest(call: Call, decl: ResourceDecl): SecretKeyRequest {
 }
 
 export async function createSecretKey(call: Call): Promise<ApiResponse> {
-  const { tenant, principal } = session(call)
+  const { tenant, principal } = requireSession(call)
   const decl = secretKeyDecl()
   const request = keyRequest(call, decl)
   // Random, so decided before the write; only its hash is stored and logged.
@@ -64,7 +60,7 @@ export async function createSecretKey(call: Call): Promise<ApiResponse> {
 export const SECRET_KEY_ACTIONS: ReadonlyMap<string, ResourceAction> = new Map([['SecretKey:POST', { handle: (call: Call) => createSecretKey(call) }]])
 
 export async function listSecretKeys(call: Call): Promise<ApiResponse> {
-  const { tenant, principal } = session(call)
+  const { tenant, principal } = requireSession(call)
   const decl = secretKeyDecl()
   const plan = planList(decl, call.request.query)
   return tenant.read((state) => {
@@ -75,7 +71,7 @@ export async function listSecretKeys(call: Call): Promise<ApiResponse> {
 }
 
 export async function deleteSecretKey(call: Call, params: Record<string, string>): Promise<ApiResponse> {
-  const { tenant, principal } = session(call)
+  const { tenant, principal } = requireSession(call)
   const decl = secretKeyDecl()
   const id = params.id ?? ''
   return tenant.write((tx) => {

@@ -24,16 +24,12 @@ import {
   type StorageAddress,
 } from '../../domain/storage.js'
 import { parsePaging } from '../../query/listQuery.js'
-import type { Call, Principal, TenantAccess } from '../call.js'
+import type { Call } from '../call.js'
 import { dataResponse, textResponse, type ApiResponse } from '../response.js'
 import { storedContentHeaders } from '../storedContent.js'
+import { requireSession } from '../requireSession.js'
 
 type Params = Record<string, string>
-
-function caller(call: Call): { tenant: TenantAccess; principal: Principal } {
-  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-  return { tenant: call.tenant, principal: call.principal }
-}
 
 function addressOf(params: Params): StorageAddress {
   return storageAddress(params.group ?? '', params.key ?? '', params.scope)
@@ -44,7 +40,7 @@ function missing(address: StorageAddress): ApiError {
 }
 
 export async function writeStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
-  const { tenant, principal } = caller(call)
+  const { tenant, principal } = requireSession(call)
   const address = addressOf(params)
   const content = storageText(call.request.body)
   const contentType = storableContentType(call.request.headers.get('content-type'), DEFAULT_STORAGE_CONTENT_TYPE)
@@ -55,7 +51,7 @@ export async function writeStorageEntry(call: Call, params: Params): Promise<Api
 }
 
 export async function readStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
-  const { tenant, principal } = caller(call)
+  const { tenant, principal } = requireSession(call)
   const address = addressOf(params)
   const rec = await tenant.read((state) => findStorageEntry(state, address, principal.userId))
   if (rec === undefined) throw missing(address)
@@ -63,7 +59,7 @@ export async function readStorageEntry(call: Call, params: Params): Promise<ApiR
 }
 
 export async function removeStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
-  const { tenant, principal } = caller(call)
+  const { tenant, principal } = requireSession(call)
   const address = addressOf(params)
   return tenant.write((tx) => {
     const rec = deleteStorageEntry(tx, address, principal.userId)
@@ -73,7 +69,7 @@ export async function removeStorageEntry(call: Call, params: Params): Promise<Ap
 }
 
 export async function listStorageGroup(call: Call, params: Params): Promise<ApiResponse> {
-  const { tenant, principal } = caller(call)
+  const { tenant, principal } = requireSession(call)
   const group = checkStorageName('group', params.group ?? '')
   const paging = parsePaging(call.request.query)
   const entries = await tenant.read((state) =>

@@ -11,10 +11,11 @@ import { renderRecord } from '../../domain/render.js'
 import { emptyTrashItem, restoreFromTrash, trashedObject } from '../../domain/trash.js'
 import type { ResourceDecl } from '../../domain/schema.js'
 import type { TenantState } from '../../engine/tenantState.js'
-import type { Call, Principal } from '../call.js'
+import type { Principal } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse } from '../response.js'
 import type { ResourceAction } from './actions.js'
+import { requireSession } from '../requireSession.js'
 
 /** 404 unless the caller sees the trash item; 403 unless they may delete its object. */
 function mayHandle(principal: Principal, itemDecl: ResourceDecl, state: TenantState, id: string): void {
@@ -24,15 +25,10 @@ function mayHandle(principal: Principal, itemDecl: ResourceDecl, state: TenantSt
   checkRemove(principal, decl, rec, state)
 }
 
-function session(call: Call) {
-  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-  return { tenant: call.tenant, principal: call.principal }
-}
-
 const restore: ResourceAction = {
   async handle(call, itemDecl, id) {
     if (id === null || (call.request.method !== 'GET' && call.request.method !== 'POST')) throw new ApiError('TL01-9003', '$restore needs GET /trash/{id}/$restore')
-    const { tenant, principal } = session(call)
+    const { tenant, principal } = requireSession(call)
     return tenant.write((tx) => {
       mayHandle(principal, itemDecl, tx.state, id)
       const { decl, rec } = restoreFromTrash(tx, id)
@@ -44,7 +40,7 @@ const restore: ResourceAction = {
 const empty: ResourceAction = {
   async handle(call, itemDecl, id) {
     if (id === null) throw new ApiError('TL01-9003', 'DELETE needs /trash/{id}')
-    const { tenant, principal } = session(call)
+    const { tenant, principal } = requireSession(call)
     return tenant.write((tx) => {
       mayHandle(principal, itemDecl, tx.state, id)
       emptyTrashItem(tx, id)
