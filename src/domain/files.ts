@@ -20,6 +20,7 @@
  * included: an admin's rights do not reach the owner's signature); the
  * account owner and admins change the logo.
  */
+import { findAccount } from './account.js'
 import { ApiError, accessDenied, notFound, wrongParameter } from './errors.js'
 import { deterministicId } from './hashId.js'
 import type { Caller } from './caller.js'
@@ -58,15 +59,10 @@ export function fileMetadataId(slot: FileSlot, ownerId: string): string {
   return deterministicId('file', slot.name, ownerId)
 }
 
-function theAccount(state: StateView): Rec | undefined {
-  for (const account of state.collection('Account').values()) return account
-  return undefined
-}
-
 /** The object a file path names (`{id}` or the alias): 404 unless it exists and is not in the trash. */
 export function resolveFileOwner(state: StateView, slot: FileSlot, idParam: string, callerId: string): Rec {
   if (slot.ownerType === 'Account') {
-    const account = theAccount(state)
+    const account = findAccount(state)
     if (account === undefined || (idParam !== slot.selfAlias && idParam !== account.id)) throw notFound('Account', idParam)
     return account
   }
@@ -82,7 +78,7 @@ export function checkFileChange(state: StateView, caller: Caller, slot: FileSlot
     if (caller.superuser) return
     throw accessDenied('only the account owner and admins may change the logo')
   }
-  if (ownerId === caller.userId || theAccount(state)?.owner === caller.userId) return
+  if (ownerId === caller.userId || findAccount(state)?.owner === caller.userId) return
   throw accessDenied('only the account owner may change the signature of another user')
 }
 

@@ -122,6 +122,18 @@ export function insertRecord(tx: Tx, decl: ResourceDecl, values: Record<string, 
 }
 
 /**
+ * Stores a new internal record keyed by a secret's SHA-256 (an AuthToken, a
+ * PasswordConfirmation): built like every record (buildRecord), but not
+ * checked against the declaration, whose id pattern is that of the UUIDs
+ * every other object has. The write that calls it decides its values.
+ */
+export function putKeyedRecord(tx: Tx, decl: ResourceDecl, id: string, values: Record<string, unknown>): Rec {
+  const rec = buildRecord(decl, Object.assign({}, values, { id }), tx.now)
+  tx.put(decl.type, rec)
+  return rec
+}
+
+/**
  * Applies changed fields to a record: a new object, version + 1, validated; then the declaration's onChange
  * hook, told the session `by` which the change was made (a password change keeps that one, sessions.ts).
  */

@@ -10,17 +10,12 @@
  * replaying the log gives the same state — and founds the new account.
  */
 import type { StateView, Tx } from './tx.js'
+import { findAccount } from './account.js'
 import { ApiError } from './errors.js'
-import type { Rec } from './schema.js'
-
-function accountIn(state: StateView): Rec | undefined {
-  for (const account of state.collection('Account').values()) return account
-  return undefined
-}
 
 /** Whether the tenant's account is a sign-up that was not confirmed within `lifetimeMs` before `nowMs`. */
 export function signUpExpired(state: StateView, lifetimeMs: number, nowMs: number): boolean {
-  const account = accountIn(state)
+  const account = findAccount(state)
   return account !== undefined && account.confirmed !== true && (account.createdAt as number) + lifetimeMs <= nowMs
 }
 

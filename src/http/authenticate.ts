@@ -6,6 +6,7 @@
  * tenant is simply unknown here.
  */
 import { ApiError } from '../domain/errors.js'
+import { accountOf } from '../domain/account.js'
 import { secretId } from '../domain/credentials.js'
 import type { Rec } from '../domain/schema.js'
 import type { TenantState } from '../engine/tenantState.js'
@@ -19,11 +20,6 @@ export function tokenOf(call: Call): string | undefined {
   const header = call.request.headers.get('authorization')
   if (header !== undefined && /^Bearer\s+/i.test(header)) return header.replace(/^Bearer\s+/i, '').trim()
   return undefined
-}
-
-export function accountOf(state: TenantState): Rec {
-  for (const account of state.collection('Account').values()) return account
-  throw new Error(`tenant ${state.tenant} has no account`)
 }
 
 export function principalFor(state: TenantState, user: Rec, tokenId: string): Principal {

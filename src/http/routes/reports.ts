@@ -24,7 +24,7 @@ import { DayTotals, daysOf, emptyTotals, withoutDays, type Totals } from '../../
 import { dayOfRecord, groupKey, NULL_KEY, totalsOfRecord } from '../../engine/reportTotals.js'
 import { resolvePath } from '../../query/fieldPath.js'
 import { planList, type CandidateBounds } from '../../query/plan.js'
-import { accountOf } from '../authenticate.js'
+import { accountOf } from '../../domain/account.js'
 import type { Call, Principal } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { requireSession } from '../requireSession.js'
