@@ -105,17 +105,36 @@ export function noFile(slot: FileSlot, ownerId: string): ApiError {
   return new ApiError('TL01-1101', `${slot.ownerType} '${ownerId}' has no ${slot.name}`)
 }
 
+/** What an upload stored: the metadata, whether it is new, and the key of the bytes it replaced (null when none). */
+export interface UploadedFile {
+  readonly rec: Rec
+  readonly created: boolean
+  readonly replacedKey: string | null
+}
+
 /**
- * Stores (or replaces) the metadata of the owner's file, its bytes under a new key made from `contentId`;
- * `replacedKey` names the bytes of the version replaced, which the caller removes.
+ * An upload by the caller to the file the path names (`idParam`: an id or the slot's alias): stores (or replaces)
+ * the metadata of the owner's file, its bytes under a new key made from `contentId`; the caller stores the bytes
+ * under `rec.fileKey` and removes those of `replacedKey`.
  */
-export function putFileMetadata(
-  tx: Tx,
-  slot: FileSlot,
-  ownerId: string,
-  values: FileValues,
-  contentId: string,
-): { rec: Rec; created: boolean; replacedKey: string | null } {
+export function uploadFile(tx: Tx, caller: Caller, slot: FileSlot, idParam: string, values: FileValues, contentId: string): UploadedFile {
+  const owner = resolveFileOwner(tx.state, slot, idParam, caller.userId)
+  checkFileChange(tx.state, caller, slot, owner.id)
+  return putFileMetadata(tx, slot, owner.id, values, contentId)
+}
+
+/** Removes the caller's (or with the right, another owner's) file the path names; 404 when there is none. */
+export function removeFile(tx: Tx, caller: Caller, slot: FileSlot, idParam: string): Rec {
+  const owner = resolveFileOwner(tx.state, slot, idParam, caller.userId)
+  checkFileChange(tx.state, caller, slot, owner.id)
+  const rec = findFileMetadata(tx.state, slot, owner.id)
+  if (rec === undefined) throw noFile(slot, owner.id)
+  tx.del(FileMetadata.type, rec.id)
+  return rec
+}
+
+/** Stores (or replaces) the metadata of the owner's file. */
+function putFileMetadata(tx: Tx, slot: FileSlot, ownerId: string, values: FileValues, contentId: string): UploadedFile {
   // The bytes go to the store beside this write's log entry: refused here, before anything is put, without room.
   tx.storeBeside(values.contentSize)
   const fileKey = fileKeyOf(slot, ownerId, contentId)
@@ -132,13 +151,6 @@ export function putFileMetadata(
     fileKey,
   })
   return { rec, created: true, replacedKey: null }
-}
-
-/** Removes the metadata of the owner's file; the removed record, or undefined when there is none. */
-export function deleteFileMetadata(tx: Tx, slot: FileSlot, ownerId: string): Rec | undefined {
-  const rec = findFileMetadata(tx.state, slot, ownerId)
-  if (rec !== undefined) tx.del(FileMetadata.type, rec.id)
-  return rec
 }
 
 /** The FileMetadata object clients see: {id, version, fileName, contentType, contentSize, createdAt, updatedAt, displayName}. */

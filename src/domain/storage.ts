@@ -100,10 +100,16 @@ export function putStorageEntry(tx: Tx, address: StorageAddress, userId: string,
   return { rec: insertRecord(tx, StorageEntry, values), created: true }
 }
 
-/** Removes the entry at the address; the removed record, or undefined when there is none. */
-export function deleteStorageEntry(tx: Tx, address: StorageAddress, userId: string): Rec | undefined {
+/** 404 for an address without an entry. */
+export function storageEntryMissing(address: StorageAddress): ApiError {
+  return new ApiError('TL01-1101', `${storageDescription(address)} not found`)
+}
+
+/** Removes the entry at the address; 404 when there is none. */
+export function removeStorageEntry(tx: Tx, address: StorageAddress, userId: string): Rec {
   const rec = findStorageEntry(tx.state, address, userId)
-  if (rec !== undefined) tx.del(StorageEntry.type, rec.id)
+  if (rec === undefined) throw storageEntryMissing(address)
+  tx.del(StorageEntry.type, rec.id)
   return rec
 }
 

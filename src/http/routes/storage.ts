@@ -10,15 +10,14 @@
  * A first store answers 201, a replacing one 200, both with {id, version}.
  */
 import { storableContentType } from '../../domain/contentType.js'
-import { ApiError } from '../../domain/errors.js'
 import {
   checkStorageName,
-  deleteStorageEntry,
   DEFAULT_STORAGE_CONTENT_TYPE,
   findStorageEntry,
   putStorageEntry,
+  removeStorageEntry as removeEntry,
   storageAddress,
-  storageDescription,
+  storageEntryMissing,
   storageText,
   visibleStorageEntries,
   type StorageAddress,
@@ -35,37 +34,28 @@ function addressOf(params: Params): StorageAddress {
   return storageAddress(params.group ?? '', params.key ?? '', params.scope)
 }
 
-function missing(address: StorageAddress): ApiError {
-  return new ApiError('TL01-1101', `${storageDescription(address)} not found`)
-}
-
 export async function writeStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const address = addressOf(params)
   const content = storageText(call.request.body)
   const contentType = storableContentType(call.request.headers.get('content-type'), DEFAULT_STORAGE_CONTENT_TYPE)
-  return tenant.write((tx) => {
-    const { rec, created } = putStorageEntry(tx, address, principal.userId, contentType, content)
-    return dataResponse(call.request, { id: rec.id, version: rec.version }, { root: 'storageEntry' }, created ? 201 : 200)
-  })
+  const { rec, created } = await tenant.write((tx) => putStorageEntry(tx, address, principal.userId, contentType, content))
+  return dataResponse(call.request, { id: rec.id, version: rec.version }, { root: 'storageEntry' }, created ? 201 : 200)
 }
 
 export async function readStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const address = addressOf(params)
   const rec = await tenant.read((state) => findStorageEntry(state, address, principal.userId))
-  if (rec === undefined) throw missing(address)
+  if (rec === undefined) throw storageEntryMissing(address)
   return textResponse(call.request, rec.content as string, storedContentHeaders(rec.contentType as string))
 }
 
 export async function removeStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const address = addressOf(params)
-  return tenant.write((tx) => {
-    const rec = deleteStorageEntry(tx, address, principal.userId)
-    if (rec === undefined) throw missing(address)
-    return dataResponse(call.request, { id: rec.id, deleted: true }, { root: 'storageEntry' })
-  })
+  const rec = await tenant.write((tx) => removeEntry(tx, address, principal.userId))
+  return dataResponse(call.request, { id: rec.id, deleted: true }, { root: 'storageEntry' })
 }
 
 export async function listStorageGroup(call: Call, params: Params): Promise<ApiResponse> {
