@@ -34,7 +34,7 @@ function* scannedDays(state: TenantState, caller: Caller, query: ReadonlyMap<str
   const group = groupBy === null ? null : resolvePath(decl, groupBy.split('/'), groupBy)
   const timeZone = String(accountOf(state).timeZone ?? 'UTC')
   const days = new Map<string, DayTotals>()
-  const plan = planList(decl, new Map([...query].filter(([name]) => name === '$filter')))
+  const plan = planList(decl, query)
   yield* plan.eachMatching(
     state,
     caller,
