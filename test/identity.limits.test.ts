@@ -8,7 +8,7 @@
 import http from 'node:http'
 import t from 'tap'
 import { KnownSources } from '../src/http/knownSources.js'
-import { MAX_TRACKED_KEYS, WindowCounter } from '../src/http/rateLimiter.js'
+import { MAX_TRACKED_KEYS, WindowCounter } from '../src/http/windowCounter.js'
 import { startInProcess, tempDataDir, TEST_API_KEY } from './helpers/server.js'
 import { expectError, loginFrom, whoAmI } from './helpers/identity.js'
 

@@ -20,15 +20,15 @@
  * included: an admin's rights do not reach the owner's signature); the
  * account owner and admins change the logo.
  */
+import { findAccount } from './account.js'
 import { ApiError, accessDenied, notFound, wrongParameter } from './errors.js'
 import { deterministicId } from './hashId.js'
-import type { Caller } from './policy.js'
+import type { Caller } from './caller.js'
 import { changeRecord, insertRecord } from './records.js'
 import { renderRecord, type OutObject } from './render.js'
 import { FileMetadata } from './resources/fileMetadata.js'
 import type { Rec } from './schema.js'
-import type { TenantState } from '../engine/tenantState.js'
-import type { WriteTx } from '../engine/writeTx.js'
+import type { StateView, Tx } from './tx.js'
 
 export interface FileSlot {
   readonly name: 'signature' | 'logo'
@@ -59,15 +59,10 @@ export function fileMetadataId(slot: FileSlot, ownerId: string): string {
   return deterministicId('file', slot.name, ownerId)
 }
 
-function theAccount(state: TenantState): Rec | undefined {
-  for (const account of state.collection('Account').values()) return account
-  return undefined
-}
-
 /** The object a file path names (`{id}` or the alias): 404 unless it exists and is not in the trash. */
-export function resolveFileOwner(state: TenantState, slot: FileSlot, idParam: string, callerId: string): Rec {
+export function resolveFileOwner(state: StateView, slot: FileSlot, idParam: string, callerId: string): Rec {
   if (slot.ownerType === 'Account') {
-    const account = theAccount(state)
+    const account = findAccount(state)
     if (account === undefined || (idParam !== slot.selfAlias && idParam !== account.id)) throw notFound('Account', idParam)
     return account
   }
@@ -78,12 +73,12 @@ export function resolveFileOwner(state: TenantState, slot: FileSlot, idParam: st
 }
 
 /** 403 unless the caller may upload or remove this file. */
-export function checkFileChange(state: TenantState, caller: Caller, slot: FileSlot, ownerId: string): void {
+export function checkFileChange(state: StateView, caller: Caller, slot: FileSlot, ownerId: string): void {
   if (slot.ownerType === 'Account') {
     if (caller.superuser) return
     throw accessDenied('only the account owner and admins may change the logo')
   }
-  if (ownerId === caller.userId || theAccount(state)?.owner === caller.userId) return
+  if (ownerId === caller.userId || findAccount(state)?.owner === caller.userId) return
   throw accessDenied('only the account owner may change the signature of another user')
 }
 
@@ -101,7 +96,7 @@ export function checkFileSize(bytes: number, limitBytes: number): void {
   if (bytes === 0) throw wrongParameter('the upload is empty')
 }
 
-export function findFileMetadata(state: TenantState, slot: FileSlot, ownerId: string): Rec | undefined {
+export function findFileMetadata(state: StateView, slot: FileSlot, ownerId: string): Rec | undefined {
   return state.get(FileMetadata.type, fileMetadataId(slot, ownerId))
 }
 
@@ -110,17 +105,36 @@ export function noFile(slot: FileSlot, ownerId: string): ApiError {
   return new ApiError('TL01-1101', `${slot.ownerType} '${ownerId}' has no ${slot.name}`)
 }
 
+/** What an upload stored: the metadata, whether it is new, and the key of the bytes it replaced (null when none). */
+export interface UploadedFile {
+  readonly rec: Rec
+  readonly created: boolean
+  readonly replacedKey: string | null
+}
+
 /**
- * Stores (or replaces) the metadata of the owner's file, its bytes under a new key made from `contentId`;
- * `replacedKey` names the bytes of the version replaced, which the caller removes.
+ * An upload by the caller to the file the path names (`idParam`: an id or the slot's alias): stores (or replaces)
+ * the metadata of the owner's file, its bytes under a new key made from `contentId`; the caller stores the bytes
+ * under `rec.fileKey` and removes those of `replacedKey`.
  */
-export function putFileMetadata(
-  tx: WriteTx,
-  slot: FileSlot,
-  ownerId: string,
-  values: FileValues,
-  contentId: string,
-): { rec: Rec; created: boolean; replacedKey: string | null } {
+export function uploadFile(tx: Tx, caller: Caller, slot: FileSlot, idParam: string, values: FileValues, contentId: string): UploadedFile {
+  const owner = resolveFileOwner(tx.state, slot, idParam, caller.userId)
+  checkFileChange(tx.state, caller, slot, owner.id)
+  return putFileMetadata(tx, slot, owner.id, values, contentId)
+}
+
+/** Removes the caller's (or with the right, another owner's) file the path names; 404 when there is none. */
+export function removeFile(tx: Tx, caller: Caller, slot: FileSlot, idParam: string): Rec {
+  const owner = resolveFileOwner(tx.state, slot, idParam, caller.userId)
+  checkFileChange(tx.state, caller, slot, owner.id)
+  const rec = findFileMetadata(tx.state, slot, owner.id)
+  if (rec === undefined) throw noFile(slot, owner.id)
+  tx.del(FileMetadata.type, rec.id)
+  return rec
+}
+
+/** Stores (or replaces) the metadata of the owner's file. */
+function putFileMetadata(tx: Tx, slot: FileSlot, ownerId: string, values: FileValues, contentId: string): UploadedFile {
   // The bytes go to the store beside this write's log entry: refused here, before anything is put, without room.
   tx.storeBeside(values.contentSize)
   const fileKey = fileKeyOf(slot, ownerId, contentId)
@@ -139,15 +153,8 @@ export function putFileMetadata(
   return { rec, created: true, replacedKey: null }
 }
 
-/** Removes the metadata of the owner's file; the removed record, or undefined when there is none. */
-export function deleteFileMetadata(tx: WriteTx, slot: FileSlot, ownerId: string): Rec | undefined {
-  const rec = findFileMetadata(tx.state, slot, ownerId)
-  if (rec !== undefined) tx.del(FileMetadata.type, rec.id)
-  return rec
-}
-
 /** The FileMetadata object clients see: {id, version, fileName, contentType, contentSize, createdAt, updatedAt, displayName}. */
-export function renderFileMetadata(rec: Rec, state: TenantState): OutObject {
+export function renderFileMetadata(rec: Rec, state: StateView): OutObject {
   const full = renderRecord(FileMetadata, rec, state, { noExpand: true })
   const out: OutObject = {}
   for (const name of METADATA_FIELDS) out[name] = full[name]

@@ -11,14 +11,13 @@
  * or deletes it. The account passes to another user only by the owner's own
  * change of Account.owner, and only to an active admin outside the trash.
  */
+import type { Caller } from './caller.js'
 import { accessDenied } from './errors.js'
 import { findResourceByType } from './resources/index.js'
 import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
 
-export interface Caller {
-  readonly userId: string
-  readonly superuser: boolean
-}
+/** Named here too for the modules that take it with the checks (caller.ts declares it). */
+export type { Caller } from './caller.js'
 
 /** Fields a user may not change on their own User object. */
 const SELF_PROTECTED_FIELDS = ['admin', 'active', 'projectManager'] as const
@@ -27,7 +26,7 @@ const SELF_PROTECTED_FIELDS = ['admin', 'active', 'projectManager'] as const
 const OWNER_TYPE = 'User'
 const OWNER_KEEPS: Readonly<Record<string, unknown>> = { active: true, admin: true }
 
-/** What the write checks read besides records: the tenant's one Account (TenantState is such a context). */
+/** What the write checks read besides records: the tenant's one Account (StateView is such a context). */
 export interface PolicyContext extends DisplayContext {
   collection(type: string): { values(): Iterable<Rec> }
 }

@@ -17,9 +17,9 @@
 import crypto from 'node:crypto'
 import { ApiError } from './errors.js'
 import { checkRecord, defaults } from './input.js'
-import type { Caller } from './policy.js'
+import type { Caller } from './caller.js'
 import type { ChangeSession, Rec, ResourceDecl } from './schema.js'
-import type { WriteTx } from '../engine/writeTx.js'
+import type { Tx } from './tx.js'
 
 export function newId(): string {
   return crypto.randomUUID()
@@ -107,7 +107,7 @@ export function buildRecord(decl: ResourceDecl, values: Record<string, unknown>,
  * The declaration's onCreate hook sees the record first; `creator` is the
  * caller of a request (null for internal writes such as sign-up).
  */
-export function insertRecord(tx: WriteTx, decl: ResourceDecl, values: Record<string, unknown>, creator: Caller | null = null): Rec {
+export function insertRecord(tx: Tx, decl: ResourceDecl, values: Record<string, unknown>, creator: Caller | null = null): Rec {
   const built = buildRecord(decl, values, tx.now)
   if (tx.state.get(decl.type, built.id) !== undefined) {
     throw new ApiError('TL01-1104', `${decl.type} with id '${built.id}' already exists`, null, [
@@ -122,10 +122,22 @@ export function insertRecord(tx: WriteTx, decl: ResourceDecl, values: Record<str
 }
 
 /**
+ * Stores a new internal record keyed by a secret's SHA-256 (an AuthToken, a
+ * PasswordConfirmation): built like every record (buildRecord), but not
+ * checked against the declaration, whose id pattern is that of the UUIDs
+ * every other object has. The write that calls it decides its values.
+ */
+export function putKeyedRecord(tx: Tx, decl: ResourceDecl, id: string, values: Record<string, unknown>): Rec {
+  const rec = buildRecord(decl, Object.assign({}, values, { id }), tx.now)
+  tx.put(decl.type, rec)
+  return rec
+}
+
+/**
  * Applies changed fields to a record: a new object, version + 1, validated; then the declaration's onChange
  * hook, told the session `by` which the change was made (a password change keeps that one, sessions.ts).
  */
-export function changeRecord(tx: WriteTx, decl: ResourceDecl, before: Rec, values: Record<string, unknown>, by: ChangeSession | null = null): Rec {
+export function changeRecord(tx: Tx, decl: ResourceDecl, before: Rec, values: Record<string, unknown>, by: ChangeSession | null = null): Rec {
   const after: Rec = { ...before, ...values, id: before.id, version: before.version + 1, updatedAt: tx.now }
   // A reference the record already had may stay even if its target went to the trash since.
   const keptReference = (type: string, id: string) => decl.fields.some((fieldDecl) => fieldDecl.ref === type && before[fieldDecl.name] === id)
@@ -137,7 +149,7 @@ export function changeRecord(tx: WriteTx, decl: ResourceDecl, before: Rec, value
 }
 
 /** 412 when another live record already has the same values in one of the declaration's unique field sets. */
-export function checkUnique(tx: WriteTx, decl: ResourceDecl, rec: Rec): void {
+export function checkUnique(tx: Tx, decl: ResourceDecl, rec: Rec): void {
   const collection = tx.state.collection(decl.type)
   for (const fields of decl.unique) {
     const [first, ...rest] = fields

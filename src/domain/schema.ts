@@ -5,13 +5,15 @@
  * rendering, stubs, $metadata, $dummy, XML names, indexes, trash cascades —
  * reads a ResourceDecl; nothing is written again per resource.
  *
- * In memory a stored object is a `Rec`: scalar fields as JSON values, dates
- * as epoch milliseconds, references as the referenced id (or null).
- * Derived fields (`derive`) are never stored: render, $filter and $orderby
- * compute them from the record and the live aggregates of the state.
+ * In memory a stored object is a `Rec` (record.ts). Derived fields
+ * (`derive`) are never stored: render, $filter and $orderby compute them
+ * from the record and the live aggregates of the state.
  */
-import type { WriteTx } from '../engine/writeTx.js'
-import type { Caller } from './policy.js'
+import type { Caller } from './caller.js'
+import type { DisplayContext, Rec } from './record.js'
+import type { Tx } from './tx.js'
+
+export type { DisplayContext, LiveAggregates, Rec } from './record.js'
 
 export type ScalarType = 'String' | 'Boolean' | 'Long' | 'Integer' | 'Double' | 'Date'
 /**
@@ -59,34 +61,8 @@ export interface FieldDecl {
 
 export type DeriveValue = (rec: Rec, context: DisplayContext) => unknown
 
-export type Rec = {
-  id: string
-  version: number
-  createdAt: number
-  updatedAt: number
-  trashItem: string | null
-  [field: string]: unknown
-}
-
-/** Live aggregates the engine keeps in step with every change (never a scan per request). */
-export interface LiveAggregates {
-  /** The value of an `append` counter of a parent, as the user `viewerId` sees it. */
-  count(parentType: string, counterName: string, parentId: string, viewerId: string): number
-  /** The value of a declared LiveSum of a parent. */
-  sum(parentType: string, sumName: string, parentId: string): number
-}
-
-/** What a display name or a derived field may consult: other records (a time record shows its user's name). */
-export interface DisplayContext {
-  get(type: string, id: string): Rec | undefined
-  /** The display name of the referenced object, '' when the reference is empty or dangling. */
-  displayNameOf(type: string, id: unknown): string
-  /** Live aggregates; absent where there is no engine (unit tests with a fake context). */
-  readonly aggregates?: LiveAggregates
-}
-
 /** A hook run on a new record before it is validated and stored; `creator` is null for internal writes. */
-export type OnCreate = (tx: WriteTx, rec: Rec, creator: Caller | null) => Rec
+export type OnCreate = (tx: Tx, rec: Rec, creator: Caller | null) => Rec
 
 /**
  * A hook run after a stored record changed through the generic paths —
@@ -95,7 +71,7 @@ export type OnCreate = (tx: WriteTx, rec: Rec, creator: Caller | null) => Rec
  * with the change. `by` is the session the change was made in, when a
  * user's request made it (null for internal changes).
  */
-export type OnChange = (tx: WriteTx, before: Rec, after: Rec | undefined, by?: ChangeSession | null) => void
+export type OnChange = (tx: Tx, before: Rec, after: Rec | undefined, by?: ChangeSession | null) => void
 
 /** The session a change is made in: the user and the access token (its SHA-256 id) of the request. */
 export interface ChangeSession {

@@ -7,50 +7,30 @@
  * usable key. The record's id is a random UUID like every object's: it
  * says nothing of the text, and nothing a caller sends chooses either.
  *
+ * Creating and removing a key are operations (operations/secretKeys.ts).
  * Login finds a key by the hash of the text it is given (an index lookup:
  * no secret is compared byte by byte). Keys made before `keyHash` existed
  * had their id derived from the text, which let a caller who could choose
  * an id choose a key for another user: they no longer log in.
  */
-import type { TenantState } from '../engine/tenantState.js'
-import type { WriteTx } from '../engine/writeTx.js'
+import type { StateView, Tx } from './tx.js'
 import { newToken, secretId } from './credentials.js'
-import { accessDenied, wrongParameter } from './errors.js'
-import type { Caller } from './policy.js'
-import { insertRecord } from './records.js'
 import { SecretKey } from './resources/secretKey.js'
 import type { Rec } from './schema.js'
 import { removeForGood } from './trash.js'
+import { removeAllOfUser } from './userRecords.js'
 
 export function newSecretKey(): string {
   return newToken()
 }
 
-/** What a caller may say about a new key: its name; `user` only when it is the caller, never the id or the text. */
-export interface SecretKeyRequest {
-  name?: unknown
-  user?: unknown
-  id?: unknown
-  secretKey?: unknown
-}
-
-/** Stores a new key of the caller for the text `key` (decided before the write); the text itself is not stored. */
-export function createSecretKey(tx: WriteTx, caller: Caller, request: SecretKeyRequest, key: string): Rec {
-  if (request.id !== undefined && request.id !== null) throw wrongParameter('a secret key gets its id from the server')
-  if (request.secretKey !== undefined && request.secretKey !== null) throw wrongParameter('a secret key is made by the server; it cannot be chosen')
-  if (request.user !== undefined && request.user !== null && request.user !== caller.userId) throw accessDenied('a secret key is made for the caller only')
-  const values: Record<string, unknown> = { user: caller.userId, keyHash: secretId(key) }
-  if (request.name !== undefined) values.name = request.name
-  return insertRecord(tx, SecretKey, values, caller)
-}
-
 /** Removes every secret key of the user for good, trashed ones included (with their trash items). */
-export function revokeSecretKeysOf(tx: WriteTx, userId: string): void {
-  for (const rec of [...tx.state.collection(SecretKey.type).lookup('user', userId)]) removeForGood(tx, SecretKey, rec)
+export function revokeSecretKeysOf(tx: Tx, userId: string): void {
+  removeAllOfUser(tx, SecretKey.type, userId, { remove: (rec) => removeForGood(tx, SecretKey, rec) })
 }
 
 /** The live key whose text is `key`, if any. */
-export function findSecretKey(state: TenantState, key: string): Rec | undefined {
+export function findSecretKey(state: StateView, key: string): Rec | undefined {
   for (const rec of state.collection(SecretKey.type).lookup('keyHash', secretId(key))) if (rec.trashItem === null) return rec
   return undefined
 }

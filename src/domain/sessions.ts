@@ -18,8 +18,9 @@
  * secret keys (revokeSecretKeysOf in secretKeys.ts, called by that path):
  * whoever resets by mail may have lost control of every credential.
  */
-import type { WriteTx } from '../engine/writeTx.js'
+import type { Tx } from './tx.js'
 import type { ChangeSession, Rec } from './schema.js'
+import { removeAllOfUser } from './userRecords.js'
 
 export const SESSION_TYPES = ['AuthToken', 'PasswordConfirmation'] as const
 
@@ -27,28 +28,29 @@ function maySignIn(user: Rec | undefined): boolean {
   return user !== undefined && user.active === true && user.trashItem === null
 }
 
-export function endSessionsOf(tx: WriteTx, userId: string): void {
-  for (const type of SESSION_TYPES) {
-    for (const rec of [...tx.state.collection(type).lookup('user', userId)]) tx.del(type, rec.id)
-  }
+export function endSessionsOf(tx: Tx, userId: string): void {
+  for (const type of SESSION_TYPES) removeAllOfUser(tx, type, userId)
 }
 
 /** Ends every token of a user except the access token `keepId` and its refresh token. */
-export function revokeTokensOf(tx: WriteTx, userId: string, keepId: string | null = null): void {
-  for (const rec of [...tx.state.collection('AuthToken').lookup('user', userId)]) {
-    const kept = keepId !== null && (rec.id === keepId || rec.pairId === keepId)
-    if (!kept) tx.del('AuthToken', rec.id)
-  }
+export function revokeTokensOf(tx: Tx, userId: string, keepId: string | null = null): void {
+  if (keepId === null) removeAllOfUser(tx, 'AuthToken', userId)
+  else removeAllOfUser(tx, 'AuthToken', userId, { spare: (rec) => rec.id === keepId || rec.pairId === keepId })
+}
+
+/** Drops the user's pending password confirmations. */
+export function dropConfirmationsOf(tx: Tx, userId: string): void {
+  removeAllOfUser(tx, 'PasswordConfirmation', userId)
 }
 
 /** OnChange hook of User: a lock-out ends every session; a new password ends every other one. */
-export function endSessionsOnUserChange(tx: WriteTx, before: Rec, after: Rec | undefined, by: ChangeSession | null = null): void {
+export function endSessionsOnUserChange(tx: Tx, before: Rec, after: Rec | undefined, by: ChangeSession | null = null): void {
   if (maySignIn(before) && !maySignIn(after)) {
     endSessionsOf(tx, before.id)
     return
   }
   if (after !== undefined && after.password !== before.password) {
     revokeTokensOf(tx, before.id, by?.tokenId ?? null)
-    for (const rec of [...tx.state.collection('PasswordConfirmation').lookup('user', before.id)]) tx.del('PasswordConfirmation', rec.id)
+    dropConfirmationsOf(tx, before.id)
   }
 }

@@ -9,24 +9,18 @@
  * one inside its own write — the decision uses that write's time, so
  * replaying the log gives the same state — and founds the new account.
  */
-import type { TenantState } from '../engine/tenantState.js'
-import type { WriteTx } from '../engine/writeTx.js'
+import type { StateView, Tx } from './tx.js'
+import { findAccount } from './account.js'
 import { ApiError } from './errors.js'
-import type { Rec } from './schema.js'
-
-function accountIn(state: TenantState): Rec | undefined {
-  for (const account of state.collection('Account').values()) return account
-  return undefined
-}
 
 /** Whether the tenant's account is a sign-up that was not confirmed within `lifetimeMs` before `nowMs`. */
-export function signUpExpired(state: TenantState, lifetimeMs: number, nowMs: number): boolean {
-  const account = accountIn(state)
+export function signUpExpired(state: StateView, lifetimeMs: number, nowMs: number): boolean {
+  const account = findAccount(state)
   return account !== undefined && account.confirmed !== true && (account.createdAt as number) + lifetimeMs <= nowMs
 }
 
 /** Inside a new sign-up's write: removes every record an expired sign-up left; 409 if it did not expire (after all). */
-export function clearExpiredSignUp(tx: WriteTx, lifetimeMs: number): void {
+export function clearExpiredSignUp(tx: Tx, lifetimeMs: number): void {
   if (!signUpExpired(tx.state, lifetimeMs, tx.now)) throw new ApiError('TL01-1102', `the account address '${tx.state.tenant}' is taken`)
   for (const [type, collection] of tx.state.collections) {
     for (const rec of [...collection.values()]) tx.del(type, rec.id)

@@ -16,8 +16,7 @@ import { deterministicId } from './hashId.js'
 import { changeRecord, insertRecord } from './records.js'
 import { StorageEntry, STORAGE_NAME_PATTERN } from './resources/storageEntry.js'
 import type { Rec } from './schema.js'
-import type { TenantState } from '../engine/tenantState.js'
-import type { WriteTx } from '../engine/writeTx.js'
+import type { StateView, Tx } from './tx.js'
 
 export const MAX_STORAGE_CHARACTERS = 16384
 export const DEFAULT_STORAGE_CONTENT_TYPE = 'text/plain; charset=utf-8'
@@ -81,12 +80,12 @@ export function storageText(body: Buffer): string {
   return text
 }
 
-export function findStorageEntry(state: TenantState, address: StorageAddress, userId: string): Rec | undefined {
+export function findStorageEntry(state: StateView, address: StorageAddress, userId: string): Rec | undefined {
   return state.get(StorageEntry.type, storageEntryId(address, userId))
 }
 
 /** Stores the text under the address: creates the entry or replaces its text. */
-export function putStorageEntry(tx: WriteTx, address: StorageAddress, userId: string, contentType: string, content: string): { rec: Rec; created: boolean } {
+export function putStorageEntry(tx: Tx, address: StorageAddress, userId: string, contentType: string, content: string): { rec: Rec; created: boolean } {
   const before = findStorageEntry(tx.state, address, userId)
   if (before !== undefined) return { rec: changeRecord(tx, StorageEntry, before, { contentType, content }), created: false }
   const values = {
@@ -101,15 +100,21 @@ export function putStorageEntry(tx: WriteTx, address: StorageAddress, userId: st
   return { rec: insertRecord(tx, StorageEntry, values), created: true }
 }
 
-/** Removes the entry at the address; the removed record, or undefined when there is none. */
-export function deleteStorageEntry(tx: WriteTx, address: StorageAddress, userId: string): Rec | undefined {
+/** 404 for an address without an entry. */
+export function storageEntryMissing(address: StorageAddress): ApiError {
+  return new ApiError('TL01-1101', `${storageDescription(address)} not found`)
+}
+
+/** Removes the entry at the address; 404 when there is none. */
+export function removeStorageEntry(tx: Tx, address: StorageAddress, userId: string): Rec {
   const rec = findStorageEntry(tx.state, address, userId)
-  if (rec !== undefined) tx.del(StorageEntry.type, rec.id)
+  if (rec === undefined) throw storageEntryMissing(address)
+  tx.del(StorageEntry.type, rec.id)
   return rec
 }
 
 /** The entries of a group the user sees (their private ones and every public one), by key, private first. */
-export function visibleStorageEntries(state: TenantState, group: string, userId: string): Rec[] {
+export function visibleStorageEntries(state: StateView, group: string, userId: string): Rec[] {
   const visible = [...state.collection(StorageEntry.type).lookup('group', group)].filter((rec) => rec.publicScope === true || rec.owner === userId)
   return visible.sort(compareEntries)
 }

@@ -17,8 +17,7 @@ import { ApiError, notFound } from './errors.js'
 import { checkUnique, newId } from './records.js'
 import { findResourceByType, RESOURCES, resourceByType } from './resources/index.js'
 import type { Rec, ResourceDecl } from './schema.js'
-import type { WriteTx } from '../engine/writeTx.js'
-import type { TenantState } from '../engine/tenantState.js'
+import type { StateView, Tx } from './tx.js'
 
 export const MAX_CASCADE_OBJECTS = 1_000_000
 
@@ -28,7 +27,7 @@ interface Member {
 }
 
 /** The object and, recursively, every record of its cascade types that refers to it. */
-export function cascadeOf(state: TenantState, decl: ResourceDecl, rec: Rec, includeTrashed: boolean): Member[] {
+export function cascadeOf(state: StateView, decl: ResourceDecl, rec: Rec, includeTrashed: boolean): Member[] {
   const members: Member[] = [{ decl, rec }]
   const seen = new Set([`${decl.type}:${rec.id}`])
   for (let index = 0; index < members.length; index += 1) {
@@ -53,7 +52,7 @@ export function cascadeOf(state: TenantState, decl: ResourceDecl, rec: Rec, incl
 }
 
 /** Moves a live object and its live cascade to the trash; returns the root's trash item. */
-export function moveToTrash(tx: WriteTx, decl: ResourceDecl, rec: Rec, deletedBy: string | null): Rec {
+export function moveToTrash(tx: Tx, decl: ResourceDecl, rec: Rec, deletedBy: string | null): Rec {
   const groupId = newId()
   let rootItem: Rec | undefined
   for (const member of cascadeOf(tx.state, decl, rec, false)) {
@@ -79,7 +78,7 @@ export function moveToTrash(tx: WriteTx, decl: ResourceDecl, rec: Rec, deletedBy
 }
 
 /** Removes an object, its whole cascade (live and trashed) and their trash items for good. */
-export function removeForGood(tx: WriteTx, decl: ResourceDecl, rec: Rec): void {
+export function removeForGood(tx: Tx, decl: ResourceDecl, rec: Rec): void {
   for (const member of cascadeOf(tx.state, decl, rec, true).reverse()) {
     if (typeof member.rec.trashItem === 'string' && tx.state.get('TrashItem', member.rec.trashItem) !== undefined) {
       tx.del('TrashItem', member.rec.trashItem)
@@ -90,7 +89,7 @@ export function removeForGood(tx: WriteTx, decl: ResourceDecl, rec: Rec): void {
 }
 
 /** The object a trash item stands for. */
-export function trashedObject(state: TenantState, item: Rec): { decl: ResourceDecl; rec: Rec } {
+export function trashedObject(state: StateView, item: Rec): { decl: ResourceDecl; rec: Rec } {
   const decl = resourceByType(item.deletedObjectType as string)
   const rec = state.get(decl.type, item.deletedObjectId as string)
   if (rec === undefined) throw new Error(`trash item ${item.id} points at a missing ${decl.type}`)
@@ -98,14 +97,14 @@ export function trashedObject(state: TenantState, item: Rec): { decl: ResourceDe
 }
 
 /** The trash items of a group, the root first. */
-function groupItems(state: TenantState, item: Rec): Rec[] {
+function groupItems(state: StateView, item: Rec): Rec[] {
   if (item.groupId !== item.id) return [item]
   const items = [...state.collection('TrashItem').lookup('groupId', item.groupId)]
   return items.sort((a, b) => (a.id === item.id ? -1 : b.id === item.id ? 1 : 0))
 }
 
 /** A parent this object cascades from that is itself in the trash, if any. */
-function trashedParent(state: TenantState, decl: ResourceDecl, rec: Rec): Member | undefined {
+function trashedParent(state: StateView, decl: ResourceDecl, rec: Rec): Member | undefined {
   for (const parentDecl of RESOURCES) {
     if (!parentDecl.cascades.includes(decl.type)) continue
     for (const fieldDecl of decl.fields) {
@@ -123,7 +122,7 @@ function trashedParent(state: TenantState, decl: ResourceDecl, rec: Rec): Member
  * root object. Throws (and the write rolls back, restoring nothing) when a
  * parent is still in the trash or a unique field set is taken meanwhile.
  */
-export function restoreFromTrash(tx: WriteTx, trashItemId: string): { decl: ResourceDecl; rec: Rec } {
+export function restoreFromTrash(tx: Tx, trashItemId: string): { decl: ResourceDecl; rec: Rec } {
   const item = tx.state.get('TrashItem', trashItemId)
   if (item === undefined) throw notFound('TrashItem', trashItemId)
   const root = trashedObject(tx.state, item)
@@ -148,7 +147,7 @@ export function restoreFromTrash(tx: WriteTx, trashItemId: string): { decl: Reso
 }
 
 /** Empties a trash item: its object (a root: the whole group) is removed for good with its cascade. */
-export function emptyTrashItem(tx: WriteTx, trashItemId: string): void {
+export function emptyTrashItem(tx: Tx, trashItemId: string): void {
   const item = tx.state.get('TrashItem', trashItemId)
   if (item === undefined) throw notFound('TrashItem', trashItemId)
   for (const groupItem of groupItems(tx.state, item)) {

@@ -7,7 +7,8 @@
  */
 import { inRecordShape, recordFromFields } from '../domain/records.js'
 import { RESOURCES, resourceByType } from '../domain/resources/index.js'
-import type { DisplayContext, LiveAggregates, Rec } from '../domain/schema.js'
+import type { LiveAggregates, Rec } from '../domain/schema.js'
+import type { StateView } from '../domain/tx.js'
 import { assertionFailed } from '../assert.js'
 import { AppendCounters } from './appendCounters.js'
 import { Collection } from './collection.js'
@@ -24,7 +25,7 @@ export interface StateObserver {
   reset(): void
 }
 
-export class TenantState implements DisplayContext {
+export class TenantState implements StateView {
   readonly collections = new Map<string, Collection>()
   /** Sequence number of the last log entry applied. */
   seq = 0

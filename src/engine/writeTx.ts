@@ -10,10 +10,11 @@
  * so a store without room for them refuses the write first.
  */
 import type { Rec } from '../domain/schema.js'
+import type { Tx } from '../domain/tx.js'
 import type { Op } from './logEntry.js'
 import type { TenantState } from './tenantState.js'
 
-export class WriteTx {
+export class WriteTx implements Tx {
   readonly ops: Op[] = []
   private readonly undo: Op[] = []
   /** Bytes this write stores beside its log entry (storeBeside). */

@@ -6,11 +6,13 @@
  * tenant is simply unknown here.
  */
 import { ApiError } from '../domain/errors.js'
+import { accountOf } from '../domain/account.js'
 import { secretId } from '../domain/credentials.js'
 import type { Rec } from '../domain/schema.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { Call, Principal } from './call.js'
+import { accessTokenRequired } from './requireSession.js'
 
 export function tokenOf(call: Call): string | undefined {
   const fromQuery = call.request.query.get('token')
@@ -18,11 +20,6 @@ export function tokenOf(call: Call): string | undefined {
   const header = call.request.headers.get('authorization')
   if (header !== undefined && /^Bearer\s+/i.test(header)) return header.replace(/^Bearer\s+/i, '').trim()
   return undefined
-}
-
-export function accountOf(state: TenantState): Rec {
-  for (const account of state.collection('Account').values()) return account
-  throw new Error(`tenant ${state.tenant} has no account`)
 }
 
 export function principalFor(state: TenantState, user: Rec, tokenId: string): Principal {
@@ -34,7 +31,7 @@ export function principalFor(state: TenantState, user: Rec, tokenId: string): Pr
 export function authenticate(call: Call): MaybePromise<Principal> {
   if (call.tenant === null) throw new ApiError('TL01-1005', 'this call needs a tenant address')
   const token = tokenOf(call)
-  if (token === undefined) throw new ApiError('TL01-1002', 'an access token is required (query parameter token)')
+  if (token === undefined) throw accessTokenRequired(' (query parameter token)')
   const tokenId = secretId(token)
   const now = Date.now()
   // The token check needs no durability barrier: whatever the request answers waits for one.

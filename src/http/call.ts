@@ -12,7 +12,7 @@ import type { Steps } from '../engine/steps.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { WriteTx } from '../engine/writeTx.js'
 import type { Outbox } from '../mail/outbox.js'
-import type { AbuseLimits } from './rateLimiter.js'
+import type { AbuseLimits } from './abuseLimits.js'
 import type { ApiRequest } from './request.js'
 import type { ApiResponse } from './response.js'
 

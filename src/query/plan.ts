@@ -33,7 +33,8 @@
  * would be found by a scan inside the iterator, where it cannot pause; the
  * scan of the collection with the predicate gives them, pausing.
  */
-import { visibilityFor, type Caller } from '../domain/policy.js'
+import type { Caller } from '../domain/caller.js'
+import { visibilityFor } from '../domain/policy.js'
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import type { Collection } from '../engine/collection.js'
 import type { DateRange } from '../engine/dateBuckets.js'

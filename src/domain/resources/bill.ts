@@ -10,8 +10,8 @@
  */
 import { roundMoney } from '../pricing.js'
 import { declareResource, field, oneOf, type DisplayContext, type Rec } from '../schema.js'
-import type { Caller } from '../policy.js'
-import type { WriteTx } from '../../engine/writeTx.js'
+import type { Caller } from '../caller.js'
+import type { Tx } from '../tx.js'
 import { billItemPrice } from './billItem.js'
 
 function itemsPrice(bill: Rec, context: DisplayContext): number {
@@ -24,7 +24,7 @@ function totalPrice(bill: Rec, context: DisplayContext): number {
 }
 
 /** Numbers the bill from the account's sequence and writes the account with the number taken. */
-function numberBill(tx: WriteTx, bill: Rec, creator: Caller | null): Rec {
+function numberBill(tx: Tx, bill: Rec, creator: Caller | null): Rec {
   const account = tx.state.collection('Account').values().next().value
   if (account === undefined) throw new Error(`tenant ${tx.state.tenant} has no account to number bills in`)
   const docNumber = (typeof account.docNumberSequence === 'number' ? account.docNumberSequence : 0) + 1

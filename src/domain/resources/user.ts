@@ -5,7 +5,7 @@
  * deactivated, trashed or removed loses every session, and a new password
  * ends every session but the one that set it (sessions.ts).
  */
-import type { TenantState } from '../../engine/tenantState.js'
+import type { StateView } from '../tx.js'
 import { declareResource, email, field, ianaTimeZone, max, min, personName, size, type Rec } from '../schema.js'
 import { endSessionsOnUserChange } from '../sessions.js'
 
@@ -42,7 +42,7 @@ export const User = declareResource({
 })
 
 /** The user outside the trash with this (lower-case) e-mail: there is at most one; a trashed user keeps theirs. */
-export function liveUserWithEmail(state: TenantState, address: string): Rec | undefined {
+export function liveUserWithEmail(state: StateView, address: string): Rec | undefined {
   for (const user of state.collection(User.type).lookup('email', address)) if (user.trashItem === null) return user
   return undefined
 }

@@ -1,23 +1,17 @@
 /*
- * Resource actions: operations beyond CRUD on one object or a collection,
- * `/{path}/{id}/${name}` or `/{path}/${name}` (and what DELETE means for the
- * trash, what POST on the collection means for secret keys). Each is
- * registered under its resource type and name.
+ * The registry of resource actions: operations beyond CRUD on one object or
+ * a collection, `/{path}/{id}/${name}` or `/{path}/${name}` (and what DELETE
+ * means for the trash, what POST on the collection means for secret keys).
+ * Each is registered under its resource type and name (resourceAction.ts
+ * says what an action is); resources.ts looks them up here.
  */
-import type { ResourceDecl } from '../../domain/schema.js'
-import type { Call } from '../call.js'
-import type { ApiResponse } from '../response.js'
 import { IMPULSE_ACTIONS } from './impulseActions.js'
 import { PASSWORD_ACTIONS } from './passwordChange.js'
 import { PRICING_ACTIONS } from './pricingActions.js'
 import { PROJECT_ACTIONS } from './projectActions.js'
 import { SECRET_KEY_ACTIONS } from './secretKeys.js'
+import type { ResourceAction } from './resourceAction.js'
 import { TRASH_ACTIONS } from './trashActions.js'
-
-export interface ResourceAction {
-  /** `id` is null for an action on the collection. */
-  handle(call: Call, decl: ResourceDecl, id: string | null): Promise<ApiResponse>
-}
 
 const ACTIONS = new Map<string, ResourceAction>([...PRICING_ACTIONS, ...TRASH_ACTIONS, ...PASSWORD_ACTIONS, ...IMPULSE_ACTIONS, ...PROJECT_ACTIONS, ...SECRET_KEY_ACTIONS])
 

@@ -22,16 +22,15 @@
 import { storableContentType } from '../../domain/contentType.js'
 import { ApiError } from '../../domain/errors.js'
 import {
-  checkFileChange,
   checkFileName,
   checkFileSize,
   contentDisposition,
-  deleteFileMetadata,
   findFileMetadata,
   noFile,
-  putFileMetadata,
+  removeFile,
   renderFileMetadata,
   resolveFileOwner,
+  uploadFile,
   type FileSlot,
 } from '../../domain/files.js'
 import { newId } from '../../domain/records.js'
@@ -42,6 +41,7 @@ import type { Call, Principal, TenantAccess } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { storedContentHeaders } from '../storedContent.js'
+import { accessTokenRequired, requireSession } from '../requireSession.js'
 
 type Params = Record<string, string>
 type FileHandler = (call: Call, params: Params) => Promise<ApiResponse>
@@ -56,8 +56,9 @@ interface FileCall {
 }
 
 function fileCall(call: Call): FileCall {
-  if (call.tenant === null || call.principal === null || call.tenantName === null) throw new ApiError('TL01-1002', 'an access token is required')
-  return { tenant: call.tenant, principal: call.principal, tenantName: call.tenantName }
+  const { tenant, principal } = requireSession(call)
+  if (call.tenantName === null) throw accessTokenRequired()
+  return { tenant, principal, tenantName: call.tenantName }
 }
 
 function refuseInBatch(call: Call, slot: FileSlot): void {
@@ -82,18 +83,18 @@ function upload(slot: FileSlot): FileHandler {
     const files = call.services.registry.store.files
     // Decided before the write, so the logged record carries it (replay is deterministic).
     const contentId = newId()
-    return tenant.write((tx) => {
-      const owner = resolveFileOwner(tx.state, slot, params.id ?? '', principal.userId)
-      checkFileChange(tx.state, principal, slot, owner.id)
-      const { rec, created, replacedKey } = putFileMetadata(tx, slot, owner.id, { fileName, contentType, contentSize: bytes.length }, contentId)
-      const body = queryFlag(call.request, 'response_object') ? renderFileMetadata(rec, tx.state) : { id: rec.id, version: rec.version }
-      const answer = dataResponse(call.request, body, { root: 'fileMetadata' }, created ? 201 : 200)
+    const { rec, created } = await tenant.write((tx) => {
+      const uploaded = uploadFile(tx, principal, slot, params.id ?? '', { fileName, contentType, contentSize: bytes.length }, contentId)
+      const { rec, replacedKey } = uploaded
       // Last, synchronously: the bytes join the LMDB commit of this write's log entry
       // (a failed commit fails the log append too, which the actor reports).
       files.put([tenantName, rec.fileKey as string], bytes).catch(() => undefined)
       if (replacedKey !== null && replacedKey !== rec.fileKey) files.remove([tenantName, replacedKey]).catch(() => undefined)
-      return answer
+      return uploaded
     })
+    const status = created ? 201 : 200
+    if (!queryFlag(call.request, 'response_object')) return dataResponse(call.request, { id: rec.id, version: rec.version }, { root: 'fileMetadata' }, status)
+    return tenant.read((state) => dataResponse(call.request, renderFileMetadata(rec, state), { root: 'fileMetadata' }, status))
   }
 }
 
@@ -102,16 +103,13 @@ function remove(slot: FileSlot): FileHandler {
     const { tenant, principal, tenantName } = fileCall(call)
     refuseInBatch(call, slot)
     const files = call.services.registry.store.files
-    return tenant.write((tx) => {
-      const owner = resolveFileOwner(tx.state, slot, params.id ?? '', principal.userId)
-      checkFileChange(tx.state, principal, slot, owner.id)
-      const rec = deleteFileMetadata(tx, slot, owner.id)
-      if (rec === undefined) throw noFile(slot, owner.id)
-      const answer = dataResponse(call.request, { id: rec.id, deleted: true }, { root: 'fileMetadata' })
+    const rec = await tenant.write((tx) => {
+      const removed = removeFile(tx, principal, slot, params.id ?? '')
       // Last, synchronously: the removal joins the LMDB commit of this write's log entry.
-      files.remove([tenantName, rec.fileKey as string]).catch(() => undefined)
-      return answer
+      files.remove([tenantName, removed.fileKey as string]).catch(() => undefined)
+      return removed
     })
+    return dataResponse(call.request, { id: rec.id, deleted: true }, { root: 'fileMetadata' })
   }
 }
 

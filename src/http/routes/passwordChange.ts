@@ -1,5 +1,6 @@
 /*
- * Password change in two steps.
+ * Password change in two steps (the writes are domain operations:
+ * domain/operations/passwordChange.ts).
  *
  * Step 1 makes a PasswordConfirmation for a user; its id is a secret that
  * goes to the user's mailbox (design §9, the outbox), never to a caller who
@@ -37,24 +38,20 @@
  * and that session is the one kept): that is a reset by mail, which also
  * removes the user's secret keys.
  */
-import { accessDenied, ApiError, notFound, violation, wrongParameter } from '../../domain/errors.js'
+import { accessDenied, ApiError, violation, wrongParameter } from '../../domain/errors.js'
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, newToken, secretId } from '../../domain/credentials.js'
 import { passwordChangeMail } from '../../domain/mail.js'
-import { checkWrite } from '../../domain/policy.js'
-import { changeRecord } from '../../domain/records.js'
-import { liveUserWithEmail, User } from '../../domain/resources/user.js'
+import { changePassword, confirmByEmail, confirmForUser } from '../../domain/operations/passwordChange.js'
+import { User } from '../../domain/resources/user.js'
 import type { Rec } from '../../domain/schema.js'
-import { revokeSecretKeysOf } from '../../domain/secretKeys.js'
 import { tenantsWithConfirmation } from '../../tenants/globalIndexes.js'
-import type { WriteTx } from '../../engine/writeTx.js'
 import type { Call } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
-import type { ResourceAction } from './actions.js'
+import type { ResourceAction } from './resourceAction.js'
 import { basicPair } from './auth.js'
 import { requireApiKey } from '../apiKey.js'
 import { publicUrl, tenantsHoldingEmail } from './registration.js'
-
-const CONFIRMATION = 'PasswordConfirmation'
+import { requireSession } from '../requireSession.js'
 
 /** The answer to the user themself: the id. */
 function confirmationAnswer(call: Call, confirmationId: string): ApiResponse {
@@ -66,20 +63,6 @@ function mailedAnswer(call: Call): ApiResponse {
   return dataResponse(call.request, {}, { root: 'confirmation' }, 202)
 }
 
-function dropConfirmationsOf(tx: WriteTx, userId: string): void {
-  for (const rec of [...tx.state.collection(CONFIRMATION).lookup('user', userId)]) tx.del(CONFIRMATION, rec.id)
-}
-
-/** Replaces the user's pending confirmation (one per user) with a new one. */
-function putConfirmation(tx: WriteTx, userId: string, confirmationId: string, lifetimeMs: number, keepTokenId: string | null): void {
-  dropConfirmationsOf(tx, userId)
-  tx.put(CONFIRMATION, { id: secretId(confirmationId), version: 1, createdAt: tx.now, updatedAt: tx.now, trashItem: null, user: userId, expiresAt: tx.now + lifetimeMs, keepTokenId })
-}
-
-function mayChangePassword(user: Rec | undefined): user is Rec {
-  return user !== undefined && user.trashItem === null && user.active === true
-}
-
 /** Step 1 without a token: by e-mail, on the public URL; the id goes to that address. */
 export async function requestConfirmation(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
@@ -89,12 +72,7 @@ export async function requestConfirmation(call: Call): Promise<ApiResponse> {
   const { registry, config, outbox } = call.services
   const made = await Promise.all(
     tenantsHoldingEmail(call.services, email).map(async (tenantName) =>
-      (await registry.open(tenantName))?.write((tx) => {
-        const user = liveUserWithEmail(tx.state, email)
-        if (!mayChangePassword(user)) return false
-        putConfirmation(tx, user.id, confirmationId, config.passwordConfirmationLifetimeMs, null)
-        return true
-      }),
+      (await registry.open(tenantName))?.write((tx) => confirmByEmail(tx, email, confirmationId, config.passwordConfirmationLifetimeMs)),
     ),
   )
   if (made.includes(true)) outbox.send(passwordChangeMail(email, confirmationId, publicUrl(call.services), config.passwordConfirmationLifetimeMs))
@@ -106,20 +84,13 @@ export const confirmationAction: ResourceAction = {
   async handle(call, _decl, id) {
     if (id === null) throw new ApiError('TL01-9003', '$confirmation needs POST /users/{id}/$confirmation')
     if (call.request.method !== 'POST') throw new ApiError('TL01-9004', `${call.request.method} is not allowed here; use POST`, null, [], { Allow: 'POST' })
-    const { tenant, principal } = call
-    if (tenant === null || principal === null) throw new ApiError('TL01-1002', 'an access token is required')
+    const { tenant, principal } = requireSession(call)
     const userId = id === '@self' ? principal.userId : id
     const self = userId === principal.userId
     if (!self && !principal.superuser) throw accessDenied('only the user themself, the owner and admins may change a password')
     const confirmationId = newToken()
     const lifetimeMs = call.services.config.passwordConfirmationLifetimeMs
-    const email = await tenant.write((tx) => {
-      const user = tx.state.get('User', userId)
-      if (user === undefined || user.trashItem !== null) throw notFound('User', userId)
-      checkWrite(principal, User, user, user, tx.state)
-      putConfirmation(tx, userId, confirmationId, lifetimeMs, self ? principal.tokenId : null)
-      return String(user.email)
-    })
+    const email = await tenant.write((tx) => confirmForUser(tx, principal, userId, confirmationId, lifetimeMs, self))
     if (self) return confirmationAnswer(call, confirmationId)
     call.services.outbox.send(passwordChangeMail(email, confirmationId, publicUrl(call.services), lifetimeMs))
     return mailedAnswer(call)
@@ -142,22 +113,6 @@ function invalidConfirmation(): ApiError {
   return new ApiError('TL01-1006', 'the confirmation id is invalid, expired or already used')
 }
 
-/**
- * Inside the write: consumes the confirmation and sets the password; null when it does not work. The
- * session kept is the one that asked for the confirmation (User's onChange hook ends the others and drops
- * the user's other confirmations); a reset by mail (no such session) also removes the secret keys.
- */
-function applyPasswordChange(tx: WriteTx, hash: string, passwordHash: string): Rec | null {
-  const confirmation = tx.state.get(CONFIRMATION, hash)
-  if (confirmation === undefined) return null
-  tx.del(CONFIRMATION, hash)
-  const user = tx.state.get('User', confirmation.user as string)
-  if ((confirmation.expiresAt as number) <= tx.now || !mayChangePassword(user)) return null
-  const keepTokenId = (confirmation.keepTokenId as string | null) ?? null
-  const after = changeRecord(tx, User, user, { password: passwordHash }, keepTokenId === null ? null : { userId: user.id, tokenId: keepTokenId })
-  if (keepTokenId === null) revokeSecretKeysOf(tx, user.id)
-  return after
-}
 /** Step 2, on the public URL. */
 export async function confirmPassword(call: Call, params: Record<string, string>): Promise<ApiResponse> {
   requireApiKey(call)
@@ -168,7 +123,7 @@ export async function confirmPassword(call: Call, params: Record<string, string>
   if (tenantNames.length === 0) throw invalidConfirmation()
   const passwordHash = await hashPassword(password, config.passwordCost)
   const changes = await Promise.all(
-    tenantNames.map(async (tenantName) => (await registry.open(tenantName))?.write((tx) => applyPasswordChange(tx, hash, passwordHash))),
+    tenantNames.map(async (tenantName) => (await registry.open(tenantName))?.write((tx) => changePassword(tx, hash, passwordHash))),
   )
   const changed = changes.find((change): change is Rec => change !== undefined && change !== null)
   if (changed === undefined) throw invalidConfirmation()

@@ -1,48 +1,34 @@
 /*
- * Pricing operations on time records: `POST time/timerecords/$calculateprice`
- * prices a record given in the body and stores nothing; `PUT
- * time/timerecords/{id}/$updateprice` recalculates a stored record's price
- * from the current price lists and saves it.
+ * Pricing operations on time records (domain/operations/prices.ts): `POST
+ * time/timerecords/$calculateprice` prices a record given in the body and
+ * stores nothing; `PUT time/timerecords/{id}/$updateprice` recalculates a
+ * stored record's price from the current price lists and saves it.
  */
 import { ApiError } from '../../domain/errors.js'
 import { readFields } from '../../domain/input.js'
-import { calculatePrice, priceFields } from '../../domain/pricing.js'
-import { buildRecord } from '../../domain/records.js'
-import { renderRecord } from '../../domain/render.js'
+import { priceOf, updatePrice } from '../../domain/operations/prices.js'
 import { parseObjectBody } from '../body.js'
-import type { Call } from '../call.js'
-import { queryFlag } from '../request.js'
+import { requireSession } from '../requireSession.js'
 import { dataResponse } from '../response.js'
-import type { ResourceAction } from './actions.js'
-import { updateIn } from './resources.js'
-
-function session(call: Call) {
-  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-  return { tenant: call.tenant, principal: call.principal }
-}
+import { objectAnswer } from './objectAnswer.js'
+import type { ResourceAction } from './resourceAction.js'
 
 const calculate: ResourceAction = {
   async handle(call, decl, id) {
     if (id !== null || call.request.method !== 'POST') throw new ApiError('TL01-9003', '$calculateprice needs POST /time/timerecords/$calculateprice')
-    const { tenant } = session(call)
+    const { tenant } = requireSession(call)
     const { value, source } = parseObjectBody(call.request)
     const values = readFields(decl, value, source, true)
-    return tenant.read((state) => {
-      const record = buildRecord(decl, values, Date.now())
-      return dataResponse(call.request, calculatePrice(record, state.collection('TimePriceList').values(), state), { root: 'price' })
-    })
+    return tenant.read((state) => dataResponse(call.request, priceOf(state, decl, values, Date.now()), { root: 'price' }))
   },
 }
 
 const update: ResourceAction = {
   async handle(call, decl, id) {
     if (id === null || (call.request.method !== 'PUT' && call.request.method !== 'POST')) throw new ApiError('TL01-9003', '$updateprice needs PUT /time/timerecords/{id}/$updateprice')
-    const { tenant, principal } = session(call)
-    return tenant.write((tx) => {
-      const derive = (rec: Parameters<typeof priceFields>[0]) => priceFields(rec, tx.state.collection('TimePriceList').values(), tx.state)
-      const after = updateIn(tx, principal, decl, id, {}, null, false, derive)
-      return dataResponse(call.request, renderRecord(decl, after, tx.state, { noExpand: queryFlag(call.request, 'no_expand') }), { root: decl.xmlItemName })
-    })
+    const { tenant, principal } = requireSession(call)
+    const after = await tenant.write((tx) => updatePrice(tx, principal, decl, id))
+    return objectAnswer(call, tenant, decl, after)
   },
 }
 

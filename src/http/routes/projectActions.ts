@@ -1,16 +1,14 @@
 /*
  * Project operations: `time/projects/{id}/$activate` and `$deactivate` set
- * `active` (GET, POST or PUT) and answer the project. They are updates
- * through the generic updateIn, so permissions and validation apply; the
- * version is not checked (like `$set` without `version`).
+ * `active` (GET, POST or PUT) and answer the project
+ * (domain/operations/projectActivation.ts: an update that checks no
+ * version, like `$set` without `version`).
  */
 import { ApiError } from '../../domain/errors.js'
-import { renderRecord } from '../../domain/render.js'
-import type { Call } from '../call.js'
-import { queryFlag } from '../request.js'
-import { dataResponse } from '../response.js'
-import type { ResourceAction } from './actions.js'
-import { updateIn } from './resources.js'
+import { setProjectActive } from '../../domain/operations/projectActivation.js'
+import { requireSession } from '../requireSession.js'
+import { objectAnswer } from './objectAnswer.js'
+import type { ResourceAction } from './resourceAction.js'
 
 const METHODS = ['GET', 'POST', 'PUT']
 
@@ -18,12 +16,9 @@ function setActive(name: string, active: boolean): ResourceAction {
   return {
     async handle(call, decl, id) {
       if (id === null || !METHODS.includes(call.request.method)) throw new ApiError('TL01-9003', `${name} needs GET, POST or PUT /time/projects/{id}/${name}`)
-      if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-      const principal = call.principal
-      return call.tenant.write((tx) => {
-        const after = updateIn(tx, principal, decl, id, { active }, null, false)
-        return dataResponse(call.request, renderRecord(decl, after, tx.state, { noExpand: queryFlag(call.request, 'no_expand') }), { root: decl.xmlItemName })
-      })
+      const { tenant, principal } = requireSession(call)
+      const after = await tenant.write((tx) => setProjectActive(tx, principal, decl, id, active))
+      return objectAnswer(call, tenant, decl, after)
     },
   }
 }

@@ -19,17 +19,14 @@
  */
 import { ApiError, violation, wrongParameter } from '../../domain/errors.js'
 import { signUpMail } from '../../domain/mail.js'
-import { clearExpiredSignUp, signUpExpired } from '../../domain/signUps.js'
-import type { WriteTx } from '../../engine/writeTx.js'
+import { confirmSignUp, foundTenant, refoundTenant, type SignUpValues } from '../../domain/operations/signUp.js'
 import { hashPassword, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../../domain/credentials.js'
 import { isPlainObject, readFields } from '../../domain/input.js'
-import { insertRecord, changeRecord } from '../../domain/records.js'
-import { Account } from '../../domain/resources/account.js'
+import { Account, URL_PREFIX_PATTERN } from '../../domain/resources/account.js'
 import { User } from '../../domain/resources/user.js'
 import { tenantsWithEmail } from '../../tenants/globalIndexes.js'
 import { isValidTenantName, TENANT_NAME_MAX_LENGTH } from '../../domain/tenantName.js'
 import { requireApiKey } from '../apiKey.js'
-import { accountOf } from '../authenticate.js'
 import { parseObjectBody } from '../body.js'
 import type { Call, Services } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
@@ -107,18 +104,11 @@ export async function signUp(call: Call): Promise<ApiResponse> {
   const accountValues = readFields(Account, body.account, source, false)
   const { registry, config, outbox } = call.services
   const passwordHash = await hashPassword(password, config.passwordCost)
-  const found = (tx: WriteTx): string => {
-    const owner = insertRecord(tx, User, Object.assign({}, ownerValues, { email, password: passwordHash, admin: true, active: true, confirmed: false }))
-    const account = insertRecord(tx, Account, Object.assign({}, accountValues, { urlPrefix, owner: owner.id, confirmed: false, docNumberSequence: 0 }))
-    return account.id
-  }
+  const values: SignUpValues = { owner: ownerValues, email, passwordHash, account: accountValues, urlPrefix }
   const lifetimeMs = config.signUpConfirmationLifetimeMs
   const accountId = registry.expiredSignUp(urlPrefix)
-    ? await registry.refound(urlPrefix, (tx) => {
-        clearExpiredSignUp(tx, lifetimeMs)
-        return found(tx)
-      })
-    : await registry.create(urlPrefix, found, { unconfirmed: true })
+    ? await registry.refound(urlPrefix, (tx) => refoundTenant(tx, values, lifetimeMs))
+    : await registry.create(urlPrefix, (tx) => foundTenant(tx, values), { unconfirmed: true })
   if (email !== '') outbox.send(signUpMail(email, accountId, tenantUrl(call.services, urlPrefix), lifetimeMs))
   return dataResponse(call.request, { id: accountId }, { root: 'account' }, 201)
 }
@@ -130,16 +120,10 @@ export async function confirmAccount(call: Call, id: string): Promise<ApiRespons
   if (tenant === null || tenantName === null) return null
   const { registry, config } = call.services
   const confirmed = await tenant.write((tx) => {
-    const account = accountOf(tx.state)
-    if (account.id !== id) return null
-    if (signUpExpired(tx.state, config.signUpConfirmationLifetimeMs, tx.now)) {
-      throw new ApiError('TL01-1006', 'this sign-up was not confirmed in time and has expired; sign up again')
-    }
-    const owner = tx.state.get('User', account.owner as string)
-    const after = account.confirmed === true ? account : changeRecord(tx, Account, account, { confirmed: true })
-    if (owner !== undefined && owner.confirmed !== true) changeRecord(tx, User, owner, { confirmed: true })
-    registry.noteConfirmed(tenantName)
-    return renderRecord(Account, after, tx.state, { noExpand: true })
+    const account = confirmSignUp(tx, id, config.signUpConfirmationLifetimeMs)
+    if (account !== null) registry.noteConfirmed(tenantName)
+    return account
   })
-  return confirmed === null ? null : dataResponse(call.request, confirmed, { root: Account.xmlItemName })
+  if (confirmed === null) return null
+  return tenant.read((state) => dataResponse(call.request, renderRecord(Account, confirmed, state, { noExpand: true }), { root: Account.xmlItemName }))
 }

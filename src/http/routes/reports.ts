@@ -2,16 +2,11 @@
  * Reports over time records: readtotals, groupedtotals, singletotals,
  * trendedtotals and singleslices (interface.md, "Reports").
  *
- * Every report is answered from day totals per group. Without a $filter —
- * or with only `project/id eq '…'` or `user/id eq '…'` — and grouped by
- * nothing, project/id or user/id, those come straight from the tenant's
- * live aggregates; otherwise the query engine picks the matching records
- * and they are cut into days the same way. Both paths feed the same
- * summing, so they give identical answers (a differential test checks it).
- * Personal projects of other users never count: the query path skips their
- * records (visibility); the aggregate path takes their day totals away.
- * An empty `summary=` is no grouping. A report read runs in slices when it
- * scans (engine/slicedRead.ts); the aggregates answer in its first.
+ * Every report is answered from day totals per group, read from the live
+ * aggregates or by a scan of the matching records (query/reportDays.ts
+ * chooses); both feed the same summing here. An empty `summary=` is no
+ * grouping. A report read runs in slices when it scans
+ * (engine/slicedRead.ts); the aggregates answer in its first.
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
 import type { Rec } from '../../domain/schema.js'
@@ -20,18 +15,17 @@ import { parseRangeSpec, periodOf, slicesOf, MAX_DEPTH, type Period, type RangeS
 import { resourceByType } from '../../domain/resources/index.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import type { Steps } from '../../engine/steps.js'
-import { DayTotals, daysOf, emptyTotals, withoutDays, type Totals } from '../../engine/dayTotals.js'
-import { dayOfRecord, groupKey, NULL_KEY, totalsOfRecord } from '../../engine/reportTotals.js'
+import { DayTotals, emptyTotals, type Totals } from '../../engine/dayTotals.js'
 import { resolvePath } from '../../query/fieldPath.js'
 import { planList, type CandidateBounds } from '../../query/plan.js'
-import { accountOf } from '../authenticate.js'
+import { reportDays } from '../../query/reportDays.js'
+import { accountOf } from '../../domain/account.js'
 import type { Call, Principal } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
+import { requireSession } from '../requireSession.js'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
-const AGGREGATED_FILTER = /^\s*(project|user)\/id\s+eq\s+'([^']*)'\s*$/
-const AGGREGATED_GROUPS = new Set(['project/id', 'user/id'])
 
 export interface TotalsOut {
   count: number
@@ -74,84 +68,6 @@ function startBoundsOf(periods: readonly Period[]): CandidateBounds | null {
   return new Map([['start', { low: (fromDay - 1) * DAY_MS, lowInclusive: true, high: (toDay + 1) * DAY_MS, highInclusive: false }]])
 }
 
-/**
- * Day totals per group key, read by the query engine from the matching
- * records; with `bounds`, only the records of those `start` instants need to
- * be read (the planner takes them when they are the cheapest candidates).
- * As steps: a scan of a million records runs in slices (engine/slicedRead.ts).
- */
-function* scannedDays(state: TenantState, principal: Principal, query: ReadonlyMap<string, string>, groupBy: string | null, bounds: CandidateBounds | null): Steps<Map<string, DayTotals>> {
-  const decl = resourceByType('TimeRecord')
-  const group = groupBy === null ? null : resolvePath(decl, groupBy.split('/'), groupBy)
-  const timeZone = String(accountOf(state).timeZone ?? 'UTC')
-  const days = new Map<string, DayTotals>()
-  const plan = planList(decl, new Map([...query].filter(([name]) => name === '$filter')))
-  yield* plan.eachMatching(
-    state,
-    principal,
-    { kind: 'all' },
-    (record) => {
-      const raw = group === null ? '*' : group.get(record, state)
-      daysOf(days, raw === null ? NULL_KEY : String(raw)).add(dayOfRecord(record, timeZone), totalsOfRecord(record))
-    },
-    bounds ?? undefined,
-  )
-  return days
-}
-
-/** Whether the live aggregates can answer a report with this $filter and grouping (decided on the text alone). */
-function aggregatesAnswer(filter: string, groupBy: string | null): { pin: RegExpExecArray | null } | null {
-  const pin = filter === '' ? null : AGGREGATED_FILTER.exec(filter)
-  if (filter !== '' && pin === null) return null
-  if (groupBy !== null && !AGGREGATED_GROUPS.has(groupBy)) return null
-  if (pin !== null && groupBy !== null && `${pin[1]}/id` !== groupBy) return null
-  return { pin }
-}
-
-/**
- * Day totals per group key from the live aggregates, or null when they
- * cannot answer this report. What the caller may not see — the records of
- * other users' personal projects — is taken away: per project that is
- * dropping the project; in total, subtracting its day totals; per user,
- * subtracting those projects' records, read through the project index.
- */
-function aggregatedDays(state: TenantState, principal: Principal, query: ReadonlyMap<string, string>, groupBy: string | null): Map<string, DayTotals> | null {
-  const answerable = aggregatesAnswer(query.get('$filter')?.trim() ?? '', groupBy)
-  if (answerable === null) return null
-  const aggregates = state.reports.current()
-  const hidden = aggregates.hiddenProjects(principal)
-  const pinnedDimension = answerable.pin?.[1] ?? null
-  const pinnedId = answerable.pin?.[2] ?? null
-  const dimension = (pinnedDimension ?? (groupBy === null ? null : groupBy.split('/')[0])) as 'project' | 'user' | null
-  if (dimension === null) return new Map([['*', hidden.length === 0 ? aggregates.overall : withoutDays(aggregates.overall, hidden.map((id) => aggregates.byProject.get(id) ?? new DayTotals()))]])
-  const byGroup = dimension === 'project' ? aggregates.byProject : aggregates.byUser
-  const hiddenSet = new Set(dimension === 'project' ? hidden : [])
-  const hiddenByUser = dimension === 'user' && hidden.length > 0 ? hiddenDaysByUser(state, hidden, aggregates.timeZone) : new Map<string, DayTotals>()
-  // 'null' is the key of records without a project; no id equals it, so a pin never selects it.
-  const candidates: Iterable<[string, DayTotals | undefined]> =
-    pinnedId === null ? byGroup : pinnedId === NULL_KEY ? [] : [[pinnedId, byGroup.get(pinnedId)]]
-  const out = new Map<string, DayTotals>()
-  for (const [key, days] of candidates) {
-    if (days === undefined || days.isEmpty || hiddenSet.has(key)) continue
-    const removed = hiddenByUser.get(key)
-    out.set(key, removed === undefined ? days : withoutDays(days, [removed]))
-  }
-  return groupBy === null ? new Map([['*', out.get(pinnedId ?? '') ?? new DayTotals()]]) : out
-}
-
-/** Day totals per user of the live time records of the given projects. */
-function hiddenDaysByUser(state: TenantState, projectIds: readonly string[], timeZone: string): Map<string, DayTotals> {
-  const byUser = new Map<string, DayTotals>()
-  const records = state.collection('TimeRecord')
-  for (const projectId of projectIds) {
-    for (const record of records.lookup('project', projectId)) {
-      if (record.trashItem !== null) continue
-      daysOf(byUser, groupKey(record.user)).add(dayOfRecord(record, timeZone), totalsOfRecord(record))
-    }
-  }
-  return byUser
-}
-
 interface ReportInput {
   spec: RangeSpec
   /** The grouping field path; null: ungrouped (`*`). */
@@ -182,15 +98,14 @@ function weekStartOf(account: Rec): number {
  * the display names of the groups (groupedtotals; 500 projects' names were a twentieth of a readtotals that shows none).
  */
 async function reportInput(call: Call, grouped: boolean, earlierPeriods = 0, named = false): Promise<ReportInput> {
-  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-  const principal = call.principal
+  const { tenant, principal } = requireSession(call)
   const query = call.request.query
   // An absent or empty `summary` is no grouping.
   const groupBy = grouped ? query.get('summary')?.trim() || null : null
   if (!grouped && query.has('summary')) throw wrongParameter('this report is not groupable')
   if (groupBy !== null) resolvePath(resourceByType('TimeRecord'), groupBy.split('/'), groupBy)
   if (query.has('$filter')) planList(resourceByType('TimeRecord'), new Map([['$filter', query.get('$filter') ?? '']]))
-  return call.tenant.readInSlices((state) => reportInputSteps(state, principal, query, groupBy, earlierPeriods, named))
+  return tenant.readInSlices((state) => reportInputSteps(state, principal, query, groupBy, earlierPeriods, named))
 }
 
 /** The report's input read from the state, as steps (a module-level generator: see routes/resources.ts on closures). */
@@ -206,8 +121,7 @@ function* reportInputSteps(
   const spec = parseRangeSpec(query, String(account.timeZone ?? 'UTC'), Date.now())
   const weekStart = weekStartOf(account)
   const days =
-    aggregatedDays(state, principal, query, groupBy) ??
-    (yield* scannedDays(state, principal, query, groupBy, startBoundsOf(Array.from({ length: earlierPeriods + 1 }, (_, index) => periodOf(spec, weekStart, -index)))))
+    yield* reportDays(state, principal, query.get('$filter'), groupBy, () => startBoundsOf(Array.from({ length: earlierPeriods + 1 }, (_, index) => periodOf(spec, weekStart, -index))))
   return { spec, groupBy, weekStart, days, names: named ? groupNames(state, groupBy, days.keys()) : new Map() }
 }
 

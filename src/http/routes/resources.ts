@@ -14,32 +14,34 @@
  *   GET|POST /{path}/{id}/{inner}   an inner collection (children whose reference is the id)
  *   *      /{path}/{id}/${action}   a resource action (actions.ts)
  */
-import { ApiError, notFound, wrongParameter } from '../../domain/errors.js'
+import { ApiError, wrongParameter } from '../../domain/errors.js'
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/credentials.js'
-import { readFields, readVersion, convertValue, type ValueSource } from '../../domain/input.js'
+import { readFields, readVersion, type ValueSource } from '../../domain/input.js'
 import { metadataOf } from '../../domain/metadata.js'
 import { dummyOf } from '../../domain/dummy.js'
-import { canSee, checkRemove, checkWrite, type Caller } from '../../domain/policy.js'
-import { buildRecord, changeRecord, insertRecord } from '../../domain/records.js'
+import { createObject } from '../../domain/operations/createObject.js'
+import { checkRemovable, deleteObject } from '../../domain/operations/deleteObject.js'
+import { findVisible } from '../../domain/operations/findVisible.js'
+import { fieldsFromText, setFields as setObjectFields } from '../../domain/operations/setFields.js'
+import { updateObject } from '../../domain/operations/updateObject.js'
 import { renderedJsonOf } from '../../domain/renderedJson.js'
 import { renderList, renderRecord, renderShown, type OutObject, type RenderOptions } from '../../domain/render.js'
 import type { JsonFragment } from '../../json/fragment.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { InnerCollection, Rec, ResourceDecl } from '../../domain/schema.js'
-import { moveToTrash, removeForGood } from '../../domain/trash.js'
 import type { Steps } from '../../engine/steps.js'
 import type { TenantState } from '../../engine/tenantState.js'
-import type { WriteTx } from '../../engine/writeTx.js'
 import { andThen, type MaybePromise } from '../../maybePromise.js'
 import { planList, type ListPlan, type ListScope } from '../../query/plan.js'
 import { parseSummary, summarySteps, type SummaryPlan } from '../../query/summary.js'
 import { parseObjectBody } from '../body.js'
-import type { Call, Principal, TenantAccess } from '../call.js'
+import type { Call, Principal } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, formatOf, textResponse, type ApiResponse } from '../response.js'
 import { findAction } from './actions.js'
 import { findView, viewScope } from './views.js'
 import { writeOptionsOf } from './writeOptions.js'
+import { requireSession } from '../requireSession.js'
 
 const METHODS_ON_COLLECTION = ['GET', 'POST']
 const METHODS_ON_ITEM = ['GET', 'PUT', 'DELETE']
@@ -50,15 +52,11 @@ export class MethodNotAllowed extends ApiError {
   }
 }
 
-function requirePrincipal(call: Call): { tenant: TenantAccess; principal: Principal } {
-  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-  return { tenant: call.tenant, principal: call.principal }
-}
-
-function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): RenderOptions {
+/** The `append` counters the request asks for; 400 for one the resource does not offer. */
+function appendedCounters(call: Call, decl: ResourceDecl): ResourceDecl['appends'] {
   const appendText = call.request.query.get('append')
   const counters = appendText === undefined || appendText === '' ? [] : appendText.split(',').map((name) => name.trim())
-  const declared = counters.map((name) => {
+  return counters.map((name) => {
     const counter = decl.appends.find((candidate) => candidate.name === name)
     if (counter === undefined) {
       const offered = decl.appends.map((candidate) => candidate.name).join(', ') || 'none'
@@ -66,8 +64,12 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): Rend
     }
     return counter
   })
+}
+
+/** The render options of the request with its counters already read (appendedCounters), against `state`. */
+function renderOptionsWith(call: Call, decl: ResourceDecl, state: TenantState, declared: ResourceDecl['appends']): RenderOptions {
   /** Counters are shown as the caller sees them (a personal project counts only for its owner). */
-  const viewerId = requirePrincipal(call).principal.userId
+  const viewerId = requireSession(call).principal.userId
   const options: RenderOptions = { noExpand: queryFlag(call.request, 'no_expand'), jsonDates: formatOf(call.request) !== 'xml' }
   if (declared.length > 0) {
     options.counters = (rec: Rec) => {
@@ -77,6 +79,10 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): Rend
     }
   }
   return options
+}
+
+function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): RenderOptions {
+  return renderOptionsWith(call, decl, state, appendedCounters(call, decl))
 }
 
 /** The render options of an answer that shows records; in JSON with the text kept across answers (renderedJson.ts). */
@@ -96,13 +102,6 @@ function objectResponse(call: Call, decl: ResourceDecl, out: OutObject | JsonFra
   return dataResponse(call.request, out, { root: decl.xmlItemName }, status)
 }
 
-/** A live, visible object or 404 (objects in the trash and hidden ones do not exist here). */
-export function findVisible(state: TenantState, caller: Caller, decl: ResourceDecl, id: string, inTrash = false): Rec {
-  const rec = state.get(decl.type, id)
-  if (rec === undefined || (rec.trashItem !== null) !== inTrash || !canSee(caller, decl, rec, state)) throw notFound(decl.type, id)
-  return rec
-}
-
 /** Reads a body into field values, hashing passwords first (that is slow, so it happens outside the mailbox). */
 async function readBodyValues(call: Call, decl: ResourceDecl, creating: boolean): Promise<{ values: Record<string, unknown>; version: number | null; source: ValueSource }> {
   const { value, source } = parseObjectBody(call.request)
@@ -120,45 +119,18 @@ async function readBodyValues(call: Call, decl: ResourceDecl, creating: boolean)
   return { values, version: readVersion(value, source), source }
 }
 
-function writeAnswer(call: Call, decl: ResourceDecl, state: TenantState, rec: Rec, status: number): ApiResponse {
-  if (queryFlag(call.request, 'response_object')) return objectResponse(call, decl, renderRecord(decl, rec, state, renderOptions(call, decl, state)), status)
-  return objectResponse(call, decl, { id: rec.id, version: rec.version }, status)
+/**
+ * The answer to a create or update, rendered after the write: `{id, version}`, or with `response_object` the stored
+ * object as a read after the write shows it. The counters `append` asks for are read before the write (400 refuses
+ * the request, not half of it); null when the answer needs none.
+ */
+function writtenCounters(call: Call, decl: ResourceDecl): ResourceDecl['appends'] | null {
+  return queryFlag(call.request, 'response_object') ? appendedCounters(call, decl) : null
 }
 
-/** Creates an object (also used by inner collections, which fix the parent reference). */
-/** Fields derived from the record about to be stored (a write option such as calculate_price). */
-export type DeriveFields = (rec: Rec, state: TenantState) => Record<string, unknown>
-
-export function createIn(tx: WriteTx, principal: Principal, decl: ResourceDecl, values: Record<string, unknown>, derive?: DeriveFields): Rec {
-  // Object.assign, not spreads: see the note on spreads in records.ts.
-  const candidate: Record<string, unknown> = Object.assign({}, values)
-  for (const name of ['owner', 'user', 'author']) {
-    const fieldDecl = decl.fieldsByName.get(name)
-    if (fieldDecl?.ref === 'User' && values[name] === undefined && fieldDecl.constraints.some((c) => c.type === 'NotNull')) candidate[name] = principal.userId
-  }
-  checkWrite(principal, decl, Object.assign({}, candidate, { id: '', version: 0, createdAt: 0, updatedAt: 0, trashItem: null }), undefined, tx.state)
-  return insertRecord(tx, decl, derive === undefined ? candidate : Object.assign(candidate, derive(buildRecord(decl, candidate, tx.now), tx.state)), principal)
-}
-
-export function updateIn(
-  tx: WriteTx,
-  principal: Principal,
-  decl: ResourceDecl,
-  id: string,
-  values: Record<string, unknown>,
-  version: number | null,
-  versionRequired: boolean,
-  derive?: DeriveFields,
-): Rec {
-  if (!decl.updatable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be changed`)
-  const before = findVisible(tx.state, principal, decl, id)
-  if (versionRequired && version === null) throw new ApiError('TL01-1107', `the update of ${decl.type} '${id}' must carry its version (or use version_ignore=true)`)
-  if (version !== null && version !== before.version) {
-    throw new ApiError('TL01-1107', `${decl.type} '${id}' is at version ${before.version}, the update was made for version ${version}`)
-  }
-  const candidate = { ...before, ...values }
-  checkWrite(principal, decl, candidate, before, tx.state)
-  return changeRecord(tx, decl, before, derive === undefined ? values : Object.assign({}, values, derive({ ...candidate, updatedAt: tx.now }, tx.state)), principal)
+function writeAnswer(call: Call, decl: ResourceDecl, rec: Rec, status: number, counters: ResourceDecl['appends'] | null): MaybePromise<ApiResponse> {
+  if (counters === null) return objectResponse(call, decl, { id: rec.id, version: rec.version }, status)
+  return requireSession(call).tenant.read((state) => objectResponse(call, decl, renderRecord(decl, rec, state, renderOptionsWith(call, decl, state, counters)), status))
 }
 
 /*
@@ -173,7 +145,7 @@ function* listSteps(call: Call, decl: ResourceDecl, plan: ListPlan, principal: P
 }
 
 function list(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const plan = planList(decl, call.request.query)
   return tenant.readInSlices((state) => listSteps(call, decl, plan, principal, scope, state))
 }
@@ -183,7 +155,7 @@ function* countSteps(call: Call, plan: ListPlan, principal: Principal, scope: Li
 }
 
 function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const plan = planList(decl, call.request.query)
   return tenant.readInSlices((state) => countSteps(call, plan, principal, scope, state))
 }
@@ -195,22 +167,24 @@ function* summaryAnswerSteps(call: Call, plan: ListPlan, summaryPlan: SummaryPla
 
 /** `summary?summary=[<groupedBy>;]<fn>[;…]` over the records a list with the same $filter would give. */
 function summary(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const plan = planList(decl, call.request.query)
   const summaryPlan = parseSummary(decl, call.request.query.get('summary'))
   return tenant.readInSlices((state) => summaryAnswerSteps(call, plan, summaryPlan, principal, scope, state))
 }
 
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown> = {}): Promise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   if (!decl.creatable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be created here`)
   const { values } = await readBodyValues(call, decl, true)
   const derive = writeOptionsOf(call.request, decl)
-  return tenant.write((tx) => writeAnswer(call, decl, tx.state, createIn(tx, principal, decl, Object.assign({}, values, fixed), derive), 201))
+  const counters = writtenCounters(call, decl)
+  const rec = await tenant.write((tx) => createObject(tx, principal, decl, Object.assign({}, values, fixed), derive))
+  return writeAnswer(call, decl, rec, 201, counters)
 }
 
 function read(call: Call, decl: ResourceDecl, id: string, inTrash: boolean): MaybePromise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   return tenant.read((state) => {
     const rec = findVisible(state, principal, decl, id, inTrash)
     return objectResponse(call, decl, renderShown(decl, rec, state, shownOptions(call, decl, state)))
@@ -218,49 +192,33 @@ function read(call: Call, decl: ResourceDecl, id: string, inTrash: boolean): May
 }
 
 async function update(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const { values, version } = await readBodyValues(call, decl, false)
   const versionRequired = !queryFlag(call.request, 'version_ignore')
   const derive = writeOptionsOf(call.request, decl)
-  return tenant.write((tx) => writeAnswer(call, decl, tx.state, updateIn(tx, principal, decl, id, values, version, versionRequired, derive), 200))
+  const counters = writtenCounters(call, decl)
+  const rec = await tenant.write((tx) => updateObject(tx, principal, decl, id, values, version, versionRequired, derive))
+  return writeAnswer(call, decl, rec, 200, counters)
 }
 
 /** `$set?field=value&…`: a PUT from query parameters; the version is checked only when the query names it. */
 async function setFields(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const reserved = new Set(['token', 'format', 'callback', 'suppress_response_code', 'response_object', 'no_expand', 'version', 'version_ignore', 'method', 'apikey'])
-  const body: Record<string, unknown> = {}
-  for (const [name, value] of call.request.query) {
-    if (reserved.has(name)) continue
-    const fieldDecl = decl.fieldsByName.get(name)
-    if (fieldDecl === undefined || fieldDecl.access === 'INTERNAL') throw wrongParameter(`${decl.type} has no field '${name}'`)
-    if (fieldDecl.access === 'READ_ONLY' || fieldDecl.computed || fieldDecl.setOnce || name === 'id') throw wrongParameter(`${decl.type}.${name} is read-only`)
-    if (fieldDecl.hashed) throw wrongParameter(`${decl.type}.${name} cannot be set with $set`)
-    body[name] = convertValue(decl, fieldDecl, value, 'text')
-  }
+  const values = fieldsFromText(decl, [...call.request.query].filter(([name]) => !reserved.has(name)))
   const versionText = call.request.query.get('version')
   const version = versionText === undefined ? null : readVersion({ version: versionText }, 'text')
-  return tenant.write((tx) => {
-    const after = updateIn(tx, principal, decl, id, body, version, false)
-    return objectResponse(call, decl, renderRecord(decl, after, tx.state, renderOptions(call, decl, tx.state)))
-  })
+  const counters = appendedCounters(call, decl)
+  const after = await tenant.write((tx) => setObjectFields(tx, principal, decl, id, values, version))
+  return tenant.read((state) => objectResponse(call, decl, renderRecord(decl, after, state, renderOptionsWith(call, decl, state, counters))))
 }
 
 async function remove(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   const hard = queryFlag(call.request, 'hard')
-  if (!decl.removable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be deleted`)
-  return tenant.write((tx) => {
-    const rec = hard ? tx.state.get(decl.type, id) : findVisible(tx.state, principal, decl, id)
-    if (rec === undefined || !canSee(principal, decl, rec, tx.state)) throw notFound(decl.type, id)
-    checkRemove(principal, decl, rec, tx.state)
-    if (hard) {
-      removeForGood(tx, decl, rec)
-      return objectResponse(call, decl, { id, deleted: true })
-    }
-    const item = moveToTrash(tx, decl, rec, principal.userId)
-    return objectResponse(call, decl, { id, trashItem: { id: item.id } })
-  })
+  checkRemovable(decl)
+  const { trashItemId } = await tenant.write((tx) => deleteObject(tx, principal, decl, id, hard))
+  return objectResponse(call, decl, trashItemId === null ? { id, deleted: true } : { id, trashItem: { id: trashItemId } })
 }
 
 /** Handles a request whose path starts with a resource path; `rest` is what follows it. A read answers at once when it can (maybePromise.ts). */
@@ -276,7 +234,7 @@ export function handleResource(call: Call, decl: ResourceDecl, rest: readonly st
     throw new MethodNotAllowed(method, METHODS_ON_COLLECTION)
   }
   if (second === undefined && first.startsWith('$')) {
-    requirePrincipal(call)
+    requireSession(call)
     const action = findAction(decl.type, first)
     if (action !== undefined) return action.handle(call, decl, null)
     if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
@@ -290,7 +248,7 @@ export function handleResource(call: Call, decl: ResourceDecl, rest: readonly st
     if (first === '@deleted') return list(call, decl, { kind: 'trashed' })
     const view = findView(decl.type, first)
     if (view === undefined) throw new ApiError('TL01-9003', `unknown view '${first}' of ${decl.path ?? decl.type}`)
-    return list(call, decl, viewScope(view, requirePrincipal(call).principal))
+    return list(call, decl, viewScope(view, requireSession(call).principal))
   }
   if (first === 'summary' && second === undefined) {
     if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
@@ -331,7 +289,7 @@ export function handleResource(call: Call, decl: ResourceDecl, rest: readonly st
 function innerCollection(call: Call, decl: ResourceDecl, id: string, inner: InnerCollection, counting: boolean): MaybePromise<ApiResponse> {
   const method = call.request.method
   const childDecl = resourceByType(inner.childType)
-  const { tenant, principal } = requirePrincipal(call)
+  const { tenant, principal } = requireSession(call)
   return andThen(tenant.read((state) => findVisible(state, principal, decl, id)), () => {
     const scope: ListScope = { kind: 'children', via: inner.via, parentId: id }
     if (counting) {

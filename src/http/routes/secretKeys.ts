@@ -13,27 +13,23 @@
  * action): a key is made by the server, for the caller only
  * (domain/secretKeys.ts).
  */
-import { notFound } from '../../domain/errors.js'
 import { convertValue, isPlainObject, readFields } from '../../domain/input.js'
+import { createSecretKey as storeSecretKey, removeOwnSecretKey, type SecretKeyRequest } from '../../domain/operations/secretKeys.js'
 import { renderRecord } from '../../domain/render.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { FieldDecl, ResourceDecl } from '../../domain/schema.js'
-import { createSecretKey as storeSecretKey, newSecretKey, type SecretKeyRequest } from '../../domain/secretKeys.js'
-import { removeForGood } from '../../domain/trash.js'
+import { newSecretKey } from '../../domain/secretKeys.js'
 import { parseBody } from '../body.js'
-import type { Call, Principal, TenantAccess } from '../call.js'
+import type { Call } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { planList } from '../../query/plan.js'
-import type { ResourceAction } from './actions.js'
+import { objectAnswer } from './objectAnswer.js'
+import type { ResourceAction } from './resourceAction.js'
+import { requireSession } from '../requireSession.js'
 
 function secretKeyDecl(): ResourceDecl {
   return resourceByType('SecretKey')
-}
-
-function session(call: Call): { tenant: TenantAccess; principal: Principal } {
-  if (call.tenant === null || call.principal === null) throw new Error('secret-key routes are authenticated tenant routes')
-  return { tenant: call.tenant, principal: call.principal }
 }
 
 /** What the body says about the new key: its name (validated as the field), and the user, id and text it may not choose. */
@@ -48,23 +44,20 @@ function keyRequest(call: Call, decl: ResourceDecl): SecretKeyRequest {
 }
 
 export async function createSecretKey(call: Call): Promise<ApiResponse> {
-  const { tenant, principal } = session(call)
+  const { tenant, principal } = requireSession(call)
   const decl = secretKeyDecl()
   const request = keyRequest(call, decl)
   // Random, so decided before the write; only its hash is stored and logged.
   const key = newSecretKey()
-  return tenant.write((tx) => {
-    const rec = storeSecretKey(tx, principal, request, key)
-    const out = renderRecord(decl, rec, tx.state, { noExpand: queryFlag(call.request, 'no_expand') })
-    return dataResponse(call.request, Object.assign({}, out, { secretKey: key }), { root: decl.xmlItemName }, 201)
-  })
+  const rec = await tenant.write((tx) => storeSecretKey(tx, principal, request, key))
+  return objectAnswer(call, tenant, decl, rec, 201, { secretKey: key })
 }
 
 /** `POST /secretkeys`, the generic path: the same as `POST /users/@self/secretkeys`. */
 export const SECRET_KEY_ACTIONS: ReadonlyMap<string, ResourceAction> = new Map([['SecretKey:POST', { handle: (call: Call) => createSecretKey(call) }]])
 
 export async function listSecretKeys(call: Call): Promise<ApiResponse> {
-  const { tenant, principal } = session(call)
+  const { tenant, principal } = requireSession(call)
   const decl = secretKeyDecl()
   const plan = planList(decl, call.request.query)
   return tenant.read((state) => {
@@ -75,13 +68,9 @@ export async function listSecretKeys(call: Call): Promise<ApiResponse> {
 }
 
 export async function deleteSecretKey(call: Call, params: Record<string, string>): Promise<ApiResponse> {
-  const { tenant, principal } = session(call)
+  const { tenant, principal } = requireSession(call)
   const decl = secretKeyDecl()
   const id = params.id ?? ''
-  return tenant.write((tx) => {
-    const rec = tx.state.get(decl.type, id)
-    if (rec === undefined || rec.user !== principal.userId) throw notFound(decl.type, id)
-    removeForGood(tx, decl, rec)
-    return dataResponse(call.request, { id, deleted: true }, { root: decl.xmlItemName })
-  })
+  await tenant.write((tx) => removeOwnSecretKey(tx, principal, id))
+  return dataResponse(call.request, { id, deleted: true }, { root: decl.xmlItemName })
 }

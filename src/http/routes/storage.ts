@@ -10,70 +10,56 @@
  * A first store answers 201, a replacing one 200, both with {id, version}.
  */
 import { storableContentType } from '../../domain/contentType.js'
-import { ApiError } from '../../domain/errors.js'
 import {
   checkStorageName,
-  deleteStorageEntry,
   DEFAULT_STORAGE_CONTENT_TYPE,
   findStorageEntry,
   putStorageEntry,
+  removeStorageEntry as removeEntry,
   storageAddress,
-  storageDescription,
+  storageEntryMissing,
   storageText,
   visibleStorageEntries,
   type StorageAddress,
 } from '../../domain/storage.js'
 import { parsePaging } from '../../query/listQuery.js'
-import type { Call, Principal, TenantAccess } from '../call.js'
+import type { Call } from '../call.js'
 import { dataResponse, textResponse, type ApiResponse } from '../response.js'
 import { storedContentHeaders } from '../storedContent.js'
+import { requireSession } from '../requireSession.js'
 
 type Params = Record<string, string>
-
-function caller(call: Call): { tenant: TenantAccess; principal: Principal } {
-  if (call.tenant === null || call.principal === null) throw new ApiError('TL01-1002', 'an access token is required')
-  return { tenant: call.tenant, principal: call.principal }
-}
 
 function addressOf(params: Params): StorageAddress {
   return storageAddress(params.group ?? '', params.key ?? '', params.scope)
 }
 
-function missing(address: StorageAddress): ApiError {
-  return new ApiError('TL01-1101', `${storageDescription(address)} not found`)
-}
-
 export async function writeStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
-  const { tenant, principal } = caller(call)
+  const { tenant, principal } = requireSession(call)
   const address = addressOf(params)
   const content = storageText(call.request.body)
   const contentType = storableContentType(call.request.headers.get('content-type'), DEFAULT_STORAGE_CONTENT_TYPE)
-  return tenant.write((tx) => {
-    const { rec, created } = putStorageEntry(tx, address, principal.userId, contentType, content)
-    return dataResponse(call.request, { id: rec.id, version: rec.version }, { root: 'storageEntry' }, created ? 201 : 200)
-  })
+  const { rec, created } = await tenant.write((tx) => putStorageEntry(tx, address, principal.userId, contentType, content))
+  return dataResponse(call.request, { id: rec.id, version: rec.version }, { root: 'storageEntry' }, created ? 201 : 200)
 }
 
 export async function readStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
-  const { tenant, principal } = caller(call)
+  const { tenant, principal } = requireSession(call)
   const address = addressOf(params)
   const rec = await tenant.read((state) => findStorageEntry(state, address, principal.userId))
-  if (rec === undefined) throw missing(address)
+  if (rec === undefined) throw storageEntryMissing(address)
   return textResponse(call.request, rec.content as string, storedContentHeaders(rec.contentType as string))
 }
 
 export async function removeStorageEntry(call: Call, params: Params): Promise<ApiResponse> {
-  const { tenant, principal } = caller(call)
+  const { tenant, principal } = requireSession(call)
   const address = addressOf(params)
-  return tenant.write((tx) => {
-    const rec = deleteStorageEntry(tx, address, principal.userId)
-    if (rec === undefined) throw missing(address)
-    return dataResponse(call.request, { id: rec.id, deleted: true }, { root: 'storageEntry' })
-  })
+  const rec = await tenant.write((tx) => removeEntry(tx, address, principal.userId))
+  return dataResponse(call.request, { id: rec.id, deleted: true }, { root: 'storageEntry' })
 }
 
 export async function listStorageGroup(call: Call, params: Params): Promise<ApiResponse> {
-  const { tenant, principal } = caller(call)
+  const { tenant, principal } = requireSession(call)
   const group = checkStorageName('group', params.group ?? '')
   const paging = parsePaging(call.request.query)
   const entries = await tenant.read((state) =>

@@ -6,14 +6,14 @@
  */
 import { wrongParameter } from '../../domain/errors.js'
 import { priceFields } from '../../domain/pricing.js'
-import type { Rec, ResourceDecl } from '../../domain/schema.js'
-import type { TenantState } from '../../engine/tenantState.js'
+import type { DeriveFields } from '../../domain/operations/deriveFields.js'
+import type { ResourceDecl } from '../../domain/schema.js'
 import type { ApiRequest } from '../request.js'
 
 export interface WriteOption {
   param: string
   types: readonly string[]
-  derive(rec: Rec, state: TenantState): Record<string, unknown>
+  derive: DeriveFields
 }
 
 export const WRITE_OPTIONS: readonly WriteOption[] = [
@@ -25,7 +25,7 @@ export const WRITE_OPTIONS: readonly WriteOption[] = [
 ]
 
 /** The fields the request's write options derive, as one function (identity when none is asked for). */
-export function writeOptionsOf(request: ApiRequest, decl: ResourceDecl): ((rec: Rec, state: TenantState) => Record<string, unknown>) | undefined {
+export function writeOptionsOf(request: ApiRequest, decl: ResourceDecl): DeriveFields | undefined {
   const chosen = WRITE_OPTIONS.filter((option) => request.query.get(option.param) === 'true')
   for (const option of chosen) {
     if (!option.types.includes(decl.type)) throw wrongParameter(`${option.param} does not apply to ${decl.type}`)

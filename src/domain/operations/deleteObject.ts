@@ -1,0 +1,32 @@
+/*
+ * Deleting an object: to the trash with its cascade (trash.ts), or with
+ * `hard` for good, trashed or not. Either needs the object visible to the
+ * caller (else 404) and the right to remove it (policy.ts). The result says
+ * which happened: the trash item the object went to, or none.
+ */
+import type { Caller } from '../caller.js'
+import { ApiError, notFound } from '../errors.js'
+import { canSee, checkRemove } from '../policy.js'
+import type { ResourceDecl } from '../schema.js'
+import { moveToTrash, removeForGood } from '../trash.js'
+import type { Tx } from '../tx.js'
+import { findVisible } from './findVisible.js'
+
+/** The trash item's id; null when the object was removed for good. */
+export type Deleted = { readonly trashItemId: string | null }
+
+/** Refuses the delete of a resource that cannot be deleted, before any write. */
+export function checkRemovable(decl: ResourceDecl): void {
+  if (!decl.removable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be deleted`)
+}
+
+export function deleteObject(tx: Tx, caller: Caller, decl: ResourceDecl, id: string, hard: boolean): Deleted {
+  const rec = hard ? tx.state.get(decl.type, id) : findVisible(tx.state, caller, decl, id)
+  if (rec === undefined || !canSee(caller, decl, rec, tx.state)) throw notFound(decl.type, id)
+  checkRemove(caller, decl, rec, tx.state)
+  if (hard) {
+    removeForGood(tx, decl, rec)
+    return { trashItemId: null }
+  }
+  return { trashItemId: moveToTrash(tx, decl, rec, caller.userId).id }
+}

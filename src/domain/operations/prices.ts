@@ -1,0 +1,21 @@
+/*
+ * Pricing of time records from the tenant's price lists (pricing.ts):
+ * pricing a record given by its values without storing anything (a read),
+ * and recalculating a stored record's price from the current price lists
+ * and saving it (an update that checks no version).
+ */
+import type { Caller } from '../caller.js'
+import { calculatePrice, priceFields, type CalculatedPrice } from '../pricing.js'
+import { buildRecord } from '../records.js'
+import type { ChangeSession, Rec, ResourceDecl } from '../schema.js'
+import type { StateView, Tx } from '../tx.js'
+import { changeFields } from './updateObject.js'
+
+/** The price of a record with these values, built at `nowMs` (nothing is stored). */
+export function priceOf(state: StateView, decl: ResourceDecl, values: Record<string, unknown>, nowMs: number): CalculatedPrice {
+  return calculatePrice(buildRecord(decl, values, nowMs), state.collection('TimePriceList').values(), state)
+}
+
+export function updatePrice(tx: Tx, caller: Caller & ChangeSession, decl: ResourceDecl, id: string): Rec {
+  return changeFields(tx, caller, decl, id, {}, (rec, state) => priceFields(rec, state.collection('TimePriceList').values(), state))
+}

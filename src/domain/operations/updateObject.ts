@@ -1,0 +1,44 @@
+/*
+ * Changing an object of any resource: the object must be updatable, live
+ * and visible to the caller; the version rule — an update names the version
+ * it was made for and is refused (412 TL01-1107) when the object has moved
+ * on; `versionRequired` refuses an update that names none — then the write
+ * permission on the changed candidate, then the change (records.ts: a new
+ * record, version + 1). Derived fields (deriveFields.ts) are computed from
+ * the candidate as it will be stored.
+ */
+import type { Caller } from '../caller.js'
+import { ApiError } from '../errors.js'
+import { checkWrite } from '../policy.js'
+import { changeRecord } from '../records.js'
+import type { ChangeSession, Rec, ResourceDecl } from '../schema.js'
+import type { Tx } from '../tx.js'
+import type { DeriveFields } from './deriveFields.js'
+import { findVisible } from './findVisible.js'
+
+/** `version`: the version the update was made for (null when it names none); `versionRequired` refuses one that names none. */
+export function updateObject(
+  tx: Tx,
+  caller: Caller & ChangeSession,
+  decl: ResourceDecl,
+  id: string,
+  values: Record<string, unknown>,
+  version: number | null,
+  versionRequired: boolean,
+  derive?: DeriveFields,
+): Rec {
+  if (!decl.updatable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be changed`)
+  const before = findVisible(tx.state, caller, decl, id)
+  if (versionRequired && version === null) throw new ApiError('TL01-1107', `the update of ${decl.type} '${id}' must carry its version (or use version_ignore=true)`)
+  if (version !== null && version !== before.version) {
+    throw new ApiError('TL01-1107', `${decl.type} '${id}' is at version ${before.version}, the update was made for version ${version}`)
+  }
+  const candidate = { ...before, ...values }
+  checkWrite(caller, decl, candidate, before, tx.state)
+  return changeRecord(tx, decl, before, derive === undefined ? values : Object.assign({}, values, derive({ ...candidate, updatedAt: tx.now }, tx.state)), caller)
+}
+
+/** An update that checks no version (actions and `$set` without one): only these values change. */
+export function changeFields(tx: Tx, caller: Caller & ChangeSession, decl: ResourceDecl, id: string, values: Record<string, unknown>, derive?: DeriveFields): Rec {
+  return updateObject(tx, caller, decl, id, values, null, false, derive)
+}

@@ -1,0 +1,53 @@
+/*
+ * A tenant for direct tests of the domain operations, without HTTP: a
+ * fresh TenantState with an account and its confirmed owner (founded and
+ * confirmed through the sign-up operations), and a way to run a write as
+ * the actor would — an operation on a WriteTx, rolled back when it throws.
+ */
+import { confirmSignUp, foundTenant } from '../../src/domain/operations/signUp.js'
+import { accountOf } from '../../src/domain/account.js'
+import { TenantState } from '../../src/engine/tenantState.js'
+import { WriteTx } from '../../src/engine/writeTx.js'
+
+export const NOW = 1_700_000_000_000
+
+export interface TestCaller {
+  readonly userId: string
+  readonly superuser: boolean
+  readonly isOwner: boolean
+  readonly tokenId: string
+}
+
+export interface DomainTenant {
+  readonly state: TenantState
+  /** The account owner, as a caller of the session `owner-session`. */
+  readonly owner: TestCaller
+  /** Runs `decide` as one write at `now` (NOW unless given); rolled back if it throws. */
+  write<T>(decide: (tx: WriteTx) => T, now?: number): T
+}
+
+export function domainTenant(name = 'acme'): DomainTenant {
+  const state = new TenantState(name)
+  state.finishLoad()
+  const write = <T>(decide: (tx: WriteTx) => T, now = NOW): T => {
+    const tx = new WriteTx(state, now)
+    try {
+      return decide(tx)
+    } catch (error) {
+      tx.rollback()
+      throw error
+    }
+  }
+  write((tx) => {
+    const accountId = foundTenant(tx, {
+      owner: { firstName: 'Olga', lastName: 'Owner' },
+      email: 'olga@acme.test',
+      passwordHash: 'a-hash-of-the-owner-password',
+      account: { name: 'Acme' },
+      urlPrefix: name,
+    })
+    confirmSignUp(tx, accountId, 86_400_000)
+  })
+  const owner: TestCaller = { userId: accountOf(state).owner as string, superuser: true, isOwner: true, tokenId: 'owner-session' }
+  return { state, owner, write }
+}
