@@ -12,7 +12,8 @@
  * tenants so those answers get out); it closes last, so /readyz says
  * 'stopping' while a stop drains.
  *
- * Both listeners have their port to themselves (http/uws.ts): a second
+ * Both listeners have their port to themselves (http/uws.ts for the API's,
+ * Node's exclusive listen for the admin's): a second
  * service started on a taken PORT or ADMIN_PORT fails to start with a
  * message naming the port, and gives back its data directory lock and
  * LMDB store, instead of quietly sharing the port's connections.
@@ -37,7 +38,7 @@ import { RequestMetrics } from './observability/requestMetrics.js'
 import { TenantRegistry } from './tenants/tenantRegistry.js'
 import { TenantRefusal } from './tenants/tenantErrors.js'
 import type { Services } from './http/call.js'
-import { abuseLimits } from './http/rateLimiter.js'
+import { abuseLimits } from './http/abuseLimits.js'
 import { startHttpServer } from './http/server.js'
 import { outboxFor } from './mail/outbox.js'
 import { LogStore } from './persist/logStore.js'

@@ -16,9 +16,6 @@ import { accessDenied } from './errors.js'
 import { findResourceByType } from './resources/index.js'
 import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
 
-/** Named here too for the modules that take it with the checks (caller.ts declares it). */
-export type { Caller } from './caller.js'
-
 /** Fields a user may not change on their own User object. */
 const SELF_PROTECTED_FIELDS = ['admin', 'active', 'projectManager'] as const
 

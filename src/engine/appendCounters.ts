@@ -15,7 +15,7 @@
 import { RESOURCES } from '../domain/resources/index.js'
 import { assert } from '../assert.js'
 import type { AppendCounter, Rec } from '../domain/schema.js'
-import type { StateObserver } from './tenantState.js'
+import type { StateObserver } from './stateObserver.js'
 
 interface Tally {
   readonly counter: AppendCounter

@@ -9,7 +9,7 @@
 import { RESOURCES } from '../domain/resources/index.js'
 import { roundMoney } from '../domain/pricing.js'
 import type { LiveSum, Rec } from '../domain/schema.js'
-import type { StateObserver } from './tenantState.js'
+import type { StateObserver } from './stateObserver.js'
 
 interface Watcher {
   sum: LiveSum

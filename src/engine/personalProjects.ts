@@ -8,7 +8,7 @@
  * becomes a lookup in a small (usually empty) map.
  */
 import type { Rec } from '../domain/schema.js'
-import type { StateObserver } from './tenantState.js'
+import type { StateObserver } from './stateObserver.js'
 
 export class PersonalProjects implements StateObserver {
   /** Personal project id → the project. */

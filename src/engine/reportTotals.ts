@@ -31,11 +31,13 @@
 import type { Rec } from '../domain/schema.js'
 import { localDay } from '../domain/calendar.js'
 import { durationOf } from '../domain/pricing.js'
-import { projectHiddenFrom, type Caller } from '../domain/policy.js'
+import type { Caller } from '../domain/caller.js'
+import { projectHiddenFrom } from '../domain/policy.js'
 import { assertionFailed } from '../assert.js'
 import { DayTotals, daysOf, NO_DAY, STORES_DAYS, type Totals } from './dayTotals.js'
 import { runNow, type Steps } from './steps.js'
-import type { StateObserver, TenantState } from './tenantState.js'
+import type { PersonalProjects } from './personalProjects.js'
+import type { StateObserver } from './stateObserver.js'
 
 /** The group key of records whose grouping value is null, in the aggregates and on the query path alike. */
 export const NULL_KEY = 'null'
@@ -66,6 +68,12 @@ const STORED_TOTALS_FORMAT = 1
 const INSTALL_STEP_GROUPS = 32
 const REBUILD_STEP_RECORDS = 10_000
 
+/** What the aggregates read of the state they follow: its time records, and which projects are personal. */
+export interface AggregatedState {
+  collection(type: 'TimeRecord'): { readonly size: number; values(): IterableIterator<Rec> }
+  readonly personalProjects: PersonalProjects
+}
+
 export class ReportAggregates implements StateObserver {
   overall = new DayTotals()
   readonly byProject = new Map<string, DayTotals>()
@@ -75,7 +83,7 @@ export class ReportAggregates implements StateObserver {
   /** While a snapshot that keeps the totals loads: the time records it loaded that count (not trashed). */
   private heldRecords: number | null = null
 
-  constructor(private readonly state: TenantState) {}
+  constructor(private readonly state: AggregatedState) {}
 
   /** The time zone the days are cut in (the account's). */
   get timeZone(): string {

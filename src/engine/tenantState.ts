@@ -17,13 +17,7 @@ import { PersonalProjects } from './personalProjects.js'
 import { ownCopy } from './textPool.js'
 import { ReportAggregates } from './reportTotals.js'
 import type { LoggedEntry, Op } from './logEntry.js'
-
-/** Sees every change: before is undefined on insert, after is undefined on removal. */
-export interface StateObserver {
-  onChange(type: string, before: Rec | undefined, after: Rec | undefined): void
-  /** Forget everything (the state is being rebuilt). */
-  reset(): void
-}
+import type { StateObserver } from './stateObserver.js'
 
 export class TenantState implements StateView {
   readonly collections = new Map<string, Collection>()

@@ -44,9 +44,6 @@ import { ApiError } from '../domain/errors.js'
 import type { Call } from './call.js'
 import type { WindowCounter } from './windowCounter.js'
 
-/** Named here too for the server's start (abuseLimits.ts builds them). */
-export { abuseLimits } from './abuseLimits.js'
-
 export function tooManyRequests(waitMs: number, message: string): ApiError {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000))
   return new ApiError('TL01-9010', `${message}; retry in ${seconds} s`, null, [], { 'Retry-After': String(seconds) })
