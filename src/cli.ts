@@ -20,7 +20,7 @@
 import path from 'node:path'
 import { callAdminWithProgress } from './admin/adminClient.js'
 import { loadConfig, type Config } from './config.js'
-import { lockHolder, refuseWhileServing } from './dataDirLock.js'
+import { lockHolder, refuseWhileServing } from './persist/dataDirLock.js'
 import { TenantActor } from './tenants/tenantActor.js'
 import { entriesToReplay, readHistory } from './persist/history.js'
 import { installState, objectCount } from './tenants/installState.js'

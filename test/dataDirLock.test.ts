@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { acquireLock, isAlive, lockHolder, processState } from '../src/dataDirLock.js'
+import { acquireLock, isAlive, lockHolder, processState } from '../src/persist/dataDirLock.js'
 import { tempDataDir } from './helpers/server.js'
 
 /** A shell that starts `sleep 0` in the background, prints its pid, and turns into a sleep that never reaps it. */

@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { makePrivateDir, PRIVATE_FILE_MODE } from './persist/privateFiles.js'
+import { makePrivateDir, PRIVATE_FILE_MODE } from './privateFiles.js'
 
 function lockPath(dataDir: string): string {
   return path.join(dataDir, 'server.lock')
