@@ -1,0 +1,64 @@
+/*
+ * The operator CLI as an operator runs it (`node dist/src/cli.js`, built by
+ * `npx tsc -p .`):
+ *  - `--help` of every command the CLI lists answers exit code 0 and that
+ *    command's usage text;
+ *  - `serve` stopped by SIGTERM drains, writes a snapshot that holds every
+ *    acknowledged write (nothing is left to replay) and exits 0.
+ */
+import t from 'tap'
+import { loadConfig } from '../../src/config.js'
+import { LogStore } from '../../src/persist/logStore.js'
+import { recoverTenant } from '../../src/tenants/recovery.js'
+import { listSnapshots } from '../../src/persist/snapshotFile.js'
+import { runCli } from '../helpers/cli.js'
+import { spawnServer, stopGracefully, tempDataDir, testEnv } from '../helpers/server.js'
+
+t.test('--help of every command', async (t) => {
+  const dataDir = tempDataDir('cli-help')
+  const overview = await runCli(dataDir, ['--help'])
+  t.equal(overview.code, 0, 'timeledger --help exits 0')
+  t.match(overview.stdout, /^usage: timeledger <command>/)
+  const listing = (overview.stdout.split(/^commands:$/m)[1] ?? '').split('\n\n')[0] ?? ''
+  const commands = [...listing.matchAll(/^ {2}(\S+) +\S/gm)].map((match) => match[1] as string)
+  t.ok(commands.length >= 4, `the CLI lists its commands: ${commands.join(', ')}`)
+  t.ok(commands.includes('serve') && commands.includes('restore'), 'serve and restore among them')
+  const helps = await Promise.all(commands.map((command) => runCli(dataDir, [command, '--help'])))
+  for (const [index, command] of commands.entries()) {
+    const help = helps[index] as Awaited<ReturnType<typeof runCli>>
+    t.equal(help.code, 0, `${command} --help exits 0`)
+    t.match(help.stdout, new RegExp(`^usage: timeledger ${command}\\b`), `${command} --help shows its usage`)
+    t.equal(help.stderr, '', `${command} --help writes nothing to stderr`)
+  }
+  const unknown = await runCli(dataDir, ['no-such-command'])
+  t.not(unknown.code, 0, 'an unknown command fails')
+  t.match(unknown.stderr, /unknown command 'no-such-command'/)
+})
+
+t.test('SIGTERM: drain, snapshot, exit 0', async (t) => {
+  const dataDir = tempDataDir('cli-sigterm')
+  const server = await spawnServer(dataDir)
+  const { token } = await server.client.createTenant('term')
+  const names: string[] = []
+  for (let index = 0; index < 7; index += 1) {
+    const created = await server.client.request('POST', '/v1/time/projects', { tenant: 'term', query: { token }, body: { name: `kept ${index}` } })
+    t.equal(created.status, 201)
+    names.push(`kept ${index}`)
+  }
+  const newestBefore = listSnapshots(dataDir, 'term')[0]?.seq ?? 0
+
+  t.equal(await stopGracefully(server), 0, 'the server exits 0 on SIGTERM')
+  t.match(server.output(), /SIGTERM: draining, snapshotting and stopping/)
+  const newest = listSnapshots(dataDir, 'term')[0]
+  t.ok(newest !== undefined && newest.seq > newestBefore, `a snapshot was written at the stop (seq ${newest?.seq}, before ${newestBefore})`)
+
+  const config = loadConfig(testEnv(dataDir))
+  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  t.teardown(() => store.close())
+  const recovered = recoverTenant('term', config.dataDir, store)
+  t.equal(recovered.report.snapshotFile, newest?.file, 'recovery starts from that snapshot')
+  t.equal(recovered.report.replayedEntries, 0, 'the snapshot holds every write: nothing to replay')
+  t.equal(recovered.state.seq, newest?.seq)
+  const projects = [...recovered.state.collection('Project').values()].map((rec) => rec.name as string).sort()
+  t.same(projects, names, 'every acknowledged project is in the snapshot')
+})

@@ -1,0 +1,94 @@
+/*
+ * The log's entry formats (persist/codec.ts): format 2, written now, is
+ * `[2, at, ops]` with each put a field list and its values in order; format
+ * 1, a map per record, is what logs written before hold. Both must replay
+ * into the records that were written, in their declaration's shape; a
+ * logged field list other than the declaration's (a field declared since,
+ * another order) is read by name; anything else is not a log entry.
+ */
+import t from 'tap'
+import v8 from 'node:v8'
+import { Packr } from 'msgpackr'
+import { buildRecord } from '../../../src/domain/records.js'
+import { Project } from '../../../src/domain/resources/project.js'
+import { TimeRecord } from '../../../src/domain/resources/timeRecord.js'
+import type { Rec } from '../../../src/domain/schema.js'
+import { LOG_ENTRY_FORMAT, type LogEntry } from '../../../src/engine/logEntry.js'
+import { TenantState } from '../../../src/engine/tenantState.js'
+import { decodeLogEntry, encodeLogEntry, encodePlain } from '../../../src/persist/codec.js'
+
+v8.setFlagsFromString('--allow-natives-syntax')
+const hasFastProperties = new Function('object', 'return %HasFastProperties(object)') as (object: object) => boolean
+
+/** A decoder made fresh, with the options the log is written with: what another process or version reads. */
+const freshDecoder = () => new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false })
+
+const NOW = 1_700_000_000_000
+const project = buildRecord(Project, { name: 'Relaunch', description: null }, NOW)
+const first = buildRecord(TimeRecord, { project: project.id, start: NOW, stop: NOW + 3_600_000, description: 'Planning', price: 12.5 }, NOW)
+const second = buildRecord(TimeRecord, { start: NOW + 86_400_000, billable: true }, NOW + 1)
+
+function replayed(...entries: Uint8Array[]): TenantState {
+  const state = new TenantState('acme')
+  entries.forEach((bytes, index) => state.applyEntry(index + 1, decodeLogEntry(bytes)))
+  state.finishLoad()
+  return state
+}
+
+t.test('format 2: arrays, each put a field list and its values, read by a fresh decoder', async (t) => {
+  const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: NOW, ops: [{ op: 'put', type: 'Project', rec: project }, { op: 'put', type: 'TimeRecord', rec: first }] }
+  const bytes = encodeLogEntry(entry)
+  const wire = freshDecoder().unpack(bytes) as unknown[]
+  t.same(wire.slice(0, 2), [2, NOW])
+  const [, , ops] = wire as [number, number, unknown[][]]
+  t.same(ops[1]?.slice(0, 3), ['put', 'TimeRecord', Object.keys(first).join(',')])
+  t.same(ops[1]?.[3], Object.values(first), 'the values in the order of the field list')
+  const deleted = encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW + 5, ops: [{ op: 'del', type: 'TimeRecord', id: first.id }] })
+  t.same(freshDecoder().unpack(deleted), [2, NOW + 5, [['del', 'TimeRecord', first.id]]])
+
+  const state = replayed(bytes, encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW + 1, ops: [{ op: 'put', type: 'TimeRecord', rec: second }] }))
+  for (const [type, rec] of [['Project', project], ['TimeRecord', first], ['TimeRecord', second]] as const) {
+    const stored = state.get(type, rec.id) as Rec
+    t.same(stored, rec, `${type}: every field as written`)
+    t.same(Object.keys(stored), Object.keys(rec), `${type}: in the declaration's order`)
+    t.ok(hasFastProperties(stored), `${type}: in a fast shape`)
+  }
+  t.same([...state.collection('TimeRecord').lookup('project', project.id)].map((rec) => rec.id), [first.id], 'indexed')
+  const afterDelete = replayed(bytes, deleted)
+  t.equal(afterDelete.get('TimeRecord', first.id), undefined, 'a del removes')
+})
+
+t.test('format 1: entries written before format 2 still replay into the same records', async (t) => {
+  const state = replayed(encodePlain({ v: 1, at: NOW, ops: [{ op: 'put', type: 'TimeRecord', rec: first }, { op: 'put', type: 'TimeRecord', rec: second }] }))
+  t.same(state.get('TimeRecord', first.id), first)
+  t.same(state.get('TimeRecord', second.id), second)
+  const removed = replayed(encodePlain({ v: 1, at: NOW, ops: [{ op: 'put', type: 'TimeRecord', rec: first }] }), encodePlain({ v: 1, at: NOW, ops: [{ op: 'del', type: 'TimeRecord', id: first.id }] }))
+  t.equal(removed.get('TimeRecord', first.id), undefined)
+})
+
+t.test('a field list other than the declaration’s is read by name; a field it lacks gets its default', async (t) => {
+  const names = Object.keys(first).filter((name) => name !== 'effective').reverse()
+  const bytes = encodePlain([2, NOW, [['put', 'TimeRecord', names.join(','), names.map((name) => first[name])]]])
+  const stored = replayed(bytes).get('TimeRecord', first.id) as Rec
+  t.same(stored, first, 'effective is true by default, as written')
+  t.same(Object.keys(stored), Object.keys(first), 'in the declaration’s order')
+})
+
+t.test('anything else is not a log entry', async (t) => {
+  const list = Object.keys(first).join(',')
+  const notEntries: [string, unknown][] = [
+    ['a format it does not know', [3, NOW, []]],
+    ['a time that is not a number', [2, 'now', []]],
+    ['ops that are not a list', [2, NOW, {}]],
+    ['a fourth element', [2, NOW, [], 1]],
+    ['an unknown operation', [2, NOW, [['patch', 'TimeRecord', first.id]]]],
+    ['a put with fewer values than fields', [2, NOW, [['put', 'TimeRecord', list, [1, 2]]]]],
+    ['a put without a field list', [2, NOW, [['put', 'TimeRecord', null, []]]]],
+    ['a del without an id', [2, NOW, [['del', 'TimeRecord']]]],
+    ['an operation that is not a list', [2, NOW, [{ op: 'del', type: 'TimeRecord', id: first.id }]]],
+    ['a map without ops', { v: 1, at: NOW }],
+    ['a map of format 2', { v: 2, at: NOW, ops: [] }],
+    ['a string', 'entry'],
+  ]
+  for (const [what, value] of notEntries) t.throws(() => decodeLogEntry(encodePlain(value)), /not a log entry/, what)
+})
