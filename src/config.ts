@@ -22,7 +22,7 @@ export interface Config {
   readonly snapshotsKept: number
   readonly logRetentionMs: number
   readonly lmdbMapSizeBytes: number
-  /** At a full store, the least time between two reclaims of one tenant's log (engine/logSpace.ts). */
+  /** At a full store, the least time between two reclaims of one tenant's log (tenants/logSpace.ts). */
   readonly reclaimMinIntervalMs: number
   readonly maxFileBytes: number
   readonly rateLimitRequests: number
@@ -63,9 +63,9 @@ export interface Config {
   readonly idleEvictMs: number
   /** Most tenants held in memory at once; past it the least recently used is evicted (0: no cap). */
   readonly maxActiveTenants: number
-  /** Longest slice of a long read (scan, sort, summary, report) before it yields to the event loop (engine/slicedRead.ts). */
+  /** Longest slice of a long read (scan, sort, summary, report) before it yields to the event loop (tenants/slicedRead.ts). */
   readonly readSliceMs: number
-  /** CPU ms per second a tenant's heavy reads may take; past it they get 429 (engine/heavyReadBudget.ts; 0: no budget). */
+  /** CPU ms per second a tenant's heavy reads may take; past it they get 429 (tenants/heavyReadBudget.ts; 0: no budget). */
   readonly tenantHeavyReadMsPerS: number
 }
 

@@ -31,7 +31,7 @@ export interface TenantAccess {
   read<T>(query: (state: TenantState) => T): MaybePromise<T>
   /**
    * A read that may be long (a scan, sort, summary or report), written as steps: run in slices that let the other
-   * tenants through, against one state; at once when it ends in its first slice (engine/slicedRead.ts). 429 when the
+   * tenants through, against one state; at once when it ends in its first slice (tenants/slicedRead.ts). 429 when the
    * tenant's heavy-read budget is spent.
    */
   readInSlices<T>(query: (state: TenantState) => Steps<T>): MaybePromise<T>

@@ -11,7 +11,7 @@
  *
  * Both passes are steps (engine/steps.ts): they pause after every
  * SCAN_STEP_RECORDS candidates, so a long read runs in slices
- * (engine/slicedRead.ts). `runList` and `countMatching` run them at once.
+ * (tenants/slicedRead.ts). `runList` and `countMatching` run them at once.
  */
 import { wrongParameter } from '../domain/errors.js'
 import type { DisplayContext, Rec } from '../domain/schema.js'

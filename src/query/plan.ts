@@ -28,7 +28,7 @@
  *
  * Every way of running a plan is also steps (`runSteps`, `countSteps`,
  * `eachMatching`: they pause after every few hundred candidates), so a
- * long one runs in slices (engine/slicedRead.ts). That is why an `eq null`
+ * long one runs in slices (tenants/slicedRead.ts). That is why an `eq null`
  * pin is no pin: its index holds no null, and the records without a value
  * would be found by a scan inside the iterator, where it cannot pause; the
  * scan of the collection with the predicate gives them, pausing.

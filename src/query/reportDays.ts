@@ -8,7 +8,7 @@
  * differential test checks it). Personal projects of other users never
  * count: the scan skips their records (visibility); the aggregates path
  * takes their day totals away. The scan runs as steps, in slices
- * (engine/slicedRead.ts); the aggregates answer at once.
+ * (tenants/slicedRead.ts); the aggregates answer at once.
  */
 import { accountOf } from '../domain/account.js'
 import type { Caller } from '../domain/caller.js'
@@ -27,7 +27,7 @@ const AGGREGATED_GROUPS = new Set(['project/id', 'user/id'])
  * Day totals per group key, read by the query engine from the matching
  * records; with `bounds`, only the records of those `start` instants need to
  * be read (the planner takes them when they are the cheapest candidates).
- * As steps: a scan of a million records runs in slices (engine/slicedRead.ts).
+ * As steps: a scan of a million records runs in slices (tenants/slicedRead.ts).
  */
 function* scannedDays(state: TenantState, caller: Caller, query: ReadonlyMap<string, string>, groupBy: string | null, bounds: CandidateBounds | null): Steps<Map<string, DayTotals>> {
   const decl = resourceByType('TimeRecord')

@@ -1,7 +1,7 @@
 /*
  * One tenant must not stall the others (design §2.4): a long read — a scan,
  * a count, a summary, a sort over many records — runs in slices
- * (engine/slicedRead.ts) with the other tenants' requests answered between
+ * (tenants/slicedRead.ts) with the other tenants' requests answered between
  * them, while its own tenant is held (a write of that tenant waits, so the
  * read answers one state); and a tenant's heavy reads have a CPU budget per
  * second past which they get 429 with Retry-After, while its light reads

@@ -5,7 +5,7 @@
  * "Registration": no token; `apikey` required). Sign-up creates the tenant:
  * its Account and owner User are the tenant's first log entry, both
  * unconfirmed until confirm. The e-mail calls read the global e-mail index
- * (globalIndexes.ts: the tenants with a live user of that e-mail); an
+ * (tenants/globalIndexes.ts: the tenants with a live user of that e-mail); an
  * e-mail is unique per tenant only, so when several tenants have it findurl
  * answers the first by tenant name (a stable choice, the `{url}` shape
  * stays), and sign-up refuses an e-mail any tenant has.

@@ -6,7 +6,7 @@
  * aggregates or by a scan of the matching records (query/reportDays.ts
  * chooses); both feed the same summing here. An empty `summary=` is no
  * grouping. A report read runs in slices when it scans
- * (engine/slicedRead.ts); the aggregates answer in its first.
+ * (tenants/slicedRead.ts); the aggregates answer in its first.
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
 import type { Rec } from '../../domain/schema.js'
