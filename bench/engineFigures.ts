@@ -147,7 +147,7 @@ interface ReplayFigures {
 const STALL_TIMER_MS = 1
 
 /** recoverTenantInTurns, as a server activates a tenant: its time, and the longest gap between two turns of a timer. */
-async function timedActivationInTurns(tenant: string, dataDir: string, store: LogStore): Promise<{ totalMs: number; longestStallMs: number }> {
+async function timedActivationInTurns(tenant: string, store: LogStore): Promise<{ totalMs: number; longestStallMs: number }> {
   let longestStallMs = 0
   let lastTick = performance.now()
   const timer = setInterval(() => {
@@ -157,7 +157,7 @@ async function timedActivationInTurns(tenant: string, dataDir: string, store: Lo
   }, STALL_TIMER_MS)
   const started = performance.now()
   try {
-    await recoverTenantInTurns(tenant, dataDir, store)
+    await recoverTenantInTurns(tenant, store)
     const ended = performance.now()
     return { totalMs: ended - started, longestStallMs: Math.max(longestStallMs, ended - lastTick) }
   } finally {
@@ -165,11 +165,11 @@ async function timedActivationInTurns(tenant: string, dataDir: string, store: Lo
   }
 }
 
-function timedReplay(tenant: string, dataDir: string, store: LogStore): Omit<ReplayFigures, 'activationInTurnsMs' | 'activationLongestStallMs'> {
+function timedReplay(tenant: string, store: LogStore): Omit<ReplayFigures, 'activationInTurnsMs' | 'activationLongestStallMs'> {
   const started = performance.now()
   let firstProgressAt: number | null = null
   let firstProgressCount = 0
-  const { report } = recoverTenant(tenant, dataDir, store, {
+  const { report } = recoverTenant(tenant, store, {
     onProgress: (done) => {
       if (firstProgressAt !== null) return
       firstProgressAt = performance.now()
@@ -251,8 +251,8 @@ if (process.argv[1]?.endsWith('engineFigures.js') === true) {
     const config = loadConfig({ DATA_DIR: replayOf, API_KEYS: 'unused', QUIET: '1' })
     const store = LogStore.open(replayOf, config.lmdbMapSizeBytes)
     try {
-      const replay = timedReplay(tenant, replayOf, store)
-      const activation = await timedActivationInTurns(tenant, replayOf, store)
+      const replay = timedReplay(tenant, store)
+      const activation = await timedActivationInTurns(tenant, store)
       const figures: ReplayFigures = { ...replay, activationInTurnsMs: activation.totalMs, activationLongestStallMs: activation.longestStallMs }
       console.log(`REPLAY_FIGURES ${JSON.stringify(figures)}`)
     } finally {

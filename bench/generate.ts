@@ -119,7 +119,7 @@ export async function generateFixture(records: number, dir: string): Promise<Fix
   const store = LogStore.open(dataDir, config.lmdbMapSizeBytes)
   try {
     // The empty store gets the current layout of the global indexes at once, as a server start would give it.
-    rebuildGlobalIndexesIfOld(store, dataDir)
+    rebuildGlobalIndexesIfOld(store)
     const registry = new TenantRegistry(config, store)
     const ownerId = await createTenant(registry, await hashPassword(dataset.OWNER_PASSWORD, config.passwordCost))
     const actor = registry.get(dataset.BENCH_TENANT)
@@ -159,7 +159,7 @@ export async function generateFixture(records: number, dir: string): Promise<Fix
 async function upgradeGlobalIndexes(dataDir: string): Promise<void> {
   const store = LogStore.open(dataDir, generationConfig(dataDir).lmdbMapSizeBytes)
   try {
-    rebuildGlobalIndexesIfOld(store, dataDir, (line) => console.log(`  fixture: ${line}`))
+    rebuildGlobalIndexesIfOld(store, (line) => console.log(`  fixture: ${line}`))
   } finally {
     await store.close()
   }

@@ -145,7 +145,7 @@ const COMMANDS: Record<string, Command> = {
         return
       }
       await withStore(config, async (store) => {
-        const { state, description, pointSeq } = await rebuildState(tenant, config.dataDir, store, source, progress)
+        const { state, description, pointSeq } = await rebuildState(tenant, store, source, progress)
         const encode = progress(`snapshot ${tenant}`, 'records', objectCount(state))
         const installed = await installState(state, store, { onProgress: (done) => encode.update(done) })
         encode.finish()

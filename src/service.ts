@@ -89,7 +89,7 @@ async function activateAll(registry: TenantRegistry): Promise<void> {
 export async function startService(config: Config): Promise<RunningService> {
   acquireLock(config.dataDir)
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
-  rebuildGlobalIndexesIfOld(store, config.dataDir, config.quiet ? undefined : console.log)
+  rebuildGlobalIndexesIfOld(store, config.quiet ? undefined : console.log)
   const registry = new TenantRegistry(config, store)
   const services: Services = { config, registry, apiKeys: apiKeysFor(config), limits: abuseLimits(config), outbox: outboxFor(config) }
   const readiness = new Readiness()

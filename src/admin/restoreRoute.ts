@@ -100,8 +100,7 @@ async function restore(
   note?: (text: string) => void,
 ): Promise<RestoreAnswer> {
   const started = performance.now()
-  const { dataDir } = registry.config
-  const { state, description, pointSeq } = await rebuildState(tenant, dataDir, registry.store, source, startProgress)
+  const { state, description, pointSeq } = await rebuildState(tenant, registry.store, source, startProgress)
   const swap = async () => {
     const encode = startProgress?.(`snapshot ${tenant}`, 'records', null)
     const installed = await installState(state, registry.store, { onProgress: (done) => encode?.update(done) })

@@ -142,7 +142,7 @@ export interface IndexRebuild {
  * transaction together with the marker, so a crash midway leaves the old tables and the next start tries
  * again. `say` hears one line about it. Null when the layout is current.
  */
-export function rebuildGlobalIndexesIfOld(store: Storage, dataDir: string, say?: (line: string) => void): IndexRebuild | null {
+export function rebuildGlobalIndexesIfOld(store: Storage, say?: (line: string) => void): IndexRebuild | null {
   if (store.emails.get(LAYOUT_KEY) === LAYOUT) return null
   const emailKeys: [string, string][] = []
   const confirmationKeys: [string, string][] = []
@@ -150,7 +150,7 @@ export function rebuildGlobalIndexesIfOld(store: Storage, dataDir: string, say?:
   for (const tenant of store.tenants.getKeys()) {
     let state: TenantState
     try {
-      state = recoverTenant(tenant, dataDir, store).state
+      state = recoverTenant(tenant, store).state
     } catch (error) {
       if (!(error instanceof RecoveryError) && !(error instanceof LogCorruptError)) throw error
       result.skipped.push(tenant)

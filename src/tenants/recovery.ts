@@ -116,12 +116,12 @@ export interface Recovered {
  */
 
 /** Rebuilds the tenant at once. */
-export function recoverTenant(tenant: string, dataDir: string, store: Storage, options: RecoveryOptions = {}): Recovered {
+export function recoverTenant(tenant: string, store: Storage, options: RecoveryOptions = {}): Recovered {
   return runNow(recoverSteps(tenant, store, options))
 }
 
 /** Rebuilds the tenant a slice per event-loop turn. */
-export function recoverTenantInTurns(tenant: string, dataDir: string, store: Storage, options: RecoveryOptions = {}): Promise<Recovered> {
+export function recoverTenantInTurns(tenant: string, store: Storage, options: RecoveryOptions = {}): Promise<Recovered> {
   return runInTurns(recoverSteps(tenant, store, options))
 }
 

@@ -17,11 +17,11 @@ export interface ReloadableTenant {
   reloadedAfterFailure(recovered: Recovered): void
 }
 
-export function reloadAfterFailedAppend(tenant: ReloadableTenant, store: Storage, dataDir: string, seq: number, error: unknown): void {
+export function reloadAfterFailedAppend(tenant: ReloadableTenant, store: Storage, seq: number, error: unknown): void {
   console.error(`tenant '${tenant.tenant}': log append of entry ${seq} failed, reloading from disk:`, error instanceof Error ? error.message : error)
   void tenant.exclusive(async () => {
     await store.flushed().catch(() => undefined)
     await store.truncateAfter(tenant.tenant, seq - 1).catch(() => undefined)
-    tenant.reloadedAfterFailure(recoverTenant(tenant.tenant, dataDir, store))
+    tenant.reloadedAfterFailure(recoverTenant(tenant.tenant, store))
   })
 }

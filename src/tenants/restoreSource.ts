@@ -66,7 +66,6 @@ export interface RebuiltState {
 /** recoverTenantInTurns (up to `uptoSeq`) with a progress line for the snapshot load and one for the log replay. */
 export async function recoverShowingProgress(
   tenant: string,
-  dataDir: string,
   store: Storage,
   uptoSeq: number | undefined,
   startProgress?: ProgressFactory,
@@ -78,7 +77,7 @@ export async function recoverShowingProgress(
     load?.finish()
     return startProgress?.(`replay ${tenant}`, 'log entries', entriesTotal)
   }
-  const recovered = await recoverTenantInTurns(tenant, dataDir, store, {
+  const recovered = await recoverTenantInTurns(tenant, store, {
     uptoSeq,
     onLoad: (done) => load?.update(done),
     onProgress: (done) => (replay ??= startReplay())?.update(done),
@@ -119,7 +118,6 @@ export function endAllSessions(state: TenantState): number {
 /** Rebuilt a slice per event-loop turn (recoverTenantInTurns), so a server doing it keeps serving other tenants. */
 export async function rebuildState(
   tenant: string,
-  dataDir: string,
   store: Storage,
   source: RestoreSource,
   startProgress?: ProgressFactory,
@@ -148,7 +146,7 @@ export async function rebuildState(
   }
   const history = readHistory(tenant, store)
   const seq = 'toSeq' in source ? checkReachable(history, source.toSeq) : seqAtTime(history, store, source.toTimeMs)
-  const { state, report } = await recoverShowingProgress(tenant, dataDir, store, seq, startProgress)
+  const { state, report } = await recoverShowingProgress(tenant, store, seq, startProgress)
   if (state.seq !== seq) {
     const skipped = report.skippedSnapshots.map((skip) => `${skip.file}: ${skip.reason}`).join('; ')
     throw new RestorePointError(`tenant '${tenant}': the rebuild reached seq ${state.seq}, not ${seq}${skipped === '' ? '' : ` (skipped snapshots: ${skipped})`}`)

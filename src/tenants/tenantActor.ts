@@ -99,7 +99,7 @@ export class TenantActor {
       tenant,
       state.seq,
       (bytes) => this.snapshots.noteLogged(bytes),
-      (seq, error) => reloadAfterFailedAppend(this, store, config.dataDir, seq, error),
+      (seq, error) => reloadAfterFailedAppend(this, store, seq, error),
     )
     this.lastRecovery = report
     this.snapshots = new SnapshotSchedule(this, config, store)
@@ -110,13 +110,13 @@ export class TenantActor {
 
   /** Activates an existing tenant: its newest valid snapshot plus the log after it. */
   static recover(tenant: string, config: Config, store: Storage, onReplay?: (entriesDone: number) => void): TenantActor {
-    const { state, report } = recoverTenant(tenant, config.dataDir, store, { onProgress: onReplay })
+    const { state, report } = recoverTenant(tenant, store, { onProgress: onReplay })
     return new TenantActor(tenant, config, store, state, report)
   }
 
   /** recover, a slice per event-loop turn: a server activating a large tenant keeps serving the others. */
   static async recoverInTurns(tenant: string, config: Config, store: Storage): Promise<TenantActor> {
-    const { state, report } = await recoverTenantInTurns(tenant, config.dataDir, store)
+    const { state, report } = await recoverTenantInTurns(tenant, store)
     return new TenantActor(tenant, config, store, state, report)
   }
 
@@ -132,7 +132,7 @@ export class TenantActor {
    */
   get state(): TenantState {
     if (this.loaded !== null) return this.loaded
-    return this.reloaded(recoverTenant(this.tenant, this.config.dataDir, this.store))
+    return this.reloaded(recoverTenant(this.tenant, this.store))
   }
 
   /**
@@ -143,7 +143,7 @@ export class TenantActor {
     if (this.loaded !== null) return
     await this.exclusive(async () => {
       if (this.loaded !== null) return
-      const recovered = await recoverTenantInTurns(this.tenant, this.config.dataDir, this.store)
+      const recovered = await recoverTenantInTurns(this.tenant, this.store)
       if (this.loaded === null) this.reloaded(recovered)
     })
   }

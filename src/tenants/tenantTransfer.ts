@@ -38,7 +38,7 @@ export interface ExportResult {
 export async function exportTenant(tenant: string, dataDir: string, store: Storage, outFile: string, startProgress?: ProgressFactory): Promise<ExportResult> {
   const info = store.tenants.get(tenant)
   if (info === undefined) throw new TransferError(`no tenant '${tenant}' in ${dataDir}`)
-  const { state } = await recoverShowingProgress(tenant, dataDir, store, undefined, startProgress)
+  const { state } = await recoverShowingProgress(tenant, store, undefined, startProgress)
   const objects = objectCount(state)
   const encode = startProgress?.(`encode ${tenant}`, 'records', objects)
   const snapshotBytes = await encodeSnapshotInSlices(tenant, state.seq, Date.now(), snapshotBodyOf(state), (done) => encode?.update(done))

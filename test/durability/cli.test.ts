@@ -55,7 +55,7 @@ t.test('SIGTERM: drain, snapshot, exit 0', async (t) => {
   const config = loadConfig(testEnv(dataDir))
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
   t.teardown(() => store.close())
-  const recovered = recoverTenant('term', config.dataDir, store)
+  const recovered = recoverTenant('term', store)
   t.equal(recovered.report.snapshotFile, newest?.file, 'recovery starts from that snapshot')
   t.equal(recovered.report.replayedEntries, 0, 'the snapshot holds every write: nothing to replay')
   t.equal(recovered.state.seq, newest?.seq)

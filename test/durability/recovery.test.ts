@@ -43,7 +43,7 @@ function recover(dataDir: string) {
   const config = loadConfig(testEnv(dataDir))
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
   try {
-    return recoverTenant('acme', config.dataDir, store)
+    return recoverTenant('acme', store)
   } finally {
     void store.close()
   }
@@ -135,9 +135,9 @@ t.test('a damaged log entry stops only its tenant, naming tenant and sequence', 
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
   const damagedSeq = 4
   await store.putRawEntry('acme', damagedSeq, Buffer.from([0xc1, 0xff, 0x00, 0x13]))
-  t.throws(() => recoverTenant('acme', config.dataDir, store), LogCorruptError)
+  t.throws(() => recoverTenant('acme', store), LogCorruptError)
   try {
-    recoverTenant('acme', config.dataDir, store)
+    recoverTenant('acme', store)
   } catch (error) {
     t.match((error as Error).message, new RegExp(`tenant 'acme': log entry ${damagedSeq}`))
   }
@@ -182,8 +182,8 @@ t.test('an entry that decodes but cannot be applied closes its tenant with 503 n
   // Well formed, but it deletes a project that never existed: the replay after the clean-stop snapshot meets it.
   const badSeq = lastSeq + 1
   await store.putRawEntry('acme', badSeq, encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: Date.now(), ops: [{ op: 'del', type: 'Project', id: 'never-there' }] }))
-  t.throws(() => recoverTenant('acme', config.dataDir, store), DamagedEntryError)
-  t.throws(() => recoverTenant('acme', config.dataDir, store), { message: new RegExp(`tenant 'acme': log entry ${badSeq} cannot be applied \\(.*del of missing Project never-there`) })
+  t.throws(() => recoverTenant('acme', store), DamagedEntryError)
+  t.throws(() => recoverTenant('acme', store), { message: new RegExp(`tenant 'acme': log entry ${badSeq} cannot be applied \\(.*del of missing Project never-there`) })
   await store.close()
   const server = await startInProcess(dataDir)
   t.teardown(() => server.stop())

@@ -43,7 +43,7 @@ function stateOf(dataDir: string, tenant: string): { body: SnapshotBody; files: 
   const config = loadConfig(testEnv(dataDir))
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
   try {
-    const { state } = recoverTenant(tenant, config.dataDir, store)
+    const { state } = recoverTenant(tenant, store)
     const files: [string, Buffer][] = [...state.collection('FileMetadata').values()].map((rec) => {
       const key = rec.fileKey as string
       return [key, Buffer.from(store.files.get([tenant, key]) ?? Buffer.alloc(0))]
