@@ -33,7 +33,7 @@
  * was freed), where V8 gives its own pages back. `jsonValueBytes` copies
  * its result out (a JsonFragment is kept for long) and returns the buffer.
  * The result is byte for byte what `Buffer.from(JSON.stringify(items))`
- * gives with every fragment's value in its place (test/jsonBytes.test.ts).
+ * gives with every fragment's value in its place (test/unit/json/jsonBytes.test.ts).
  */
 import { assert } from '../assert.js'
 import { ANSWER_BUFFER_BYTES, answerView, lend, returnUnused } from './answerBuffers.js'
