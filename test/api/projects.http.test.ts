@@ -57,7 +57,6 @@ t.test('project lifecycle', async (t) => {
   t.not(updated.json.createdAt, '/Date(0)/', 'read-only fields are ignored on input')
   const ignored = await client.request('PUT', `/v1/time/projects/${id}`, { tenant: 'acme', query: { token, version_ignore: true }, body: { note: 'n' } })
   t.same(ignored.json, { id, version: 3 })
-
   const set = await client.request('POST', `/v1/time/projects/${id}/$set`, { tenant: 'acme', query: { token, active: false, timeBudget: 3600000 } })
   t.equal(set.status, 200)
   t.match(set.json, { active: false, timeBudget: 3600000, version: 4 })
@@ -66,6 +65,11 @@ t.test('project lifecycle', async (t) => {
 
   const overridden = await client.request('POST', `/v1/time/projects/${id}`, { tenant: 'acme', query: { token, method: 'PUT' }, body: { code: 'X', version: 4 } })
   t.same(overridden.json, { id, version: 5 }, 'method=PUT override')
+  const staleIgnored = await client.request('PUT', `/v1/time/projects/${id}`, { tenant: 'acme', query: { token, version_ignore: true, response_object: true }, body: { note: 'over', version: 1 } })
+  t.equal(staleIgnored.status, 200, 'version_ignore=true writes over a stale version')
+  t.match(staleIgnored.json, { note: 'over', version: 6 })
+  const staleSetIgnored = await client.request('POST', `/v1/time/projects/${id}/$set`, { tenant: 'acme', query: { token, note: 'n', version: 1, version_ignore: true } })
+  t.match(staleSetIgnored.json, { note: 'n', version: 7 }, '$set with version_ignore=true too')
 
   const removed = await client.request('DELETE', `/v1/time/projects/${id}`, { tenant: 'acme', query: { token } })
   t.equal(removed.status, 200)

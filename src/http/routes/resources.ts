@@ -194,20 +194,21 @@ function read(call: Call, decl: ResourceDecl, id: string, inTrash: boolean): May
 async function update(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const { values, version } = await readBodyValues(call, decl, false)
-  const versionRequired = !queryFlag(call.request, 'version_ignore')
+  // version_ignore=true overwrites the object at whatever version it is, even when the body names one (design §4).
+  const versionIgnored = queryFlag(call.request, 'version_ignore')
   const derive = writeOptionsOf(call.request, decl)
   const counters = writtenCounters(call, decl)
-  const rec = await tenant.write((tx) => updateObject(tx, principal, decl, id, values, version, versionRequired, derive))
+  const rec = await tenant.write((tx) => updateObject(tx, principal, decl, id, values, versionIgnored ? null : version, !versionIgnored, derive))
   return writeAnswer(call, decl, rec, 200, counters)
 }
 
-/** `$set?field=value&…`: a PUT from query parameters; the version is checked only when the query names it. */
+/** `$set?field=value&…`: a PUT from query parameters; the version is checked only when the query names it (and not version_ignore). */
 async function setFields(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const reserved = new Set(['token', 'format', 'callback', 'suppress_response_code', 'response_object', 'no_expand', 'version', 'version_ignore', 'method', 'apikey'])
   const values = fieldsFromText(decl, [...call.request.query].filter(([name]) => !reserved.has(name)))
   const versionText = call.request.query.get('version')
-  const version = versionText === undefined ? null : readVersion({ version: versionText }, 'text')
+  const version = versionText === undefined || queryFlag(call.request, 'version_ignore') ? null : readVersion({ version: versionText }, 'text')
   const counters = appendedCounters(call, decl)
   const after = await tenant.write((tx) => setObjectFields(tx, principal, decl, id, values, version))
   return tenant.read((state) => objectResponse(call, decl, renderRecord(decl, after, state, renderOptionsWith(call, decl, state, counters))))
