@@ -10,7 +10,6 @@
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
 import type { Rec } from '../../domain/schema.js'
-import { roundMoney } from '../../domain/pricing.js'
 import { parseRangeSpec, periodOf, slicesOf, MAX_DEPTH, type Period, type RangeSpec } from '../../domain/reportPeriod.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { TenantState } from '../../engine/tenantState.js'
@@ -45,7 +44,8 @@ export function totalsOut(totals: Totals): TotalsOut {
     billableTime: totals.billableTimeMs,
     effectiveTime: totals.effectiveTimeMs,
     money,
-    averagePricePerHour: totals.timeMs > 0 ? roundMoney(money / (totals.timeMs / HOUR_MS)) : 0,
+    // Not rounded, as the original answers it (a money amount is rounded to cents; an average of them is not).
+    averagePricePerHour: totals.timeMs > 0 ? money / (totals.timeMs / HOUR_MS) : 0,
     averageTime: totals.count > 0 ? Math.round(totals.timeMs / totals.count) : 0,
   }
 }
