@@ -77,7 +77,7 @@ async function actorOf(registry: TenantRegistry, tenant: string): Promise<Tenant
     if (error instanceof TenantRefusal) return null
     throw error
   }
-  if (actor === undefined) throw new ApiError('TL01-1005', `there is no tenant '${tenant}' (a new tenant comes with the import command)`)
+  if (actor === undefined) throw new ApiError('TL01-1101', `there is no tenant '${tenant}' (a new tenant comes with the import command)`)
   return actor
 }
 

@@ -9,7 +9,7 @@
 export const ERROR_CATALOGUE = {
   'TL01-1001': { status: 401, when: 'wrong credentials or API key at login' },
   'TL01-1002': { status: 400, when: 'token missing' },
-  'TL01-1005': { status: 404, when: 'unknown tenant' },
+  'TL01-1005': { status: 401, when: 'unknown tenant' },
   'TL01-1006': { status: 400, when: 'confirmation id invalid' },
   'TL01-1007': { status: 401, when: 'account or user not confirmed' },
   'TL01-1008': { status: 403, when: 'access denied' },

@@ -103,13 +103,13 @@ t.test('a body over the limit', async (t) => {
 t.test('an unknown host', async (t) => {
   const foreign = { host: 'example.org' }
   const xml = await client.request('GET', '/v1/time/projects', { query: { format: 'xml' }, headers: foreign })
-  expectXmlError(t, xml, 404, 404, 'TL01-1005')
+  expectXmlError(t, xml, 401, 401, 'TL01-1005')
   const suppressed = await client.request('GET', '/v1/time/projects', { query: { format: 'xml', suppress_response_code: true }, headers: foreign })
-  expectXmlError(t, suppressed, 200, 404, 'TL01-1005')
+  expectXmlError(t, suppressed, 200, 401, 'TL01-1005')
   const jsonp = await client.request('GET', '/v1/time/projects.json', { query: { callback: 'cb', suppress_response_code: true }, headers: foreign })
-  expectJsonpError(t, jsonp, 200, 404, 'TL01-1005')
+  expectJsonpError(t, jsonp, 200, 401, 'TL01-1005')
   const accept = await client.request('GET', '/v1/time/projects', { headers: { ...foreign, accept: 'text/xml' } })
-  expectXmlError(t, accept, 404, 404, 'TL01-1005')
+  expectXmlError(t, accept, 401, 401, 'TL01-1005')
 })
 
 t.test('a path outside /v1 and a malformed path', async (t) => {

@@ -145,7 +145,7 @@ t.test('formats', async (t) => {
 t.test('errors', async (t) => {
   expectError(t, await client.request('GET', '/v1/time/projects', { tenant: 'acme' }), 400, 'TL01-1002')
   expectError(t, await client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token: 'nonsense' } }), 401, 'TL01-1010')
-  expectError(t, await client.request('GET', '/v1/time/projects', { tenant: 'nobody', query: { token } }), 404, 'TL01-1005')
+  expectError(t, await client.request('GET', '/v1/time/projects', { tenant: 'nobody', query: { token } }), 401, 'TL01-1005')
   expectError(t, await client.request('GET', '/v1/time/projects/42', { tenant: 'acme', query: { token } }), 404, 'TL01-1101')
   expectError(t, await client.request('GET', '/v1/time/nothing', { tenant: 'acme', query: { token } }), 404, 'TL01-9003')
   expectError(t, await client.request('PATCH', '/v1/time/projects', { tenant: 'acme', query: { token } }), 405, 'TL01-9004')
