@@ -9,7 +9,7 @@
  */
 import { ApiError, type ConstraintViolation, violation, wrongParameter } from './errors.js'
 import type { FieldDecl, Rec, ResourceDecl } from './schema.js'
-import { isEmail, parseDate } from './values.js'
+import { isEmail, isImpossibleIsoDate, parseDate } from './values.js'
 import { isTimeZone } from './calendar.js'
 
 /** Where a value comes from: JSON keeps its types; text (XML, query strings) is parsed. */
@@ -54,6 +54,10 @@ export function convertValue(decl: ResourceDecl, fieldDecl: FieldDecl, raw: unkn
       return value
     }
     case 'Date': {
+      if (isImpossibleIsoDate(raw)) {
+        const message = `${decl.type}.${fieldDecl.name} must be a day and time that exist ('${String(raw).trim()}' does not)`
+        throw violation([{ entityType: decl.type, field: fieldDecl.name, constraint: 'Date', message }])
+      }
       const value = parseDate(raw)
       if (value === undefined) throw bad('a date (/Date(ms)/ or ISO 8601)')
       return value

@@ -17,6 +17,8 @@ export class OutDate {
 
 const MS_DATE = /^\/Date\((-?\d+)(?:[+-]\d{4})?\)\/$/
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/
+/** The calendar and clock parts of an ISO_DATE text: year, month, day, and hour, minute, second when given. */
+const ISO_PARTS = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/
 
 /** The most a JavaScript Date holds either side of 1970 (ECMA-262 §21.4.1.1): a later instant has no ISO 8601 form. */
 const MAX_DATE_MS = 8.64e15
@@ -25,14 +27,33 @@ function withinDateRange(ms: number): number | undefined {
   return Math.abs(ms) <= MAX_DATE_MS ? ms : undefined
 }
 
-/** Parses a date in any accepted form to epoch ms; undefined when it is not a date (or not one a Date can hold). */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28
+  return [4, 6, 9, 11].includes(month) ? 30 : 31
+}
+
+/**
+ * Whether an ISO 8601 text has the form of a date but names a day or time that does not exist (2026-02-30,
+ * month 13, 25:00): Date.parse would carry such a day over into the next month instead of refusing it.
+ */
+export function isImpossibleIsoDate(value: unknown): boolean {
+  if (typeof value !== 'string') return false
+  const text = value.trim()
+  const parts = ISO_DATE.test(text) ? ISO_PARTS.exec(text) : null
+  if (parts === null) return false
+  const part = (index: number): number => Number(parts[index] ?? 0)
+  const [year, month, day, hour, minute, second] = [part(1), part(2), part(3), part(4), part(5), part(6)]
+  return month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59
+}
+
+/** Parses a date in any accepted form to epoch ms; undefined when it is not a date (or not one a Date can hold, or a day that does not exist). */
 export function parseDate(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? withinDateRange(Math.trunc(value)) : undefined
   if (typeof value !== 'string') return undefined
   const text = value.trim()
   const ms = MS_DATE.exec(text)
   if (ms !== null) return withinDateRange(Number(ms[1]))
-  if (!ISO_DATE.test(text)) return undefined
+  if (!ISO_DATE.test(text) || isImpossibleIsoDate(text)) return undefined
   const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/.test(text) && text.length > 10
   const parsed = Date.parse(hasZone || text.length === 10 ? text : `${text.replace(' ', 'T')}Z`)
   return Number.isNaN(parsed) ? undefined : parsed

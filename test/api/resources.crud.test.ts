@@ -475,3 +475,15 @@ t.test('the secret-key routes of users/@self still work with the declaration', a
   const listed = await owner.get('users/@self/secretkeys')
   t.ok(listed.json.some((key: { id: string; secretKey: unknown }) => key.id === made.json.id && key.secretKey === null), 'the key text is never shown again')
 })
+
+t.test('a day or time that does not exist is refused, not carried over into the next month', async (t) => {
+  for (const start of ['2026-02-30T10:00:00Z', '2025-02-29', '2026-13-01T00:00:00Z', '2026-04-31', '2026-01-01T24:00:00Z', '2026-01-01T10:60Z']) {
+    const refused = await owner.post('time/timerecords', { user: ref(ownerId), start })
+    t.equal(refused.status, 412, `${start}: 412`)
+    t.match(refused.json, { code: 'TL01-1104', constraintViolations: [{ entityType: 'TimeRecord', field: 'start', constraint: 'Date' }] }, `${start}: names the field`)
+  }
+  const leapDay = await owner.post('time/timerecords', { user: ref(ownerId), start: '2028-02-29T10:00:00Z' }, { response_object: true })
+  t.equal(leapDay.status, 201, 'a leap day exists')
+  t.equal(leapDay.json.start, `/Date(${Date.UTC(2028, 1, 29, 10)})/`)
+  t.equal((await owner.get('time/timerecords', { $filter: `id eq '${leapDay.json.id}'` })).json.length, 1)
+})
