@@ -48,8 +48,16 @@ export function formatOf(request: RequestHead): Format {
 
 const xmlBuilder = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: false })
 
-/** Dates become ISO text and nulls empty elements, for XML. */
+/**
+ * The characters XML 1.0 cannot carry, even escaped: C0 controls other than tab, LF and CR, U+FFFE, U+FFFF, and
+ * surrogates without their pair. A stored string may hold them (JSON can); in XML each becomes U+FFFD, so every XML
+ * answer parses.
+ */
+const NOT_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/** Dates become ISO text, nulls empty elements, and characters XML cannot carry U+FFFD, for XML. */
 function toXmlValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(NOT_XML_CHARS, '\uFFFD')
   if (value instanceof OutDate) return value.toISOString()
   if (value === null || value === undefined) return ''
   if (Array.isArray(value)) return value.map(toXmlValue)

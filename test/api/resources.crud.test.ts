@@ -11,6 +11,7 @@
  * when it can be updated (the Account), or is what the made object shows
  * (a TrashItem, which refuses PUT as well).
  */
+import { XMLValidator } from 'fast-xml-parser'
 import t from 'tap'
 import { api, newUser, ref } from '../helpers/api.js'
 import { startInProcess } from '../helpers/server.js'
@@ -486,4 +487,19 @@ t.test('a day or time that does not exist is refused, not carried over into the 
   t.equal(leapDay.status, 201, 'a leap day exists')
   t.equal(leapDay.json.start, `/Date(${Date.UTC(2028, 1, 29, 10)})/`)
   t.equal((await owner.get('time/timerecords', { $filter: `id eq '${leapDay.json.id}'` })).json.length, 1)
+})
+
+t.test('a string with characters XML cannot carry still gives XML that parses', async (t) => {
+  const name = 'ctl\u0001 bell\u0007 nonchar\uFFFF lone\uD800 pair\uD83D\uDE00 tab\tend'
+  const id = await owner.create('time/worktypes', { name })
+  t.equal((await owner.get(`time/worktypes/${id}`)).json.name, name, 'JSON gives the string as stored')
+  for (const [label, answer] of [
+    ['one object', await owner.get(`time/worktypes/${id}`, { format: 'xml' })],
+    ['a list', await owner.get('time/worktypes', { format: 'xml', $filter: `id eq '${id}'` })],
+  ] as const) {
+    t.equal(answer.status, 200)
+    t.equal(XMLValidator.validate(answer.text), true, `${label}: well-formed`)
+    t.notMatch(answer.text, /[\u0001\u0007\uFFFF]/, `${label}: no character XML forbids`)
+    t.match(answer.text, 'ctl\uFFFD bell\uFFFD nonchar\uFFFD lone\uFFFD pair\uD83D\uDE00 tab\tend', `${label}: each replaced by U+FFFD, pairs and tabs kept`)
+  }
 })
