@@ -29,6 +29,9 @@ export function convertValue(decl: ResourceDecl, fieldDecl: FieldDecl, raw: unkn
     if (isPlainObject(raw)) raw = raw.id
     if (raw === undefined || raw === null || raw === '') return null
     if (typeof raw !== 'string' || raw.length > 64) throw bad(`a reference {"id": "…"}`)
+    if (fieldDecl.name === 'trashItem') {
+      throw new ApiError('TL01-1103', `${decl.type}.trashItem is set by deleting the object (DELETE moves it to the trash) and cleared by restoring it from the trash (GET /trash/{id}/$restore); write null or leave it out`)
+    }
     return raw
   }
   switch (fieldDecl.type) {

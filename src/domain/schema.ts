@@ -249,7 +249,8 @@ export function commonFields(): FieldDecl[] {
     field.date('createdAt', 'when the object was created', { access: 'READ_ONLY' }),
     field.date('updatedAt', 'when the object was last changed', { access: 'READ_ONLY' }),
     field.string('displayName', 'human-readable description of the object', { access: 'READ_ONLY', inStub: true, computed: true }),
-    field.ref('trashItem', 'TrashItem', 'an object is in the trash when a trash item is set', { access: 'READ_ONLY', indexed: false }),
+    // Read-write as the spec declares it: null may be written (a GET's body PUT back), a trash item only by DELETE (input.ts).
+    field.ref('trashItem', 'TrashItem', 'an object is in the trash when a trash item is set', { indexed: false }),
   ]
 }
 

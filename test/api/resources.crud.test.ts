@@ -336,7 +336,8 @@ function expectedJson(value: unknown): unknown {
 async function writableReferenceFields(spec: Spec): Promise<string[]> {
   const metadata = await owner.get(`${spec.path}/$metadata`)
   const fields = metadata.json.fields as { name: string; path?: string; access: string }[]
-  return fields.filter((field) => field.path !== undefined && field.access !== 'READ_ONLY').map((field) => field.name)
+  // trashItem is read-write, but the only value a request may write is null (a trash item comes by DELETE).
+  return fields.filter((field) => field.path !== undefined && field.access !== 'READ_ONLY' && field.name !== 'trashItem').map((field) => field.name)
 }
 
 /**
@@ -502,4 +503,26 @@ t.test('a string with characters XML cannot carry still gives XML that parses', 
     t.notMatch(answer.text, /[\u0001\u0007\uFFFF]/, `${label}: no character XML forbids`)
     t.match(answer.text, 'ctl\uFFFD bell\uFFFD nonchar\uFFFD lone\uFFFD pair\uD83D\uDE00 tab\tend', `${label}: each replaced by U+FFFD, pairs and tabs kept`)
   }
+})
+
+t.test('trashItem is read-write as the spec declares it: null may be written, a trash item only by DELETE', async (t) => {
+  for (const path of ['time/projects', 'time/worktypes', 'users']) {
+    const meta = await owner.get(`${path}/$metadata`)
+    t.match(meta.json.fields.find((field: { name: string }) => field.name === 'trashItem'), { access: 'READ_WRITE' }, `${path}: trashItem is read-write`)
+  }
+  const id = await owner.create('time/worktypes', { name: 'trash-field', trashItem: null })
+  const got = (await owner.get(`time/worktypes/${id}`)).json
+  t.equal(got.trashItem, null)
+  t.equal((await owner.put(`time/worktypes/${id}`, got)).status, 200, "a GET's body PUT back as it is")
+  const trashed = await owner.create('time/worktypes', { name: 'trashed' })
+  const itemId = (await owner.del(`time/worktypes/${trashed}`)).json.trashItem.id as string
+  for (const [label, answer] of [
+    ['POST', await owner.post('time/worktypes', { name: 'x', trashItem: { id: itemId } })],
+    ['PUT', await owner.put(`time/worktypes/${id}`, { trashItem: { id: itemId } })],
+    ['$set', await owner.post(`time/worktypes/${id}/$set`, undefined, { trashItem: itemId })],
+  ] as const) {
+    t.equal(answer.status, 400, `${label}: 400`)
+    t.match(answer.json, { code: 'TL01-1103', message: /DELETE/ }, `${label}: says to use DELETE`)
+  }
+  t.equal((await owner.get(`time/worktypes/${id}`)).json.trashItem, null, 'nothing changed')
 })
