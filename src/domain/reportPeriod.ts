@@ -53,8 +53,9 @@ function dayParameter(query: ReadonlyMap<string, string>, name: string): number 
   return day
 }
 
-export function parseRangeSpec(query: ReadonlyMap<string, string>, timeZone: string, nowMs: number): RangeSpec {
-  const range = integerParameter(query, 'range', 0, 0, 999) as RangeKind
+/** `defaultRange`: the range of a request that names none (0, no limit, for most reports; a year for the trend and the slices). */
+export function parseRangeSpec(query: ReadonlyMap<string, string>, timeZone: string, nowMs: number, defaultRange: RangeKind = 0): RangeSpec {
+  const range = integerParameter(query, 'range', defaultRange, 0, 999) as RangeKind
   if (!RANGES.includes(range)) throw wrongParameter(`range must be one of ${RANGES.join(', ')}`)
   const fromDay = dayParameter(query, 'range_from') ?? localDay(nowMs, timeZone)
   const toDay = dayParameter(query, 'range_to')

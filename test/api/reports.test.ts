@@ -177,3 +177,18 @@ t.test('weekStart and timeZone are checked on Account and User', async (t) => {
   const userMetadata = await get('users/$metadata')
   t.match(userMetadata.fields.find((field: { name: string }) => field.name === 'timeZone').constraints, [{ type: 'TimeZone' }])
 })
+
+t.test('the trend and the slices without a range: the current year (the original answers 12 slices by month)', async (t) => {
+  const startMs = Date.now() - 2 * HOUR
+  await post('time/timerecords', { user: { id: me.id }, start: `/Date(${startMs})/`, duration: HOUR })
+  const slices = await get('time/reports/singleslices')
+  t.equal(slices.length, 12, 'twelve slices: the months of the current year')
+  t.same(slices.map((slice: { offset: number }) => slice.offset), [...Array(12).keys()])
+  t.equal(slices.reduce((sum: number, slice: { time: number }) => sum + slice.time, 0), HOUR, "this year's time, in its month")
+  const trend = await get('time/reports/trendedtotals')
+  t.equal(trend.length, 2, 'depth 1 by default: this year and the one before')
+  t.match(relevant(trend[0]), { count: 1, time: HOUR })
+  t.match(relevant(trend[1]), { count: 0, time: 0 })
+  const unbounded = await client.request('GET', '/v1/time/reports/trendedtotals', q({ range: 0 }))
+  t.equal(unbounded.status, 400, 'range 0 named on purpose still has no earlier period to compare')
+})

@@ -10,7 +10,7 @@
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
 import type { Rec } from '../../domain/schema.js'
-import { parseRangeSpec, periodOf, slicesOf, MAX_DEPTH, type Period, type RangeSpec } from '../../domain/reportPeriod.js'
+import { parseRangeSpec, periodOf, slicesOf, MAX_DEPTH, type Period, type RangeKind, type RangeSpec } from '../../domain/reportPeriod.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import type { Steps } from '../../engine/steps.js'
@@ -24,6 +24,11 @@ import { dataResponse, type ApiResponse } from '../response.js'
 import { requireSession } from '../requireSession.js'
 
 const HOUR_MS = 3_600_000
+/**
+ * The range of a trend or slices request that names none: the year of range_from (today by default), as the
+ * original answers a bare `singleslices` (12 slices, the current year by month) — not a 400 asking for a range.
+ */
+const DEFAULT_TREND_AND_SLICES_RANGE: RangeKind = 365
 const DAY_MS = 86_400_000
 
 export interface TotalsOut {
@@ -97,7 +102,15 @@ function weekStartOf(account: Rec): number {
  * `earlierPeriods`: how many periods before the defined one the report reads (trendedtotals' depth); `named`: look up
  * the display names of the groups (groupedtotals; 500 projects' names were a twentieth of a readtotals that shows none).
  */
-async function reportInput(call: Call, grouped: boolean, earlierPeriods = 0, named = false): Promise<ReportInput> {
+/** How a report reads its input: grouped by `summary`, with earlier periods, with the groups named, and its range when the request names none. */
+interface ReportReading {
+  grouped: boolean
+  earlierPeriods?: number
+  named?: boolean
+  defaultRange?: RangeKind
+}
+
+async function reportInput(call: Call, { grouped, earlierPeriods = 0, named = false, defaultRange = 0 }: ReportReading): Promise<ReportInput> {
   const { tenant, principal } = requireSession(call)
   const query = call.request.query
   // An absent or empty `summary` is no grouping.
@@ -105,7 +118,7 @@ async function reportInput(call: Call, grouped: boolean, earlierPeriods = 0, nam
   if (!grouped && query.has('summary')) throw wrongParameter('this report is not groupable')
   if (groupBy !== null) resolvePath(resourceByType('TimeRecord'), groupBy.split('/'), groupBy)
   if (query.has('$filter')) planList(resourceByType('TimeRecord'), new Map([['$filter', query.get('$filter') ?? '']]))
-  return tenant.readInSlices((state) => reportInputSteps(state, principal, query, groupBy, earlierPeriods, named))
+  return tenant.readInSlices((state) => reportInputSteps(state, principal, query, groupBy, earlierPeriods, named, defaultRange))
 }
 
 /** The report's input read from the state, as steps (a module-level generator: see routes/resources.ts on closures). */
@@ -116,9 +129,10 @@ function* reportInputSteps(
   groupBy: string | null,
   earlierPeriods: number,
   named: boolean,
+  defaultRange: RangeKind,
 ): Steps<ReportInput> {
   const account = accountOf(state)
-  const spec = parseRangeSpec(query, String(account.timeZone ?? 'UTC'), Date.now())
+  const spec = parseRangeSpec(query, String(account.timeZone ?? 'UTC'), Date.now(), defaultRange)
   const weekStart = weekStartOf(account)
   const days =
     yield* reportDays(state, principal, query.get('$filter'), groupBy, () => startBoundsOf(Array.from({ length: earlierPeriods + 1 }, (_, index) => periodOf(spec, weekStart, -index))))
@@ -144,32 +158,32 @@ function totalsByGroup(input: ReportInput): [string, TotalsOut][] {
 const REPORT_HANDLERS: Record<string, (call: Call) => Promise<ApiResponse>> = {
   /** {key: totals}, `*` when ungrouped. */
   async readtotals(call) {
-    const input = await reportInput(call, true)
+    const input = await reportInput(call, { grouped: true })
     const out = Object.fromEntries(totalsByGroup(input))
     return dataResponse(call.request, out, { root: 'totals' })
   },
   /** [{key, displayName, totals}] sorted by key: readtotals with the groups named. */
   async groupedtotals(call) {
-    const input = await reportInput(call, true, 0, true)
+    const input = await reportInput(call, { grouped: true, named: true })
     const out = totalsByGroup(input).map(([key, totals]) => ({ key, displayName: input.names.get(key) ?? key, totals }))
     return dataResponse(call.request, out, { root: 'groups', item: 'group' })
   },
   async singletotals(call) {
-    const input = await reportInput(call, false)
+    const input = await reportInput(call, { grouped: false })
     return dataResponse(call.request, totalsIn(input.days.get('*'), periodOf(input.spec, input.weekStart)), { root: 'totals' })
   },
   async trendedtotals(call) {
     const depthText = call.request.query.get('depth') ?? '1'
     if (!/^\d{1,4}$/.test(depthText) || Number(depthText) > MAX_DEPTH) throw wrongParameter(`depth must be an integer from 0 to ${MAX_DEPTH}`)
     const depth = Number(depthText)
-    const input = await reportInput(call, false, depth)
+    const input = await reportInput(call, { grouped: false, earlierPeriods: depth, defaultRange: DEFAULT_TREND_AND_SLICES_RANGE })
     if (input.spec.range === 0) throw wrongParameter('trendedtotals needs a range other than 0')
     const days = input.days.get('*')
     const out = Array.from({ length: depth + 1 }, (_, index) => totalsIn(days, periodOf(input.spec, input.weekStart, -index)))
     return dataResponse(call.request, out, { root: 'trend', item: 'totals' })
   },
   async singleslices(call) {
-    const input = await reportInput(call, false)
+    const input = await reportInput(call, { grouped: false, defaultRange: DEFAULT_TREND_AND_SLICES_RANGE })
     const defaultSlice = input.spec.range === 365 ? 31 : 1
     const sliceText = call.request.query.get('slice_by') ?? String(defaultSlice)
     const sliceBy = Number(sliceText)
