@@ -57,13 +57,14 @@ export function convertValue(decl: ResourceDecl, fieldDecl: FieldDecl, raw: unkn
       return value
     }
     case 'Date': {
+      const value = parseDate(raw)
+      if (value !== undefined) return value
+      // Refused either way; a well-formed text naming a day that does not exist is a violation of the field (412).
       if (isImpossibleIsoDate(raw)) {
         const message = `${decl.type}.${fieldDecl.name} must be a day and time that exist ('${String(raw).trim()}' does not)`
         throw violation([{ entityType: decl.type, field: fieldDecl.name, constraint: 'Date', message }])
       }
-      const value = parseDate(raw)
-      if (value === undefined) throw bad('a date (/Date(ms)/ or ISO 8601)')
-      return value
+      throw bad('a date (/Date(ms)/ or ISO 8601)')
     }
     default:
       throw new Error(`field ${decl.type}.${fieldDecl.name} has unknown type ${fieldDecl.type}`)

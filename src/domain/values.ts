@@ -39,7 +39,12 @@ function daysInMonth(year: number, month: number): number {
 export function isImpossibleIsoDate(value: unknown): boolean {
   if (typeof value !== 'string') return false
   const text = value.trim()
-  const parts = ISO_DATE.test(text) ? ISO_PARTS.exec(text) : null
+  return ISO_DATE.test(text) && namesNoSuchDay(text)
+}
+
+/** The day-and-time check of isImpossibleIsoDate, for a text already known to match ISO_DATE. */
+function namesNoSuchDay(text: string): boolean {
+  const parts = ISO_PARTS.exec(text)
   if (parts === null) return false
   const part = (index: number): number => Number(parts[index] ?? 0)
   const [year, month, day, hour, minute, second] = [part(1), part(2), part(3), part(4), part(5), part(6)]
@@ -53,7 +58,7 @@ export function parseDate(value: unknown): number | undefined {
   const text = value.trim()
   const ms = MS_DATE.exec(text)
   if (ms !== null) return withinDateRange(Number(ms[1]))
-  if (!ISO_DATE.test(text) || isImpossibleIsoDate(text)) return undefined
+  if (!ISO_DATE.test(text) || namesNoSuchDay(text)) return undefined
   const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/.test(text) && text.length > 10
   const parsed = Date.parse(hasZone || text.length === 10 ? text : `${text.replace(' ', 'T')}Z`)
   return Number.isNaN(parsed) ? undefined : parsed
