@@ -1,5 +1,6 @@
 /*
- * Uploaded files: a user's signature and the account logo, one file each.
+ * Uploaded files: a user's signature, the account logo and an expense's
+ * receipt, one file each.
  *
  * A file is two things. Its FileMetadata record (name, content type, size)
  * is tenant state: logged, snapshotted, replayed. Its bytes are not: they
@@ -18,7 +19,10 @@
  * Permissions: anyone in the tenant may read; a user changes only their own
  * signature and the account owner changes everyone's (interface.md, an admin
  * included: an admin's rights do not reach the owner's signature); the
- * account owner and admins change the logo.
+ * account owner and admins change the logo. A slot may bring its own rule
+ * (`mayChange`: the receipt follows the expense's, operations/expenseReceipt.ts).
+ * A slot with an `ownerField` names the file in that field of its owner
+ * (Expense.receipt): set by an upload, cleared by a removal, in the same write.
  */
 import { findAccount } from './account.js'
 import { ApiError, accessDenied, notFound, wrongParameter } from './errors.js'
@@ -27,14 +31,19 @@ import type { Caller } from './caller.js'
 import { changeRecord, insertRecord } from './records.js'
 import { renderRecord, type OutObject } from './render.js'
 import { FileMetadata } from './resources/fileMetadata.js'
+import { resourceByType } from './resources/index.js'
 import type { Rec } from './schema.js'
 import type { StateView, Tx } from './tx.js'
 
 export interface FileSlot {
-  readonly name: 'signature' | 'logo'
-  readonly ownerType: 'User' | 'Account'
-  /** What `{id}` may say instead of the caller's own user or account id. */
-  readonly selfAlias: string
+  readonly name: 'signature' | 'logo' | 'receipt'
+  readonly ownerType: 'User' | 'Account' | 'Expense'
+  /** What `{id}` may say instead of the caller's own user or account id; null: none. */
+  readonly selfAlias: string | null
+  /** The owner's reference field that names the file's metadata, kept in step; absent: none. */
+  readonly ownerField?: string
+  /** 403 unless the caller may upload or remove the owner's file; absent: the rule of signatures and logos. */
+  readonly mayChange?: (state: StateView, caller: Caller, owner: Rec) => void
 }
 
 export const SIGNATURE: FileSlot = { name: 'signature', ownerType: 'User', selfAlias: '@self' }
@@ -67,13 +76,15 @@ export function resolveFileOwner(state: StateView, slot: FileSlot, idParam: stri
     return account
   }
   const id = idParam === slot.selfAlias ? callerId : idParam
-  const user = state.get('User', id)
-  if (user === undefined || user.trashItem !== null) throw notFound('User', id)
-  return user
+  const owner = state.get(slot.ownerType, id)
+  if (owner === undefined || owner.trashItem !== null) throw notFound(slot.ownerType, id)
+  return owner
 }
 
 /** 403 unless the caller may upload or remove this file. */
-export function checkFileChange(state: StateView, caller: Caller, slot: FileSlot, ownerId: string): void {
+export function checkFileChange(state: StateView, caller: Caller, slot: FileSlot, owner: Rec): void {
+  const ownerId = owner.id
+  if (slot.mayChange !== undefined) return slot.mayChange(state, caller, owner)
   if (slot.ownerType === 'Account') {
     if (caller.superuser) return
     throw accessDenied('only the account owner and admins may change the logo')
@@ -119,17 +130,26 @@ export interface UploadedFile {
  */
 export function uploadFile(tx: Tx, caller: Caller, slot: FileSlot, idParam: string, values: FileValues, contentId: string): UploadedFile {
   const owner = resolveFileOwner(tx.state, slot, idParam, caller.userId)
-  checkFileChange(tx.state, caller, slot, owner.id)
-  return putFileMetadata(tx, slot, owner.id, values, contentId)
+  checkFileChange(tx.state, caller, slot, owner)
+  const uploaded = putFileMetadata(tx, slot, owner.id, values, contentId)
+  nameFileInOwner(tx, slot, owner, uploaded.rec.id)
+  return uploaded
+}
+
+/** Keeps the owner's `ownerField` naming its file (or null once removed). */
+function nameFileInOwner(tx: Tx, slot: FileSlot, owner: Rec, fileId: string | null): void {
+  if (slot.ownerField === undefined || owner[slot.ownerField] === fileId) return
+  changeRecord(tx, resourceByType(slot.ownerType), owner, { [slot.ownerField]: fileId })
 }
 
 /** Removes the caller's (or with the right, another owner's) file the path names; 404 when there is none. */
 export function removeFile(tx: Tx, caller: Caller, slot: FileSlot, idParam: string): Rec {
   const owner = resolveFileOwner(tx.state, slot, idParam, caller.userId)
-  checkFileChange(tx.state, caller, slot, owner.id)
+  checkFileChange(tx.state, caller, slot, owner)
   const rec = findFileMetadata(tx.state, slot, owner.id)
   if (rec === undefined) throw noFile(slot, owner.id)
   tx.del(FileMetadata.type, rec.id)
+  nameFileInOwner(tx, slot, owner, null)
   return rec
 }
 

@@ -5,10 +5,12 @@
  * converted to its stored form or rejected with 400 naming the field; then
  * the whole record is checked against every constraint (412 with the
  * violations) and every reference must name an existing object of the same
- * tenant that is not in the trash.
+ * tenant that is not in the trash. A list of references takes an array of
+ * references (XML: the repeated element; text: ids separated by commas),
+ * kept as distinct ids in the order given.
  */
 import { ApiError, type ConstraintViolation, violation, wrongParameter } from './errors.js'
-import type { FieldDecl, Rec, ResourceDecl } from './schema.js'
+import { MAX_LIST_REFS, type FieldDecl, type Rec, type ResourceDecl } from './schema.js'
 import { isEmail, isImpossibleIsoDate, parseDate } from './values.js'
 import { isTimeZone } from './calendar.js'
 
@@ -25,6 +27,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function convertValue(decl: ResourceDecl, fieldDecl: FieldDecl, raw: unknown, source: ValueSource): unknown {
   if (raw === null || (source === 'text' && raw === '' && fieldDecl.type !== 'String')) return null
   const bad = (expected: string) => wrongParameter(`${decl.type}.${fieldDecl.name} must be ${expected}`)
+  if (fieldDecl.list) return convertRefList(raw, source, bad)
   if (fieldDecl.ref !== undefined) {
     if (isPlainObject(raw)) raw = raw.id
     if (raw === undefined || raw === null || raw === '') return null
@@ -69,6 +72,22 @@ export function convertValue(decl: ResourceDecl, fieldDecl: FieldDecl, raw: unkn
     default:
       throw new Error(`field ${decl.type}.${fieldDecl.name} has unknown type ${fieldDecl.type}`)
   }
+}
+
+/** A list of references as distinct ids; an XML element given once is a list of one, a text `a,b` a list of two. */
+function convertRefList(raw: unknown, source: ValueSource, bad: (expected: string) => ApiError): string[] {
+  let items: unknown = raw
+  if (source === 'text' && typeof raw === 'string') items = raw.split(',').map((part) => part.trim()).filter((part) => part !== '')
+  else if (source === 'text' && isPlainObject(raw)) items = [raw]
+  if (!Array.isArray(items)) throw bad('a list of references [{"id": "…"}, …]')
+  if (items.length > MAX_LIST_REFS) throw bad(`a list of at most ${MAX_LIST_REFS} references`)
+  const ids: string[] = []
+  for (const item of items) {
+    const id = isPlainObject(item) ? item.id : item
+    if (typeof id !== 'string' || id === '' || id.length > 64) throw bad('a list of references [{"id": "…"}, …]')
+    if (!ids.includes(id)) ids.push(id)
+  }
+  return ids
 }
 
 /** The writable fields present in a body, converted. `id` is taken only when creating. */
@@ -145,23 +164,34 @@ function constraintViolations(decl: ResourceDecl, rec: Rec): ConstraintViolation
       }
     }
   }
+  if (decl.recordCheck !== undefined) {
+    for (const broken of decl.recordCheck(rec)) {
+      violations.push({ entityType: decl.type, field: broken.field, constraint: broken.constraint, message: `${decl.type}.${broken.field} ${broken.message}` })
+    }
+  }
   return violations
+}
+
+/** Adds a violation when `id` names no live object of the field's referenced type. */
+function checkReference(decl: ResourceDecl, fieldDecl: FieldDecl, id: unknown, exists: (type: string, id: string) => boolean, violations: ConstraintViolation[]): void {
+  const ref = fieldDecl.ref as string
+  if (typeof id !== 'string' || exists(ref, id)) return
+  violations.push({
+    entityType: decl.type,
+    field: fieldDecl.name,
+    constraint: 'Reference',
+    message: `${decl.type}.${fieldDecl.name} refers to ${ref} '${id}', which does not exist`,
+  })
 }
 
 /** Checks constraints and references of a record about to be stored; throws 412 with every violation. */
 export function checkRecord(decl: ResourceDecl, rec: Rec, exists: (type: string, id: string) => boolean): void {
   const violations = constraintViolations(decl, rec)
   for (const fieldDecl of decl.fields) {
-    const id = rec[fieldDecl.name]
-    if (fieldDecl.ref === undefined || fieldDecl.name === 'trashItem' || typeof id !== 'string') continue
-    if (!exists(fieldDecl.ref, id)) {
-      violations.push({
-        entityType: decl.type,
-        field: fieldDecl.name,
-        constraint: 'Reference',
-        message: `${decl.type}.${fieldDecl.name} refers to ${fieldDecl.ref} '${id}', which does not exist`,
-      })
-    }
+    const value = rec[fieldDecl.name]
+    if (fieldDecl.ref === undefined || fieldDecl.name === 'trashItem') continue
+    if (!fieldDecl.list) checkReference(decl, fieldDecl, value, exists, violations)
+    else if (Array.isArray(value)) for (const id of value) checkReference(decl, fieldDecl, id, exists, violations)
   }
   if (violations.length > 0) throw violation(violations)
 }

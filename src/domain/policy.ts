@@ -10,6 +10,8 @@
  * takes from that record what keeps the tenant run (OWNER_KEEPS) or trashes
  * or deletes it. The account passes to another user only by the owner's own
  * change of Account.owner, and only to an active admin outside the trash.
+ * `mayChange` answers the same question as a write check without throwing,
+ * for lists of what the caller may edit.
  */
 import type { Caller } from './caller.js'
 import { accessDenied } from './errors.js'
@@ -146,6 +148,16 @@ export function checkWrite(caller: Caller, decl: ResourceDecl, rec: Rec, before:
   checkAccountOwnership(caller, decl, rec, before, context)
   if (caller.superuser) return
   if (!allowedByRule(caller, decl, rec, before, context)) throw accessDenied(`you may not change this ${decl.type}`)
+}
+
+/**
+ * Whether the caller may change `rec` as it is (the `@editable` views): what checkWrite allows for a write that
+ * keeps every field, answered without throwing.
+ */
+export function mayChange(caller: Caller, decl: ResourceDecl, rec: Rec, context: PolicyContext): boolean {
+  if (decl.internal || !canSee(caller, decl, rec, context)) return false
+  if (isAccountOwnerRecord(decl, rec, context) && caller.userId !== rec.id) return false
+  return caller.superuser || allowedByRule(caller, decl, rec, rec, context)
 }
 
 /** Throws 403 unless the caller may remove `rec`. */

@@ -10,18 +10,24 @@
  * price = hourly price × duration / 1 h, rounded to 2 decimals half away
  * from zero. A record is billable only when `billable` is true (unset is
  * not billable, as in the reports' billableTime): any other record gets no
- * price. A record whose price was set by hand (priceModified) keeps it.
+ * price. A record whose price was set by hand (priceModified, or
+ * priceAutoCalculation false) keeps it.
  *
  * A price list whose combination is not one of the 18 levels would never
  * apply, so it is refused when created or changed (checkPriceListLevel).
+ *
+ * `$findpricelist` asks which list applies to a combination given by
+ * itself (no time record): the same choice, with the project taken from the
+ * task when only the task is named. A record is unbilled (`$unbilled`) when
+ * it is billable and not billed yet.
  */
 import { violation } from './errors.js'
 import type { DisplayContext, Rec } from './schema.js'
 
 const HOUR_MS = 3_600_000
 
-type Dimension = 'task' | 'project' | 'client' | 'user' | 'workType'
-const DIMENSIONS: readonly Dimension[] = ['task', 'project', 'client', 'user', 'workType']
+export type Dimension = 'task' | 'project' | 'client' | 'user' | 'workType'
+export const DIMENSIONS: readonly Dimension[] = ['task', 'project', 'client', 'user', 'workType']
 
 /** Priority level by the set of dimensions a price list names (sorted, joined by '+'). */
 export const PRICE_LEVELS: ReadonlyMap<string, number> = new Map([
@@ -113,6 +119,19 @@ export function applicablePriceList(record: Rec, priceLists: Iterable<Rec>, cont
   return best?.list
 }
 
+/** The price list that applies to a combination of ids (a missing dimension: none); the project is the task's when not named. */
+export function priceListFor(combination: Partial<Record<Dimension, string | null>>, priceLists: Iterable<Rec>, context: DisplayContext): Rec | undefined {
+  const task = typeof combination.task === 'string' ? context.get('Task', combination.task) : undefined
+  const project = combination.project ?? (typeof task?.project === 'string' ? task.project : null)
+  const record = { task: combination.task ?? null, project, client: combination.client ?? null, user: combination.user ?? null, workType: combination.workType ?? null } as unknown as Rec
+  return applicablePriceList(record, priceLists, context)
+}
+
+/** A time record or an expense that will be billed and was not billed yet. */
+export function isUnbilled(record: Rec): boolean {
+  return record.billable === true && record.billed !== true
+}
+
 export interface CalculatedPrice {
   price: number | null
   unitPrice: number | null
@@ -129,6 +148,6 @@ export function calculatePrice(record: Rec, priceLists: Iterable<Rec>, context: 
 
 /** The fields a write with calculate_price sets on a time record. */
 export function priceFields(record: Rec, priceLists: Iterable<Rec>, context: DisplayContext): Partial<CalculatedPrice> {
-  if (record.priceModified === true) return {}
+  if (record.priceModified === true || record.priceAutoCalculation === false) return {}
   return calculatePrice(record, priceLists, context)
 }

@@ -32,4 +32,6 @@ export interface DisplayContext {
   displayNameOf(type: string, id: unknown): string
   /** Live aggregates; absent where there is no engine (unit tests with a fake context). */
   readonly aggregates?: LiveAggregates
+  /** The records of `type` whose indexed field holds `value` (a bill lists its items); absent where there is no engine. */
+  recordsWith?(type: string, fieldName: string, value: unknown): Iterable<Rec>
 }

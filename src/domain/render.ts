@@ -3,7 +3,7 @@
  * declaration: write-only fields never appear; dates become OutDate (JSON
  * `/Date(ms)/`, XML ISO 8601); references become the embedded object (whose
  * own references are stubs, so output is bounded) or, with no_expand, a
- * stub; derived fields are computed from the record and the live
+ * stub, a list of references an array of them; derived fields are computed from the record and the live
  * aggregates; counters filled by `append` come from live aggregates.
  *
  * A page of a list refers to the same few objects over and over (a hundred
@@ -111,6 +111,12 @@ function renderReference(refType: string, id: unknown, context: DisplayContext, 
   return options.renderedJson === undefined ? render() : options.renderedJson.of(rec, expand ? 'embedded' : 'stub', render)
 }
 
+/** A list of references as an array of referenced objects (an empty array when the list is unset). */
+function renderReferences(refType: string, ids: unknown, context: DisplayContext, options: RenderOptions): (OutObject | JsonFragment | null)[] {
+  if (!Array.isArray(ids)) return []
+  return ids.map((id: unknown) => renderReference(refType, id, context, options))
+}
+
 export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayContext, options: RenderOptions): OutObject {
   const counters = options.counters?.(rec)
   const jsonDates = options.jsonDates === true || options.renderedJson !== undefined
@@ -119,7 +125,8 @@ export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayConte
   for (const fieldDecl of shape.full) {
     const name = fieldDecl.name
     if (name === 'displayName') out[name] = decl.displayName(rec, context)
-    else if (fieldDecl.derive !== undefined) out[name] = fieldDecl.derive(rec, context) ?? null
+    else if (fieldDecl.list) out[name] = renderReferences(fieldDecl.ref as string, fieldDecl.derive === undefined ? rec[name] : fieldDecl.derive(rec, context), context, options)
+    else if (fieldDecl.derive !== undefined) out[name] = outValue(fieldDecl.type, fieldDecl.derive(rec, context), jsonDates)
     else if (fieldDecl.computed) out[name] = counters?.[name] ?? null
     else if (fieldDecl.ref !== undefined) out[name] = renderReference(fieldDecl.ref, rec[name], context, options)
     else out[name] = outValue(fieldDecl.type, rec[name], jsonDates)

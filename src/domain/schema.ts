@@ -25,7 +25,8 @@ export type FieldAccess = 'READ_WRITE' | 'READ_ONLY' | 'WRITE_ONLY' | 'INTERNAL'
 export type Constraint =
   | { type: 'NotNull' }
   | { type: 'Size'; min: number; max: number }
-  | { type: 'Pattern'; regexp: string }
+  /** `example`: a value that matches, which $dummy shows (dummy.ts). */
+  | { type: 'Pattern'; regexp: string; example?: string }
   | { type: 'Min'; value: number }
   | { type: 'Max'; value: number }
   | { type: 'Email' }
@@ -39,6 +40,13 @@ export interface FieldDecl {
   readonly type: ScalarType | string
   /** Set for references: the referenced resource type. */
   readonly ref?: string
+  /**
+   * A list of references (`refList`): stored as an array of distinct ids
+   * (at most MAX_LIST_REFS), rendered as an array of referenced objects,
+   * matched in $filter by eq/ne against one value (any element equals / none
+   * does), never indexed, sorted by, nor used in report grouping.
+   */
+  readonly list: boolean
   readonly access: FieldAccess
   readonly description: string
   readonly defaultValue?: string | number | boolean
@@ -90,6 +98,8 @@ export interface ResourceDecl {
   readonly fieldsByName: ReadonlyMap<string, FieldDecl>
   /** Types moved to the trash (or removed) together with an object of this type. */
   readonly cascades: readonly string[]
+  /** Parts written with an object of this type (a bill's items and VAT rows): `$metadata` lists them as PERSIST and MERGE cascades. */
+  readonly savedWith: readonly string[]
   readonly displayName: (rec: Rec, context: DisplayContext) => string
   /** Element name of one object in XML (`project`); a list's root is the last path segment. */
   readonly xmlItemName: string
@@ -120,6 +130,8 @@ export interface ResourceDecl {
   readonly onChange?: OnChange
   /** For a record that stands for another object (a trash item for its deleted object): that object, whose visibility it shares. */
   readonly standsFor?: StandsFor
+  /** Rules between fields of one record (stop not before start), checked with the constraints of every stored record. */
+  readonly recordCheck?: RecordCheck
   /**
    * A date field in whose order (then by id) every secondary index can read
    * each value's records (sortedRecords.ts: kept in it from their first
@@ -128,9 +140,25 @@ export interface ResourceDecl {
    * every record of the value; null when the indexes keep no order.
    */
   readonly indexOrder: string | null
+  /**
+   * The date field a Lock applies to (locks.ts): an object of this resource
+   * dated before its user's lock date is created, changed and deleted by
+   * superusers only; null when locks do not apply.
+   */
+  readonly lockedByDate: string | null
 }
 
 export type StandsFor = (rec: Rec) => { readonly type: string; readonly id: string }
+
+/** A rule a record breaks between its fields: the field it names, the constraint's name and what is wrong (after "Type.field "). */
+export interface FieldsRuleBroken {
+  readonly field: string
+  readonly constraint: string
+  readonly message: string
+}
+
+/** The rules between fields a record breaks; an empty list (shared, not allocated) when it keeps them. */
+export type RecordCheck = (rec: Rec) => readonly FieldsRuleBroken[]
 
 /**
  * An `append` counter: `field` of a parent shows how many live (not
@@ -199,7 +227,11 @@ export interface FieldOptions {
   setOnce?: boolean
   /** A derived field: never stored nor read from input; implies computed. */
   derive?: DeriveValue
+  list?: boolean
 }
+
+/** The most references a list field holds. */
+export const MAX_LIST_REFS = 100
 
 function makeField(name: string, type: string, ref: string | undefined, description: string, options: FieldOptions): FieldDecl {
   const constraints: Constraint[] = [...(options.required ? [{ type: 'NotNull' } as const] : []), ...(options.constraints ?? [])]
@@ -207,11 +239,12 @@ function makeField(name: string, type: string, ref: string | undefined, descript
     name,
     type,
     ...(ref === undefined ? {} : { ref }),
+    list: options.list ?? false,
     access: options.access ?? 'READ_WRITE',
     description,
     ...(options.defaultValue === undefined ? {} : { defaultValue: options.defaultValue }),
     constraints,
-    indexed: options.indexed ?? ref !== undefined,
+    indexed: options.indexed ?? (ref !== undefined && options.list !== true),
     rangeIndexed: options.rangeIndexed ?? false,
     inStub: options.inStub ?? false,
     computed: options.computed ?? (options.derive !== undefined),
@@ -229,13 +262,16 @@ export const field = {
   double: (name: string, description: string, options: FieldOptions = {}) => makeField(name, 'Double', undefined, description, options),
   date: (name: string, description: string, options: FieldOptions = {}) => makeField(name, 'Date', undefined, description, options),
   ref: (name: string, type: string, description: string, options: FieldOptions = {}) => makeField(name, type, type, description, options),
+  /** A list of references to `type` (see FieldDecl.list). */
+  refList: (name: string, type: string, description: string, options: FieldOptions = {}) =>
+    makeField(name, type, type, description, Object.assign({}, options, { list: true, indexed: false })),
 }
 
 export const size = (min: number, max: number): Constraint => ({ type: 'Size', min, max })
 export const min = (value: number): Constraint => ({ type: 'Min', value })
 export const max = (value: number): Constraint => ({ type: 'Max', value })
 export const oneOf = (...values: string[]): Constraint => ({ type: 'Enum', values })
-export const pattern = (regexp: string): Constraint => ({ type: 'Pattern', regexp })
+export const pattern = (regexp: string, example?: string): Constraint => (example === undefined ? { type: 'Pattern', regexp } : { type: 'Pattern', regexp, example })
 export const email: Constraint = { type: 'Email' }
 export const ianaTimeZone: Constraint = { type: 'TimeZone' }
 
@@ -265,6 +301,11 @@ export function externalSyncFields(): FieldDecl[] {
   ]
 }
 
+/** `created` of the original service (Account, User, Access): createdAt under its name, read-only, never stored twice. */
+export function createdField(): FieldDecl {
+  return field.date('created', 'when the object was created (the same instant as createdAt)', { access: 'READ_ONLY', derive: (rec) => rec.createdAt })
+}
+
 export interface ResourceOptions {
   type: string
   path: string | null
@@ -272,6 +313,7 @@ export interface ResourceOptions {
   description: string
   fields: FieldDecl[]
   cascades?: string[]
+  savedWith?: string[]
   displayName: (rec: Rec, context: DisplayContext) => string
   internal?: boolean
   /** Include the common fields (id, version, dates, displayName, trashItem); default true. */
@@ -289,7 +331,9 @@ export interface ResourceOptions {
   onCreate?: OnCreate
   onChange?: OnChange
   standsFor?: StandsFor
+  recordCheck?: RecordCheck
   indexOrder?: string
+  lockedByDate?: string
 }
 
 export function declareResource(options: ResourceOptions): ResourceDecl {
@@ -298,6 +342,9 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
   if (fieldsByName.size !== fields.length) throw new Error(`resource ${options.type} declares a field twice`)
   if (options.indexOrder !== undefined && fieldsByName.get(options.indexOrder)?.type !== 'Date') {
     throw new Error(`resource ${options.type}: indexOrder ${options.indexOrder} is not a date field`)
+  }
+  if (options.lockedByDate !== undefined && fieldsByName.get(options.lockedByDate)?.type !== 'Date') {
+    throw new Error(`resource ${options.type}: lockedByDate ${options.lockedByDate} is not a date field`)
   }
   const lastSegment = options.path?.split('/').at(-1) ?? options.type.toLowerCase()
   return {
@@ -308,6 +355,7 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     fields,
     fieldsByName,
     cascades: options.cascades ?? [],
+    savedWith: options.savedWith ?? [],
     displayName: options.displayName,
     xmlItemName: options.type.charAt(0).toLowerCase() + options.type.slice(1),
     xmlListName: lastSegment,
@@ -322,9 +370,11 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     inner: options.inner ?? [],
     sums: options.sums ?? [],
     indexOrder: options.indexOrder ?? null,
+    lockedByDate: options.lockedByDate ?? null,
     ...(options.onCreate === undefined ? {} : { onCreate: options.onCreate }),
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
     ...(options.standsFor === undefined ? {} : { standsFor: options.standsFor }),
+    ...(options.recordCheck === undefined ? {} : { recordCheck: options.recordCheck }),
   }
 }
 

@@ -13,6 +13,8 @@ import type { DisplayContext, Rec } from './record.js'
 
 /** A collection's records: all of them, or those with a value in an indexed field. */
 export interface RecordsView {
+  /** How many records the collection holds (trashed ones included). */
+  readonly size: number
   values(): IterableIterator<Rec>
   /** The records whose indexed field `fieldName` holds `value` (a live view: copy it before deleting while iterating). */
   lookup(fieldName: string, value: unknown): Iterable<Rec>

@@ -112,6 +112,10 @@ export class TenantState implements StateView {
     return this.collections.get(type)?.get(id)
   }
 
+  recordsWith(type: string, fieldName: string, value: unknown): Iterable<Rec> {
+    return this.collection(type).lookup(fieldName, value)
+  }
+
   displayNameOf(type: string, id: unknown): string {
     if (typeof id !== 'string') return ''
     const rec = this.get(type, id)

@@ -51,14 +51,14 @@ export class WriteTx implements Tx {
     this.ops.push(op)
   }
 
-  /** The records of `type` this write removed, as they were when removed (each `del`'s inverse). */
-  removedRecords(type: string): Rec[] {
-    const removed: Rec[] = []
+  /** The records of `type` this write removed or replaced, as they were before (each such `del`'s or `put`'s inverse). */
+  previousRecords(type: string): Rec[] {
+    const previous: Rec[] = []
     this.ops.forEach((op, index) => {
       const inverse = this.undo[index]
-      if (op.op === 'del' && op.type === type && inverse?.op === 'put') removed.push(inverse.rec)
+      if (op.type === type && inverse?.op === 'put') previous.push(inverse.rec)
     })
-    return removed
+    return previous
   }
 
   savepoint(): number {

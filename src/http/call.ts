@@ -13,6 +13,7 @@ import type { MaybePromise } from '../maybePromise.js'
 import type { WriteTx } from '../engine/writeTx.js'
 import type { Outbox } from '../mail/outbox.js'
 import type { AbuseLimits } from './abuseLimits.js'
+import type { RequestForwarder } from './forwarding.js'
 import type { ApiRequest } from './request.js'
 import type { ApiResponse } from './response.js'
 
@@ -24,6 +25,8 @@ export interface Services {
   readonly limits: AbuseLimits
   /** Where mails go once the write that decided them is durable (src/mail/outbox.ts). */
   readonly outbox: Outbox
+  /** Cluster mode: sends a request for a tenant another node holds to that node (forwarding.ts); null embedded. */
+  readonly forwarder: RequestForwarder | null
 }
 
 export interface TenantAccess {

@@ -4,10 +4,12 @@
  * status, message and headers. A refusal a retry may cure is 503 TL01-9011
  * with Retry-After (1 s; 60 s for a tenant closed as damaged, which waits
  * for an operator); a file the store can never hold is 412 TL01-1109; a
- * tenant name that exists is 409 TL01-1102. Anything else passes through.
+ * tenant name that exists is 409 TL01-1102; a tenant renamed while the
+ * request waited is 401 TL01-1005, as an unknown tenant. Anything else
+ * passes through.
  */
 import { ApiError } from '../domain/errors.js'
-import { FileTooLarge, TenantClosed, TenantNameTaken, TenantRefusal } from '../tenants/tenantErrors.js'
+import { FileTooLarge, TenantClosed, TenantRenamed, TenantNameTaken, TenantRefusal } from '../tenants/tenantErrors.js'
 
 /** Seconds a client waits before it retries a tenant closed as damaged (an operator must restore it). */
 const CLOSED_RETRY_AFTER_S = 60
@@ -19,6 +21,7 @@ export function engineErrorAsApiError(error: unknown): unknown {
   if (!(error instanceof TenantRefusal)) return error
   if (error instanceof FileTooLarge) return new ApiError('TL01-1109', error.message)
   if (error instanceof TenantNameTaken) return new ApiError('TL01-1102', error.message)
+  if (error instanceof TenantRenamed) return new ApiError('TL01-1005', error.message)
   const retryAfterS = error instanceof TenantClosed ? CLOSED_RETRY_AFTER_S : RETRY_AFTER_S
   return new ApiError('TL01-9011', error.message, null, [], { 'Retry-After': String(retryAfterS) })
 }

@@ -26,6 +26,10 @@ export interface ApiRequest {
   readonly inBatch: boolean
   /** The id of the HTTP request (a batch's items share it): in the X-Request-Id header, the request log and 5xx descriptions. */
   readonly requestId: string
+  /** The request target as received (path and query): what a forward to another node sends (cluster mode). */
+  readonly target: string
+  /** Forwarded by another node of the cluster (the internal listener): answered here, never forwarded again. */
+  readonly forwarded: boolean
 }
 
 export class PathError extends Error {}

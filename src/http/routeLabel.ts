@@ -2,15 +2,18 @@
  * The route a request took, as a bounded label for metrics and logs: the
  * route-table pattern for fixed routes, and for resource paths the path
  * with the id replaced by `:id` and only known words kept (operations such
- * as `$count` or `$set`, views, `@deleted`, `summary`, inner collections);
- * any other word becomes `:unknown`. Labels are interned, so the same route
+ * as `$count` or `$set`, views, `@deleted`, `summary`, inner collections,
+ * and inside an inner collection the same again, a few levels deep); any
+ * other word becomes `:unknown`. Labels are interned, so the same route
  * always gives the same object and building one allocates only the first
  * time.
  */
+import { resourceByType } from '../domain/resources/index.js'
 import type { ResourceDecl } from '../domain/schema.js'
+import { isSelfAlias } from '../domain/selfAlias.js'
 import type { RouteLabel } from '../observability/requestMetrics.js'
 import { findAction } from './routes/actions.js'
-import { findView } from './routes/views.js'
+import { findView, findViewSummary } from './routes/views.js'
 
 class LabelNode {
   private readonly children = new Map<string, LabelNode>()
@@ -44,16 +47,38 @@ export function fixedRouteLabel(route: { readonly scope: 'tenant' | 'public'; re
 
 const COLLECTION_WORDS = new Set(['$count', '$metadata', '$dummy', '@deleted', 'summary'])
 const ITEM_WORDS = new Set(['@deleted', '$set'])
+const VIEW_TAILS = new Set(['summary', '$count'])
 const ID = ':id'
 const UNKNOWN = ':unknown'
 const resourceRoots = new Map<string, LabelNode>()
 
 function knownFirst(decl: ResourceDecl, word: string): boolean {
-  return COLLECTION_WORDS.has(word) || (word.startsWith('$') && findAction(decl.type, word) !== undefined) || (word.startsWith('@') && findView(decl.type, word) !== undefined)
+  if (COLLECTION_WORDS.has(word) || (word.startsWith('$') && findAction(decl.type, word) !== undefined)) return true
+  return findView(decl.type, word) !== undefined || findViewSummary(decl.type, word) !== undefined || isSelfAlias(decl.type, word)
 }
 
 function knownSecond(decl: ResourceDecl, word: string): boolean {
   return ITEM_WORDS.has(word) || (word.startsWith('$') && findAction(decl.type, word) !== undefined) || decl.inner.some((inner) => inner.name === word)
+}
+
+/** Inner collections a label follows (deeper ones are `:unknown`), so the labels stay few. */
+const MAX_INNER_DEPTH = 3
+
+/** The label below `node` for the segments `rest` on the collection of `decl` (recursing into inner collections). */
+function labelBelow(node: LabelNode, decl: ResourceDecl, rest: readonly string[], depth: number): RouteLabel {
+  const [first, second, third] = rest
+  if (first === undefined) return node.label
+  if (first.startsWith('@') && (second === undefined || (VIEW_TAILS.has(second) && third === undefined))) {
+    node = node.child(knownFirst(decl, first) ? first : UNKNOWN)
+    return second === undefined ? node.label : node.child(second).label
+  }
+  const firstIsWord = rest.length === 1 && (first.startsWith('$') || first === 'summary')
+  node = node.child(firstIsWord ? (knownFirst(decl, first) ? first : UNKNOWN) : ID)
+  if (second === undefined) return node.label
+  const inner = decl.inner.find((candidate) => candidate.name === second)
+  if (inner !== undefined && third !== undefined && depth < MAX_INNER_DEPTH) return labelBelow(node.child(second), resourceByType(inner.childType), rest.slice(2), depth + 1)
+  node = node.child(knownSecond(decl, second) ? second : UNKNOWN)
+  return third === undefined ? node.label : node.child(UNKNOWN).label
 }
 
 /** The label of a request on a declared resource path: `path` as matched, `rest` the segments after it. */
@@ -63,13 +88,5 @@ export function resourceRouteLabel(decl: ResourceDecl, path: string, rest: reado
     node = new LabelNode(`/v1/${path}`, 'tenant')
     resourceRoots.set(path, node)
   }
-  const [first, second, third] = rest
-  if (first === undefined) return node.label
-  const firstIsWord = rest.length === 1 && (first.startsWith('$') || first.startsWith('@') || first === 'summary')
-  node = node.child(firstIsWord ? (knownFirst(decl, first) ? first : UNKNOWN) : ID)
-  if (second === undefined) return node.label
-  node = node.child(knownSecond(decl, second) ? second : UNKNOWN)
-  if (third === undefined) return node.label
-  node = node.child(third === '$count' && rest.length === 3 ? third : UNKNOWN)
-  return rest.length > 3 ? node.child(UNKNOWN).label : node.label
+  return labelBelow(node, decl, rest, 0)
 }

@@ -10,15 +10,19 @@ import type { Call } from './call.js'
 import type { RequestRouter } from './requestRouter.js'
 import type { ApiResponse } from './response.js'
 import { login, logout, refresh } from './routes/auth.js'
+import { listOwnAccessTokens, revokeOwnAccessToken } from './routes/accessTokens.js'
+import { ownAllowedProducts, productFree, userAllowedProducts, userExceededAccesses, userProductFree } from './routes/accesses.js'
 import { runBatch } from './routes/batch.js'
 import { fileHandlers } from './routes/files.js'
 import { listStorageGroup, readStorageEntry, removeStorageEntry, writeStorageEntry } from './routes/storage.js'
 import { confirmPassword, requestConfirmation } from './routes/passwordChange.js'
 import { createSecretKey, deleteSecretKey, listSecretKeys } from './routes/secretKeys.js'
+import { documentRoutes } from './routes/documentRoutes.js'
 import { report } from './routes/reports.js'
 import { checkEmail, checkUrl, confirmAccount, findUrl, signUp } from './routes/registration.js'
 import { ApiError } from '../domain/errors.js'
 import { LOGO, SIGNATURE } from '../domain/files.js'
+import { RECEIPT } from '../domain/operations/expenseReceipt.js'
 
 export interface Route {
   method: string
@@ -35,8 +39,10 @@ async function confirm(call: Call, params: Record<string, string>): Promise<ApiR
   return answer
 }
 
+const secretKeyDocuments = documentRoutes('SecretKey', 'users/@self/secretkeys')
 const signature = fileHandlers(SIGNATURE)
 const logo = fileHandlers(LOGO)
+const receipt = fileHandlers(RECEIPT)
 
 export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'public', pattern: 'register/checkurl', auth: false, handle: checkUrl },
@@ -70,6 +76,22 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'accounts/:id/logo/download', auth: true, handle: logo.download },
   { method: 'GET', scope: 'tenant', pattern: 'accounts/:id/logo', auth: true, handle: logo.metadata },
   { method: 'DELETE', scope: 'tenant', pattern: 'accounts/:id/logo', auth: true, handle: logo.remove },
+  // Issue 26 A: paths of the original service that answered 404 or 405.
+  { method: 'GET', scope: 'tenant', pattern: 'users/@self/accesstokens', auth: true, handle: listOwnAccessTokens },
+  { method: 'DELETE', scope: 'tenant', pattern: 'users/@self/accesstokens/:id', auth: true, handle: revokeOwnAccessToken },
+  { method: 'GET', scope: 'tenant', pattern: 'accesses/product/:product/$free', auth: true, handle: productFree },
+  { method: 'GET', scope: 'tenant', pattern: 'accesses/products/$allowed', auth: true, handle: ownAllowedProducts },
+  { method: 'GET', scope: 'tenant', pattern: 'users/:id/accesses/product/:product/$free', auth: true, handle: userProductFree },
+  { method: 'GET', scope: 'tenant', pattern: 'users/:id/accesses/products/$allowed', auth: true, handle: userAllowedProducts },
+  { method: 'GET', scope: 'tenant', pattern: 'users/:id/accesses/@exceeded', auth: true, handle: userExceededAccesses },
+  // Issue 26 B: the documents of the caller's secret keys (the other inner collections get theirs from resources.ts).
+  { method: 'GET', scope: 'tenant', pattern: 'users/@self/secretkeys/$metadata', auth: true, handle: secretKeyDocuments.metadata },
+  { method: 'GET', scope: 'tenant', pattern: 'users/@self/secretkeys/$dummy', auth: true, handle: secretKeyDocuments.dummy },
+  // Issue 26 C: the receipt of an expense, uploaded and downloaded like a signature.
+  { method: 'POST', scope: 'tenant', pattern: 'time/expenses/:id/receipt/upload', auth: true, handle: receipt.upload },
+  { method: 'GET', scope: 'tenant', pattern: 'time/expenses/:id/receipt/download', auth: true, handle: receipt.download },
+  { method: 'GET', scope: 'tenant', pattern: 'time/expenses/:id/receipt', auth: true, handle: receipt.metadata },
+  { method: 'DELETE', scope: 'tenant', pattern: 'time/expenses/:id/receipt', auth: true, handle: receipt.remove },
 ]
 
 /** A pattern split once: per segment, the literal it must equal or the name it captures. */

@@ -18,6 +18,12 @@
  * the whole predicate is true, so for a null `code` neither
  * `tolower(code) ne 'a'` nor `not startswith(code, 'A')` keeps it.
  *
+ * A path through a list of references (`tags/id`, `tags/name`) has the
+ * static type `list` and many values: it may only be compared with `eq`
+ * or `ne` against one value of its elements' type. `eq` holds when any
+ * element equals the value, `ne` when none does; an empty or missing list
+ * has no element, so `tags/id ne 'x'` holds for it.
+ *
  * Besides the predicate, the top-level `and` conjuncts are scanned for
  * index pins (`<indexed path> eq <literal>`) and Date bounds, which the
  * planner may use to narrow the candidates; the predicate always runs too.
@@ -40,7 +46,7 @@ export interface CompiledFilter {
 }
 
 /** Static type of a node; 'null' is the null literal, 'any' a field of an unknown type (checked at run time only). */
-export type FilterType = 'string' | 'number' | 'boolean' | 'date' | 'reference' | 'null' | 'any'
+export type FilterType = 'string' | 'number' | 'boolean' | 'date' | 'reference' | 'null' | 'any' | 'list'
 
 type Evaluate = (rec: Rec, context: DisplayContext) => unknown
 
@@ -49,6 +55,8 @@ interface Typed {
   readonly evaluate: Evaluate
   /** A null this node gives is unknown (computed from a null), not a missing value. */
   readonly unknownWhenNull: boolean
+  /** For type `list`: the type of its elements' values. */
+  readonly element?: FilterType
 }
 
 export function compileFilter(decl: ResourceDecl, text: string): CompiledFilter {
@@ -122,7 +130,7 @@ function compileNode(decl: ResourceDecl, node: FilterNode): Typed {
 
 function resolveMember(decl: ResourceDecl, node: MemberNode): ResolvedPath {
   try {
-    return resolvePath(decl, node.path)
+    return resolvePath(decl, node.path, undefined, true)
   } catch (err) {
     if (err instanceof ApiError) throw new ApiError(err.code, `$filter: ${err.message} at position ${node.pos}`)
     throw err
@@ -145,6 +153,7 @@ function fieldType(field: FieldDecl): FilterType {
 function compileMember(decl: ResourceDecl, node: MemberNode): Typed {
   const path = resolveMember(decl, node)
   const get = path.get
+  if (path.many) return { type: 'list', element: fieldType(path.field), evaluate: get, unknownWhenNull: false }
   return { type: fieldType(path.field), evaluate: (rec, context) => get(rec, context) ?? null, unknownWhenNull: false }
 }
 
@@ -253,7 +262,29 @@ const COMPARE: Record<'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge', (a: unknown, b: u
   ge: (a, b) => { const o = order(a, b); return o !== null && o >= 0 },
 }
 
+/** `list eq value` (any element equals) or `list ne value` (none does), either way round. */
+function compileMembership(op: keyof typeof COMPARE, pos: number, left: Typed, right: Typed): Typed {
+  const [list, one] = left.type === 'list' ? [left, right] : [right, left]
+  if ((op !== 'eq' && op !== 'ne') || one.type === 'list' || !comparable(list.element ?? 'any', one.type, false)) {
+    throw typeError(`a list is compared only with eq or ne against one value of its elements' type, not with '${op}' against ${describe(one.type)}`, pos)
+  }
+  const [values, value] = [list.evaluate, one.evaluate]
+  const wanted = op === 'eq'
+  return {
+    type: 'boolean',
+    evaluate: (rec, context) => {
+      const y = value(rec, context)
+      if (y === null && one.unknownWhenNull) return null
+      const elements = values(rec, context) as readonly unknown[]
+      for (const x of elements) if (x === y) return wanted
+      return !wanted
+    },
+    unknownWhenNull: one.unknownWhenNull,
+  }
+}
+
 function compileComparison(op: keyof typeof COMPARE, pos: number, left: Typed, right: Typed): Typed {
+  if (left.type === 'list' || right.type === 'list') return compileMembership(op, pos, left, right)
   const ordered = op !== 'eq' && op !== 'ne'
   if (!comparable(left.type, right.type, ordered)) {
     throw typeError(`'${op}' cannot compare ${describe(left.type)} with ${describe(right.type)}`, pos)
@@ -408,7 +439,7 @@ function extractEqualities(decl: ResourceDecl, conjuncts: readonly FilterNode[])
   for (const conjunct of conjuncts) {
     const match = memberAgainstLiteral(conjunct)
     if (match === undefined || match.op !== 'eq') continue
-    const indexed = resolvePath(decl, match.member.path).indexedField
+    const indexed = resolvePath(decl, match.member.path, undefined, true).indexedField
     if (indexed !== null) pins.set(indexed, match.literal.value)
   }
   return pins
@@ -419,8 +450,9 @@ function extractRanges(decl: ResourceDecl, conjuncts: readonly FilterNode[]): Ma
   for (const conjunct of conjuncts) {
     const match = memberAgainstLiteral(conjunct)
     if (match === undefined || match.literal.type !== 'datetime' || match.member.path.length !== 1) continue
-    const field = resolvePath(decl, match.member.path).field
-    if (field.type !== 'Date' || field.ref !== undefined) continue
+    const path = resolvePath(decl, match.member.path, undefined, true)
+    const field = path.field
+    if (field.type !== 'Date' || field.ref !== undefined || path.many) continue
     const range = ranges.get(field.name) ?? { lowInclusive: false, highInclusive: false }
     const value = match.literal.value
     if (match.op === 'gt' || match.op === 'ge') tightenLow(range, value, match.op === 'ge')

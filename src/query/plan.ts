@@ -16,6 +16,10 @@
  *   - a filter that bounds a range-indexed date field reads only those days;
  *   - otherwise every record of the collection.
  *
+ * A trashed list or a view inside an inner collection (`within`: the
+ * children of one parent) reads the parent's index like the inner
+ * collection itself.
+ *
  * Each candidate then passes the scope (live or trashed, view), visibility
  * and the full predicate, so an index only ever narrows the work, never
  * changes the answer.
@@ -52,11 +56,22 @@ export interface ScopePin {
   values: readonly string[]
 }
 
+/** The records of an inner collection: those whose reference `via` is `parentId`. */
+export interface ParentLink {
+  via: string
+  parentId: string
+}
+
 export type ListScope =
   | { kind: 'all' }
-  | { kind: 'trashed' }
-  | { kind: 'children'; via: string; parentId: string }
-  | { kind: 'view'; accepts: (rec: Rec, state: TenantState) => boolean; pin: (state: TenantState) => ScopePin | undefined }
+  | { kind: 'trashed'; within?: ParentLink }
+  | ({ kind: 'children' } & ParentLink)
+  | { kind: 'view'; accepts: (rec: Rec, state: TenantState) => boolean; pin: (state: TenantState) => ScopePin | undefined; within?: ParentLink }
+
+/** The parent a scope's records all belong to, if any. */
+function parentLinkOf(scope: ListScope): ParentLink | undefined {
+  return scope.kind === 'children' ? scope : scope.kind === 'all' ? undefined : scope.within
+}
 
 export interface ListPlan {
   run(state: TenantState, caller: Caller, scope: ListScope): Rec[]
@@ -149,7 +164,8 @@ function candidates(
   const addPin = (found: Pin | null) => {
     if (found !== null) pins.push(found)
   }
-  if (scope.kind === 'children') addPin(pinOf(collection, scope.via, scope.parentId))
+  const parent = parentLinkOf(scope)
+  if (parent !== undefined) addPin(pinOf(collection, parent.via, parent.parentId))
   const viewPin = scope.kind === 'view' ? scope.pin(state) : undefined
   if (viewPin !== undefined) addPin(pinOfAny(collection, viewPin.field, viewPin.values))
   if (filter !== null) for (const [field, value] of filter.equalities) addPin(pinOf(collection, field, value))
@@ -180,12 +196,18 @@ function candidates(
   return best ?? { recs: collection.values(), sorted: false }
 }
 
+/** A child names its parent in `via`: the reference itself, or one of a list of references (a tag's time records). */
+export function isChildOf(via: unknown, parentId: string): boolean {
+  return via === parentId || (Array.isArray(via) && via.includes(parentId))
+}
+
 function scopePredicate(decl: ResourceDecl, state: TenantState, caller: Caller, scope: ListScope, filter: CompiledFilter | null): (rec: Rec) => boolean {
   const trashed = scope.kind === 'trashed'
+  const parent = parentLinkOf(scope)
   const visible = visibilityFor(caller, decl, state, state.personalProjects.byId)
   return (rec) => {
     if ((rec.trashItem !== null) !== trashed) return false
-    if (scope.kind === 'children' && rec[scope.via] !== scope.parentId) return false
+    if (parent !== undefined && !isChildOf(rec[parent.via], parent.parentId)) return false
     if (scope.kind === 'view' && !scope.accepts(rec, state)) return false
     if (!visible(rec)) return false
     return filter === null || filter.test(rec, state)

@@ -8,7 +8,9 @@
  * differential test checks it). Personal projects of other users never
  * count: the scan skips their records (visibility); the aggregates path
  * takes their day totals away. The scan runs as steps, in slices
- * (tenants/slicedRead.ts); the aggregates answer at once.
+ * (tenants/slicedRead.ts); the aggregates answer at once. Grouped by a
+ * list of references (`tags/id`), a record counts in each of its elements'
+ * groups (in `null` without any), so groups may add up to more than the total.
  */
 import { accountOf } from '../domain/account.js'
 import type { Caller } from '../domain/caller.js'
@@ -31,7 +33,7 @@ const AGGREGATED_GROUPS = new Set(['project/id', 'user/id'])
  */
 function* scannedDays(state: TenantState, caller: Caller, query: ReadonlyMap<string, string>, groupBy: string | null, bounds: CandidateBounds | null): Steps<Map<string, DayTotals>> {
   const decl = resourceByType('TimeRecord')
-  const group = groupBy === null ? null : resolvePath(decl, groupBy.split('/'), groupBy)
+  const group = groupBy === null ? null : resolvePath(decl, groupBy.split('/'), groupBy, true)
   const timeZone = String(accountOf(state).timeZone ?? 'UTC')
   const days = new Map<string, DayTotals>()
   const plan = planList(decl, query)
@@ -41,7 +43,11 @@ function* scannedDays(state: TenantState, caller: Caller, query: ReadonlyMap<str
     { kind: 'all' },
     (record) => {
       const raw = group === null ? '*' : group.get(record, state)
-      daysOf(days, raw === null ? NULL_KEY : String(raw)).add(dayOfRecord(record, timeZone), totalsOfRecord(record))
+      if (group === null || !group.many) return daysOf(days, raw === null ? NULL_KEY : String(raw)).add(dayOfRecord(record, timeZone), totalsOfRecord(record))
+      const [day, totals] = [dayOfRecord(record, timeZone), totalsOfRecord(record)]
+      const elements = raw as readonly unknown[]
+      if (elements.length === 0) daysOf(days, NULL_KEY).add(day, totals)
+      for (const element of new Set(elements)) daysOf(days, element === null ? NULL_KEY : String(element)).add(day, totals)
     },
     bounds ?? undefined,
   )

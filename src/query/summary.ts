@@ -6,6 +6,9 @@
  * group (key `*` when not grouped), values as text, groups sorted by key
  * (by code point).
  * sum and count of nothing are "0"; avg, min and max of nothing are null.
+ * Grouped by a list of references (`tags/name`), a record counts in the
+ * group of each of its elements (a record without any: in group `null`),
+ * so the groups' counts may add up to more than the records.
  */
 import { wrongParameter } from '../domain/errors.js'
 import type { DisplayContext, Rec, ResourceDecl } from '../domain/schema.js'
@@ -41,7 +44,7 @@ export function parseSummary(decl: ResourceDecl, text: string | undefined): Summ
   let groupBy: ResolvedPath | null = null
   if (parts.length > 1 && !FUNCTION.test(parts[0] as string)) {
     const groupText = parts.shift() as string
-    groupBy = resolvePath(decl, groupText.split('/'), groupText)
+    groupBy = resolvePath(decl, groupText.split('/'), groupText, true)
   }
   const functions = parts.map((part): SummaryFunction => {
     const match = FUNCTION.exec(part)
@@ -96,8 +99,7 @@ type Group = { records: number; accumulators: Accumulator[] }
  */
 export function* summarySteps(plan: SummaryPlan, records: (visit: (rec: Rec) => void) => Steps<void>, context: DisplayContext): Steps<SummaryEntry[]> {
   const groups = new Map<string, Group>()
-  yield* records((rec) => {
-    const raw = plan.groupBy === null ? '*' : plan.groupBy.get(rec, context)
+  const count = (rec: Rec, raw: unknown): void => {
     const key = raw === null ? 'null' : String(raw)
     let group = groups.get(key)
     if (group === undefined) {
@@ -106,6 +108,15 @@ export function* summarySteps(plan: SummaryPlan, records: (visit: (rec: Rec) => 
     }
     group.records += 1
     for (const [index, fn] of plan.functions.entries()) if (fn.path !== null) group.accumulators[index]?.add(fn.path.get(rec, context))
+  }
+  const groupBy = plan.groupBy
+  yield* records((rec) => {
+    if (groupBy === null) return count(rec, '*')
+    const raw = groupBy.get(rec, context)
+    if (!groupBy.many) return count(rec, raw)
+    const elements = raw as readonly unknown[]
+    if (elements.length === 0) return count(rec, null)
+    for (const element of new Set(elements)) count(rec, element)
   })
   if (plan.groupBy === null && groups.size === 0) groups.set('*', { records: 0, accumulators: plan.functions.map(() => new Accumulator()) })
   const sorted = yield* sortInSteps([...groups.entries()], ([a], [b]) => compareCodePoints(a, b))

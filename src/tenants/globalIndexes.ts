@@ -13,9 +13,10 @@
  * tenants; the tables order array keys element by element, so the range from
  * [e-mail, ''] to [e-mail, '\uffff'] reads them in tenant-name order
  * (tenant names are lower-case letters, digits and '-'). The entries are maintained from what each write did: for
- * every e-mail a write touches (a User it put, a User it removed — the
- * removed record comes from the WriteTx, the logged `del` carries only the
- * id) the tenant's entry is set or removed by asking the tenant's state
+ * every e-mail a write touches (a User it put, a User it removed or
+ * replaced — the record as it was comes from the WriteTx, the logged `del`
+ * carries only the id, so an e-mail changed by `$setEmail` leaves its old
+ * address here too) the tenant's entry is set or removed by asking the tenant's state
  * after the write whether a live user still has it. They are queued in the
  * same event-loop turn as the log entry, so they share its commit. The
  * tenant's state stays the judge; the index only says where to look.
@@ -96,7 +97,7 @@ export function indexGlobals(store: GlobalDirectory, tenant: string, tx: WriteTx
     if (op.type === 'User' && op.op === 'put') noteEmail(emails, op.rec)
     else if (op.type === 'PasswordConfirmation') indexConfirmation(store, tenant, op)
   }
-  for (const removed of tx.removedRecords('User')) noteEmail(emails, removed)
+  for (const previous of tx.previousRecords('User')) noteEmail(emails, previous)
   for (const email of emails) {
     const key = keyOf(email, tenant)
     if (liveUserWithEmail(tx.state, email) !== undefined) void store.emails.put(key, '')

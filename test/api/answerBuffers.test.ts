@@ -83,7 +83,7 @@ async function tenantWithTimeRecords(t: Test, tenant: string, count: number, val
   t.teardown(() => server.stop())
   const owner = api(server.client, tenant, (await server.client.createTenant(tenant)).token)
   const projectId = await owner.create('time/projects', { name: 'Apollo' })
-  const ownerId = (await owner.get('users/@self')).json[0].id as string
+  const ownerId = (await owner.get('users/@self')).json.id as string
   for (let index = 0; index < count; index += 1) await owner.create('time/timerecords', { user: ref(ownerId), project: ref(projectId), ...values(index) })
   return { server, owner }
 }

@@ -94,13 +94,13 @@ t.test('an item without headers takes the batch request\'s headers', async (t) =
   t.match(answers[0]?.body, /^<\?xml/, "no headers: the batch's Accept: application/xml applies")
   t.match(answers[0]?.headers, /Content-Type: application\/xml/)
   t.equal(answers[1]?.code, 200)
-  t.equal(JSON.parse(answers[1]?.body ?? 'null')?.[0]?.email, 'owner@acme.test', 'its own headers: JSON')
+  t.equal(JSON.parse(answers[1]?.body ?? 'null')?.email, 'owner@acme.test', 'its own headers: JSON')
 })
 
 t.test("an item whose path carries another user's token runs as that user", async (t) => {
   const owner = api(server.client, 'acme', token)
   const petra = await newUser(server.client, 'acme', owner, 'Petra')
-  const ownerId = ((await owner.get('users/@self')).json as { id: string }[])[0]?.id
+  const ownerId = ((await owner.get('users/@self')).json as { id: string }).id
   const record = JSON.stringify({ user: { id: ownerId }, duration: 60_000 })
   const response = await batch([
     { id: 'batch-token', method: 'GET', path: '/v1/users/@self' },
@@ -109,17 +109,20 @@ t.test("an item whose path carries another user's token runs as that user", asyn
     { id: 'owner-writes', method: 'POST', path: '/v1/time/timerecords', body: record },
   ])
   const answers = response.json as { id: string; code: number; body: string }[]
-  t.equal(JSON.parse(answers[0]?.body ?? '[]')[0]?.id, ownerId, 'the batch token: the owner')
-  t.equal(JSON.parse(answers[1]?.body ?? '[]')[0]?.id, petra.id, "the item's token: Petra")
+  t.equal(JSON.parse(answers[0]?.body ?? '{}').id, ownerId, 'the batch token: the owner')
+  t.equal(JSON.parse(answers[1]?.body ?? '{}').id, petra.id, "the item's token: Petra")
   t.equal(answers[2]?.code, 403, "Petra may not write the owner's time record")
   t.equal(JSON.parse(answers[2]?.body ?? '{}').code, 'TL01-1008')
   t.equal(answers[3]?.code, 201, 'the owner may')
 })
 
-t.test('a batch of 100 creations is one log entry, one commit', async (t) => {
+// It reads the tenant's actor in this process: through a cluster (TIMELEDGER_TEST_CLUSTER=1) the tenant may live on the other node.
+const ACTOR_HERE = process.env.TIMELEDGER_TEST_CLUSTER === '1' ? { skip: 'reads the tenant actor of one node of the cluster' } : {}
+
+t.test('a batch of 100 creations is one log entry, one commit', ACTOR_HERE, async (t) => {
   const actor = server.service.services.registry.get('acme')
   if (actor === undefined) throw new Error('no tenant acme')
-  const ownerId = ((await server.client.request('GET', '/v1/users/@self', { tenant: 'acme', query: { token } })).json as { id: string }[])[0]?.id
+  const ownerId = ((await server.client.request('GET', '/v1/users/@self', { tenant: 'acme', query: { token } })).json as { id: string }).id
   const seqBefore = actor.state.seq
   const response = await batch(
     Array.from({ length: 100 }, (_, index) => ({

@@ -17,7 +17,7 @@ const server = await spawnServer(tempDataDir('broken'), { RATE_LIMIT_REQUESTS: '
 t.teardown(() => killHard(server))
 const { client } = server
 const { token } = await client.createTenant('broken')
-const me = (await client.request('GET', '/v1/users/@self', { tenant: 'broken', query: { token } })).json[0].id as string
+const me = (await client.request('GET', '/v1/users/@self', { tenant: 'broken', query: { token } })).json.id as string
 const pid = server.child.pid as number
 
 const openFds = () => fs.readdirSync(`/proc/${pid}/fd`).length

@@ -148,7 +148,7 @@ t.test("past its budget a tenant's heavy reads get 429 with Retry-After; its lig
   t.match(refused.headers['retry-after'], /^[1-9]\d*$/, 'Retry-After in whole seconds')
 
   const self = await server.client.request('GET', '/v1/users/@self', { tenant: 'greedy', query: { token: big.token } })
-  t.equal(self.status, 200, 'a light read (a view pinned to one user) goes on')
+  t.equal(self.status, 200, 'a light read (one user by its id) goes on')
   const page = await server.client.request('GET', '/v1/time/timerecords', { tenant: 'greedy', query: { token: big.token, $top: '5' } })
   t.equal(page.status, 200, 'a page read that ends in its first step goes on')
   const created = await server.client.request('POST', '/v1/time/timerecords', {

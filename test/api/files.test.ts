@@ -61,7 +61,7 @@ t.test('signature: upload, metadata, download, replace, delete', async (t) => {
   t.equal(download.headers['content-length'], '700')
   t.equal(download.headers['content-disposition'], 'attachment; filename="signature.png"')
   const firstKey = fileKeyOf(created.json.id as string)
-  t.ok(storedBytes(firstKey)?.equals(first), 'the bytes are in the LMDB files table')
+  t.ok((await storedBytes(firstKey))?.equals(first), 'the bytes are in the LMDB files table')
 
   const second = binary(950)
   const replaced = await upload(`users/${ownerId}/signature`, ownerToken, second, 'neu "sig" ü.gif', 'image/gif', { response_object: 'true' })
@@ -75,7 +75,7 @@ t.test('signature: upload, metadata, download, replace, delete', async (t) => {
   t.equal(again.headers['content-disposition'], `attachment; filename="neu \\"sig\\" _.gif"; filename*=UTF-8''neu%20%22sig%22%20%C3%BC.gif`)
   const secondKey = fileKeyOf(created.json.id as string)
   t.not(secondKey, firstKey, 'a replacement has a key of its own')
-  t.equal(storedBytes(firstKey), undefined, 'and the replaced bytes are removed with it')
+  t.equal(await storedBytes(firstKey), undefined, 'and the replaced bytes are removed with it')
 
   const removed = await call('DELETE', 'users/@self/signature', ownerToken)
   t.equal(removed.status, 200)

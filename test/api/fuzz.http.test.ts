@@ -34,7 +34,7 @@ const server = await startInProcess(undefined, { RATE_LIMIT_REQUESTS: '0', LOGIN
 t.teardown(() => server.stop())
 const owner = await server.client.createTenant('fz')
 const a = api(server.client, 'fz', owner.token)
-const me = (await a.get('users/@self')).json[0].id as string
+const me = (await a.get('users/@self')).json.id as string
 const projectId = await a.create('time/projects', { name: 'Target' })
 const actor = server.service.services.registry.get('fz')
 if (actor === undefined) throw new Error('no tenant')

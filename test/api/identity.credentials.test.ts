@@ -52,7 +52,7 @@ t.test('secret keys: create, list, log in with <key>:, delete', async (t) => {
   const login = await loginRaw(client, 'keys', key, '')
   t.equal(login.status, 200, 'login with the key and an empty password')
   const self = await whoAmI(client, 'keys', login.json.token)
-  t.equal(self.json[0]?.email, 'owner@keys.test', 'as the key owner')
+  t.equal(self.json.email, 'owner@keys.test', 'as the key owner')
   expectError(t, await loginRaw(client, 'keys', key, 'some-password'), 401, 'TL01-1001', 'a key with a password')
 
   const userId = await addUser(client, 'una@keys.test', 'una-password')
@@ -118,7 +118,7 @@ t.test('password change, authenticated step 1 (the user themself, or a superuser
   const byId = await client.request('POST', `/v1/users/${quinId}/$confirmation`, { tenant: 'keys', query: { token: asking } })
   t.equal(byId.status, 201, 'by id as well')
   expectError(t, await confirmPublic(client, mine.json.id, 'quin-new-password'), 400, 'TL01-1006', 'a newer request replaces the older one')
-  const ownerId = (await whoAmI(client, 'keys', owner.token)).json[0].id as string
+  const ownerId = (await whoAmI(client, 'keys', owner.token)).json.id as string
   const notMine = await client.request('POST', `/v1/users/${ownerId}/$confirmation`, { tenant: 'keys', query: { token: asking } })
   expectError(t, notMine, 403, 'TL01-1008', "a user cannot ask for another user's password")
   expectError(t, await client.request('GET', '/v1/users/@self/$confirmation', { tenant: 'keys', query: { token: asking } }), 405, 'TL01-9004', 'GET')

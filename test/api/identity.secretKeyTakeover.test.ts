@@ -27,14 +27,14 @@ let server: InProcessServer = await startInProcess()
 t.teardown(() => server.stop())
 const owner = await server.client.createTenant('keys')
 const ownerApi = api(server.client, 'keys', owner.token)
-const ownerId = (await ownerApi.get('users/@self')).json[0].id as string
+const ownerId = (await ownerApi.get('users/@self')).json.id as string
 const admin = await addUser(server, 'keys', owner.token, 'Ada', { admin: true })
 const adminApi = api(server.client, 'keys', admin.token)
 
 const whoLogsIn = async (text: string): Promise<string | null> => {
   const login = await loginRaw(server.client, 'keys', text, '')
   if (login.status !== 200) return null
-  return (await whoAmI(server.client, 'keys', login.json.token)).json[0].id as string
+  return (await whoAmI(server.client, 'keys', login.json.token)).json.id as string
 }
 
 t.test('an admin cannot make a key for the owner, nor choose its id or text', async (t) => {

@@ -106,7 +106,7 @@ t.test('tenant isolation: a token or an id of one tenant means nothing in anothe
   expectError(t, await whoAmI(client, 'tokens-b', owner.token), 401, 'TL01-1010', 'token of A on B')
   const foreign = await client.request('GET', `/v1/time/projects/${project.json.id}`, { tenant: 'tokens-b', query: { token: other.token } })
   expectError(t, foreign, 404, 'TL01-1101', 'id of A on B')
-  const foreignUser = await client.request('GET', `/v1/users/${(await whoAmI(client, 'tokens', owner.token)).json[0].id}`, { tenant: 'tokens-b', query: { token: other.token } })
+  const foreignUser = await client.request('GET', `/v1/users/${(await whoAmI(client, 'tokens', owner.token)).json.id}`, { tenant: 'tokens-b', query: { token: other.token } })
   expectError(t, foreignUser, 404, 'TL01-1101', 'user id of A on B')
   expectError(t, await loginRaw(client, 'tokens-b', 'owner@tokens.test', 'first-password'), 401, 'TL01-1001', 'credentials of A on B')
   expectError(t, await refreshRaw(client, 'tokens-b', (await loginRaw(client, 'tokens', 'owner@tokens.test', 'first-password')).json.refreshToken), 401, 'TL01-1011', 'refresh token of A on B')

@@ -34,13 +34,17 @@ const b = api(client, 'bravo', ownerB.token)
 // Tenant A: one object (at least) of every family, every name marked
 
 async function seed(x: Api, mark: string): Promise<void> {
-  const me = (await x.get('users/@self')).json[0].id as string
+  const me = (await x.get('users/@self')).json.id as string
   const user = await x.create('users', { firstName: `${mark}User`, lastName: mark, email: `user.${mark}@${mark}.test`, password: 'user-password' })
   const workType = await x.create('time/worktypes', { name: `${mark}WorkType` })
   const customer = await x.create('time/clients', { name: `${mark}Client` })
   const project = await x.create('time/projects', { name: `${mark}Project`, client: ref(customer) })
   const task = await x.create('time/tasks', { name: `${mark}Task`, project: ref(project) })
-  await x.create('time/timerecords', { user: ref(me), project: ref(project), task: ref(task), duration: 3_600_000, start: '2024-06-10T09:00:00Z', description: `${mark}Work` })
+  const tag = await x.create('time/tags', { name: `${mark}Tag`, color: '#123456' })
+  await x.create('time/timerecords', { user: ref(me), project: ref(project), task: ref(task), duration: 3_600_000, start: '2024-06-10T09:00:00Z', description: `${mark}Work`, tags: [ref(tag)] })
+  const expenseType = await x.create('time/expenseTypes', { name: `${mark}ExpenseType`, unitPrice: 1.5 })
+  await x.create('time/expenses', { date: '2024-06-10T00:00:00Z', project: ref(project), expenseType: ref(expenseType), quantity: 3, note: `${mark}Expense` })
+  await x.create('time/locks', { lockDate: '2000-01-01T00:00:00Z', note: `${mark}Lock` })
   await x.create(`time/projects/${project}/members`, { user: ref(user) })
   await x.create(`time/projects/${project}/worktypelinks`, { workType: ref(workType) })
   await x.create('time/impulses', { user: ref(me), project: ref(project), mode: 'PAUSE' })
@@ -67,8 +71,8 @@ async function seed(x: Api, mark: string): Promise<void> {
 await seed(a, 'AlphaCanary')
 await seed(b, 'Bravo')
 const keyA = (await a.post('users/@self/secretkeys', { name: 'login key' })).json.secretKey as string
-const meA = (await a.get('users/@self')).json[0].id as string
-const meB = (await b.get('users/@self')).json[0].id as string
+const meA = (await a.get('users/@self')).json.id as string
+const meB = (await b.get('users/@self')).json.id as string
 const refreshA = (await client.request('GET', '/v1/auth/login', { tenant: 'alpha', query: { apikey: client.apiKey }, headers: basic(ownerA.email, ownerA.password) })).json.refreshToken as string
 
 const actorA = server.service.services.registry.get('alpha')
@@ -155,11 +159,12 @@ t.test('every public family: objects of A through B are refused or not found, an
 
 t.test('references from a new B object to any object of A are refused', async (t) => {
   for (const decl of PUBLIC.filter((candidate) => candidate.creatable)) {
-    for (const fieldDecl of decl.fields.filter((candidate) => candidate.ref !== undefined && candidate.name !== 'trashItem')) {
+    // A derived reference (Bill.items) is never read from a body: it cannot name anything.
+    for (const fieldDecl of decl.fields.filter((candidate) => candidate.ref !== undefined && candidate.name !== 'trashItem' && !candidate.computed)) {
       const target = recordsOfA(fieldDecl.ref as string)[0]
       if (target === undefined) continue
       const seqBefore = seqOfB()
-      const response = await b.post(decl.path as string, { [fieldDecl.name]: { id: target.id } })
+      const response = await b.post(decl.path as string, { [fieldDecl.name]: fieldDecl.list ? [{ id: target.id }] : { id: target.id } })
       scan(`${decl.type}.${fieldDecl.name} → A's ${fieldDecl.ref}`, response, [target.id])
       refused(t, `${decl.type}.${fieldDecl.name} → A's ${fieldDecl.ref}`, response)
       t.equal(seqOfB(), seqBefore, `${decl.type}.${fieldDecl.name}: nothing was written`)

@@ -19,7 +19,7 @@ const HOUR = 3_600_000
 
 const { post, get, put } = strictCalls(client, 'price', token)
 
-const me = (await get('users/@self'))[0]
+const me = await get('users/@self')
 
 t.test('each level, conflicts, not billable and priceModified', async (t) => {
   const user = me.id as string

@@ -101,7 +101,7 @@ t.test('paths through references', async (t) => {
 })
 
 t.test('time records: a two-hop path and start bounds in every datetime form', async (t) => {
-  const me = (await client.request('GET', '/v1/users/@self', q({}))).json[0].id as string
+  const me = (await client.request('GET', '/v1/users/@self', q({}))).json.id as string
   const projectOf = new Map([['A', ids.get('p1')], ['B', ids.get('p3')], ['none', ids.get('p4')]])
   const records = [
     { key: 'r1', project: 'A', start: '2024-06-10T09:00:00.000Z' },

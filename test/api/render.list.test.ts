@@ -17,7 +17,7 @@ const server = await startInProcess()
 t.teardown(() => server.stop())
 const { client } = server
 const owner = api(client, 'render', (await client.createTenant('render')).token)
-const ownerId = (await owner.get('users/@self')).json[0].id as string
+const ownerId = (await owner.get('users/@self')).json.id as string
 const bert = await newUser(client, 'render', owner, 'Bert')
 
 const clientId = await owner.create('time/clients', { name: 'Globex' })

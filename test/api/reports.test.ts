@@ -22,8 +22,8 @@ const HOUR = 3_600_000
 
 const { post, get } = strictCalls(client, 'rep', token)
 
-const me = (await get('users/@self'))[0]
-const account = (await get('accounts/@own'))[0]
+const me = await get('users/@self')
+const account = await get('accounts/@own')
 const relevant = (totals: any) => ({ count: totals.count, time: totals.time })
 
 t.test('reports on fixed data in a UTC+2 account', async (t) => {
@@ -145,7 +145,7 @@ t.test('a summary over time records', async (t) => {
 })
 
 t.test('weekStart and timeZone are checked on Account and User', async (t) => {
-  const before = (await get('accounts/@own'))[0]
+  const before = await get('accounts/@own')
   const refusals: [string, Record<string, unknown>, string][] = [
     [`accounts/${account.id}`, { weekStart: 9 }, 'Max'],
     [`accounts/${account.id}`, { weekStart: 0 }, 'Min'],
@@ -163,7 +163,7 @@ t.test('weekStart and timeZone are checked on Account and User', async (t) => {
   const created = await client.request('POST', '/v1/users', { ...q(), body: { firstName: 'Zone', lastName: 'Less', email: 'zone@rep.test', password: 'zone-password', timeZone: 'Nowhere/Special' } })
   t.equal(created.status, 412, 'a new user with an unknown time zone is refused')
   t.match(created.json?.constraintViolation, { entityType: 'User', field: 'timeZone', constraint: 'TimeZone' })
-  const after = (await get('accounts/@own'))[0]
+  const after = await get('accounts/@own')
   t.same([after.weekStart, after.timeZone, after.version], [before.weekStart, before.timeZone, before.version], 'nothing was stored')
   for (const zone of ['UTC', 'America/New_York', 'Asia/Kathmandu', 'Europe/Berlin']) {
     const accepted = await client.request('PUT', `/v1/accounts/${account.id}`, { ...q({ version_ignore: true }), body: { timeZone: zone, weekStart: 7 } })

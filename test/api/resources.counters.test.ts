@@ -17,7 +17,7 @@ const server = await startInProcess()
 t.teardown(() => server.stop())
 const { client } = server
 const owner = api(client, 'counters', (await client.createTenant('counters')).token)
-const ownerId = (await owner.get('users/@self')).json[0].id as string
+const ownerId = (await owner.get('users/@self')).json.id as string
 const bert = await newUser(client, 'counters', owner, 'Bert')
 
 /** Counter values of one object as `viewer` sees them, read from a list with `append`. */
@@ -203,12 +203,12 @@ t.test('an append that does not apply is a 400', async (t) => {
 })
 
 t.test('bill sums and numbers', async (t) => {
-  const accountBefore = (await owner.get('accounts/@own')).json[0]
+  const accountBefore = (await owner.get('accounts/@own')).json
   const first = await owner.post('billing/bills', { description: 'first' }, { response_object: true })
   const second = await owner.post('billing/bills', { description: 'second' }, { response_object: true })
   t.equal(second.json.docNumber, first.json.docNumber + 1, 'sequential numbers')
   t.equal(first.json.displayName, String(first.json.docNumber))
-  const accountAfter = (await owner.get('accounts/@own')).json[0]
+  const accountAfter = (await owner.get('accounts/@own')).json
   t.equal(accountAfter.docNumberSequence, second.json.docNumber, 'the account keeps the last number')
   t.equal(accountAfter.version, accountBefore.version + 2, 'each number taken is a change of the account')
 

@@ -14,7 +14,7 @@ const server = await startInProcess()
 t.teardown(() => server.stop())
 const { client } = server
 const owner = api(client, 'perm', (await client.createTenant('perm')).token)
-const ownerId = (await owner.get('users/@self')).json[0].id as string
+const ownerId = (await owner.get('users/@self')).json.id as string
 const admin = await newUser(client, 'perm', owner, 'Ada', { admin: true })
 const manager = await newUser(client, 'perm', owner, 'Pam', { projectManager: true })
 const plain = await newUser(client, 'perm', owner, 'Paul')
@@ -126,7 +126,7 @@ t.test('self: users change their own User object, not their rights', async (t) =
   expectStatus(t, await plain.api.del(`users/${plain.id}`), 403, 'deleting oneself')
   expectStatus(t, await plain.api.post('users', { email: 'x@perm.test', password: 'long-enough' }), 403, 'creating users')
   expectStatus(t, await admin.api.put(`users/${plain.id}`, { position: 'dev' }, { version_ignore: true }), 200, 'an admin changes anyone')
-  const account = (await owner.get('accounts/@own')).json[0].id as string
+  const account = (await owner.get('accounts/@own')).json.id as string
   expectStatus(t, await plain.api.put(`accounts/${account}`, { phone: '1' }, { version_ignore: true }), 403, 'plain changes the account')
   expectStatus(t, await admin.api.put(`accounts/${account}`, { phone: '1' }, { version_ignore: true }), 200, 'admin changes the account')
   expectStatus(t, await plain.api.get(`accounts/${account}`), 200, 'plain reads the account')

@@ -12,7 +12,7 @@ const server = await startInProcess()
 t.teardown(() => server.stop())
 const { client } = server
 const owner = api(client, 'views', (await client.createTenant('views')).token)
-const ownerId = (await owner.get('users/@self')).json[0].id as string
+const ownerId = (await owner.get('users/@self')).json.id as string
 const bert = await newUser(client, 'views', owner, 'Bert')
 const cleo = await newUser(client, 'views', owner, 'Cleo')
 
@@ -133,14 +133,14 @@ t.test('departments, users, accounts', async (t) => {
   await owner.del(`departments/${d3}`)
   t.same(await sam.api.ids('departments/@member'), [d1])
   t.same(await rita.api.ids('departments/@member'), [d2])
-  t.same(await rita.api.ids('users/@self'), [rita.id])
+  t.equal((await rita.api.get('users/@self')).json.id, rita.id, 'users/@self is the caller, as an object')
   const account = await owner.get('accounts/@own')
-  t.equal(account.json.length, 1)
-  t.match(account.json[0], { urlPrefix: 'views', name: 'views Ltd' })
+  t.notOk(Array.isArray(account.json), 'accounts/@own is the account object')
+  t.match(account.json, { urlPrefix: 'views', name: 'views Ltd' })
 })
 
 t.test('accesses beyond the license limit', async (t) => {
-  const accountId = (await owner.get('accounts/@own')).json[0].id as string
+  const accountId = (await owner.get('accounts/@own')).json.id as string
   const time = [
     await owner.create('accesses', { user: ref(ownerId), product: 'TIME' }),
     await owner.create('accesses', { user: ref(bert.id), product: 'TIME' }),

@@ -154,7 +154,10 @@ t.test('entries survive a restart (snapshot written at the clean stop)', async (
   t.equal(afterRestart.text, 'still here')
   t.equal(afterRestart.headers['content-type'], 'text/x-durable')
   t.equal((await get('durable/p/public', ownerToken)).text, 'shared')
-  const recovery = server.service.services.registry.get('acme')?.lastRecovery
-  t.not(recovery?.snapshotFile, null, 'loaded from the snapshot written at the clean stop')
+  // Through a cluster (TIMELEDGER_TEST_CLUSTER=1) the tenant may be active on the other node than `service`.
+  if (process.env.TIMELEDGER_TEST_CLUSTER !== '1') {
+    const recovery = server.service.services.registry.get('acme')?.lastRecovery
+    t.not(recovery?.snapshotFile, null, 'loaded from the snapshot written at the clean stop')
+  }
   t.same((await get('durable', bob.token)).json, [{ itemKey: 'p', publicScope: true, contentType: 'text/plain' }])
 })

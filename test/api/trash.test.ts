@@ -17,7 +17,7 @@ t.teardown(() => server.stop())
 const owner = await server.client.createTenant('bin')
 const token = owner.token
 const q = (query: Record<string, string | number | boolean> = {}) => ({ tenant: 'bin', query: { token, ...query } })
-const me = (await server.client.request('GET', '/v1/users/@self', q())).json[0]
+const me = (await server.client.request('GET', '/v1/users/@self', q())).json
 
 async function post(path: string, body: unknown): Promise<any> {
   const response = await server.client.request('POST', `/v1/${path}`, { ...q({ response_object: true }), body })
@@ -256,7 +256,7 @@ t.test('a crash right after an acknowledged cascade delete keeps the whole group
   const tenant = await child.client.createTenant('crash')
   const cq = { tenant: 'crash', query: { token: tenant.token } }
   const project = (await child.client.request('POST', '/v1/time/projects', { ...cq, body: { name: 'P' } })).json.id
-  const me2 = (await child.client.request('GET', '/v1/users/@self', cq)).json[0].id
+  const me2 = (await child.client.request('GET', '/v1/users/@self', cq)).json.id
   for (let index = 0; index < 20; index += 1) {
     const created = await child.client.request('POST', '/v1/time/timerecords', { ...cq, body: { user: { id: me2 }, project: { id: project }, duration: index } })
     t.equal(created.status, 201, created.text)

@@ -32,7 +32,7 @@ t.test('e-mails', async (t) => {
 })
 
 t.test('memberships are unique', async (t) => {
-  const me = (await client.request('GET', '/v1/users/@self', q())).json[0].id
+  const me = (await client.request('GET', '/v1/users/@self', q())).json.id
   const project = (await post('time/projects', { name: 'P' })).json.id
   t.equal((await post(`time/projects/${project}/members`, { user: { id: me } })).status, 201)
   const twice = await post(`time/projects/${project}/members`, { user: { id: me } })
@@ -47,7 +47,7 @@ t.test('the account is made by sign-up only', async (t) => {
   const created = await post('accounts', { name: 'Second' })
   t.equal(created.status, 400)
   t.equal(created.json.code, 'TL01-1103')
-  const account = (await client.request('GET', '/v1/accounts/@own', q())).json[0]
+  const account = (await client.request('GET', '/v1/accounts/@own', q())).json
   const removed = await client.request('DELETE', `/v1/accounts/${account.id}`, q())
   t.equal(removed.status, 400)
 })

@@ -2,7 +2,8 @@
  * Creating an object of any resource: the values as read from the request,
  * plus the caller as the owner, user or author when the declaration needs
  * one (a NotNull reference to User named so) and the values leave it out;
- * the write permission is checked on that candidate (policy.ts) before the
+ * the write permission (policy.ts) and the locked periods (locks.ts) are
+ * checked on that candidate before the
  * record is built, validated and stored (records.ts). Fields derived from
  * the record about to be stored (deriveFields.ts) are added last.
  */
@@ -12,6 +13,7 @@ import { buildRecord, insertRecord } from '../records.js'
 import type { Rec, ResourceDecl } from '../schema.js'
 import type { Tx } from '../tx.js'
 import type { DeriveFields } from './deriveFields.js'
+import { checkNotLocked } from './locks.js'
 
 /** The fields that default to the caller. */
 const CALLER_FIELDS = ['owner', 'user', 'author'] as const
@@ -24,5 +26,6 @@ export function createObject(tx: Tx, caller: Caller, decl: ResourceDecl, values:
     if (fieldDecl?.ref === 'User' && values[name] === undefined && fieldDecl.constraints.some((c) => c.type === 'NotNull')) candidate[name] = caller.userId
   }
   checkWrite(caller, decl, Object.assign({}, candidate, { id: '', version: 0, createdAt: 0, updatedAt: 0, trashItem: null }), undefined, tx.state)
+  checkNotLocked(tx.state, caller, decl, undefined, candidate)
   return insertRecord(tx, decl, derive === undefined ? candidate : Object.assign(candidate, derive(buildRecord(decl, candidate, tx.now), tx.state)), caller)
 }

@@ -1,8 +1,9 @@
 /*
  * Deleting an object: to the trash with its cascade (trash.ts), or with
  * `hard` for good, trashed or not. Either needs the object visible to the
- * caller (else 404) and the right to remove it (policy.ts). The result says
- * which happened: the trash item the object went to, or none.
+ * caller (else 404) and the right to remove it (policy.ts), and the object
+ * outside a locked period unless the caller is a superuser (locks.ts). The
+ * result says which happened: the trash item the object went to, or none.
  */
 import type { Caller } from '../caller.js'
 import { ApiError, notFound } from '../errors.js'
@@ -11,6 +12,7 @@ import type { ResourceDecl } from '../schema.js'
 import { moveToTrash, removeForGood } from '../trash.js'
 import type { Tx } from '../tx.js'
 import { findVisible } from './findVisible.js'
+import { checkNotLocked } from './locks.js'
 
 /** The trash item's id; null when the object was removed for good. */
 export type Deleted = { readonly trashItemId: string | null }
@@ -24,6 +26,7 @@ export function deleteObject(tx: Tx, caller: Caller, decl: ResourceDecl, id: str
   const rec = hard ? tx.state.get(decl.type, id) : findVisible(tx.state, caller, decl, id)
   if (rec === undefined || !canSee(caller, decl, rec, tx.state)) throw notFound(decl.type, id)
   checkRemove(caller, decl, rec, tx.state)
+  checkNotLocked(tx.state, caller, decl, rec, undefined)
   if (hard) {
     removeForGood(tx, decl, rec)
     return { trashItemId: null }

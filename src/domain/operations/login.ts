@@ -4,7 +4,8 @@
  * name: the live user with the e-mail (a trashed one with the same e-mail
  * is ignored), or — with an empty password — the owner of a secret key.
  * Then, once the password is verified, a write checks that the user (and
- * the key) is still the one that was verified and may sign in, stores a
+ * the key) is still the one that was verified and may sign in (a key
+ * past its `expiration` no longer does), stores a
  * new hash of the password when the check made one (an older kind or cost;
  * without a new version: nothing a client sees changed), drops the user's
  * expired tokens and issues a pair (tokens.ts).
@@ -50,9 +51,16 @@ function verifiedUser(state: StateView, candidate: Candidate): Rec {
   return user
 }
 
+/** 401 when the secret key's expiration has come. */
+function refuseExpiredKey(tx: Tx, keyId: string): void {
+  const expiration = tx.state.get('SecretKey', keyId)?.expiration
+  if (typeof expiration === 'number' && expiration <= tx.now) throw new ApiError('TL01-1001', 'wrong credentials: the secret key expired')
+}
+
 /** The write of a verified login; `rehashed` is the password's new hash when the check made one. */
 export function signIn(tx: Tx, candidate: Candidate, rehashed: string | null, lifetimes: TokenLifetimes): IssuedTokens {
   const user = verifiedUser(tx.state, candidate)
+  if (candidate.keyId !== null) refuseExpiredKey(tx, candidate.keyId)
   checkCanSignIn(tx.state, user)
   if (rehashed !== null && user.password === candidate.user.password) tx.put('User', { ...user, password: rehashed })
   dropExpiredTokens(tx, user.id)

@@ -15,9 +15,11 @@ import type { Rec } from '../schema.js'
 import { removeForGood } from '../trash.js'
 import type { Tx } from '../tx.js'
 
-/** What a caller may say about a new key: its name; `user` only when it is the caller, never the id or the text. */
+/** What a caller may say about a new key: its name and expiration; `user` only when it is the caller, never the id or the text. */
 export interface SecretKeyRequest {
   name?: unknown
+  /** When the key stops logging in (epoch ms), or null/absent: never. */
+  expiration?: unknown
   user?: unknown
   id?: unknown
   secretKey?: unknown
@@ -30,6 +32,7 @@ export function createSecretKey(tx: Tx, caller: Caller, request: SecretKeyReques
   if (request.user !== undefined && request.user !== null && request.user !== caller.userId) throw accessDenied('a secret key is made for the caller only')
   const values: Record<string, unknown> = { user: caller.userId, keyHash: secretId(key) }
   if (request.name !== undefined) values.name = request.name
+  if (request.expiration !== undefined) values.expiration = request.expiration
   return insertRecord(tx, SecretKey, values, caller)
 }
 

@@ -3,7 +3,7 @@
  * and visible to the caller; the version rule — an update names the version
  * it was made for and is refused (412 TL01-1107) when the object has moved
  * on; `versionRequired` refuses an update that names none — then the write
- * permission on the changed candidate, then the change (records.ts: a new
+ * permission and the locked periods (locks.ts) on the changed candidate, then the change (records.ts: a new
  * record, version + 1). Derived fields (deriveFields.ts) are computed from
  * the candidate as it will be stored.
  */
@@ -15,6 +15,7 @@ import type { ChangeSession, Rec, ResourceDecl } from '../schema.js'
 import type { Tx } from '../tx.js'
 import type { DeriveFields } from './deriveFields.js'
 import { findVisible } from './findVisible.js'
+import { checkNotLocked } from './locks.js'
 
 /** `version`: the version the update was made for (null when it names none); `versionRequired` refuses one that names none. */
 export function updateObject(
@@ -35,6 +36,7 @@ export function updateObject(
   }
   const candidate = { ...before, ...values }
   checkWrite(caller, decl, candidate, before, tx.state)
+  checkNotLocked(tx.state, caller, decl, before, candidate)
   return changeRecord(tx, decl, before, derive === undefined ? values : Object.assign({}, values, derive({ ...candidate, updatedAt: tx.now }, tx.state)), caller)
 }
 

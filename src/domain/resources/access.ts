@@ -1,5 +1,5 @@
 /* Access (accesses): a user's licence for one product; Account.licenseLimit caps them per product (@exceeded). */
-import { declareResource, field, oneOf } from '../schema.js'
+import { createdField, declareResource, field, oneOf } from '../schema.js'
 
 export const Access = declareResource({
   type: 'Access',
@@ -9,5 +9,6 @@ export const Access = declareResource({
   fields: [
     field.ref('user', 'User', 'who has the access', { required: true }),
     field.string('product', 'CORE, TIME or BILLING', { required: true, indexed: true, inStub: true, constraints: [oneOf('CORE', 'TIME', 'BILLING')] }),
+    createdField(),
   ],
 })

@@ -1,5 +1,6 @@
 /* Account (accounts): the tenant itself; exactly one per tenant, made by sign-up. */
-import { declareResource, field, ianaTimeZone, max, min, pattern } from '../schema.js'
+import { createdField, declareResource, field, ianaTimeZone, max, min, oneOf, pattern } from '../schema.js'
+import { displayFormatFields } from './displayFormats.js'
 
 export const URL_PREFIX_PATTERN = '[a-z0-9](?:[a-z0-9-]*[a-z0-9])?'
 
@@ -23,6 +24,16 @@ export const Account = declareResource({
     field.string('vatId', 'VAT identifier'),
     field.string('phone', 'phone number'),
     field.string('website', 'web site'),
+    field.string('streetAddress', 'street address'),
+    field.string('additionalAddressInfo', 'additional address line'),
+    field.string('zipCode', 'postal code'),
+    field.string('city', 'city'),
+    field.string('state', 'state or region'),
+    field.string('paymentInfo', 'payment details printed on bills (bank account)'),
+    field.string('vatMode', 'DECLARE_VAT or NO_VAT: whether bills declare VAT', { constraints: [oneOf('DECLARE_VAT', 'NO_VAT')] }),
+    field.double('vatRate', 'VAT rate in percent', { constraints: [min(0), max(100)] }),
+    ...displayFormatFields(),
+    createdField(),
     field.long('licenseLimit', 'accesses allowed per product; null is unlimited', {}),
     field.long('docNumberSequence', 'last bill number given', { access: 'READ_ONLY' }),
   ],

@@ -23,6 +23,7 @@ export const BillItem = declareResource({
     field.double('quantity', 'how many units'),
     field.string('unit', 'unit of the quantity'),
     field.double('unitPrice', 'price of one unit'),
+    field.string('attributes', 'attributes of the line, free text (the bill may group its lines by them)'),
     field.double('price', 'unitPrice × quantity', { access: 'READ_ONLY', derive: billItemPrice }),
   ],
 })

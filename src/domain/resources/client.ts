@@ -41,6 +41,7 @@ export const Client = declareResource({
     field.string('city', 'city'),
     field.string('state', 'state or region'),
     field.string('countryCode', 'country code', { constraints: [size(3, 3), pattern('[A-Z]+')] }),
+    field.date('consentTill', 'the client consented to keeping their data until this date'),
     ...externalSyncFields(),
     field.long('projectsCount', 'number of projects (append=projects-count)', { access: 'READ_ONLY', computed: true }),
     field.long('billsCount', 'number of bills (append=bills-count)', { access: 'READ_ONLY', computed: true }),

@@ -4,6 +4,7 @@
  * record (impulseActions.ts).
  */
 import { declareResource, externalSyncFields, field, min, oneOf, userDisplayName } from '../schema.js'
+import { timeSpanRulesBroken } from '../timeSpan.js'
 
 export const Impulse = declareResource({
   type: 'Impulse',
@@ -11,6 +12,7 @@ export const Impulse = declareResource({
   writeRule: 'ownRecord',
   description: 'a timer (stopwatch) of a user',
   displayName: userDisplayName,
+  recordCheck: timeSpanRulesBroken,
   fields: [
     field.ref('user', 'User', 'whose timer it is', { required: true }),
     field.string('mode', 'STOPWATCH or PAUSE', { constraints: [oneOf('STOPWATCH', 'PAUSE')] }),

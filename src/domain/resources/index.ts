@@ -1,7 +1,7 @@
 /*
  * The registry of declared resources: look a declaration up by type name or
  * by any of its paths. Adding a resource is adding its file and one line here.
- * At load, the invariants below check that every reference, cascade, append
+ * At load, the invariants below check that every reference, cascade (and part saved with its parent), append
  * counter, inner collection and live sum names declared types and fields.
  */
 import type { ResourceDecl } from '../schema.js'
@@ -15,9 +15,12 @@ import { Client } from './client.js'
 import { ContactPerson } from './contactPerson.js'
 import { Department } from './department.js'
 import { DepartmentMember } from './departmentMember.js'
+import { Expense } from './expense.js'
+import { ExpenseType } from './expenseType.js'
 import { ExternalSystem } from './externalSystem.js'
 import { FileMetadata } from './fileMetadata.js'
 import { Impulse } from './impulse.js'
+import { Lock } from './lock.js'
 import { PasswordConfirmation } from './passwordConfirmation.js'
 import { Project } from './project.js'
 import { ProjectMember } from './projectMember.js'
@@ -25,6 +28,7 @@ import { ProjectWorkTypeLink } from './projectWorkTypeLink.js'
 import { SecretKey } from './secretKey.js'
 import { SpendingTimeUnit } from './spendingTimeUnit.js'
 import { StorageEntry } from './storageEntry.js'
+import { Tag } from './tag.js'
 import { Task } from './task.js'
 import { TimePriceList } from './timePriceList.js'
 import { TimeRecord } from './timeRecord.js'
@@ -43,9 +47,12 @@ export const RESOURCES: readonly ResourceDecl[] = [
   ContactPerson,
   Department,
   DepartmentMember,
+  Expense,
+  ExpenseType,
   ExternalSystem,
   FileMetadata,
   Impulse,
+  Lock,
   PasswordConfirmation,
   Project,
   ProjectMember,
@@ -53,6 +60,7 @@ export const RESOURCES: readonly ResourceDecl[] = [
   SecretKey,
   SpendingTimeUnit,
   StorageEntry,
+  Tag,
   Task,
   TimePriceList,
   TimeRecord,
@@ -110,6 +118,7 @@ for (const decl of RESOURCES) {
     invariant(fieldDecl.ref === undefined || byType.has(fieldDecl.ref), `${decl.type}.${fieldDecl.name} references undeclared type ${fieldDecl.ref}`)
   }
   for (const childType of decl.cascades) checkChildLink(decl, 'cascade', childType, undefined)
+  for (const childType of decl.savedWith) checkChildLink(decl, 'savedWith', childType, undefined)
   for (const counter of decl.appends) {
     checkChildLink(decl, `append ${counter.name}`, counter.childType, counter.via)
     invariant(decl.fieldsByName.get(counter.field)?.computed === true, `${decl.type} append ${counter.name} fills ${counter.field}, which is not a computed field`)

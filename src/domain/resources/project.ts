@@ -20,6 +20,7 @@ export const Project = declareResource({
     { name: 'members', childType: 'ProjectMember', via: 'project' },
     { name: 'worktypelinks', childType: 'ProjectWorkTypeLink', via: 'project' },
     { name: 'impulses', childType: 'Impulse', via: 'project' },
+    { name: 'pricelists', childType: 'TimePriceList', via: 'project' },
   ],
   fields: [
     field.boolean('active', 'project is currently active', { defaultValue: true }),

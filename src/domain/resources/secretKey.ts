@@ -20,6 +20,7 @@ export const SecretKey = declareResource({
   fields: [
     field.string('secretKey', 'the key, made by the server and shown once on creation', { access: 'READ_ONLY' }),
     field.string('name', 'name of the key', { inStub: true }),
+    field.date('expiration', 'the key no longer logs in from this instant on; null: never expires'),
     field.ref('user', 'User', 'whose key it is: the user who made it', { required: true, access: 'READ_ONLY' }),
     field.string('keyHash', 'SHA-256 of the key text, which login finds the key by', { access: 'INTERNAL', indexed: true }),
   ],

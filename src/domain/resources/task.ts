@@ -10,6 +10,7 @@ export const Task = declareResource({
   writeRule: 'projectOwner',
   description: 'a task of a project',
   displayName: (rec) => String(rec.name ?? ''),
+  inner: [{ name: 'timerecords', childType: 'TimeRecord', via: 'task' }],
   onCreate: (_tx, rec, creator): Rec => (rec.author === null && creator !== null ? { ...rec, author: creator.userId } : rec),
   fields: [
     field.string('name', 'name of the task', { inStub: true }),

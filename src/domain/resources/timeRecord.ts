@@ -1,5 +1,6 @@
 /* TimeRecord (time/timerecords): time a user spent, optionally on a project, task and work type. */
 import { declareResource, externalSyncFields, field, min, userDisplayName } from '../schema.js'
+import { timeSpanRulesBroken } from '../timeSpan.js'
 
 export const TimeRecord = declareResource({
   type: 'TimeRecord',
@@ -8,6 +9,8 @@ export const TimeRecord = declareResource({
   description: 'time a user spent',
   displayName: userDisplayName,
   indexOrder: 'start',
+  recordCheck: timeSpanRulesBroken,
+  lockedByDate: 'start',
   fields: [
     field.ref('user', 'User', 'who spent the time', { required: true }),
     field.date('start', 'start date and time', { rangeIndexed: true }),
@@ -19,12 +22,15 @@ export const TimeRecord = declareResource({
     field.double('price', 'price of the time'),
     field.double('unitPrice', 'hourly price that was applied'),
     field.boolean('priceModified', 'the price was set by hand: no price list is applied'),
+    field.boolean('priceAutoCalculation', 'false: the price is never calculated from price lists (like priceModified)'),
+    field.string('recordType', 'kind of record, free text of the client (the original does not list its values)'),
     field.boolean('approved', 'the record was approved'),
     field.boolean('billed', 'the record was billed', { access: 'READ_ONLY' }),
     field.ref('project', 'Project', 'project the time was spent on'),
     field.ref('task', 'Task', 'task the time was spent on'),
     field.ref('client', 'Client', 'client the time was spent for'),
     field.ref('workType', 'WorkType', 'kind of work'),
+    field.refList('tags', 'Tag', 'tags of the record; $filter=tags/id eq \'…\' finds the records that carry one'),
     ...externalSyncFields(),
   ],
 })

@@ -6,17 +6,25 @@
  * ends every session but the one that set it (sessions.ts).
  */
 import type { StateView } from '../tx.js'
-import { declareResource, email, field, ianaTimeZone, max, min, personName, size, type Rec } from '../schema.js'
+import { createdField, declareResource, email, field, ianaTimeZone, max, min, personName, size, type Rec } from '../schema.js'
+import { displayFormatFields } from './displayFormats.js'
 import { endSessionsOnUserChange } from '../sessions.js'
 
 export const User = declareResource({
   type: 'User',
   path: 'users',
+  // The original addresses a user's time records and price lists under time/users/{id}.
+  aliases: ['time/users'],
   writeRule: 'self',
   description: 'a user of the account',
   cascades: ['Access', 'ProjectMember', 'SecretKey', 'SpendingTimeUnit'],
   displayName: (rec) => personName(rec),
-  inner: [{ name: 'projects', childType: 'Project', via: 'owner' }],
+  inner: [
+    { name: 'projects', childType: 'Project', via: 'owner' },
+    { name: 'accesses', childType: 'Access', via: 'user' },
+    { name: 'timerecords', childType: 'TimeRecord', via: 'user' },
+    { name: 'pricelists', childType: 'TimePriceList', via: 'user' },
+  ],
   unique: [['email']],
   onCreate: (_tx, rec, creator): Rec => ({
     ...rec,
@@ -38,6 +46,11 @@ export const User = declareResource({
     field.string('timeZone', 'IANA time zone', { constraints: [ianaTimeZone] }),
     field.integer('weekStart', 'first day of the week, Monday = 1', { constraints: [min(1), max(7)] }),
     field.boolean('confirmed', 'the user confirmed the e-mail address', { access: 'READ_ONLY' }),
+    field.string('confirmedEmail', 'the e-mail address the user confirmed (null until confirmed)', { access: 'READ_ONLY', derive: (rec) => (rec.confirmed === true ? rec.email : null) }),
+    field.string('nickName', 'nickname'),
+    field.boolean('birthdayRemind', 'remind of the user\'s birthday'),
+    ...displayFormatFields(),
+    createdField(),
   ],
 })
 

@@ -8,6 +8,10 @@ export const WorkType = declareResource({
   description: 'a kind of work',
   cascades: ['ProjectWorkTypeLink'],
   displayName: (rec) => String(rec.name ?? ''),
+  inner: [
+    { name: 'timerecords', childType: 'TimeRecord', via: 'workType' },
+    { name: 'pricelists', childType: 'TimePriceList', via: 'workType' },
+  ],
   fields: [
     field.string('name', 'name of the work type', { inStub: true }),
     field.string('code', 'short code', { constraints: [size(0, 20)] }),

@@ -5,6 +5,7 @@
  * Each is registered under its resource type and name (resourceAction.ts
  * says what an action is); resources.ts looks them up here.
  */
+import { BILL_NUMBERING_ACTIONS } from './billNumbering.js'
 import { IMPULSE_ACTIONS } from './impulseActions.js'
 import { PASSWORD_ACTIONS } from './passwordChange.js'
 import { PRICING_ACTIONS } from './pricingActions.js'
@@ -12,8 +13,10 @@ import { PROJECT_ACTIONS } from './projectActions.js'
 import { SECRET_KEY_ACTIONS } from './secretKeys.js'
 import type { ResourceAction } from './resourceAction.js'
 import { TRASH_ACTIONS } from './trashActions.js'
+import { URL_PREFIX_ACTIONS } from './urlPrefix.js'
+import { USER_EMAIL_ACTIONS } from './userEmail.js'
 
-const ACTIONS = new Map<string, ResourceAction>([...PRICING_ACTIONS, ...TRASH_ACTIONS, ...PASSWORD_ACTIONS, ...IMPULSE_ACTIONS, ...PROJECT_ACTIONS, ...SECRET_KEY_ACTIONS])
+const ACTIONS = new Map<string, ResourceAction>([...PRICING_ACTIONS, ...TRASH_ACTIONS, ...PASSWORD_ACTIONS, ...IMPULSE_ACTIONS, ...PROJECT_ACTIONS, ...SECRET_KEY_ACTIONS, ...BILL_NUMBERING_ACTIONS, ...USER_EMAIL_ACTIONS, ...URL_PREFIX_ACTIONS])
 
 export function findAction(type: string, name: string): ResourceAction | undefined {
   return ACTIONS.get(`${type}:${name}`)

@@ -111,6 +111,8 @@ function itemRequest(call: Call, item: BatchItem): ApiRequest {
     remoteAddress: call.request.remoteAddress,
     jsonpSuffix: split.jsonpSuffix,
     inBatch: true,
+    target: '',
+    forwarded: call.request.forwarded,
     requestId: call.request.requestId,
   }
 }

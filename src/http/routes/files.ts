@@ -1,6 +1,7 @@
 /*
  * Uploaded files over HTTP (domain rules in domain/files.ts), for each slot
- * (users/{id}/signature with @self, accounts/{id}/logo with @own):
+ * (users/{id}/signature with @self, accounts/{id}/logo with @own,
+ * time/expenses/{id}/receipt):
  *
  *   POST   …/upload?filename=<name>   store the body with its Content-Type (201 new, 200 replaced: {id, version})
  *   GET    …/download                 the bytes, stored content type, Content-Disposition: attachment,
@@ -129,7 +130,7 @@ function download(slot: FileSlot): FileHandler {
     const files = call.services.registry.store.files
     for (let attempt = 1; ; attempt += 1) {
       const rec = await tenant.read((state) => metadataOf(state, slot, params, principal.userId))
-      const bytes = files.get([tenantName, rec.fileKey as string])
+      const bytes = await files.get([tenantName, rec.fileKey as string])
       // Records are never changed in place: the same object means the same upload.
       const unchanged = await tenant.read((state) => state.get(FileMetadata.type, rec.id) === rec)
       if (!unchanged && attempt < DOWNLOAD_ATTEMPTS) continue

@@ -41,10 +41,11 @@
 import { accessDenied, ApiError, violation, wrongParameter } from '../../domain/errors.js'
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, newToken, secretId } from '../../domain/credentials.js'
 import { passwordChangeMail } from '../../domain/mail.js'
-import { changePassword, confirmByEmail, confirmForUser } from '../../domain/operations/passwordChange.js'
+import { confirmForUser } from '../../domain/operations/passwordChange.js'
 import { User } from '../../domain/resources/user.js'
 import type { Rec } from '../../domain/schema.js'
 import { tenantsWithConfirmation } from '../../tenants/globalIndexes.js'
+import { writeInTenant } from '../tenantWrites.js'
 import type { Call } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import type { ResourceAction } from './resourceAction.js'
@@ -69,10 +70,10 @@ export async function requestConfirmation(call: Call): Promise<ApiResponse> {
   const email = (call.request.query.get('email') ?? '').trim().toLowerCase()
   if (email === '') throw wrongParameter("query parameter 'email' is required")
   const confirmationId = newToken()
-  const { registry, config, outbox } = call.services
+  const { config, outbox } = call.services
   const made = await Promise.all(
-    tenantsHoldingEmail(call.services, email).map(async (tenantName) =>
-      (await registry.open(tenantName))?.write((tx) => confirmByEmail(tx, email, confirmationId, config.passwordConfirmationLifetimeMs)),
+    tenantsHoldingEmail(call.services, email).map((tenantName) =>
+      writeInTenant(call.services, tenantName, 'confirmByEmail', { email, confirmationId, lifetimeMs: config.passwordConfirmationLifetimeMs }),
     ),
   )
   if (made.includes(true)) outbox.send(passwordChangeMail(email, confirmationId, publicUrl(call.services), config.passwordConfirmationLifetimeMs))
@@ -122,10 +123,8 @@ export async function confirmPassword(call: Call, params: Record<string, string>
   const tenantNames = tenantsWithConfirmation(registry.store, hash)
   if (tenantNames.length === 0) throw invalidConfirmation()
   const passwordHash = await hashPassword(password, config.passwordCost)
-  const changes = await Promise.all(
-    tenantNames.map(async (tenantName) => (await registry.open(tenantName))?.write((tx) => changePassword(tx, hash, passwordHash))),
-  )
-  const changed = changes.find((change): change is Rec => change !== undefined && change !== null)
+  const changes = await Promise.all(tenantNames.map((tenantName) => writeInTenant(call.services, tenantName, 'changePassword', { hash, passwordHash })))
+  const changed = changes.find((change): change is Rec => typeof change === 'object' && change !== null)
   if (changed === undefined) throw invalidConfirmation()
   return dataResponse(call.request, { id: changed.id, version: changed.version }, { root: User.xmlItemName })
 }

@@ -116,7 +116,7 @@ async function reportInput(call: Call, { grouped, earlierPeriods = 0, named = fa
   // An absent or empty `summary` is no grouping.
   const groupBy = grouped ? query.get('summary')?.trim() || null : null
   if (!grouped && query.has('summary')) throw wrongParameter('this report is not groupable')
-  if (groupBy !== null) resolvePath(resourceByType('TimeRecord'), groupBy.split('/'), groupBy)
+  if (groupBy !== null) resolvePath(resourceByType('TimeRecord'), groupBy.split('/'), groupBy, true)
   if (query.has('$filter')) planList(resourceByType('TimeRecord'), new Map([['$filter', query.get('$filter') ?? '']]))
   return tenant.readInSlices((state) => reportInputSteps(state, principal, query, groupBy, earlierPeriods, named, defaultRange))
 }

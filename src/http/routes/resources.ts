@@ -9,12 +9,16 @@
  *   GET    /{path}/summary          summary=[<groupedBy>;]<fn>[;…] with $filter
  *   GET    /{path}/@deleted         trashed objects;  GET /{path}/{id}/@deleted  one of them
  *   GET    /{path}/@{view}          a view (views.ts)
+ *   GET    /{path}/${selection}     a view named as an operation (`$unbilled`), or its summary (`$unbilledsummary`)
  *   GET    /{path}/{id}             read;  PUT update;  DELETE to the trash (?hard=true: for good)
+ *          /{path}/@self|@own/…     the caller's user, the account: an alias of the id (domain/selfAlias.ts)
  *   POST   /{path}/{id}/$set        set fields from the query
- *   GET|POST /{path}/{id}/{inner}   an inner collection (children whose reference is the id)
+ *   *      /{path}/{id}/{inner}/…   an inner collection (children whose reference is the id): every
+ *                                   endpoint here again, on the parent's children (CollectionAt below)
+ *   GET    /{path}/@{view}/summary  a view summed up;  /{path}/@{view}/$count  counted
  *   *      /{path}/{id}/${action}   a resource action (actions.ts)
  */
-import { ApiError, wrongParameter } from '../../domain/errors.js'
+import { ApiError, notFound, wrongParameter } from '../../domain/errors.js'
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/credentials.js'
 import { readFields, readVersion, type ValueSource } from '../../domain/input.js'
 import { metadataOf } from '../../domain/metadata.js'
@@ -25,6 +29,7 @@ import { findVisible } from '../../domain/operations/findVisible.js'
 import { fieldsFromText, setFields as setObjectFields } from '../../domain/operations/setFields.js'
 import { updateObject } from '../../domain/operations/updateObject.js'
 import { renderedJsonOf } from '../../domain/renderedJson.js'
+import { aliasedId, isSelfAlias } from '../../domain/selfAlias.js'
 import { renderList, renderRecord, renderShown, type OutObject, type RenderOptions } from '../../domain/render.js'
 import type { JsonFragment } from '../../json/fragment.js'
 import { resourceByType } from '../../domain/resources/index.js'
@@ -32,14 +37,14 @@ import type { InnerCollection, Rec, ResourceDecl } from '../../domain/schema.js'
 import type { Steps } from '../../engine/steps.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import { andThen, type MaybePromise } from '../../maybePromise.js'
-import { planList, type ListPlan, type ListScope } from '../../query/plan.js'
+import { isChildOf, planList, type ListPlan, type ListScope, type ParentLink } from '../../query/plan.js'
 import { parseSummary, summarySteps, type SummaryPlan } from '../../query/summary.js'
 import { parseObjectBody } from '../body.js'
 import type { Call, Principal } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, formatOf, textResponse, type ApiResponse } from '../response.js'
 import { findAction } from './actions.js'
-import { findView, viewScope } from './views.js'
+import { findView, findViewSummary, viewScope } from './views.js'
 import { writeOptionsOf } from './writeOptions.js'
 import { requireSession } from '../requireSession.js'
 
@@ -165,15 +170,15 @@ function* summaryAnswerSteps(call: Call, plan: ListPlan, summaryPlan: SummaryPla
   return dataResponse(call.request, entries, { root: 'summaries', item: 'summary' })
 }
 
-/** `summary?summary=[<groupedBy>;]<fn>[;…]` over the records a list with the same $filter would give. */
-function summary(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
+/** `summary?summary=[<groupedBy>;]<fn>[;…]` over the records a list with the same $filter would give (`defaultSummary` without the parameter). */
+function summary(call: Call, decl: ResourceDecl, scope: ListScope, defaultSummary?: string): MaybePromise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const plan = planList(decl, call.request.query)
-  const summaryPlan = parseSummary(decl, call.request.query.get('summary'))
+  const summaryPlan = parseSummary(decl, call.request.query.get('summary') ?? defaultSummary)
   return tenant.readInSlices((state) => summaryAnswerSteps(call, plan, summaryPlan, principal, scope, state))
 }
 
-async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown> = {}): Promise<ApiResponse> {
+async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown>): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   if (!decl.creatable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be created here`)
   const { values } = await readBodyValues(call, decl, true)
@@ -183,17 +188,19 @@ async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unkn
   return writeAnswer(call, decl, rec, 201, counters)
 }
 
-function read(call: Call, decl: ResourceDecl, id: string, inTrash: boolean): MaybePromise<ApiResponse> {
-  const { tenant, principal } = requireSession(call)
+function read(call: Call, at: CollectionAt, id: string, inTrash: boolean): MaybePromise<ApiResponse> {
+  const { decl } = at
+  const { tenant } = requireSession(call)
   return tenant.read((state) => {
-    const rec = findVisible(state, principal, decl, id, inTrash)
+    const rec = findInside(state, call, at, id, inTrash)
     return objectResponse(call, decl, renderShown(decl, rec, state, shownOptions(call, decl, state)))
   })
 }
 
-async function update(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
+async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<string, unknown>): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const { values, version } = await readBodyValues(call, decl, false)
+  Object.assign(values, fixed)
   // version_ignore=true overwrites the object at whatever version it is, even when the body names one (design §4).
   const versionIgnored = queryFlag(call.request, 'version_ignore')
   const derive = writeOptionsOf(call.request, decl)
@@ -203,10 +210,10 @@ async function update(call: Call, decl: ResourceDecl, id: string): Promise<ApiRe
 }
 
 /** `$set?field=value&…`: a PUT from query parameters; the version is checked only when the query names it (and not version_ignore). */
-async function setFields(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
+async function setFields(call: Call, decl: ResourceDecl, id: string, fixed: Record<string, unknown>): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const reserved = new Set(['token', 'format', 'callback', 'suppress_response_code', 'response_object', 'no_expand', 'version', 'version_ignore', 'method', 'apikey'])
-  const values = fieldsFromText(decl, [...call.request.query].filter(([name]) => !reserved.has(name)))
+  const values = Object.assign(fieldsFromText(decl, [...call.request.query].filter(([name]) => !reserved.has(name))), fixed)
   const versionText = call.request.query.get('version')
   const version = versionText === undefined || queryFlag(call.request, 'version_ignore') ? null : readVersion({ version: versionText }, 'text')
   const counters = appendedCounters(call, decl)
@@ -222,84 +229,173 @@ async function remove(call: Call, decl: ResourceDecl, id: string): Promise<ApiRe
   return objectResponse(call, decl, trashItemId === null ? { id, deleted: true } : { id, trashItem: { id: trashItemId } })
 }
 
-/** Handles a request whose path starts with a resource path; `rest` is what follows it. A read answers at once when it can (maybePromise.ts). */
-export function handleResource(call: Call, decl: ResourceDecl, rest: readonly string[]): MaybePromise<ApiResponse> {
+/**
+ * Where a request's collection is: a resource path, or the inner collection
+ * of one parent (`within`: its children, at `path` with the parent's id as
+ * `{id}`, as `$metadata` names it). Every endpoint of the top comment works
+ * on both; in an inner collection a list, count, summary, view or trash
+ * list holds only the parent's children, an object of another parent is not
+ * found, and a create or update keeps the reference to the parent.
+ */
+interface CollectionAt {
+  decl: ResourceDecl
+  within: ParentLink | null
+  path: string
+  /** Inner collections between the resource path and this one (0 at the resource path). */
+  depth: number
+}
+
+/** Inner collections a path may go through (`users/{id}/projects/{id}/tasks/{id}/timerecords` goes through 3). */
+const MAX_INNER_DEPTH = 4
+
+/** Handles a request whose path starts with a resource path `path`; `rest` is what follows it. A read answers at once when it can (maybePromise.ts). */
+export function handleResource(call: Call, decl: ResourceDecl, rest: readonly string[], path: string): MaybePromise<ApiResponse> {
+  let at = TOP_LEVEL.get(path)
+  if (at === undefined || at.decl !== decl) {
+    at = { decl, within: null, path, depth: 0 }
+    TOP_LEVEL.set(path, at)
+  }
+  return handleCollection(call, at, rest)
+}
+
+/** The collection at each declared resource path, made on its first request (a request allocates none). */
+const TOP_LEVEL = new Map<string, CollectionAt>()
+
+function allOf(at: CollectionAt): ListScope {
+  return at.within === null ? ALL : { kind: 'children', via: at.within.via, parentId: at.within.parentId }
+}
+
+function trashedOf(at: CollectionAt): ListScope {
+  return at.within === null ? TRASHED : { kind: 'trashed', within: at.within }
+}
+
+/** The reference an inner collection fixes on what is created or changed in it. */
+function fixedOf(at: CollectionAt): Record<string, unknown> {
+  if (at.within === null) return NOTHING_FIXED
+  const { via, parentId } = at.within
+  // A list of references (a time record's tags) holds the parent among its elements.
+  return { [via]: at.decl.fieldsByName.get(via)?.list === true ? [parentId] : parentId }
+}
+
+/** What may follow a view's name: its summary or its count (anything else is an object path, `users/@self/…`). */
+const VIEW_TAILS: ReadonlySet<string> = new Set(['summary', '$count'])
+const ALL: ListScope = { kind: 'all' }
+const TRASHED: ListScope = { kind: 'trashed' }
+const NOTHING_FIXED: Record<string, unknown> = {}
+
+function metadataAnswer(call: Call, at: CollectionAt): ApiResponse {
+  return dataResponse(call.request, metadataOf(at.decl, at.within === null ? at.decl.path : at.path), { root: 'metadata' })
+}
+
+/** `/{path}/@{view}[/summary|/$count]`: the view's records, listed, summed up or counted. */
+function viewAnswer(call: Call, at: CollectionAt, name: string, then: string | undefined): MaybePromise<ApiResponse> {
+  const { decl } = at
+  if (call.request.method !== 'GET') throw new MethodNotAllowed(call.request.method, ['GET'])
+  let scope: ListScope
+  if (name === '@deleted') scope = trashedOf(at)
+  else {
+    const view = findView(decl.type, name)
+    if (view === undefined) throw new ApiError('TL01-9003', `unknown view '${name}' of ${decl.path ?? decl.type}`)
+    scope = viewScope(view, requireSession(call).principal, at.within)
+  }
+  if (then === undefined) return list(call, decl, scope)
+  if (then === 'summary') return summary(call, decl, scope)
+  if (then === '$count') return count(call, decl, scope)
+  throw new ApiError('TL01-9003', `no resource at this path`)
+}
+
+function handleCollection(call: Call, at: CollectionAt, rest: readonly string[]): MaybePromise<ApiResponse> {
+  const { decl, within } = at
   const method = call.request.method
   const [first, second, ...more] = rest
   if (first === undefined) {
-    if (method === 'GET') return list(call, decl, { kind: 'all' })
+    if (method === 'GET') return list(call, decl, allOf(at))
     if (method === 'POST') {
       const action = findAction(decl.type, 'POST')
-      return action === undefined ? create(call, decl) : action.handle(call, decl, null)
+      return action === undefined ? create(call, decl, fixedOf(at)) : action.handle(call, decl, null, within)
     }
     throw new MethodNotAllowed(method, METHODS_ON_COLLECTION)
   }
   if (second === undefined && first.startsWith('$')) {
     requireSession(call)
     const action = findAction(decl.type, first)
-    if (action !== undefined) return action.handle(call, decl, null)
+    if (action !== undefined) return action.handle(call, decl, null, within)
     if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
-    if (first === '$count') return count(call, decl, { kind: 'all' })
-    if (first === '$metadata') return dataResponse(call.request, metadataOf(decl), { root: 'metadata' })
+    const selection = findView(decl.type, first)
+    if (selection !== undefined) return list(call, decl, viewScope(selection, requireSession(call).principal, within))
+    const summed = findViewSummary(decl.type, first)
+    if (summed !== undefined) return summary(call, decl, viewScope(summed.view, requireSession(call).principal, within), summed.defaultSummary)
+    if (first === '$count') return count(call, decl, allOf(at))
+    if (first === '$metadata') return metadataAnswer(call, at)
     if (first === '$dummy') return objectResponse(call, decl, dummyOf(decl))
     throw new ApiError('TL01-9003', `unknown operation '${first}' on ${decl.path ?? decl.type}`)
   }
-  if (second === undefined && first.startsWith('@')) {
-    if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
-    if (first === '@deleted') return list(call, decl, { kind: 'trashed' })
-    const view = findView(decl.type, first)
-    if (view === undefined) throw new ApiError('TL01-9003', `unknown view '${first}' of ${decl.path ?? decl.type}`)
-    return list(call, decl, viewScope(view, requireSession(call).principal))
+  if (first.startsWith('@') && isSelfAlias(decl.type, first)) {
+    const { tenant, principal } = requireSession(call)
+    return andThen(tenant.inspect((state) => aliasedId(state, decl.type, principal.userId)), (id) => {
+      if (id === null) throw notFound(decl.type, first)
+      return itemAt(call, at, id, second, more)
+    })
   }
+  if (first.startsWith('@') && (second === undefined || (VIEW_TAILS.has(second) && more.length === 0))) return viewAnswer(call, at, first, second)
   if (first === 'summary' && second === undefined) {
     if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
-    return summary(call, decl, { kind: 'all' })
+    return summary(call, decl, allOf(at))
   }
-  const id = first
+  return itemAt(call, at, first, second, more)
+}
+
+/** `/{path}/{id}[/…]` once the id is known (an alias resolved): in an inner collection, checked to be the parent's child first. */
+function itemAt(call: Call, at: CollectionAt, id: string, second: string | undefined, more: readonly string[]): MaybePromise<ApiResponse> {
+  // A GET of the object, and of its trashed form, check that themselves.
+  const checkedByRead = second === '@deleted' || (second === undefined && call.request.method === 'GET')
+  if (at.within !== null && !checkedByRead) return andThen(requireSession(call).tenant.read((state) => findInside(state, call, at, id, false)), () => handleItem(call, at, id, second, more))
+  return handleItem(call, at, id, second, more)
+}
+
+/** A visible object of the collection (live, or with `inTrash` trashed): in an inner collection one of the parent's children; else 404. */
+function findInside(state: TenantState, call: Call, at: CollectionAt, id: string, inTrash: boolean): Rec {
+  const rec = findVisible(state, requireSession(call).principal, at.decl, id, inTrash)
+  if (at.within !== null && !isChildOf(rec[at.within.via], at.within.parentId)) throw notFound(at.decl.type, id)
+  return rec
+}
+
+/** `/{path}/{id}[/…]`: the object, an operation on it, or an inner collection of it. */
+function handleItem(call: Call, at: CollectionAt, id: string, second: string | undefined, more: readonly string[]): MaybePromise<ApiResponse> {
+  const { decl, within } = at
+  const method = call.request.method
   if (second === undefined) {
-    if (method === 'GET') return read(call, decl, id, false)
-    if (method === 'PUT') return update(call, decl, id)
+    if (method === 'GET') return read(call, at, id, false)
+    if (method === 'PUT') return update(call, decl, id, fixedOf(at))
     if (method === 'DELETE') {
       const action = findAction(decl.type, 'DELETE')
-      return action === undefined ? remove(call, decl, id) : action.handle(call, decl, id)
+      return action === undefined ? remove(call, decl, id) : action.handle(call, decl, id, within)
     }
     throw new MethodNotAllowed(method, METHODS_ON_ITEM)
   }
-  if (more.length > 0 && !(more.length === 1 && more[0] === '$count' && decl.inner.some((inner) => inner.name === second))) {
-    throw new ApiError('TL01-9003', `no resource at this path`)
-  }
+  const inner = decl.inner.find((candidate) => candidate.name === second)
+  if (more.length > 0 && inner === undefined) throw new ApiError('TL01-9003', `no resource at this path`)
   if (second === '@deleted') {
     if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
-    return read(call, decl, id, true)
+    return read(call, at, id, true)
   }
   if (second === '$set') {
     if (method !== 'POST' && method !== 'PUT') throw new MethodNotAllowed(method, ['POST'])
-    return setFields(call, decl, id)
+    return setFields(call, decl, id, fixedOf(at))
   }
   if (second.startsWith('$')) {
     const action = findAction(decl.type, second)
     if (action === undefined) throw new ApiError('TL01-9003', `unknown operation '${second}' on ${decl.path ?? decl.type}`)
-    return action.handle(call, decl, id)
+    return action.handle(call, decl, id, within)
   }
-  const inner = decl.inner.find((candidate) => candidate.name === second)
   if (inner === undefined) throw new ApiError('TL01-9003', `${decl.path ?? decl.type} has no inner collection '${second}'`)
-  return innerCollection(call, decl, id, inner, more[0] === '$count')
+  return innerCollection(call, at, id, inner, more)
 }
 
-/** `<resource>/<id>/<inner>[/$count]`: the parent must be visible, then the children are listed, counted or added to. */
-function innerCollection(call: Call, decl: ResourceDecl, id: string, inner: InnerCollection, counting: boolean): MaybePromise<ApiResponse> {
-  const method = call.request.method
+/** `<collection>/<id>/<inner>[/…]`: the parent must be visible, then the rest is handled on its children. */
+function innerCollection(call: Call, at: CollectionAt, id: string, inner: InnerCollection, rest: readonly string[]): MaybePromise<ApiResponse> {
+  if (at.depth >= MAX_INNER_DEPTH) throw new ApiError('TL01-9003', `no resource at this path: at most ${MAX_INNER_DEPTH} inner collections deep`)
   const childDecl = resourceByType(inner.childType)
-  const { tenant, principal } = requireSession(call)
-  return andThen(tenant.read((state) => findVisible(state, principal, decl, id)), () => {
-    const scope: ListScope = { kind: 'children', via: inner.via, parentId: id }
-    if (counting) {
-      if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
-      return count(call, childDecl, scope)
-    }
-    if (method === 'GET') return list(call, childDecl, scope)
-    if (method === 'POST') return create(call, childDecl, { [inner.via]: id })
-    throw new MethodNotAllowed(method, METHODS_ON_COLLECTION)
-  })
+  const child: CollectionAt = { decl: childDecl, within: { via: inner.via, parentId: id }, path: `${at.path}/{id}/${inner.name}`, depth: at.depth + 1 }
+  return andThen(requireSession(call).tenant.read((state) => findInside(state, call, at, id, false)), () => handleCollection(call, child, rest))
 }
-

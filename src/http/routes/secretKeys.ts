@@ -32,7 +32,7 @@ function secretKeyDecl(): ResourceDecl {
   return resourceByType('SecretKey')
 }
 
-/** What the body says about the new key: its name (validated as the field), and the user, id and text it may not choose. */
+/** What the body says about the new key: its name and expiration (validated as the fields), and the user, id and text it may not choose. */
 function keyRequest(call: Call, decl: ResourceDecl): SecretKeyRequest {
   const { value, source } = parseBody(call.request)
   if (!isPlainObject(value)) return {}
@@ -40,7 +40,7 @@ function keyRequest(call: Call, decl: ResourceDecl): SecretKeyRequest {
   // `user` is read-only, so readFields leaves it out: it is read as the reference it is, to refuse another user.
   const userField = decl.fieldsByName.get('user') as FieldDecl
   const user = value.user === undefined ? undefined : convertValue(decl, userField, value.user, source)
-  return { name: values.name, user, id: value.id, secretKey: value.secretKey }
+  return { name: values.name, expiration: values.expiration, user, id: value.id, secretKey: value.secretKey }
 }
 
 export async function createSecretKey(call: Call): Promise<ApiResponse> {

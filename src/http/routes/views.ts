@@ -7,12 +7,33 @@
  * one of a few values in one field (the caller's id as owner or user, the
  * ids of the caller's memberships) says so (`pin`), and the planner reads
  * those values' records from the field's index (or the primary map, for
- * `id`) instead of testing every record of the collection: `users/@self`
- * reads one user, not all of them.
+ * `id`) instead of testing every record of the collection: `projects/@own`
+ * reads the caller's projects, not all of them. `users/@self` and
+ * `accounts/@own` are no views: they name one object (domain/selfAlias.ts).
+ *
+ * What the views beyond interface.md's mean (the original lists them
+ * without a definition): `@editable` holds what the caller may change
+ * (policy.ts, the same rule a write is checked by: superusers everything,
+ * project managers every project and task, others the projects they own
+ * and those projects' tasks); a task is `@trackable` when it is not done,
+ * effective, and its project (if any) is trackable as `@trackable`
+ * projects are (live, active, effective); a work type is `@linked` when a
+ * live link ties it to a live project the caller sees.
+ *
+ * A few selections the original addresses as operations are views too:
+ * `time/timerecords/$unbilled` (and `time/expenses/$unbilled`) lists the
+ * unbilled records (billable, not billed: pricing.ts) like any view, and
+ * `$unbilledsummary` sums them up as
+ * `summary` does (a view summary: its `summary` parameter defaults to the
+ * count, time and money of the records).
  */
+import { exceededAccessIds } from '../../domain/licenses.js'
+import { mayChange, projectHiddenFrom } from '../../domain/policy.js'
+import { isUnbilled } from '../../domain/pricing.js'
+import { resourceByType } from '../../domain/resources/index.js'
 import type { Rec } from '../../domain/schema.js'
 import type { TenantState } from '../../engine/tenantState.js'
-import type { ListScope, ScopePin } from '../../query/plan.js'
+import type { ListScope, ParentLink, ScopePin } from '../../query/plan.js'
 import type { Principal } from '../call.js'
 
 export interface View {
@@ -53,49 +74,81 @@ function memberOf(memberType: string, parentField: string): View {
   return { prepare: (state, principal) => withIds(liveValues(state, memberType, 'user', principal.userId, parentField)) }
 }
 
-/** Creation order: createdAt, then id. */
-function byCreation(a: Rec, b: Rec): number {
-  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+/** A view of the records of `type` the caller may change. */
+function editable(type: string): View {
+  const decl = resourceByType(type)
+  return { prepare: (state, principal) => ({ accepts: (rec) => mayChange(principal, decl, rec, state) }) }
 }
 
-/** Accesses beyond the account's licenseLimit per product: the later ones (by createdAt, then id). */
-function exceededAccesses(state: TenantState): Set<string> {
-  const exceeded = new Set<string>()
-  const account = state.collection('Account').values().next().value
-  const limit = account?.licenseLimit
-  if (typeof limit !== 'number') return exceeded
-  const byProduct = new Map<unknown, Rec[]>()
-  for (const access of state.collection('Access').values()) {
-    if (access.trashItem !== null) continue
-    const list = byProduct.get(access.product) ?? []
-    list.push(access)
-    byProduct.set(access.product, list)
+/** A project time can be tracked on: live, active and effective. */
+function trackableProject(rec: Rec): boolean {
+  return rec.trashItem === null && rec.active === true && rec.effective === true
+}
+
+/** Tasks not done and effective, of no project or of a trackable one. */
+const trackableTasks: View = {
+  prepare: (state) => ({
+    accepts: (rec) => {
+      if (rec.done === true || rec.effective !== true) return false
+      const project = typeof rec.project === 'string' ? state.get('Project', rec.project) : undefined
+      return typeof rec.project !== 'string' || (project !== undefined && trackableProject(project))
+    },
+  }),
+}
+
+/** The work types a live link ties to a live project the caller sees. */
+function linkedWorkTypes(state: TenantState, principal: Principal): Set<string> {
+  const linked = new Set<string>()
+  for (const link of state.collection('ProjectWorkTypeLink').values()) {
+    if (link.trashItem !== null || typeof link.workType !== 'string' || typeof link.project !== 'string') continue
+    const project = state.get('Project', link.project)
+    if (project !== undefined && project.trashItem === null && !projectHiddenFrom(principal, project)) linked.add(link.workType)
   }
-  for (const accesses of byProduct.values()) {
-    for (const access of accesses.sort(byCreation).slice(Math.max(0, limit))) exceeded.add(access.id)
-  }
-  return exceeded
+  return linked
 }
 
 const VIEWS = new Map<string, View>([
   ['Project:@own', callersIn('owner')],
   ['Project:@member', memberOf('ProjectMember', 'project')],
-  ['Project:@trackable', { prepare: () => ({ accepts: (rec) => rec.active === true && rec.effective === true }) }],
+  ['Project:@trackable', { prepare: () => ({ accepts: trackableProject }) }],
+  ['Project:@editable', editable('Project')],
+  ['Task:@trackable', trackableTasks],
+  ['Task:@editable', editable('Task')],
+  ['WorkType:@linked', { prepare: (state, principal) => withIds(linkedWorkTypes(state, principal)) }],
+  ['TimeRecord:$unbilled', { prepare: () => ({ accepts: isUnbilled }) }],
+  ['Expense:$unbilled', { prepare: () => ({ accepts: isUnbilled }) }],
   ['Impulse:@stopwatch', callersIn('user', (rec) => rec.mode === 'STOPWATCH')],
   ['Impulse:@default', callersIn('user')],
   ['Department:@member', memberOf('DepartmentMember', 'department')],
-  ['User:@self', callersIn('id')],
-  ['Account:@own', { prepare: () => ({ accepts: () => true }) }],
-  ['Access:@exceeded', { prepare: (state) => withIds(exceededAccesses(state)) }],
+  ['Access:@exceeded', { prepare: (state) => withIds(exceededAccessIds(state)) }],
 ])
 
 export function findView(type: string, name: string): View | undefined {
   return VIEWS.get(`${type}:${name}`)
 }
 
-/** What a list of the view reads for the caller: the view prepared on first use, its predicate and its pin. */
-export function viewScope(view: View, principal: Principal): ListScope {
+/** A summary of a view's records under a name of its own: the view, and the `summary` text used when the request gives none. */
+export interface ViewSummary {
+  view: View
+  defaultSummary: string
+}
+
+const VIEW_SUMMARIES = new Map<string, ViewSummary>([
+  ['TimeRecord:$unbilledsummary', { view: VIEWS.get('TimeRecord:$unbilled') as View, defaultSummary: 'count();sum(duration);sum(price)' }],
+  ['Expense:$unbilledsummary', { view: VIEWS.get('Expense:$unbilled') as View, defaultSummary: 'count();sum(quantity);sum(total)' }],
+])
+
+export function findViewSummary(type: string, name: string): ViewSummary | undefined {
+  return VIEW_SUMMARIES.get(`${type}:${name}`)
+}
+
+/**
+ * What a list of the view reads for the caller: the view prepared on first use, its predicate and its pin;
+ * `within` an inner collection (`users/{id}/projects/@own`), only the parent's children.
+ */
+export function viewScope(view: View, principal: Principal, within: ParentLink | null = null): ListScope {
   let prepared: PreparedView | undefined
   const prepare = (state: TenantState) => (prepared ??= view.prepare(state, principal))
-  return { kind: 'view', accepts: (rec, state) => prepare(state).accepts(rec), pin: (state) => prepare(state).pin }
+  const scope: ListScope = { kind: 'view', accepts: (rec, state) => prepare(state).accepts(rec), pin: (state) => prepare(state).pin }
+  return within === null ? scope : { ...scope, within }
 }

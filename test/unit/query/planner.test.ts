@@ -6,7 +6,7 @@
  * pin `id` (read from the primary map: a live, a trashed or an unknown id).
  * Time records pinned to a project or a user and sorted by `start` (their
  * index order) are read from the index in order, and must equal the scan.
- * A view that declares a pin (users/@self, projects/@own, projects/@member)
+ * A view that declares a pin (projects/@own, projects/@member)
  * is read through it, and gives what its predicate gives over the whole
  * collection.
  */
@@ -139,7 +139,7 @@ t.test('a view with a pin reads its records through it, and gives what its predi
       state.applyOp({ op: 'put', type: 'ProjectMember', rec: member === 0 ? { ...rec, trashItem: 'trashed' } : rec })
     }
   }
-  for (const [decl, name] of [[User, '@self'], [Project, '@own'], [Project, '@member']] as const) {
+  for (const [decl, name] of [[Project, '@own'], [Project, '@member']] as const) {
     const view = findView(decl.type, name) as View
     let tested = 0
     const counted: View = {

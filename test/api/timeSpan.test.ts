@@ -1,0 +1,79 @@
+/*
+ * start, stop and duration of time records and impulses agree (issue 26):
+ * a stop before the start, or a duration other than stop − start, is
+ * refused with 412 naming the field, on create, PUT, $set and in a batch;
+ * what is missing is not checked.
+ */
+import t, { type Test } from 'tap'
+import { startInProcess } from '../helpers/server.js'
+import { api } from '../helpers/api.js'
+import { expectError } from '../helpers/identity.js'
+import type { TestResponse } from '../helpers/http.js'
+
+const server = await startInProcess()
+t.teardown(() => server.stop())
+const { client } = server
+const created = await client.createTenant('spans')
+const owner = api(client, 'spans', created.token)
+const me = (await owner.get('users/@self')).json.id as string
+const HOUR_MS = 3_600_000
+const START = '2026-03-02T10:00:00Z'
+const START_MS = Date.parse(START)
+
+function refusedOn(t: Test, answer: TestResponse, field: string, constraint: string, label: string): void {
+  expectError(t, answer, 412, 'TL01-1104', label)
+  t.match(answer.json?.constraintViolation, { field, constraint }, `${label}: names ${field}`)
+  t.match(answer.json?.message, new RegExp(field), `${label}: the message names ${field}`)
+}
+
+for (const path of ['time/timerecords', 'time/impulses']) {
+  t.test(`${path}: refused when the fields disagree`, async (t) => {
+    const base = { user: { id: me }, description: `span of ${path}` }
+    refusedOn(t, await owner.post(path, { ...base, start: START, stop: '2026-03-02T09:00:00Z' }), 'stop', 'NotBeforeStart', 'stop before start')
+    refusedOn(t, await owner.post(path, { ...base, start: START, stop: '2026-03-02T11:00:00Z', duration: 2 * HOUR_MS }), 'duration', 'StopMinusStart', 'a duration longer than stop − start')
+    refusedOn(t, await owner.post(path, { ...base, start: START, stop: '2026-03-02T11:00:00Z', duration: HOUR_MS / 2 }), 'duration', 'StopMinusStart', 'a shorter one')
+    refusedOn(t, await owner.post(path, { ...base, start: `/Date(${START_MS})/`, stop: `/Date(${START_MS + HOUR_MS})/`, duration: HOUR_MS + 1 }), 'duration', 'StopMinusStart', 'one millisecond off')
+    const xml = await owner.call('POST', path, { rawBody: `<x><user><id>${me}</id></user><start>${START}</start><stop>2026-03-02T09:59:59Z</stop></x>`, headers: { 'content-type': 'application/xml' } })
+    refusedOn(t, xml, 'stop', 'NotBeforeStart', 'in XML too')
+    t.equal((await owner.get(path, { $filter: `description eq 'span of ${path}'` })).json.length, 0, 'nothing was stored')
+  })
+
+  t.test(`${path}: accepted when they agree or some are missing`, async (t) => {
+    const base = { user: { id: me } }
+    const agreeing = await owner.post(path, { ...base, start: START, stop: '2026-03-02T11:00:00Z', duration: HOUR_MS }, { response_object: true })
+    t.equal(agreeing.status, 201, agreeing.text)
+    t.equal(agreeing.json.duration, HOUR_MS)
+    t.equal((await owner.post(path, { ...base, start: START, stop: START, duration: 0 })).status, 201, 'an empty span')
+    t.equal((await owner.post(path, { ...base, start: START, stop: '2026-03-02T11:00:00Z' })).status, 201, 'start and stop, no duration')
+    t.equal((await owner.post(path, { ...base, start: START, duration: 5 * HOUR_MS })).status, 201, 'an open record: start and duration, no stop')
+    t.equal((await owner.post(path, { ...base, duration: HOUR_MS })).status, 201, 'only a duration')
+    t.equal((await owner.post(path, { ...base, stop: START, duration: HOUR_MS })).status, 201, 'stop and duration, no start')
+  })
+
+  t.test(`${path}: a change is checked on the record as it would be stored`, async (t) => {
+    const id = await owner.create(path, { user: { id: me }, start: START, stop: '2026-03-02T11:00:00Z', duration: HOUR_MS })
+    const before = (await owner.get(`${path}/${id}`)).json
+    refusedOn(t, await owner.put(`${path}/${id}`, { stop: '2026-03-02T12:00:00Z', version: before.version }), 'duration', 'StopMinusStart', 'a PUT moving only stop')
+    refusedOn(t, await owner.put(`${path}/${id}`, { start: '2026-03-02T12:00:00Z', version: before.version }), 'stop', 'NotBeforeStart', 'a PUT moving start past stop')
+    refusedOn(t, await owner.post(`${path}/${id}/$set`, undefined, { duration: '1' }), 'duration', 'StopMinusStart', '$set')
+    const moved = await owner.put(`${path}/${id}`, { stop: '2026-03-02T12:00:00Z', duration: 2 * HOUR_MS, version: before.version }, { response_object: true })
+    t.equal(moved.status, 200, moved.text)
+    t.equal(moved.json.duration, 2 * HOUR_MS, 'stop and duration moved together')
+    const batch = await client.request('POST', '/v1/batch', {
+      tenant: 'spans',
+      query: { token: created.token },
+      body: [{ id: 'bad', method: 'PUT', path: `/v1/${path}/${id}`, body: JSON.stringify({ duration: 7, version: moved.json.version }) }],
+    })
+    t.equal(batch.json[0].code, 412, 'a batch item too')
+    t.equal(JSON.parse(batch.json[0].body).constraintViolation.field, 'duration')
+    t.equal((await owner.get(`${path}/${id}`)).json.duration, 2 * HOUR_MS, 'unchanged by the refusals')
+  })
+}
+
+t.test('a stopped stopwatch makes a record that keeps the rule', async (t) => {
+  const impulse = await owner.create('time/impulses', { user: { id: me }, mode: 'STOPWATCH', start: new Date(Date.now() - 90_000).toISOString() })
+  const stopped = await owner.call('POST', `time/impulses/${impulse}/$stop`)
+  t.ok(stopped.status === 200 || stopped.status === 201, stopped.text)
+  const record = (await owner.get(`time/timerecords/${stopped.json.id}`)).json
+  t.equal(record.duration, Number(/\d+/.exec(record.stop)?.[0]) - Number(/\d+/.exec(record.start)?.[0]), 'duration = stop − start')
+})
