@@ -25,6 +25,7 @@
  */
 import type { LogEntry, LoggedEntry } from '../engine/logEntry.js'
 import type { Steps } from '../engine/steps.js'
+import type { MaybePromise } from '../maybePromise.js'
 import type { GroupCommitStats } from './groupCommitStats.js'
 import type { SnapshotFaults } from './snapshotFaults.js'
 
@@ -153,6 +154,15 @@ export interface DirectoryTable<K, V> {
   getKeys(range?: { start?: K; end?: K }): Iterable<K>
 }
 
+/**
+ * The uploaded files' bytes: a DirectoryTable whose `get` may answer a promise, without getKeys (nothing lists
+ * them). Embedded: at once (LMDB); cluster mode keeps no copy in memory and reads PostgreSQL. Only a download and
+ * an export read them.
+ */
+export interface FileTable extends Omit<DirectoryTable<[string, string], Buffer>, 'get' | 'getKeys'> {
+  get(key: [string, string]): MaybePromise<Buffer | undefined>
+}
+
 export interface GlobalDirectory {
   /** tenant → TenantInfo: which tenants exist. */
   readonly tenants: DirectoryTable<string, TenantInfo>
@@ -161,7 +171,7 @@ export interface GlobalDirectory {
   /** [SHA-256 of a password confirmation, tenant] → ''. */
   readonly confirmations: DirectoryTable<GlobalIndexKey, string>
   /** [tenant, fileKey] → the bytes of an uploaded file. */
-  readonly files: DirectoryTable<[string, string], Buffer>
+  readonly files: FileTable
   /**
    * Replaces both indexes with these entries and the layout marker, in one transaction (a crash keeps the old
    * ones). Synchronous: it runs at start-up, before anything is served (rebuildGlobalIndexesIfOld).

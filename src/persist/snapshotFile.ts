@@ -53,6 +53,12 @@
  * its `pad` string filling what narrower numbers leave free. Every writer
  * pads the same way, so a snapshot encoded in memory is byte for byte the
  * file written.
+ *
+ * Cluster mode keeps the same bytes in PostgreSQL rather than in a file
+ * (persist/postgres/): it encodes them in memory (encodeSnapshotInSlices),
+ * reads them back as steps from memory (snapshotBytesSteps), checks them
+ * without decoding (snapshotBytesProblem), and prunes by the same rule
+ * (pruneSnapshotSet, which pruneSnapshots applies to the files).
  */
 import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
@@ -349,16 +355,43 @@ function checkedBody(body: SnapshotBody): SnapshotBody {
 
 /** A snapshot held in memory (an export file carries one). */
 export function decodeSnapshot(bytes: Buffer): { header: SnapshotHeader; body: SnapshotBody } {
+  return runNow(snapshotBytesSteps(bytes))
+}
+
+/** The header and the body of a snapshot held in memory, checked (length, SHA-256), its body not decoded. */
+function checkedBytes(bytes: Buffer): { header: SnapshotHeader; bodyBytes: Buffer } {
   const { header, bodyOffset } = decodeHeader(bytes)
   const bodyBytes = bytes.subarray(bodyOffset)
   checkBodyBytes(header, bodyBytes.length)
   checkSha256(header, crypto.createHash('sha256').update(bodyBytes).digest('hex'))
+  return { header, bodyBytes }
+}
+
+/** decodeSnapshot as steps (a pause after each slice), for a store that keeps snapshots as bytes (cluster mode). */
+export function* snapshotBytesSteps(bytes: Buffer): Steps<{ header: SnapshotHeader; body: SnapshotBody }> {
+  const { header, bodyBytes } = checkedBytes(bytes)
   if (header.format === 1) {
     const body = checkedBody(decodeSnapshotBody(bodyBytes) as SnapshotBody)
-    return { header, body: runNow(bodyOfSlices(Object.entries(body.collections).map(([type, recs]) => ({ type, recs })), 1)) }
+    return { header, body: yield* bodyOfSlices(Object.entries(body.collections).map(([type, recs]) => ({ type, recs })), 1) }
   }
-  const values = header.format === 2 ? decodeSnapshotValues(bodyBytes) : runNow(sliceValues(bodyBytes.length, (offset, length) => bodyBytes.subarray(offset, offset + length)))
-  return { header, body: checkedBody(runNow(bodyOfSlices(values, header.format))) }
+  const values = header.format === 2 ? decodeSnapshotValues(bodyBytes) : yield* sliceValues(bodyBytes.length, (offset, length) => bodyBytes.subarray(offset, offset + length))
+  return { header, body: checkedBody(yield* bodyOfSlices(values, header.format)) }
+}
+
+/** The header of a snapshot held in memory; the body is not checked. */
+export function snapshotHeaderOf(bytes: Buffer): SnapshotHeader {
+  return decodeHeader(bytes).header
+}
+
+/** Why the bytes cannot be the snapshot of `tenant` at `seq` (header, length, SHA-256 of the body), or null when they can. */
+export function snapshotBytesProblem(bytes: Buffer, tenant: string, seq: number): string | null {
+  try {
+    const { header } = checkedBytes(bytes)
+    if (header.tenant !== tenant || header.seq !== seq) return `the header names tenant '${header.tenant}' at seq ${header.seq}, not tenant '${tenant}' at seq ${seq}`
+    return null
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
 }
 
 /** Reads exactly `length` bytes at `position` of the file into `into`; a torn file when it ends first. */
@@ -481,27 +514,53 @@ export async function pruneSnapshots(
   startsLogLine: (seq: number) => boolean,
   faults: SnapshotFaults = new SnapshotFaults(),
 ): Promise<number> {
+  const snapshots = listSnapshots(dataDir, tenant).map((snapshot) => ({ ...snapshot, at: takenAt(snapshot.file) }))
+  const logNeededAfter = await pruneSnapshotSet(snapshots, kept, windowStartMs, startsLogLine, {
+    problemOf: (snapshot) => snapshotFileProblem(snapshot.file, tenant, snapshot.seq),
+    remove: (snapshot) => fs.promises.rm(snapshot.file, { force: true }),
+    setAside: async (snapshot, problem) => {
+      faults.note(tenant, snapshot.file, problem, 'set aside')
+      await fs.promises.rename(snapshot.file, `${snapshot.file}${CORRUPT_SUFFIX}`)
+    },
+  })
+  for (const file of leftTemporaryFiles(tenantSnapshotDir(dataDir, tenant))) await fs.promises.rm(file, { force: true })
+  return logNeededAfter
+}
+
+/** A listed snapshot with when it was taken (from its header), or why its header cannot be read. */
+export type TimedSnapshot = SnapshotListing & { at: number | { problem: string } }
+
+/**
+ * pruneSnapshots' rule over a tenant's snapshots, newest first, whatever holds them (files; rows in cluster mode):
+ * `problemOf` checks one in full (null: good), `remove` drops one no restore needs, `setAside` one that is corrupt.
+ * Answers the sequence number up to which the log is needed by no restore (0: keep it all).
+ */
+export async function pruneSnapshotSet<S extends TimedSnapshot>(
+  snapshots: readonly S[],
+  kept: number,
+  windowStartMs: number,
+  startsLogLine: (seq: number) => boolean,
+  actions: { problemOf(snapshot: S): Promise<string | null>; remove(snapshot: S): Promise<unknown>; setAside(snapshot: S, problem: string): Promise<unknown> },
+): Promise<number> {
   const keep: { seq: number; at: number }[] = []
   let base: { seq: number; at: number } | undefined
-  for (const snapshot of listSnapshots(dataDir, tenant)) {
-    const at = takenAt(snapshot.file)
+  for (const snapshot of snapshots) {
+    const at = snapshot.at
     const isBase = typeof at === 'number' && at <= windowStartMs && base === undefined
     const wanted = typeof at !== 'number' || keep.length < kept || isBase || (at > windowStartMs && startsLogLine(snapshot.seq))
     if (!wanted) {
-      await fs.promises.rm(snapshot.file, { force: true })
+      await actions.remove(snapshot)
       continue
     }
-    const problem = typeof at === 'number' ? await snapshotFileProblem(snapshot.file, tenant, snapshot.seq) : at.problem
+    const problem = typeof at === 'number' ? await actions.problemOf(snapshot) : at.problem
     if (problem !== null || typeof at !== 'number') {
-      faults.note(tenant, snapshot.file, problem ?? 'unreadable header', 'set aside')
-      await fs.promises.rename(snapshot.file, `${snapshot.file}${CORRUPT_SUFFIX}`)
+      await actions.setAside(snapshot, problem ?? 'unreadable header')
       continue
     }
     const good = { seq: snapshot.seq, at }
     if (isBase) base = good
     keep.push(good)
   }
-  for (const file of leftTemporaryFiles(tenantSnapshotDir(dataDir, tenant))) await fs.promises.rm(file, { force: true })
   const oldest = keep.at(-1)
   return oldest !== undefined && oldest.at <= windowStartMs ? oldest.seq : 0
 }

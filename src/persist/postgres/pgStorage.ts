@@ -1,0 +1,447 @@
+/*
+ * The Storage of cluster mode (ports.ts; design §8) on PostgreSQL, opened by
+ * openPgStorage: migrations first (schema.ts), then the listener of the
+ * other nodes' directory changes started and the directory mirror loaded
+ * (directoryMirror.ts: a change committed meanwhile is in the load or
+ * arrives after it), then the log count.
+ *
+ *   writes        appends and directory writes go through the group commit
+ *                 (groupCommit.ts), fenced by the epoch each tenant is held
+ *                 at (`hold`/`unhold`, set by the cluster layer): a tenant
+ *                 not held rejects at once with FencedError. Pruning,
+ *                 truncation and snapshots are transactions fenced alike
+ *                 (fencedTransaction.ts, pgSnapshots.ts).
+ *   sync reads    of the tenant directory and the indexes: the mirror. Of a
+ *                 tenant's log and snapshots: what `prepare` loaded
+ *                 (preparedTenant.ts); a tenant never prepared throws naming
+ *                 it. `forget` drops the bytes after recovery and keeps the
+ *                 sequence numbers and the listing, which stay current while
+ *                 the tenant is held; `unhold` drops them too.
+ *   files         read from PostgreSQL on demand (a promise), never mirrored.
+ *   leases, nodes SQL only (leases.ts, membership.ts); the cluster layer
+ *                 decides.
+ *
+ * replaceIndexes rebuilds the indexes of an old LMDB layout: PostgreSQL's
+ * tables never had that layout, so emails.get(LAYOUT_KEY) answers the
+ * current layout (tenants/globalIndexes.ts keeps the same two strings) and
+ * the rebuild never runs; replaceIndexes itself is refused.
+ *
+ * No ceiling: `space` is never full. logEntryCount() is the count read at
+ * open, kept by appends, pruning and truncation of this node (other nodes'
+ * writes are not seen: a figure for /metrics, not a truth).
+ */
+import { encodeLogEntry, decodeLogEntry } from '../codec.js'
+import type { LogEntry, LoggedEntry } from '../../engine/logEntry.js'
+import { LogCorruptError, type DirectoryTable, type FileTable, type GlobalIndexKey, type Storage, type StoreCeiling, type TenantInfo } from '../ports.js'
+import { openSql, retryingLostConnection, type Sql, type TxSql } from './connection.js'
+import { CHANNEL, DirectoryMirror, tenantInfoOf, type MirrorChange } from './directoryMirror.js'
+import { FencedError } from './fencedError.js'
+import { fencedTransaction } from './fencedTransaction.js'
+import { GroupCommit, tenantOfWrite, type DirectoryWrite, type QueuedAppend } from './groupCommit.js'
+import { allLeases, claimLease, leaseOf, releaseLease, renewLeases, type ClaimResult, type LeaseRow } from './leases.js'
+import { allNodes, heartbeat, registerNode, type NodeRow } from './membership.js'
+import { loadPreparedTenant, type PreparedTenant, type PrepareOptions } from './preparedTenant.js'
+import { PgSnapshots } from './pgSnapshots.js'
+import { migrate } from './schema.js'
+import type { GroupCommitStats } from '../groupCommitStats.js'
+import type { MirrorTable } from './mirrorTable.js'
+
+/** tenants/globalIndexes.ts's layout marker of the emails table and the layout it names (see the top). */
+const LAYOUT_KEY = '\u0001layout'
+const LAYOUT = 'name-tenant-2'
+
+/** Between two attempts to reload the directory mirror after the listener reconnected. */
+const MIRROR_RELOAD_RETRY_MS = 1_000
+
+const NO_CEILING: StoreCeiling = {
+  limitBytes: 0,
+  isFull: () => false,
+  hasRoomFor: () => true,
+  noteWritten: () => undefined,
+  measure: () => 0,
+}
+
+export interface PgStorageOptions {
+  /** This node's id: the lease owner it claims as, the sender of its directory notifications. */
+  nodeId: string
+  /** PostgreSQL's notices (default: dropped). */
+  onNotice?: (message: string) => void
+  /**
+   * How long one of this node's transactions may sit idle before PostgreSQL ends it (connection.ts); a cluster node
+   * gives it below its lease time, so a node paused inside a transaction cannot hold a takeover back past its lease.
+   */
+  idleInTransactionMs?: number
+}
+
+export async function openPgStorage(url: string, options: PgStorageOptions): Promise<PgStorage> {
+  const sql = openSql(url, options.onNotice, options.idleInTransactionMs)
+  try {
+    await migrate(sql)
+    const storage = new PgStorage(sql, options.nodeId)
+    await storage.start()
+    return storage
+  } catch (error) {
+    await sql.end({ timeout: 1 })
+    throw error
+  }
+}
+
+export class PgStorage implements Storage {
+  readonly space = NO_CEILING
+  readonly snapshots: PgSnapshots
+  readonly tenants: DirectoryTable<string, TenantInfo>
+  readonly emails: DirectoryTable<GlobalIndexKey, string>
+  readonly confirmations: DirectoryTable<GlobalIndexKey, string>
+  readonly files: FileTable
+  private readonly mirror: DirectoryMirror
+  private readonly group: GroupCommit
+  /** The epoch each tenant this node holds is written at. */
+  private readonly held = new Map<string, number>()
+  private readonly prepared = new Map<string, PreparedTenant>()
+  private entryCount = 0
+  private unlisten: (() => Promise<void>) | null = null
+  private closed = false
+
+  constructor(
+    readonly sql: Sql,
+    readonly nodeId: string,
+  ) {
+    this.mirror = new DirectoryMirror(nodeId)
+    this.group = new GroupCommit(sql, this.mirror, {
+      committed: (appends) => this.noteCommitted(appends),
+      fenced: (tenant, epoch) => {
+        if (this.held.get(tenant) === epoch) this.held.delete(tenant)
+      },
+    })
+    this.snapshots = new PgSnapshots({
+      sql,
+      preparedOf: (tenant) => this.preparedOf(tenant),
+      preparedIfAny: (tenant) => this.prepared.get(tenant),
+      fenced: (tenant, work) => fencedTransaction(sql, tenant, this.held.get(tenant), work),
+    })
+    this.tenants = this.tenantTable(this.mirror.tenants)
+    this.emails = this.indexTable('emails', this.mirror.emails, LAYOUT)
+    this.confirmations = this.indexTable('confirmations', this.mirror.confirmations, undefined)
+    this.files = {
+      get: (key) => this.fileBytes(key),
+      put: (key, value) => this.directoryWrite({ table: 'files', key, value }),
+      remove: (key) => this.directoryWrite({ table: 'files', key, value: undefined }),
+    }
+  }
+
+  get commitStats(): GroupCommitStats {
+    return this.group.stats
+  }
+
+  /** Loads the mirror and listens for the other nodes' changes; a listener that reconnects loads the mirror again. */
+  async start(): Promise<void> {
+    let listening = false
+    const listener = await this.sql.listen(
+      CHANNEL,
+      (payload) =>
+        this.mirror.applyPayload(payload, (tenant) => {
+          this.refreshTenant(tenant).catch((error: unknown) => console.error(`cluster: tenant '${tenant}': its directory row could not be read:`, error instanceof Error ? error.message : error))
+        }),
+      () => {
+        if (listening) this.reloadMirror()
+      },
+    )
+    listening = true
+    this.unlisten = listener.unlisten
+    await this.mirror.load(this.sql)
+    const [row] = await this.sql<{ count: number }[]>`SELECT count(*) AS count FROM log`
+    this.entryCount = row?.count ?? 0
+  }
+
+  /** Loads the mirror again (its listener reconnected: notifications may have been missed), retrying until it did. */
+  private reloadMirror(): void {
+    if (this.closed) return
+    this.mirror.load(this.sql).then(
+      () => {
+        for (const change of this.group.pendingMirrorChanges()) this.mirror.apply(change)
+      },
+      (error: unknown) => {
+        console.error(`cluster: the directory mirror could not be reloaded (retrying in ${MIRROR_RELOAD_RETRY_MS} ms):`, error instanceof Error ? error.message : error)
+        setTimeout(() => this.reloadMirror(), MIRROR_RELOAD_RETRY_MS).unref()
+      },
+    )
+  }
+
+  // ── holding ──────────────────────────────────────────────────────────
+
+  /** The cluster layer holds the tenant at `epoch`: its writes carry it from now on. */
+  hold(tenant: string, epoch: number): void {
+    this.held.set(tenant, epoch)
+    this.group.repair(tenant)
+  }
+
+  /** The tenant is no longer this node's: its writes reject with FencedError, its prepared data goes. */
+  unhold(tenant: string): void {
+    this.held.delete(tenant)
+    this.prepared.delete(tenant)
+  }
+
+  /** The epoch the tenant is held at; undefined when it is not held. */
+  heldEpoch(tenant: string): number | undefined {
+    return this.held.get(tenant)
+  }
+
+  /** Loads what the synchronous reads of the tenant's log and snapshots answer from (see the top). */
+  async prepare(tenant: string, options: PrepareOptions = {}): Promise<void> {
+    const prepared = await retryingLostConnection(() =>
+      loadPreparedTenant(this.sql, tenant, options, this.snapshots.faults, (name, problem) => this.snapshots.noteChecked(name, problem)),
+    )
+    this.prepared.set(tenant, prepared)
+  }
+
+  /** Drops the tenant's prepared bytes (snapshot, entries); its sequence numbers and listing stay. */
+  forget(tenant: string): void {
+    const prepared = this.prepared.get(tenant)
+    if (prepared === undefined) return
+    prepared.loaded.clear()
+    prepared.problems.clear()
+    prepared.entries = null
+  }
+
+  private preparedOf(tenant: string): PreparedTenant {
+    const prepared = this.prepared.get(tenant)
+    if (prepared === undefined) throw new Error(`tenant '${tenant}': its log and snapshots were not prepared (PgStorage.prepare) before a synchronous read`)
+    return prepared
+  }
+
+  // ── the log ──────────────────────────────────────────────────────────
+
+  append(tenant: string, seq: number, entry: LogEntry): Promise<number> {
+    const epoch = this.held.get(tenant)
+    if (epoch === undefined) return Promise.reject(new FencedError(tenant, 0))
+    return this.group.append(tenant, seq, epoch, entry.at, encodeLogEntry(entry))
+  }
+
+  flushed(): Promise<void> {
+    return this.group.flushed()
+  }
+
+  private noteCommitted(appends: readonly QueuedAppend[]): void {
+    this.entryCount += appends.length
+    for (const append of appends) {
+      const prepared = this.prepared.get(append.tenant)
+      if (prepared === undefined) continue
+      prepared.runs.add(append.seq)
+      const entries = prepared.entries
+      if (entries !== null && append.seq > (entries.seqs.at(-1) ?? entries.after)) {
+        entries.seqs.push(append.seq)
+        entries.bytes.push(append.bytes)
+      }
+    }
+  }
+
+  async prune(tenant: string, uptoSeq: number, beforeMs: number): Promise<number> {
+    // As the embedded store: from the first entry on, up to the first one written at or after beforeMs.
+    const rows = await this.fenced(tenant, (tx) => tx<{ seq: number }[]>`
+      DELETE FROM log WHERE tenant = ${tenant} AND seq <= ${String(uptoSeq)}
+        AND seq < coalesce((SELECT min(seq) FROM log WHERE tenant = ${tenant} AND seq <= ${String(uptoSeq)} AND at >= ${String(beforeMs)}), ${String(Number.MAX_SAFE_INTEGER)})
+      RETURNING seq`)
+    if (rows.length === 0) return 0
+    this.entryCount -= rows.length
+    const prepared = this.prepared.get(tenant)
+    if (prepared !== undefined) {
+      const upto = Math.max(...rows.map((row) => row.seq))
+      prepared.runs.removeUpTo(upto)
+      const entries = prepared.entries
+      if (entries !== null) {
+        const drop = entries.seqs.findIndex((seq) => seq > upto)
+        const count = drop < 0 ? entries.seqs.length : drop
+        entries.seqs.splice(0, count)
+        entries.bytes.splice(0, count)
+        entries.after = Math.max(entries.after, upto)
+      }
+    }
+    return rows.length
+  }
+
+  async truncateAfter(tenant: string, afterSeq: number): Promise<void> {
+    await this.group.flushed()
+    const rows = await this.fenced(tenant, (tx) => tx`DELETE FROM log WHERE tenant = ${tenant} AND seq > ${String(afterSeq)} RETURNING seq`)
+    this.entryCount -= rows.length
+    this.group.repair(tenant)
+    const prepared = this.prepared.get(tenant)
+    if (prepared === undefined) return
+    prepared.runs.removeAfter(afterSeq)
+    const entries = prepared.entries
+    if (entries !== null) {
+      const keep = entries.seqs.findIndex((seq) => seq > afterSeq)
+      if (keep >= 0) {
+        entries.seqs.length = keep
+        entries.bytes.length = keep
+      }
+    }
+  }
+
+  private fenced<T>(tenant: string, work: (tx: TxSql) => Promise<T>): Promise<T> {
+    return fencedTransaction(this.sql, tenant, this.held.get(tenant), work)
+  }
+
+  *entriesAfter(tenant: string, afterSeq: number, uptoSeq = Number.MAX_SAFE_INTEGER): IterableIterator<{ seq: number; entry: LoggedEntry }> {
+    const entries = this.heldEntries(tenant, afterSeq)
+    for (let at = firstAbove(entries.seqs, afterSeq); at < entries.seqs.length; at += 1) {
+      const seq = entries.seqs[at] as number
+      if (seq > uptoSeq) return
+      yield { seq, entry: decoded(tenant, seq, entries.bytes[at] as Buffer) }
+    }
+  }
+
+  entryAt(tenant: string, seq: number): LoggedEntry | undefined {
+    const prepared = this.preparedOf(tenant)
+    if (!prepared.runs.has(seq)) return undefined
+    const entries = this.heldEntries(tenant, seq - 1)
+    const at = firstAbove(entries.seqs, seq - 1)
+    return entries.seqs[at] === seq ? decoded(tenant, seq, entries.bytes[at] as Buffer) : undefined
+  }
+
+  /** The prepared entries, when they hold every entry after `afterSeq`. */
+  private heldEntries(tenant: string, afterSeq: number): { seqs: number[]; bytes: Buffer[] } {
+    const prepared = this.preparedOf(tenant)
+    const entries = prepared.entries
+    if (entries === null) throw new Error(`tenant '${tenant}': its log entries were forgotten after recovery; prepare it again to read them`)
+    if (afterSeq < entries.after && prepared.runs.count > 0 && prepared.runs.first <= entries.after) {
+      throw new Error(`tenant '${tenant}': only the entries after ${entries.after} were prepared; prepare it with wholeLog to read from ${afterSeq + 1}`)
+    }
+    return entries
+  }
+
+  seqs(tenant: string): IterableIterator<number> {
+    return this.preparedOf(tenant).runs.seqs()
+  }
+
+  lastSeq(tenant: string): number {
+    return this.preparedOf(tenant).runs.last
+  }
+
+  firstSeq(tenant: string): number {
+    return this.preparedOf(tenant).runs.first
+  }
+
+  logLength(tenant: string): number {
+    return this.preparedOf(tenant).runs.count
+  }
+
+  hasEntry(tenant: string, seq: number): boolean {
+    return this.preparedOf(tenant).runs.has(seq)
+  }
+
+  logEntryCount(): number {
+    return this.entryCount
+  }
+
+  // ── the directory ────────────────────────────────────────────────────
+
+  /** Queues a directory write into the group commit, fenced by its tenant's lease; false when it did not go in. */
+  private directoryWrite(write: DirectoryWrite): Promise<boolean> {
+    const epoch = this.held.get(tenantOfWrite(write))
+    if (epoch === undefined) return Promise.resolve(false)
+    return this.group.write(write, epoch)
+  }
+
+  private tenantTable(rows: MirrorTable<string, TenantInfo>): DirectoryTable<string, TenantInfo> {
+    return {
+      get: (key) => rows.get(key),
+      put: (key, value) => this.directoryWrite({ table: 'tenants', key, value }),
+      remove: (key) => this.directoryWrite({ table: 'tenants', key, value: undefined }),
+      getKeys: (range) => rows.keys(range),
+    }
+  }
+
+  /** An index table ([name, tenant] → ''); `layout`: what the layout marker's key answers. */
+  private indexTable(table: 'emails' | 'confirmations', rows: MirrorTable<[string, string], string>, layout: string | undefined): DirectoryTable<GlobalIndexKey, string> {
+    const write = (key: GlobalIndexKey, value: string | undefined): Promise<boolean> => {
+      if (!Array.isArray(key)) return Promise.resolve(false)
+      return this.directoryWrite({ table, key, value } as MirrorChange)
+    }
+    return {
+      get: (key) => (Array.isArray(key) ? rows.get(key) : key === LAYOUT_KEY ? layout : undefined),
+      put: (key, value) => write(key, value),
+      remove: (key) => write(key, undefined),
+      getKeys: (range) => rows.keys(range as { start?: [string, string]; end?: [string, string] }),
+    }
+  }
+
+  private async fileBytes(key: [string, string]): Promise<Buffer | undefined> {
+    const [row] = await retryingLostConnection(() => this.sql<{ bytes: Buffer }[]>`SELECT bytes FROM files WHERE tenant = ${key[0]} AND file_key = ${key[1]}`)
+    return row?.bytes
+  }
+
+  /** Refused: the layout this rebuild converts from never existed on PostgreSQL (see the top). */
+  replaceIndexes(): void {
+    throw new Error('replaceIndexes: the indexes on PostgreSQL are always of the current layout; nothing to rebuild')
+  }
+
+  /** Reads the tenant's directory row from the database and brings the mirror up to it (a miss of the mirror). */
+  async refreshTenant(name: string): Promise<TenantInfo | undefined> {
+    const [row] = await this.sql<{ name: string; created_at: number; unconfirmed: boolean; damaged: string | null }[]>`
+      SELECT name, created_at, unconfirmed, damaged FROM tenants WHERE name = ${name}`
+    const info = row === undefined ? undefined : tenantInfoOf(row)
+    this.mirror.apply({ table: 'tenants', key: name, value: info })
+    return info
+  }
+
+  // ── leases and membership ────────────────────────────────────────────
+
+  claim(tenant: string, leaseMs: number): Promise<ClaimResult> {
+    return claimLease(this.sql, tenant, this.nodeId, leaseMs)
+  }
+
+  renew(held: readonly { tenant: string; epoch: number }[], leaseMs: number): Promise<{ tenants: string[]; expiresAtMs: number; nowMs: number }> {
+    return renewLeases(this.sql, this.nodeId, held, leaseMs)
+  }
+
+  release(tenant: string, epoch: number): Promise<boolean> {
+    return releaseLease(this.sql, tenant, this.nodeId, epoch)
+  }
+
+  leaseOf(tenant: string): Promise<LeaseRow | undefined> {
+    return leaseOf(this.sql, tenant)
+  }
+
+  leases(): Promise<LeaseRow[]> {
+    return allLeases(this.sql)
+  }
+
+  registerNode(internalUrl: string): Promise<void> {
+    return registerNode(this.sql, this.nodeId, internalUrl)
+  }
+
+  heartbeat(): Promise<boolean> {
+    return heartbeat(this.sql, this.nodeId)
+  }
+
+  nodes(): Promise<NodeRow[]> {
+    return allNodes(this.sql)
+  }
+
+  /** Waits for the groups gathered so far, stops listening, ends the connections. */
+  async close(): Promise<void> {
+    this.closed = true
+    await this.group.flushed()
+    await this.unlisten?.().catch(() => undefined)
+    await this.sql.end({ timeout: 5 })
+  }
+}
+
+function firstAbove(seqs: readonly number[], seq: number): number {
+  let low = 0
+  let high = seqs.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if ((seqs[middle] as number) <= seq) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+function decoded(tenant: string, seq: number, bytes: Buffer): LoggedEntry {
+  try {
+    return decodeLogEntry(bytes)
+  } catch (error) {
+    throw new LogCorruptError(tenant, seq, error)
+  }
+}
