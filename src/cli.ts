@@ -11,6 +11,9 @@
  *   history <tenant>               snapshots, log ranges and the points a restore can reach
  *   export <tenant> --out <file>   one self-contained file: the tenant's state and uploaded files
  *   import --from <file> [--as <name>]  create a tenant from an export file (server stopped)
+ *   cluster                        cluster mode: the nodes, their leases, where each tenant lives
+ *   haproxy-config --nodes <host:port,…>  print the HAProxy configuration of a cluster
+ *   demo-cluster                   run PostgreSQL, three nodes and HAProxy on this machine
  *
  * Commands that change the data directory refuse while a server holds it,
  * except restore, which then asks the server through its admin listener.
@@ -30,6 +33,10 @@ import { exportTenant, importTenant } from './tenants/tenantTransfer.js'
 import { historyText, restoreOutcomeText, type RestoreOutcome } from './operatorReports.js'
 import { progress } from './progress.js'
 import { startService } from './service.js'
+import { haproxyConfig } from './cluster/haproxyConfig.js'
+import { runDemo } from './cluster/localDemo.js'
+import { asTenantWriter, clusterReport, withClusterStore } from './cluster/clusterTools.js'
+import type { Storage } from './persist/ports.js'
 
 interface Command {
   summary: string
@@ -42,13 +49,36 @@ function flagValue(args: string[], name: string): string | undefined {
   return index < 0 ? undefined : args[index + 1]
 }
 
-async function withStore<T>(config: Config, job: (store: LogStore) => Promise<T>): Promise<T> {
+/** What a command does around its work on a tenant: nothing on a data directory; in cluster mode clusterTools.ts. */
+interface TenantTools {
+  /** Makes the tenant readable at once (its whole retained log). */
+  prepare(tenant: string): Promise<void>
+  /** Runs `write` as the tenant's only writer; `create` when the tenant must not exist yet. */
+  asWriter<T>(tenant: string, create: boolean, write: () => Promise<T>): Promise<T>
+}
+
+/** Runs `job` on the store of this configuration: the data directory's LMDB store, or the cluster's (DATABASE_URL). */
+async function withStore<T>(config: Config, job: (store: Storage, tools: TenantTools) => Promise<T>): Promise<T> {
+  const cluster = config.cluster
+  if (cluster !== null) {
+    return withClusterStore(cluster, (store) =>
+      job(store, {
+        prepare: (tenant) => store.prepare(tenant, { wholeLog: true }),
+        asWriter: (tenant, create, write) => asTenantWriter(store, cluster, tenant, create, write),
+      }),
+    )
+  }
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
   try {
-    return await job(store)
+    return await job(store, { prepare: async () => undefined, asWriter: (_tenant, _create, write) => write() })
   } finally {
     await store.close()
   }
+}
+
+/** Commands that write a data directory offline; in cluster mode the nodes own the store, so they refuse. */
+function refuseInCluster(config: Config, command: string): void {
+  if (config.cluster !== null) throw new Error(`'${command}' works on a data directory; in cluster mode (DATABASE_URL) the node holding a tenant does it (see the README, "Cluster mode")`)
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -80,9 +110,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'list tenants with object counts, log length and last snapshot',
     usage: 'tenants',
     async run(_args, config) {
-      await withStore(config, async (store) => {
+      await withStore(config, async (store, { prepare }) => {
         const rows = [['tenant', 'objects', 'log entries', 'last seq', 'last snapshot']]
-        for (const tenant of store.tenants.getKeys()) {
+        for (const tenant of [...store.tenants.getKeys()]) {
+          await prepare(tenant)
           const actor = TenantActor.recover(tenant, config, store)
           let objects = 0
           for (const collection of actor.state.collections.values()) objects += collection.size
@@ -97,6 +128,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'write a snapshot of one tenant or all (server stopped)',
     usage: 'snapshot <tenant> | --all',
     async run(args, config) {
+      refuseInCluster(config, 'snapshot')
       refuseWhileServing(config.dataDir, 'snapshot')
       await withStore(config, async (store) => {
         const names = args.includes('--all') ? [...store.tenants.getKeys()] : args.slice(0, 1)
@@ -133,6 +165,15 @@ const COMMANDS: Record<string, Command> = {
         toTime: flagValue(args, '--to-time'),
         as: flagValue(args, '--as'),
       })
+      if (config.cluster !== null) {
+        await withStore(config, (store, tools) =>
+          tools.asWriter(tenant, false, async () => {
+            if (store.tenants.get(tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
+            await restoreHere(tenant, store, source)
+          }),
+        )
+        return
+      }
       const holder = lockHolder(config.dataDir)
       if (holder !== null) {
         if (config.adminPort === 0) throw new Error(`a server (pid ${holder}) holds ${config.dataDir}; restoring through it needs its admin port, but ADMIN_PORT is 0 here`)
@@ -144,13 +185,7 @@ const COMMANDS: Record<string, Command> = {
         console.log(restoreOutcomeText(tenant, answer as unknown as RestoreOutcome))
         return
       }
-      await withStore(config, async (store) => {
-        const { state, description, pointSeq } = await rebuildState(tenant, store, source, progress)
-        const encode = progress(`snapshot ${tenant}`, 'records', objectCount(state))
-        const installed = await installState(state, store, { onProgress: (done) => encode.update(done) })
-        encode.finish()
-        console.log(restoreOutcomeText(tenant, { ...installed, restored: description, pointSeq }))
-      })
+      await withStore(config, (store) => restoreHere(tenant, store, source))
     },
   },
   history: {
@@ -159,7 +194,8 @@ const COMMANDS: Record<string, Command> = {
     async run(args, config) {
       const tenant = args[0]
       if (tenant === undefined || tenant.startsWith('--')) throw new UsageError('history needs <tenant>')
-      await withStore(config, async (store) => {
+      await withStore(config, async (store, { prepare }) => {
+        await prepare(tenant)
         if (store.tenants.get(tenant) === undefined && store.snapshots.list(tenant).length === 0) throw new Error(`no tenant '${tenant}'`)
         console.log(historyText(readHistory(tenant, store)))
       })
@@ -172,7 +208,8 @@ const COMMANDS: Record<string, Command> = {
       const tenant = args[0]
       const out = flagValue(args, '--out')
       if (tenant === undefined || tenant.startsWith('--') || out === undefined) throw new UsageError('export needs <tenant> and --out <file>')
-      await withStore(config, async (store) => {
+      await withStore(config, async (store, { prepare }) => {
+        await prepare(tenant)
         const result = await exportTenant(tenant, config.dataDir, store, path.resolve(out), progress)
         const missing = result.missingFiles.length === 0 ? '' : ` (bytes missing for ${result.missingFiles.join(', ')})`
         console.log(`${tenant}: exported seq ${result.seq}, ${result.objects} objects and ${result.files} files${missing}, ${result.bytes} bytes → ${out}`)
@@ -187,14 +224,86 @@ const COMMANDS: Record<string, Command> = {
     async run(args, config) {
       const from = flagValue(args, '--from')
       if (from === undefined) throw new UsageError('import needs --from <file>')
-      refuseWhileServing(config.dataDir, 'import')
-      await withStore(config, async (store) => {
-        const result = await importTenant(from, config.dataDir, store, flagValue(args, '--as'), progress)
+      if (config.cluster === null) refuseWhileServing(config.dataDir, 'import')
+      await withStore(config, async (store, tools) => {
+        const asWriter = <R>(tenant: string, write: () => Promise<R>) => tools.asWriter(tenant, true, write)
+        const result = await importTenant(from, config.dataDir, store, flagValue(args, '--as'), progress, asWriter)
         const renamed = result.tenant === result.from ? '' : ` (exported as '${result.from}')`
         console.log(`${result.tenant}${renamed}: imported ${result.objects} objects and ${result.files} files as snapshot seq ${result.seq} → ${result.file}`)
       })
     },
   },
+  cluster: {
+    summary: 'cluster mode: the nodes, their leases and where each tenant lives',
+    usage: 'cluster\n\nReads the cluster store named by DATABASE_URL (with CLUSTER_SECRET, as the nodes run).',
+    async run(_args, config) {
+      const cluster = config.cluster
+      if (cluster === null) throw new Error("'cluster' needs DATABASE_URL: it reads the cluster store")
+      await withClusterStore(cluster, async (store) => {
+        const [nodes, leases, now] = [await store.nodes(), await store.leases(), Date.now()]
+        console.log(clusterReport(nodes, leases, [...store.tenants.getKeys()], now, cluster.leaseMs))
+      })
+    },
+  },
+  'demo-cluster': {
+    summary: 'run a local demo cluster: PostgreSQL, three nodes and HAProxy on this machine',
+    usage:
+      'demo-cluster [--dir <dir>] [--port <n>] [--nodes <n>] [--postgres-port <n>]\n\n' +
+      'Everything is kept under --dir (default ./cluster-demo). HAProxy listens on --port (default 8000); node n on\n' +
+      'port+n, its admin listener on port+10+n, its internal listener on port+20+n; PostgreSQL on --postgres-port\n' +
+      "(default 5433). Needs Debian's postgresql and haproxy packages. Ctrl-C stops everything.",
+    async run(args) {
+      const number = (flag: string, fallback: number, min: number, max: number) => {
+        const text = flagValue(args, flag) ?? String(fallback)
+        const value = Number(text)
+        if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got '${text}'`)
+        return value
+      }
+      await runDemo({
+        dir: flagValue(args, '--dir') ?? 'cluster-demo',
+        port: number('--port', 8000, 1, 65_500),
+        nodes: number('--nodes', 3, 1, 9),
+        postgresPort: number('--postgres-port', 5433, 1, 65_535),
+      })
+    },
+  },
+  'haproxy-config': {
+    summary: 'print the HAProxy configuration for the nodes of a cluster',
+    usage:
+      'haproxy-config --nodes <host:port,host:port,…> [--bind <address:port>] [--public-host <host>] [--check-every-ms <n>]\n' +
+      '               [--max-connections <n>] [--stats <address:port>]\n\n' +
+      "--nodes lists the nodes' public listeners (PORT of each). HAProxy listens on --bind (default 127.0.0.1:8000), sends each\n" +
+      'Host to one node by consistent hashing and checks GET /readyz on each node every --check-every-ms (default 500) with\n' +
+      'Host: --public-host (default BASE_DOMAIN). --max-connections (default 4096) needs about twice as many file descriptors.\n' +
+      '--stats adds a statistics page.',
+    async run(args, config) {
+      const nodes = flagValue(args, '--nodes')
+      if (nodes === undefined) throw new UsageError('haproxy-config needs --nodes')
+      const checkEvery = flagValue(args, '--check-every-ms') ?? '500'
+      if (!/^\d{2,6}$/.test(checkEvery)) throw new UsageError(`--check-every-ms must be a number of milliseconds, got '${checkEvery}'`)
+      const maxConnections = flagValue(args, '--max-connections') ?? '4096'
+      if (!/^\d{1,6}$/.test(maxConnections) || Number(maxConnections) < 1) throw new UsageError(`--max-connections must be a positive number, got '${maxConnections}'`)
+      process.stdout.write(
+        haproxyConfig({
+          nodes: nodes.split(',').map((node) => node.trim()).filter((node) => node !== ''),
+          bind: flagValue(args, '--bind') ?? '127.0.0.1:8000',
+          publicHost: flagValue(args, '--public-host') ?? config.baseDomain,
+          checkEveryMs: Number(checkEvery),
+          stats: flagValue(args, '--stats') ?? null,
+          maxConnections: Number(maxConnections),
+        }),
+      )
+    },
+  },
+}
+
+/** Rebuilds a tenant from its history or a snapshot file and installs the result, in this process. */
+async function restoreHere(tenant: string, store: Storage, source: RestoreSource): Promise<void> {
+  const { state, description, pointSeq } = await rebuildState(tenant, store, source, progress)
+  const encode = progress(`snapshot ${tenant}`, 'records', objectCount(state))
+  const installed = await installState(state, store, { onProgress: (done) => encode.update(done) })
+  encode.finish()
+  console.log(restoreOutcomeText(tenant, { ...installed, restored: description, pointSeq }))
 }
 
 /** The admin listener's restore body for a source given on the command line (a file path made absolute). */
@@ -212,7 +321,7 @@ function printTable(rows: string[][]): void {
 }
 
 function help(): string {
-  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}`)
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(15)} ${command.summary}`)
   return `usage: timeledger <command> [options]\n\ncommands:\n${lines.join('\n')}\n\n'timeledger <command> --help' shows a command's options.`
 }
 

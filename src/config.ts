@@ -3,8 +3,29 @@
  * setting (design §4). Numbers carry their unit in the name. Nothing else in
  * the service reads process.env: the config object is passed down.
  */
+import os from 'node:os'
 import path from 'node:path'
 import { OWASP_PASSWORD_COST, type PasswordCost } from './domain/credentials.js'
+
+/**
+ * Cluster mode (design §8): set when DATABASE_URL is. The node keeps its tenants' truth in PostgreSQL, holds a lease
+ * per tenant it serves, and takes requests forwarded by the other nodes on its internal listener.
+ */
+export interface ClusterConfig {
+  readonly databaseUrl: string
+  /** This node's id in the membership table (NODE_ID; default host name and PORT). */
+  readonly nodeId: string
+  /** Port of the internal listener the other nodes forward to (INTERNAL_PORT; default PORT + 2; 0: any free port). */
+  readonly internalPort: number
+  /** Address the internal listener binds (INTERNAL_HOST; default HOST). */
+  readonly internalHost: string
+  /** Where the other nodes reach the internal listener (INTERNAL_URL; default http://INTERNAL_HOST:port). */
+  readonly internalUrl: string | null
+  /** Shared by every node: a forwarded request carries it (CLUSTER_SECRET, required). */
+  readonly secret: string
+  /** How long a tenant's lease lasts without renewal (LEASE_MS); renewed every third of it. */
+  readonly leaseMs: number
+}
 
 export interface Config {
   readonly port: number
@@ -67,6 +88,8 @@ export interface Config {
   readonly readSliceMs: number
   /** CPU ms per second a tenant's heavy reads may take; past it they get 429 (tenants/heavyReadBudget.ts; 0: no budget). */
   readonly tenantHeavyReadMsPerS: number
+  /** null: the embedded default (LMDB in DATA_DIR). */
+  readonly cluster: ClusterConfig | null
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -124,5 +147,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxActiveTenants: integer(env, 'MAX_ACTIVE_TENANTS', 10_000),
     readSliceMs: integer(env, 'READ_SLICE_MS', 4),
     tenantHeavyReadMsPerS: integer(env, 'TENANT_HEAVY_READ_MS_PER_S', 500),
+    cluster: clusterConfig(env),
+  }
+}
+
+/** The lease time when LEASE_MS is not set: a dead node's tenants move within it (plus their activation). */
+const DEFAULT_LEASE_MS = 3_000
+/** Shortest lease: renewals every third of it must fit in a loaded event loop. */
+const MIN_LEASE_MS = 300
+
+function clusterConfig(env: NodeJS.ProcessEnv): ClusterConfig | null {
+  const databaseUrl = env.DATABASE_URL?.trim()
+  if (databaseUrl === undefined || databaseUrl === '') return null
+  const secret = env.CLUSTER_SECRET?.trim() ?? ''
+  if (secret.length < 16) throw new Error('cluster mode (DATABASE_URL) needs CLUSTER_SECRET: at least 16 characters shared by every node')
+  const port = integer(env, 'PORT', 8080)
+  const leaseMs = integer(env, 'LEASE_MS', DEFAULT_LEASE_MS)
+  if (leaseMs < MIN_LEASE_MS) throw new Error(`LEASE_MS must be at least ${MIN_LEASE_MS}, got ${leaseMs}`)
+  return {
+    databaseUrl,
+    nodeId: env.NODE_ID?.trim() || `${os.hostname()}-${port}`,
+    internalPort: integer(env, 'INTERNAL_PORT', port === 0 ? 0 : port + 2),
+    internalHost: env.INTERNAL_HOST?.trim() || env.HOST || '127.0.0.1',
+    internalUrl: env.INTERNAL_URL?.trim() || null,
+    secret,
+    leaseMs,
   }
 }

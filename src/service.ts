@@ -4,6 +4,12 @@
  * stopped in reverse. A clean stop (SIGTERM/SIGINT) stops listening, lets
  * pending writes flush, snapshots every active tenant and closes LMDB.
  *
+ * With DATABASE_URL the storage is PostgreSQL's instead and this process is
+ * a node of a cluster (cluster/clusterNode.ts, design §8): no lock or LMDB,
+ * a placement that tells the registry which tenants are this node's, a
+ * forwarder for the others', and an internal listener started before the
+ * public one; a clean stop gives every lease back after the snapshots.
+ *
  * Mails still being delivered are waited for after the last write.
  *
  * The admin listener (src/admin/, loopback only) starts before the public
@@ -42,11 +48,15 @@ import { abuseLimits } from './http/abuseLimits.js'
 import { startHttpServer } from './http/server.js'
 import { outboxFor } from './mail/outbox.js'
 import { LogStore } from './persist/logStore.js'
+import type { Storage } from './persist/ports.js'
+import { openClusterNode, type ClusterNode } from './cluster/clusterNode.js'
 
 export interface RunningService {
   readonly port: number
   /** Port of the admin listener on 127.0.0.1. */
   readonly adminPort: number
+  /** Cluster mode: port of the internal listener the other nodes forward to; null embedded. */
+  readonly internalPort: number | null
   /** Register operator routes here: `admin.route(method, pattern, handler)`. */
   readonly admin: AdminServer
   readonly readiness: Readiness
@@ -70,11 +80,13 @@ function apiKeysFor(config: Config): Set<string> {
 }
 
 /**
- * RECOVER_ON_START: every tenant is activated before the service says ready (up to MAX_ACTIVE_TENANTS: more
+ * RECOVER_ON_START (embedded only): every tenant is activated before the service says ready (up to MAX_ACTIVE_TENANTS: more
  * would only be put to rest again); a damaged one stays closed (logged). Activations run a slice per event-loop
  * turn, so the admin listener answers (/readyz: starting) meanwhile.
  */
 async function activateAll(registry: TenantRegistry): Promise<void> {
+  // Cluster mode: tenants settle where HAProxy sends their requests; a node that claimed them all would hold them all.
+  if (registry.placement !== null) return
   const max = registry.config.maxActiveTenants
   for (const tenant of registry.names()) {
     if (max > 0 && registry.activeCount >= max) return
@@ -86,12 +98,43 @@ async function activateAll(registry: TenantRegistry): Promise<void> {
   }
 }
 
-export async function startService(config: Config): Promise<RunningService> {
+/** The storage of this process and what goes with it: the embedded LMDB store, or a cluster node (design §8). */
+interface Backend {
+  readonly store: Storage
+  readonly node: ClusterNode | null
+  close(): Promise<void>
+}
+
+async function openBackend(config: Config): Promise<Backend> {
+  if (config.cluster !== null) {
+    if (config.apiKeys.length === 0) throw new Error('cluster mode needs API_KEYS: the same keys on every node')
+    const node = await openClusterNode(config, config.cluster)
+    return { store: node.store, node, close: () => node.closeStore() }
+  }
   acquireLock(config.dataDir)
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  return {
+    store,
+    node: null,
+    close: async () => {
+      await store.close()
+      releaseLock(config.dataDir)
+    },
+  }
+}
+
+export async function startService(config: Config): Promise<RunningService> {
+  const { store, node, close: closeBackend } = await openBackend(config)
   rebuildGlobalIndexesIfOld(store, config.quiet ? undefined : console.log)
-  const registry = new TenantRegistry(config, store)
-  const services: Services = { config, registry, apiKeys: apiKeysFor(config), limits: abuseLimits(config), outbox: outboxFor(config) }
+  const registry = new TenantRegistry(config, store, node?.placement ?? null)
+  const services: Services = {
+    config,
+    registry,
+    apiKeys: apiKeysFor(config),
+    limits: abuseLimits(config),
+    outbox: outboxFor(config),
+    forwarder: node?.forwarder ?? null,
+  }
   const readiness = new Readiness()
   const admin = new AdminServer(adminKeyFor(config))
   registerHealthRoutes(admin, readiness)
@@ -100,19 +143,21 @@ export async function startService(config: Config): Promise<RunningService> {
     requestLog: config.requestLog ? new RequestLog() : null,
     requestIds: new RequestIds(),
   }
-  registerMetricsRoute(admin, { requests: observers.requests, registry, store })
+  registerMetricsRoute(admin, { requests: observers.requests, registry, store, cluster: node })
   registerRestoreRoute(admin, registry)
   let server: Awaited<ReturnType<typeof startHttpServer>>
   try {
     await admin.listen(config.adminPort)
+    // A cluster node joins (and may be forwarded to) before it serves: its internal listener comes first.
+    await node?.listen(services, observers)
     if (config.recoverOnStart) await activateAll(registry)
-    server = await startHttpServer(services, config.port, config.host, observers)
+    server = await startHttpServer(services, config.port, config.host, observers, { readiness })
   } catch (error) {
     // A port that is taken (or any start-up failure) leaves nothing held: the data directory can be served again.
     admin.close()
     await registry.close()
-    await store.close()
-    releaseLock(config.dataDir)
+    node?.stopServing()
+    await closeBackend()
     throw error
   }
   const sweeper = startIdleSweeper(registry, config.idleEvictMs)
@@ -121,6 +166,7 @@ export async function startService(config: Config): Promise<RunningService> {
   return {
     port: server.port,
     adminPort: admin.port,
+    internalPort: node?.internalPort ?? null,
     admin,
     readiness,
     services,
@@ -131,12 +177,13 @@ export async function startService(config: Config): Promise<RunningService> {
         readiness.markStopping()
         sweeper.stop()
         server.close()
+        // Snapshots every tenant and, in cluster mode, gives their leases back: other nodes take them at once.
         await registry.close()
+        node?.stopServing()
         await services.outbox.close()
-        await store.close()
+        await closeBackend()
         observers.requestLog?.flush()
         admin.close()
-        releaseLock(config.dataDir)
       })()),
   }
 }

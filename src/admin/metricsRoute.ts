@@ -13,11 +13,14 @@ import { PROMETHEUS_CONTENT_TYPE, PrometheusText } from '../observability/promet
 import type { RequestMetrics } from '../observability/requestMetrics.js'
 import type { Storage } from '../persist/ports.js'
 import type { AdminServer } from './adminServer.js'
+import type { ClusterNode } from '../cluster/clusterNode.js'
 
 export interface MetricSources {
   readonly requests: RequestMetrics
   readonly registry: TenantRegistry
   readonly store: Storage
+  /** Cluster mode: this node's leases, forwards and claims; null embedded. */
+  readonly cluster?: ClusterNode | null
 }
 
 /** When the snapshot a tenant was loaded from was written, for tenants that took none since (file time, read once). */
@@ -86,6 +89,19 @@ function logFamilies(text: PrometheusText, store: Storage): void {
   text.sample('timeledger_snapshots_corrupt_total', {}, store.snapshots.faults.count)
 }
 
+function clusterFamilies(text: PrometheusText, node: ClusterNode): void {
+  const { keeper, placement, forwarder } = node
+  const counter = (name: string, help: string, value: number) => text.family(name, 'counter', help).sample(name, {}, value)
+  text.family('timeledger_cluster_node_info', 'gauge', "This node's id in the cluster (always 1).").sample('timeledger_cluster_node_info', { node: node.nodeId }, 1)
+  text.family('timeledger_cluster_leases_held', 'gauge', 'Tenant leases this node holds.').sample('timeledger_cluster_leases_held', {}, keeper.count)
+  counter('timeledger_cluster_forwards_total', 'Requests forwarded to the node holding their tenant since start.', forwarder.forwards)
+  counter('timeledger_cluster_forward_failures_total', 'Forwards that reached no node (answered 503 with Retry-After).', forwarder.failures)
+  counter('timeledger_cluster_claims_total', 'Tenant leases claimed by this node since start.', placement.claims)
+  counter('timeledger_cluster_takeovers_total', 'Claims of a tenant whose lease another node held before (epoch above 1).', placement.takeovers)
+  counter('timeledger_cluster_lease_renewal_failures_total', 'Lease renewals that failed (the database unreachable).', keeper.renewalFailures)
+  counter('timeledger_cluster_leases_lost_total', 'Leases lost: taken over by another node, or run out by this node\'s clock.', keeper.lost)
+}
+
 function processFamilies(text: PrometheusText): void {
   const memory = process.memoryUsage()
   text.family('process_resident_memory_bytes', 'gauge', 'Resident set size.').sample('process_resident_memory_bytes', {}, memory.rss)
@@ -101,6 +117,7 @@ export function renderMetrics(sources: MetricSources): string {
   requestFamilies(text, sources.requests)
   tenantFamilies(text, sources.registry, Date.now())
   logFamilies(text, sources.store)
+  if (sources.cluster != null) clusterFamilies(text, sources.cluster)
   processFamilies(text)
   return text.toString()
 }

@@ -10,10 +10,12 @@
  * which is also logged. The route it found is reported
  * through `trace` as a bounded label (routeLabel.ts) for metrics and logs.
  * A fixed route's handler is given `route` itself (requestRouter.ts): the
- * batch routes its items through it.
+ * batch routes its items through it. In cluster mode a request for a
+ * tenant another node holds is forwarded there (forwarding.ts).
  */
 import { ApiError } from '../domain/errors.js'
 import { engineErrorAsApiError } from './engineErrors.js'
+import { TenantElsewhere } from '../tenants/tenantErrors.js'
 import { andThen, type MaybePromise } from '../maybePromise.js'
 import type { RouteLabel } from '../observability/requestMetrics.js'
 import { RESOURCE_PATHS, resourceByPath } from '../domain/resources/index.js'
@@ -89,7 +91,7 @@ function dispatch(call: Call, trace: RouteTrace | undefined): MaybePromise<ApiRe
   }
   const { decl, path, rest } = resource
   if (trace !== undefined) trace.route = resourceRouteLabel(decl, path, rest)
-  return signedIn(call, () => handleResource(call, decl, rest))
+  return signedIn(call, () => handleResource(call, decl, rest, path))
 }
 
 /** The error body of a failure: ApiError as it is (a 5xx naming the request), anything else a logged 500. */
@@ -111,8 +113,18 @@ export function route(services: Services, request: ApiRequest, access?: TenantAc
       if (found === undefined) throw new ApiError('TL01-1005', `there is no account at '${request.tenant}'`)
       return dispatch({ services, request, tenantName: request.tenant, tenant: found, principal: null }, trace)
     })
-    return response instanceof Promise ? response.catch((error: unknown) => failure(request, error)) : response
+    return response instanceof Promise ? response.catch((error: unknown) => forwardOrFailure(services, request, error)) : response
   } catch (error) {
-    return failure(request, error)
+    return forwardOrFailure(services, request, error)
   }
+}
+
+/**
+ * Cluster mode: a request for a tenant another node holds goes there (forwarding.ts), unless it came forwarded
+ * already or belongs to a batch (whose items run in this node's transaction); anything else is a failure.
+ */
+function forwardOrFailure(services: Services, request: ApiRequest, error: unknown): MaybePromise<ApiResponse> {
+  const forwarder = services.forwarder
+  if (!(error instanceof TenantElsewhere) || forwarder === null || request.forwarded || request.inBatch) return failure(request, error)
+  return forwarder.forward(request, error.nodeUrl).catch((forwardError: unknown) => failure(request, forwardError))
 }

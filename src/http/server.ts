@@ -15,7 +15,11 @@
  * those (400, messageRules.ts). Every answer says `X-Content-Type-Options:
  * nosniff` (answerHead.ts). No exception leaves the handler: a bug on the
  * way is answered 500 naming the request (handlerSafetyNet.ts). The port
- * is listened on alone (uws.ts: listenExclusive).
+ * is listened on alone (uws.ts: listenExclusive). A cluster node runs a
+ * second listener, the internal one, for requests forwarded by the other
+ * nodes (forwarding.ts): it takes only those carrying the cluster secret.
+ * `GET /readyz` is answered before anything else, outside /v1: the load
+ * balancer's health check (admin/readiness.ts says ready or not).
  *
  * Each request is an Exchange: its id (sent as X-Request-Id), start time,
  * method, tenant and the route the router found. Every answer says in a
@@ -27,14 +31,16 @@
  * is counted once in the request metrics and, when on, logged as one line,
  * and a body written into a lent buffer gives it back (json/answerBuffers.ts).
  */
+import crypto from 'node:crypto'
 import type { Config } from '../config.js'
-import { ApiError } from '../domain/errors.js'
+import { accessDenied, ApiError } from '../domain/errors.js'
 import { giveBack } from '../json/answerBuffers.js'
 import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
 import { ALWAYS_HEADERS, statusLine } from './answerHead.js'
 import type { Services } from './call.js'
 import { answerFailureSafely, writeWhenReady } from './handlerSafetyNet.js'
+import { CLUSTER_SECRET_HEADER, FORWARDED_FOR_HEADER } from './forwarding.js'
 import { declaredBodyBytes, declaredOverLimit, LimitedBody } from './limitedBody.js'
 import { headProblem } from './messageRules.js'
 import { keepHeader } from './requestHeaders.js'
@@ -132,13 +138,48 @@ function bodyTooLarge(segments: readonly string[], config: Config): ApiError {
   return new ApiError('TL01-9002', `the body is larger than ${config.maxBodyBytes} bytes`)
 }
 
+/** Whether a request on the internal listener carries the cluster secret (compared in constant time). */
+function carriesSecret(headers: ReadonlyMap<string, string>, secretBytes: Buffer): boolean {
+  const given = Buffer.from(headers.get(CLUSTER_SECRET_HEADER) ?? '')
+  return given.length === secretBytes.length && crypto.timingSafeEqual(given, secretBytes)
+}
+
 export interface RunningServer {
   port: number
   close(): void
 }
 
-export function startHttpServer(services: Services, port: number, host: string, observers: FrontEndObservers): Promise<RunningServer> {
+/**
+ * The internal listener of a cluster node (forwarding.ts): the same routes for requests forwarded by the other nodes,
+ * each carrying the cluster secret (else 403), with the client's address in X-Forwarded-For.
+ */
+export interface InternalListener {
+  readonly secret: string
+  /**
+   * The cluster's own calls between nodes, outside /v1 (cluster/releaseCall.ts, http/tenantWrites.ts): for a path that
+   * is one, the handler of its body; null: not one of them.
+   */
+  readonly clusterCall?: (method: string, path: string) => ((body: Buffer) => Promise<ApiResponse>) | null
+}
+
+/** What `GET /readyz` answers on this listener (admin/readiness.ts): a load balancer's health check (HTTP/1.0 too). */
+export interface ReadinessProbe {
+  readonly ready: boolean
+  readonly phase: string
+}
+
+export interface ListenerOptions {
+  readonly internal?: InternalListener
+  readonly readiness?: ReadinessProbe
+}
+
+/** The path of the health check on the listeners, outside /v1. */
+const READYZ_PATH = '/readyz'
+
+export function startHttpServer(services: Services, port: number, host: string, observers: FrontEndObservers, options: ListenerOptions = {}): Promise<RunningServer> {
   const uws = loadNativeUws()
+  const secretBytes = options.internal === undefined ? null : Buffer.from(options.internal.secret)
+  const { readiness } = options
   const app: TemplatedApp = uws.App()
   const { config } = services
   app.any('/*', (res, req) => {
@@ -157,6 +198,11 @@ export function startHttpServer(services: Services, port: number, host: string, 
   const serve = (res: HttpResponse, req: HttpRequest, state: Exchange) => {
     const rawMethod = state.method
     const url = req.getUrl()
+    if (url === READYZ_PATH && readiness !== undefined && (rawMethod === 'GET' || rawMethod === 'HEAD')) {
+      const body = JSON.stringify({ status: readiness.phase })
+      send(res, state, observers, { status: readiness.ready ? 200 : 503, headers: { 'Content-Type': 'application/json' }, body })
+      return
+    }
     const queryString = req.getQuery() ?? ''
     const headers = new Map<string, string>()
     let hostHeaders = 0
@@ -168,6 +214,27 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const remoteAddress = (): string => (peer ??= state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString())
     const query = parseQuery(queryString)
     const refuse = (head: RequestHead, error: ApiError, close = false) => send(res, state, observers, errorResponse(head, error), close)
+    if (secretBytes !== null) {
+      if (!carriesSecret(headers, secretBytes)) {
+        send(res, state, observers, plainErrorResponse(accessDenied('this listener takes requests forwarded by the nodes of the cluster only')), true)
+        return
+      }
+      peer = headers.get(FORWARDED_FOR_HEADER) ?? ''
+      const clusterCall = options.internal?.clusterCall?.(rawMethod, url) ?? null
+      if (clusterCall !== null) {
+        const plainRefuse = (error: ApiError) => send(res, state, observers, plainErrorResponse(error), true)
+        const failed = (error: unknown) => {
+          console.error(`request ${state.requestId}: cluster call ${url} failed:`, error)
+          plainRefuse(internalError(state.requestId))
+        }
+        const whole = (body: Buffer) =>
+          writeWhenReady(clusterCall(body), (response) => send(res, state, observers, response), failed, 'cluster call', state.requestId)
+        readBody(res, state, headers, config.maxBodyBytes, () => plainRefuse(new ApiError('TL01-9002', `the body is larger than ${config.maxBodyBytes} bytes`)), whole, () =>
+          plainRefuse(internalError(state.requestId)),
+        )
+        return
+      }
+    }
 
     let split: ReturnType<typeof splitPath>
     try {
@@ -207,6 +274,8 @@ export function startHttpServer(services: Services, port: number, host: string, 
         jsonpSuffix: split.jsonpSuffix,
         inBatch: false,
         requestId: state.requestId,
+        target: queryString === '' ? url : `${url}?${queryString}`,
+        forwarded: secretBytes !== null,
       }
       // A read that waits for nothing is answered here, inside the handler (maybePromise.ts).
       const answer = route(services, request, undefined, state)
@@ -226,15 +295,24 @@ export function startHttpServer(services: Services, port: number, host: string, 
       )
     }
 
+    readBody(res, state, headers, bodyLimitBytes(split.segments, config), () => refuse(head, bodyTooLarge(split.segments, config), true), dispatch, () =>
+      refuse(head, internalError(state.requestId)),
+    )
+  }
+
+  /**
+   * Reads the request's body (up to `limitBytes`, from Content-Length up front and again while reading) and hands it
+   * to `whole`; `tooLarge` answers a body over the limit, `failed` a bug in `whole`.
+   */
+  function readBody(res: HttpResponse, state: Exchange, headers: ReadonlyMap<string, string>, limitBytes: number, tooLarge: () => void, whole: (body: Buffer) => void, failed: () => void): void {
     const declaredBytes = declaredBodyBytes(headers)
-    const limitBytes = bodyLimitBytes(split.segments, config)
     if (declaredOverLimit(declaredBytes, limitBytes)) {
-      refuse(head, bodyTooLarge(split.segments, config), true)
+      tooLarge()
       return
     }
     const hasBody = declaredBytes > 0 || headers.has('transfer-encoding')
     if (!hasBody) {
-      dispatch(NO_BODY)
+      whole(NO_BODY)
       return
     }
     const body = new LimitedBody(limitBytes)
@@ -242,15 +320,15 @@ export function startHttpServer(services: Services, port: number, host: string, 
       if (state.aborted) return
       // uWS frees the chunk after this callback: the body keeps a copy.
       if (!body.add(Buffer.from(new Uint8Array(chunk).slice()))) {
-        refuse(head, bodyTooLarge(split.segments, config), true)
+        tooLarge()
         return
       }
       if (!isLast) return
       try {
-        dispatch(body.bytes())
+        whole(body.bytes())
       } catch (error) {
         console.error(`request ${state.requestId}: unexpected failure in the HTTP handler:`, error)
-        answerFailureSafely(() => refuse(head, internalError(state.requestId)), error, 'request', state.requestId)
+        answerFailureSafely(failed, error, 'request', state.requestId)
       }
     })
   }

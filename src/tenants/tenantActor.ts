@@ -29,11 +29,20 @@
  * to themselves across awaits; they run one at a time and other requests wait
  * for them (the mailbox).
  *
+ * Renaming. A tenant moved to another name (tenantRename.ts) leaves its
+ * actor retired: what waited for the move, and any later write given this
+ * actor, is refused as TenantRenamed.
+ *
  * Rest. An idle tenant may be put to rest (hibernate(), inside an exclusive
  * job, after its snapshot): its state is dropped and reloaded from disk the
  * moment anything touches `state` again, so a reference held by a request
  * in flight stays valid. Callers waiting for an exclusive job are counted
  * (`waiting`, the mailbox depth).
+ *
+ * Release (cluster mode). A tenant this node stops serving (lease lost or
+ * given back) is released: its state is dropped and never reloaded here,
+ * since another node may write to it from now on; whatever still holds the
+ * actor gets TenantMoved, and a retry reaches the tenant's new owner.
  *
  * The actor itself is the mailbox and the write funnel; its other duties
  * are pieces of their own, each with its comment:
@@ -65,13 +74,23 @@ import { reloadAfterFailedAppend } from './reloadAfterFailure.js'
 import { SlicedRead } from './slicedRead.js'
 import { SnapshotSchedule, type SnapshotResult } from './snapshotSchedule.js'
 import { SpaceGuard } from './spaceGuard.js'
+import { TenantMoved } from './tenantErrors.js'
 import type { Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
+import { TenantRenamed } from './tenantErrors.js'
 import { WriteTx } from '../engine/writeTx.js'
+
+/**
+ * What the tenant does after an append failed (durabilityBarrier.ts): by default it reloads from the log
+ * (reloadAfterFailure.ts); in cluster mode the registry drops it instead (tenantRegistry.ts).
+ */
+export type AppendFailurePolicy = (actor: TenantActor, seq: number, error: unknown) => void
 
 export class TenantActor {
   /** The state in memory; null while the tenant rests. */
   private loaded: TenantState | null = null
+  /** Cluster mode: this node no longer serves the tenant; nothing reloads the state here any more. */
+  private released = false
   private busy: Promise<void> | null = null
   private readonly barrier: DurabilityBarrier
   private readonly snapshots: SnapshotSchedule
@@ -83,6 +102,8 @@ export class TenantActor {
   lastUsedMs = Date.now()
   /** Told when a resting tenant is loaded again. */
   private onWake: (() => void) | null = null
+  /** Set when the tenant moved to another name (retire()): what still waits here is refused. */
+  private moved = false
   /** The CPU budget of this tenant's heavy reads (heavyReadBudget.ts, slicedRead.ts). */
   readonly heavyReads: HeavyReadBudget
 
@@ -92,6 +113,7 @@ export class TenantActor {
     private readonly store: Storage,
     state: TenantState,
     report: RecoveryReport,
+    appendFailure: AppendFailurePolicy | undefined,
   ) {
     this.state = state
     this.barrier = new DurabilityBarrier(
@@ -99,7 +121,7 @@ export class TenantActor {
       tenant,
       state.seq,
       (bytes) => this.snapshots.noteLogged(bytes),
-      (seq, error) => reloadAfterFailedAppend(this, store, seq, error),
+      appendFailure === undefined ? (seq, error) => reloadAfterFailedAppend(this, store, seq, error) : (seq, error) => appendFailure(this, seq, error),
     )
     this.lastRecovery = report
     this.snapshots = new SnapshotSchedule(this, config, store)
@@ -111,19 +133,19 @@ export class TenantActor {
   /** Activates an existing tenant: its newest valid snapshot plus the log after it. */
   static recover(tenant: string, config: Config, store: Storage, onReplay?: (entriesDone: number) => void): TenantActor {
     const { state, report } = recoverTenant(tenant, store, { onProgress: onReplay })
-    return new TenantActor(tenant, config, store, state, report)
+    return new TenantActor(tenant, config, store, state, report, undefined)
   }
 
   /** recover, a slice per event-loop turn: a server activating a large tenant keeps serving the others. */
-  static async recoverInTurns(tenant: string, config: Config, store: Storage): Promise<TenantActor> {
+  static async recoverInTurns(tenant: string, config: Config, store: Storage, appendFailure?: AppendFailurePolicy): Promise<TenantActor> {
     const { state, report } = await recoverTenantInTurns(tenant, store)
-    return new TenantActor(tenant, config, store, state, report)
+    return new TenantActor(tenant, config, store, state, report, appendFailure)
   }
 
   /** A tenant that is being created: empty state, nothing logged yet. */
-  static fresh(tenant: string, config: Config, store: Storage): TenantActor {
+  static fresh(tenant: string, config: Config, store: Storage, appendFailure?: AppendFailurePolicy): TenantActor {
     const report: RecoveryReport = { snapshotSeq: 0, snapshotFile: null, replayedEntries: 0, skippedSnapshots: [], durationMs: 0 }
-    return new TenantActor(tenant, config, store, new TenantState(tenant), report)
+    return new TenantActor(tenant, config, store, new TenantState(tenant), report, appendFailure)
   }
 
   /**
@@ -132,6 +154,7 @@ export class TenantActor {
    */
   get state(): TenantState {
     if (this.loaded !== null) return this.loaded
+    if (this.released) throw new TenantMoved(this.tenant)
     return this.reloaded(recoverTenant(this.tenant, this.store))
   }
 
@@ -141,6 +164,7 @@ export class TenantActor {
    */
   async wake(): Promise<void> {
     if (this.loaded !== null) return
+    if (this.released) throw new TenantMoved(this.tenant)
     await this.exclusive(async () => {
       if (this.loaded !== null) return
       const recovered = await recoverTenantInTurns(this.tenant, this.store)
@@ -198,6 +222,16 @@ export class TenantActor {
     this.onWake = onWake
   }
 
+  /**
+   * Cluster mode: this node stops serving the tenant (see the top). Its state goes at once, whatever runs: a lost
+   * lease means another node may write already, and a write still under way here is fenced by the log.
+   */
+  release(): void {
+    this.released = true
+    this.loaded = null
+    this.onWake = null
+  }
+
   private async waitTurn(): Promise<void> {
     this.waiting += 1
     try {
@@ -205,6 +239,17 @@ export class TenantActor {
     } finally {
       this.waiting -= 1
     }
+    if (this.moved) throw new TenantRenamed(this.tenant)
+  }
+
+  /**
+   * Ends this actor after its tenant moved to another name (tenantRename.ts, inside an exclusive job): the requests
+   * that waited for the job, and any write still given this actor, are refused (TenantRenamed); nothing more is logged
+   * under the old name.
+   */
+  retire(): void {
+    assert(this.busy !== null, 'retire outside an exclusive job')
+    this.moved = true
   }
 
   /**
@@ -254,6 +299,7 @@ export class TenantActor {
 
   /** A write for a caller that already holds the tenant (inside an exclusive job). */
   async writeNow<T>(decide: (tx: WriteTx) => T): Promise<T> {
+    if (this.moved) throw new TenantRenamed(this.tenant)
     this.barrier.refuseWhileFailed()
     this.space.refuseWhileFull()
     const tx = new WriteTx(this.state, Date.now(), this.space.refuseUnlessRoomFor)

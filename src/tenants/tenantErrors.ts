@@ -3,8 +3,10 @@
  * their message needs; it knows no HTTP. The HTTP layer turns each into its
  * answer (http/engineErrors.ts: 503 TL01-9011 with Retry-After for the
  * ones a retry may cure, 412 TL01-1109 for a file the store can never hold,
- * 409 TL01-1102 for a tenant name that is taken). Each message is the text
- * the answer carries.
+ * 409 TL01-1102 for a tenant name that is taken, 401 TL01-1005 for a
+ * tenant that moved to another name; in cluster mode a tenant served by
+ * another node is forwarded there by the router, else 503 like the
+ * others). Each message is the text the answer carries.
  */
 
 /** Base of every refusal of the tenant layer (http/engineErrors.ts maps them). */
@@ -57,8 +59,40 @@ export class TenantNameTaken extends TenantRefusal {
   }
 }
 
+/** A request that waited for a tenant while it was renamed (tenantRename.ts): the tenant is no longer at that address. */
+export class TenantRenamed extends TenantRefusal {
+  override name = 'TenantRenamed'
+  constructor(readonly tenant: string) {
+    super(`no account at the address '${tenant}' any more: it was renamed`)
+  }
+}
+
 /** The registry is closing: no tenant is opened or created any more. */
 export class ShuttingDown extends TenantRefusal {
   override name = 'ShuttingDown'
   override message = 'the server is shutting down'
+}
+
+/** Cluster mode: another node holds the tenant's lease (the HTTP layer forwards the request to `nodeUrl`). */
+export class TenantElsewhere extends TenantRefusal {
+  override name = 'TenantElsewhere'
+  constructor(readonly tenant: string, readonly nodeId: string, readonly nodeUrl: string) {
+    super(`tenant '${tenant}' is served by node '${nodeId}'; try again`)
+  }
+}
+
+/** Cluster mode: this node no longer serves the tenant (its lease was lost or given back); a retry finds its owner. */
+export class TenantMoved extends TenantRefusal {
+  override name = 'TenantMoved'
+  constructor(readonly tenant: string) {
+    super(`tenant '${tenant}' is moving to another node; try again`)
+  }
+}
+
+/** Cluster mode: where a tenant lives could not be asked (the database unreachable); a retry may find it. */
+export class PlacementUnavailable extends TenantRefusal {
+  override name = 'PlacementUnavailable'
+  constructor(readonly tenant: string) {
+    super(`where tenant '${tenant}' is served cannot be found out now (the cluster store is unreachable); try again`)
+  }
 }

@@ -37,6 +37,24 @@
  * that write from the tenant's state and the write's own time, so two
  * sign-ups racing for the address cannot both win.
  *
+ * Renaming. rename() moves a tenant to another name as an exclusive job of
+ * its actor (tenantRename.ts), the new name reserved like a tenant being
+ * created; the old actor leaves the active set and is retired.
+ *
+ * Cluster mode. With a placement (placement.ts, design §8) a tenant is
+ * this node's only while it holds the tenant's lease: activation first
+ * acquires it (a tenant held elsewhere is refused with TenantElsewhere,
+ * which the router forwards), an active tenant is served only while the
+ * lease is live by this node's clock, a tenant put to rest gives its lease
+ * back and is not kept as a resting actor (another node may take it, so
+ * its state here would go stale: the released actor refuses every touch
+ * with TenantMoved), a lost lease drops the actor at once, and a failed
+ * append drops the tenant instead of reloading it from the log (the next
+ * request activates it again from what PostgreSQL holds). Creating a tenant
+ * claims its name's lease first: the lease row is what makes one name one
+ * tenant across nodes. A new tenant stays on the node its sign-up landed
+ * on until that node puts it to rest (idle, or a clean stop).
+ *
  * Damage. A tenant whose snapshot or log cannot be recovered (an entry that
  * cannot be decoded or applied, a gap) is remembered as closed, in memory:
  * its later requests get the same 503 at once instead of a new recovery
@@ -47,9 +65,11 @@
 import type { Config } from '../config.js'
 import type { MaybePromise } from '../maybePromise.js'
 import { LogCorruptError, type Storage } from '../persist/ports.js'
+import type { Placed, Placement } from './placement.js'
 import { RecoveryError } from './recovery.js'
-import { TenantActor } from './tenantActor.js'
-import { ShuttingDown, TenantClosed, TenantLoading, TenantNameTaken } from './tenantErrors.js'
+import { TenantActor, type AppendFailurePolicy } from './tenantActor.js'
+import { PlacementUnavailable, ShuttingDown, TenantClosed, TenantElsewhere, TenantLoading, TenantMoved, TenantNameTaken, TenantRenamed } from './tenantErrors.js'
+import { installUnderNewName, removeOldName } from './tenantRename.js'
 import type { WriteTx } from '../engine/writeTx.js'
 
 /** How long after an eviction for the cap gave up the cap is checked again. */
@@ -67,23 +87,39 @@ export class TenantRegistry {
   /** Tenants put to rest since start. */
   evictions = 0
   private readonly creating = new Set<string>()
+  /** Tenants whose storage is being removed after a rename: they exist for no one, and no one may take the name yet. */
+  private readonly moving = new Set<string>()
   private closing = false
   /** The pending re-check of MAX_ACTIVE_TENANTS (enforceCap), if any. */
   private capRecheck: NodeJS.Timeout | null = null
   /** Activations and wakes under way (`open`), so that every request for the tenant waits for the same one. */
-  private readonly activations = new Map<string, Promise<TenantActor>>()
+  private readonly activations = new Map<string, Promise<TenantActor | undefined>>()
   /** Tenants that could not be recovered, with the reason; answered 503 without a new attempt until reopen(). */
   private readonly damaged = new Map<string, string>()
   /** Recoveries that failed since start (each closes a tenant; a closed tenant is not tried again). */
   failedRecoveries = 0
 
+  /** What an actor does after a failed append: reload from the log (embedded), or be dropped (cluster). */
+  private readonly appendFailure: AppendFailurePolicy | undefined
+
   constructor(
     readonly config: Config,
     readonly store: Storage,
-  ) {}
+    /** Cluster mode: which tenants this node may serve (placement.ts); null in the embedded default. */
+    readonly placement: Placement | null = null,
+  ) {
+    if (placement !== null) {
+      placement.onLost((tenant) => this.drop(tenant))
+      this.appendFailure = (actor, seq, error) => {
+        console.error(`tenant '${actor.tenant}': log append of entry ${seq} failed (${error instanceof Error ? error.message : String(error)}); the tenant is dropped here`)
+        this.drop(actor.tenant)
+        void placement.release(actor.tenant)
+      }
+    }
+  }
 
   exists(tenant: string): boolean {
-    return this.actors.has(tenant) || this.creating.has(tenant) || this.store.tenants.get(tenant) !== undefined
+    return this.actors.has(tenant) || this.creating.has(tenant) || this.moving.has(tenant) || this.store.tenants.get(tenant) !== undefined
   }
 
   /**
@@ -93,6 +129,11 @@ export class TenantRegistry {
   open(tenant: string): MaybePromise<TenantActor | undefined> {
     const active = this.actors.get(tenant)
     if (active === undefined) return this.activate(tenant)
+    if (this.placement !== null && !this.placement.serving(tenant)) {
+      // The lease may have run out by this node's clock: another node may hold the tenant by now.
+      this.drop(tenant)
+      return this.activate(tenant)
+    }
     active.lastUsedMs = Date.now()
     return active
   }
@@ -102,6 +143,7 @@ export class TenantRegistry {
     const activation = this.activations.get(tenant)
     if (activation !== undefined) return activation
     if (this.closing) throw new ShuttingDown()
+    if (this.moving.has(tenant)) throw new TenantRenamed(tenant)
     const damage = this.damaged.get(tenant)
     if (damage !== undefined) throw new TenantClosed(tenant, damage)
     const resting = this.resting.get(tenant)?.deref()
@@ -112,6 +154,7 @@ export class TenantRegistry {
         return resting
       })
     }
+    if (this.placement !== null) return this.activation(tenant, () => this.activatePlaced(tenant, this.placement as Placement))
     if (this.store.tenants.get(tenant) === undefined) return undefined
     return this.activation(tenant, async () => {
       const actor = await TenantActor.recoverInTurns(tenant, this.config, this.store)
@@ -120,8 +163,44 @@ export class TenantRegistry {
     })
   }
 
+  /** Cluster mode: activates the tenant here once this node holds its lease; TenantElsewhere when another node does. */
+  private async activatePlaced(tenant: string, placement: Placement): Promise<TenantActor | undefined> {
+    let placed: Placed
+    try {
+      placed = await placement.acquire(tenant)
+    } catch (error) {
+      console.error(`tenant '${tenant}': its placement could not be asked:`, error instanceof Error ? error.message : error)
+      throw new PlacementUnavailable(tenant)
+    }
+    if (placed.kind === 'unknown') return undefined
+    if (placed.kind === 'elsewhere') throw new TenantElsewhere(tenant, placed.nodeId, placed.nodeUrl)
+    let actor: TenantActor
+    try {
+      actor = await TenantActor.recoverInTurns(tenant, this.config, this.store, this.appendFailure)
+    } catch (error) {
+      void placement.release(tenant)
+      throw error
+    } finally {
+      placement.recovered(tenant)
+    }
+    if (this.closing) {
+      void placement.release(tenant)
+      throw new ShuttingDown()
+    }
+    this.activated(tenant, actor)
+    return actor
+  }
+
+  /** Cluster mode: this node no longer serves the tenant (lease lost, or a failed append): its actor goes at once. */
+  drop(tenant: string): void {
+    const actor = this.actors.get(tenant)
+    if (actor === undefined) return
+    this.actors.delete(tenant)
+    actor.release()
+  }
+
   /** Runs `load` as the tenant's activation under way, which later requests share (and close waits for). */
-  private activation(tenant: string, load: () => Promise<TenantActor>): Promise<TenantActor> {
+  private activation<T extends TenantActor | undefined>(tenant: string, load: () => Promise<T>): Promise<T> {
     const activating = this.openOrCloseInTurns(tenant, load).finally(() => this.activations.delete(tenant))
     this.activations.set(tenant, activating)
     return activating
@@ -137,6 +216,9 @@ export class TenantRegistry {
     if (this.activations.has(tenant)) {
       throw new TenantLoading(tenant)
     }
+    if (this.moving.has(tenant)) throw new TenantRenamed(tenant)
+    // A node activates a tenant only after claiming its lease, which waits for PostgreSQL: never at once.
+    if (this.placement !== null) throw new TenantMoved(tenant)
     const damage = this.damaged.get(tenant)
     if (damage !== undefined) throw new TenantClosed(tenant, damage)
     const resting = this.resting.get(tenant)?.deref()
@@ -218,10 +300,16 @@ export class TenantRegistry {
         if (actor.logEntriesSinceSnapshot > 0) await actor.snapshot()
         if (!idle()) return false
         this.actors.delete(tenant)
+        this.evictions += 1
+        if (this.placement !== null) {
+          // Another node may take the tenant from now on: this actor's state would go stale, so it is not kept.
+          actor.release()
+          await this.placement.release(tenant)
+          return true
+        }
         this.resting.set(tenant, new WeakRef(actor))
         this.forgetResting.register(actor, tenant)
         actor.hibernate(() => this.woke(tenant, actor))
-        this.evictions += 1
         return true
       })
     } finally {
@@ -303,17 +391,62 @@ export class TenantRegistry {
     if (this.exists(tenant)) throw new TenantNameTaken(tenant)
     this.creating.add(tenant)
     try {
-      const actor = TenantActor.fresh(tenant, this.config, this.store)
+      if (this.placement !== null && !(await this.placement.claimNew(tenant))) throw new TenantNameTaken(tenant)
+      const actor = TenantActor.fresh(tenant, this.config, this.store, this.appendFailure)
       // The directory row is issued in the same turn as the first entry, so both share one commit.
-      const result = await actor.writeNow((tx) => {
+      const written = actor.writeNow((tx) => {
         const decided = decide(tx)
         void this.store.tenants.put(tenant, info.unconfirmed === true ? { createdAt: tx.now, unconfirmed: true } : { createdAt: tx.now })
         return decided
+      })
+      // Cluster mode: a creation that did not happen gives its name's lease back.
+      const result = this.placement === null ? await written : await written.catch(async (error: unknown) => {
+        await this.placement?.release(tenant)
+        throw error
       })
       this.activated(tenant, actor)
       return result
     } finally {
       this.creating.delete(tenant)
+    }
+  }
+
+  /**
+   * Moves the tenant `from` to the name `to` (tenantRename.ts) as an exclusive job of its actor, `decide` running as
+   * a write on the moved state; TenantNameTaken when `to` exists, is being created, or has anything stored.
+   */
+  async rename<T>(from: string, to: string, decide: (tx: WriteTx) => T): Promise<T> {
+    if (this.closing) throw new ShuttingDown()
+    if (this.exists(to)) throw new TenantNameTaken(to)
+    const actor = await this.open(from)
+    const info = this.store.tenants.get(from)
+    if (actor === undefined || info === undefined) throw new TenantRenamed(from)
+    this.creating.add(to)
+    let installed = false
+    try {
+      // Cluster mode: the new name's lease first, as for a tenant being created; the old one is given back at the end.
+      if (this.placement !== null && !(await this.placement.claimNew(to))) throw new TenantNameTaken(to)
+      return await actor.exclusive(async () => {
+        if (this.store.tenants.get(to) !== undefined || this.store.lastSeq(to) > 0 || this.store.snapshots.list(to).length > 0) throw new TenantNameTaken(to)
+        await actor.durable(actor.state.seq)
+        const decided = await installUnderNewName(this.store, actor.state, to, info.createdAt, decide)
+        installed = true
+        this.moving.add(from)
+        this.actors.delete(from)
+        actor.retire()
+        try {
+          await removeOldName(this.store, actor.state)
+        } finally {
+          this.moving.delete(from)
+        }
+        await this.placement?.release(from)
+        return decided
+      })
+    } catch (error) {
+      if (!installed) await this.placement?.release(to)
+      throw error
+    } finally {
+      this.creating.delete(to)
     }
   }
 
@@ -329,5 +462,9 @@ export class TenantRegistry {
     await Promise.allSettled(this.activations.values())
     await this.store.flushed()
     await this.snapshotAll()
+    if (this.placement !== null) {
+      const placement = this.placement
+      await Promise.allSettled([...this.actors.keys()].map((tenant) => placement.release(tenant)))
+    }
   }
 }

@@ -47,7 +47,7 @@ export async function exportTenant(tenant: string, dataDir: string, store: Stora
   const missingFiles: string[] = []
   for (const rec of state.collection(FileMetadata.type).values()) {
     const key = rec.fileKey as string
-    const bytes = store.files.get([tenant, key])
+    const bytes = await store.files.get([tenant, key])
     if (bytes === undefined) missingFiles.push(key)
     else files.push({ key, bytes: Buffer.from(bytes) })
   }
@@ -72,29 +72,41 @@ export interface ImportResult extends InstalledState {
   files: number
 }
 
+/**
+ * Runs the part of an import that writes the tenant: at once by default; in cluster mode as the tenant's only
+ * writer (cluster/clusterTools.ts: the lease held, the tenant's store prepared).
+ */
+export type TenantWriter = <T>(tenant: string, write: () => Promise<T>) => Promise<T>
+
+const writeAtOnce: TenantWriter = (_tenant, write) => write()
+
 export async function importTenant(
   fromFile: string,
   dataDir: string,
   store: Storage,
   asName: string | undefined,
   startProgress?: ProgressFactory,
+  asWriter: TenantWriter = writeAtOnce,
 ): Promise<ImportResult> {
   const content = decodeExportFile(fromFile)
   const tenant = asName ?? content.tenant
   if (!isValidTenantName(tenant)) throw new TransferError(`'${tenant}' is not a valid tenant name (lower-case letters, digits and '-', not reserved)`)
   if (store.tenants.get(tenant) !== undefined) throw new TransferError(`tenant '${tenant}' exists in ${dataDir}; import it under another name with --as <name>`)
-  if (store.snapshots.list(tenant).length > 0 || store.lastSeq(tenant) > 0) {
-    throw new TransferError(`tenant '${tenant}' has no directory row but snapshots or log entries in ${dataDir} (an interrupted import?); remove them first`)
-  }
-  const { body } = content.snapshot
-  if (tenant !== content.tenant) takeTenantName(body, tenant)
-  const state = new TenantState(tenant)
-  const load = startProgress?.(`load ${fromFile}`, 'records', null)
-  loadSnapshotBody(state, body, (done) => load?.update(done))
-  load?.finish()
-  for (const file of content.files) void store.files.put([tenant, file.key], file.bytes)
-  const encode = startProgress?.(`import ${tenant}`, 'records', objectCount(state))
-  const installed = await installState(state, store, { createdAt: content.createdAt, onProgress: (done) => encode?.update(done) })
-  encode?.finish()
+  const installed = await asWriter(tenant, async () => {
+    if (store.snapshots.list(tenant).length > 0 || store.lastSeq(tenant) > 0) {
+      throw new TransferError(`tenant '${tenant}' has no directory row but snapshots or log entries in ${dataDir} (an interrupted import?); remove them first`)
+    }
+    const { body } = content.snapshot
+    if (tenant !== content.tenant) takeTenantName(body, tenant)
+    const state = new TenantState(tenant)
+    const load = startProgress?.(`load ${fromFile}`, 'records', null)
+    loadSnapshotBody(state, body, (done) => load?.update(done))
+    load?.finish()
+    for (const file of content.files) void store.files.put([tenant, file.key], file.bytes)
+    const encode = startProgress?.(`import ${tenant}`, 'records', objectCount(state))
+    const written = await installState(state, store, { createdAt: content.createdAt, onProgress: (done) => encode?.update(done) })
+    encode?.finish()
+    return written
+  })
   return { ...installed, tenant, from: content.tenant, files: content.files.length }
 }

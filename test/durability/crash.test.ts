@@ -339,7 +339,7 @@ function settle(seen: Answers): void {
 t.test(`SIGKILL ${ROUNDS} times under a mixed load: acknowledged writes, groups, counters and replay hold`, async (t) => {
   let server = await spawnServer(dataDir, ENV)
   const { token } = await server.client.createTenant(TENANT)
-  const me = (await server.client.request('GET', '/v1/users/@self', { tenant: TENANT, query: { token } })).json[0].id as string
+  const me = (await server.client.request('GET', '/v1/users/@self', { tenant: TENANT, query: { token } })).json.id as string
   const writers: Writer[] = []
   let replayChecks = 0
   /** Where the time goes, in ms: the load before each kill, restarts, reading and checking. */

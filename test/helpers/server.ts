@@ -2,6 +2,8 @@
  * Starting real servers for tests: in this process (fast, for HTTP tests)
  * or as a child process running the compiled CLI (for crash tests that
  * kill it). Each gets its own temporary data directory and a free port.
+ * The HTTP suites run against a cluster with TIMELEDGER_TEST_CLUSTER=1
+ * (cluster.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
@@ -30,7 +32,16 @@ export interface InProcessServer {
   stop(): Promise<void>
 }
 
+/**
+ * A server in this process on `dataDir`. With TIMELEDGER_TEST_CLUSTER=1 it is a cluster instead (cluster.ts): two
+ * nodes on a database of their own behind HAProxy, the client going through HAProxy and `service` being the first node.
+ */
 export async function startInProcess(dataDir = tempDataDir('http'), extra: Record<string, string> = {}): Promise<InProcessServer> {
+  if (process.env.TIMELEDGER_TEST_CLUSTER === '1') {
+    const { startInProcessCluster } = await import('./cluster.js')
+    const cluster = await startInProcessCluster(dataDir, extra)
+    return { service: cluster.services[0] as RunningService, client: cluster.client, dataDir, stop: () => cluster.stop() }
+  }
   const service = await startService(loadConfig(testEnv(dataDir, extra)))
   return { service, client: new TestClient(service.port, TEST_API_KEY), dataDir, stop: () => service.stop() }
 }

@@ -1,0 +1,105 @@
+/*
+ * A cluster node's own parts (design §8), started by service.ts when
+ * DATABASE_URL is set: the PostgreSQL storage (persist/postgres/), the
+ * membership row and its heartbeat, the lease keeper with its renewals,
+ * the placement the registry asks, the forwarder, and the internal
+ * listener the other nodes forward to (forwarded requests, and the cluster's
+ * own calls: releaseCall.ts, http/tenantWrites.ts). Everything else (engine, domain,
+ * HTTP routes, the registry) is the code the embedded default runs.
+ *
+ * Start: storage (migrations run there), then the internal listener (its
+ * port is what the nodes table advertises), then the membership row and the
+ * renewals. Stop, after the registry has snapshotted its tenants and given
+ * their leases back: the renewals and heartbeat end, the internal listener
+ * closes, the storage closes.
+ */
+import crypto from 'node:crypto'
+import type { ClusterConfig, Config } from '../config.js'
+import type { Services } from '../http/call.js'
+import { startHttpServer, type RunningServer } from '../http/server.js'
+import type { FrontEndObservers } from '../observability/frontEndObservers.js'
+import { openPgStorage } from '../persist/postgres/index.js'
+import type { ClusterStore } from './clusterStore.js'
+import { ClusterPlacement } from './clusterPlacement.js'
+import { HttpForwarder } from './httpForwarder.js'
+import { LeaseKeeper } from './leaseKeeper.js'
+import { Membership } from './membership.js'
+import { RELEASE_PATH } from './releaseCall.js'
+import { tenantWriteCall } from '../http/tenantWrites.js'
+import type { ApiResponse } from '../http/response.js'
+import type { TenantRegistry } from '../tenants/tenantRegistry.js'
+
+export interface ClusterNode {
+  readonly config: ClusterConfig
+  /** This process's id in the nodes and leases tables: NODE_ID and a part new at every start. */
+  readonly nodeId: string
+  readonly store: ClusterStore
+  readonly keeper: LeaseKeeper
+  readonly placement: ClusterPlacement
+  readonly forwarder: HttpForwarder
+  readonly membership: Membership
+  internalPort: number
+  /** Starts the internal listener and joins the membership table; the services are the public listener's. */
+  listen(services: Services, observers: FrontEndObservers): Promise<void>
+  /** Stops renewing, closes the internal listener (the registry has closed already). */
+  stopServing(): void
+  closeStore(): Promise<void>
+}
+
+/** The release call (releaseCall.ts): the tenant put to rest here and left to the operator. */
+async function handBack(registry: TenantRegistry, placement: ClusterPlacement, tenant: string): Promise<ApiResponse> {
+  placement.handBack(tenant)
+  const released = await registry.evict(tenant)
+  return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ released }) }
+}
+
+/**
+ * The id this process holds leases under: NODE_ID and a part new at every start. A node restarted under its old
+ * NODE_ID is a new incarnation whose claims move the epoch, and two processes started with one NODE_ID by mistake
+ * still fence each other.
+ */
+function incarnationId(nodeId: string): string {
+  return `${nodeId}.${crypto.randomBytes(4).toString('hex')}`
+}
+
+export async function openClusterNode(config: Config, cluster: ClusterConfig): Promise<ClusterNode> {
+  const nodeId = incarnationId(cluster.nodeId)
+  // A transaction left open by a paused node ends before its lease would, so a takeover never waits past the lease.
+  const store: ClusterStore = await openPgStorage(cluster.databaseUrl, { nodeId, idleInTransactionMs: Math.max(200, Math.floor(cluster.leaseMs / 2)) })
+  const keeper = new LeaseKeeper(store, nodeId, cluster.leaseMs)
+  const membership = new Membership(store, nodeId, Math.max(50, Math.floor(cluster.leaseMs / 3)))
+  const placement = new ClusterPlacement(store, keeper, membership)
+  const forwarder = new HttpForwarder(cluster.secret)
+  let internal: RunningServer | null = null
+  const node: ClusterNode = {
+    config: cluster,
+    nodeId,
+    store,
+    keeper,
+    placement,
+    forwarder,
+    membership,
+    internalPort: 0,
+    async listen(services, observers) {
+      const clusterCall = (method: string, path: string) => {
+        const release = RELEASE_PATH.exec(path)
+        if (method === 'POST' && release !== null) return () => handBack(services.registry, placement, decodeURIComponent(release[1] as string))
+        return tenantWriteCall(services, method, path)
+      }
+      internal = await startHttpServer(services, cluster.internalPort, cluster.internalHost, observers, { internal: { secret: cluster.secret, clusterCall } })
+      node.internalPort = internal.port
+      const url = cluster.internalUrl ?? `http://${cluster.internalHost}:${internal.port}`
+      await membership.join(url)
+      keeper.start()
+      if (!config.quiet) console.log(`Cluster node '${nodeId}': internal listener on ${url}, lease ${cluster.leaseMs} ms`)
+    },
+    stopServing() {
+      keeper.stop()
+      membership.leave()
+      internal?.close()
+      forwarder.close()
+    },
+    closeStore: () => store.close(),
+  }
+  return node
+}
