@@ -15,7 +15,7 @@ import fs from 'node:fs'
 
 let ticksPerSecond: number | null = null
 
-function clockTicksPerSecond(): number {
+export function clockTicksPerSecond(): number {
   if (ticksPerSecond === null) {
     try {
       ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
