@@ -12,6 +12,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../../src/config.js'
 import { startService, type RunningService } from '../../src/service.js'
+import type { TenantActor } from '../../src/tenants/tenantActor.js'
 import { TestClient } from './http.js'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -27,6 +28,8 @@ export function testEnv(dataDir: string, extra: Record<string, string> = {}): Re
 
 export interface InProcessServer {
   service: RunningService
+  /** Every node of a cluster (TIMELEDGER_TEST_CLUSTER=1); the one service otherwise. */
+  services: readonly RunningService[]
   client: TestClient
   dataDir: string
   stop(): Promise<void>
@@ -40,10 +43,21 @@ export async function startInProcess(dataDir = tempDataDir('http'), extra: Recor
   if (process.env.TIMELEDGER_TEST_CLUSTER === '1') {
     const { startInProcessCluster } = await import('./cluster.js')
     const cluster = await startInProcessCluster(dataDir, extra)
-    return { service: cluster.services[0] as RunningService, client: cluster.client, dataDir, stop: () => cluster.stop() }
+    return { service: cluster.services[0] as RunningService, services: cluster.services, client: cluster.client, dataDir, stop: () => cluster.stop() }
   }
   const service = await startService(loadConfig(testEnv(dataDir, extra)))
-  return { service, client: new TestClient(service.port, TEST_API_KEY), dataDir, stop: () => service.stop() }
+  return { service, services: [service], client: new TestClient(service.port, TEST_API_KEY), dataDir, stop: () => service.stop() }
+}
+
+/** The tenant's actor where it is active: the node serving it in a cluster (undefined when none does yet). */
+export function activeActor(server: InProcessServer, tenant: string): TenantActor | undefined {
+  for (const { services } of server.services) for (const actor of services.registry.active()) if (actor.tenant === tenant) return actor
+  return undefined
+}
+
+/** Whether `server` is a test cluster (TIMELEDGER_TEST_CLUSTER=1), for the few checks of the embedded layout on disk. */
+export function isTestCluster(server: InProcessServer): boolean {
+  return server.services.length > 1
 }
 
 export interface ChildServer {
