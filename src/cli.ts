@@ -35,7 +35,7 @@ import { progress } from './progress.js'
 import { startService } from './service.js'
 import { haproxyConfig } from './cluster/haproxyConfig.js'
 import { runDemo } from './cluster/localDemo.js'
-import { asTenantWriter, clusterReport, withClusterStore } from './cluster/clusterTools.js'
+import { asTenantWriter, clusterReport, restoreOnline, withClusterStore } from './cluster/clusterTools.js'
 import type { Storage } from './persist/ports.js'
 
 interface Command {
@@ -165,7 +165,15 @@ const COMMANDS: Record<string, Command> = {
         toTime: flagValue(args, '--to-time'),
         as: flagValue(args, '--as'),
       })
-      if (config.cluster !== null) {
+      const cluster = config.cluster
+      if (cluster !== null && !('file' in source)) {
+        const point = 'toSeq' in source ? { toSeq: source.toSeq } : { toTime: new Date(source.toTimeMs).toISOString() }
+        console.log(`restoring online through the node holding '${tenant}'`)
+        const answer = await withClusterStore(cluster, (store) => restoreOnline(store, cluster, tenant, point))
+        console.log(restoreOutcomeText(tenant, answer as unknown as RestoreOutcome))
+        return
+      }
+      if (cluster !== null) {
         await withStore(config, (store, tools) =>
           tools.asWriter(tenant, false, async () => {
             if (store.tenants.get(tenant) === undefined) throw new Error(`no tenant '${tenant}'`)

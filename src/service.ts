@@ -33,6 +33,7 @@ import { AdminServer } from './admin/adminServer.js'
 import { registerHealthRoutes } from './admin/healthRoutes.js'
 import { registerMetricsRoute } from './admin/metricsRoute.js'
 import { registerRestoreRoute } from './admin/restoreRoute.js'
+import { OnlineRestores } from './tenants/onlineRestore.js'
 import { Readiness } from './admin/readiness.js'
 import { acquireLock, releaseLock } from './persist/dataDirLock.js'
 import { rebuildGlobalIndexesIfOld } from './tenants/globalIndexes.js'
@@ -144,12 +145,13 @@ export async function startService(config: Config): Promise<RunningService> {
     requestIds: new RequestIds(),
   }
   registerMetricsRoute(admin, { requests: observers.requests, registry, store, cluster: node })
-  registerRestoreRoute(admin, registry)
+  const restores = new OnlineRestores(registry, node?.historyFetch ?? null)
+  registerRestoreRoute(admin, restores)
   let server: Awaited<ReturnType<typeof startHttpServer>>
   try {
     await admin.listen(config.adminPort)
     // A cluster node joins (and may be forwarded to) before it serves: its internal listener comes first.
-    await node?.listen(services, observers)
+    await node?.listen(services, observers, restores)
     if (config.recoverOnStart) await activateAll(registry)
     server = await startHttpServer(services, config.port, config.host, observers, { readiness })
   } catch (error) {

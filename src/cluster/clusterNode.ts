@@ -4,7 +4,7 @@
  * membership row and its heartbeat, the lease keeper with its renewals,
  * the placement the registry asks, the forwarder, and the internal
  * listener the other nodes forward to (forwarded requests, and the cluster's
- * own calls: releaseCall.ts, http/tenantWrites.ts). Everything else (engine, domain,
+ * own calls: releaseCall.ts, restoreCall.ts, http/tenantWrites.ts). Everything else (engine, domain,
  * HTTP routes, the registry) is the code the embedded default runs.
  *
  * Start: storage (migrations run there), then the internal listener (its
@@ -25,6 +25,8 @@ import { HttpForwarder } from './httpForwarder.js'
 import { LeaseKeeper } from './leaseKeeper.js'
 import { Membership } from './membership.js'
 import { RELEASE_PATH } from './releaseCall.js'
+import { RESTORE_PATH, restoreCall } from './restoreCall.js'
+import type { HistoryFetch, OnlineRestores } from '../tenants/onlineRestore.js'
 import { tenantWriteCall } from '../http/tenantWrites.js'
 import type { ApiResponse } from '../http/response.js'
 import type { TenantRegistry } from '../tenants/tenantRegistry.js'
@@ -38,9 +40,11 @@ export interface ClusterNode {
   readonly placement: ClusterPlacement
   readonly forwarder: HttpForwarder
   readonly membership: Membership
+  /** What an online restore fetches of a held tenant's history (tenants/onlineRestore.ts). */
+  readonly historyFetch: HistoryFetch
   internalPort: number
   /** Starts the internal listener and joins the membership table; the services are the public listener's. */
-  listen(services: Services, observers: FrontEndObservers): Promise<void>
+  listen(services: Services, observers: FrontEndObservers, restores: OnlineRestores): Promise<void>
   /** Stops renewing, closes the internal listener (the registry has closed already). */
   stopServing(): void
   closeStore(): Promise<void>
@@ -79,11 +83,15 @@ export async function openClusterNode(config: Config, cluster: ClusterConfig): P
     placement,
     forwarder,
     membership,
+    // Every good snapshot and the whole log, as the CLI's restore reads them (clusterTools.ts).
+    historyFetch: { fetch: (tenant) => store.prepare(tenant, { wholeLog: true, everySnapshot: true }), drop: (tenant) => store.forget(tenant) },
     internalPort: 0,
-    async listen(services, observers) {
+    async listen(services, observers, restores) {
       const clusterCall = (method: string, path: string) => {
         const release = RELEASE_PATH.exec(path)
         if (method === 'POST' && release !== null) return () => handBack(services.registry, placement, decodeURIComponent(release[1] as string))
+        const restore = RESTORE_PATH.exec(path)
+        if (method === 'POST' && restore !== null) return (body: Buffer) => restoreCall(restores, decodeURIComponent(restore[1] as string), body)
         return tenantWriteCall(services, method, path)
       }
       internal = await startHttpServer(services, cluster.internalPort, cluster.internalHost, observers, { internal: { secret: cluster.secret, clusterCall } })

@@ -6,7 +6,12 @@
  * whole retained log (ClusterStore.prepare) and then read it as the
  * embedded tools do; they need no lease, since they change nothing.
  *
- * Commands that change a tenant (restore, import) must be its only writer,
+ * A restore to a point of the history runs online in the node holding the
+ * tenant (restoreCall.ts): the CLI asks that node, or the node heard from
+ * last when no node holds the tenant.
+ *
+ * Commands that change a tenant otherwise (a restore from a snapshot file,
+ * import) must be its only writer,
  * like a node: the operator process claims the tenant's lease under an id
  * of its own and renews it while it works (leaseKeeper.ts), so its snapshot
  * is fenced like any node's append. A tenant a node holds is first handed
@@ -25,6 +30,8 @@ import { openPgStorage } from '../persist/postgres/index.js'
 import type { ClusterStore, LeaseRow, NodeRow } from './clusterStore.js'
 import { LeaseKeeper } from './leaseKeeper.js'
 import { releaseOnNode } from './releaseCall.js'
+import { restoreThroughNode, type RestorePoint } from './restoreCall.js'
+import type { RestoreAnswer } from '../tenants/onlineRestore.js'
 
 export async function withClusterStore<T>(cluster: ClusterConfig, job: (store: ClusterStore) => Promise<T>): Promise<T> {
   const store: ClusterStore = await openPgStorage(cluster.databaseUrl, { nodeId: operatorId() })
@@ -76,6 +83,17 @@ export async function asTenantWriter<T>(store: ClusterStore, cluster: ClusterCon
     const epoch = keeper.remove(tenant)
     if (epoch !== undefined) await store.release(tenant, epoch)
   }
+}
+
+/** Restores the tenant to a point of its history through the node holding it (or the node heard from last). */
+export async function restoreOnline(store: ClusterStore, cluster: ClusterConfig, tenant: string, point: RestorePoint): Promise<RestoreAnswer> {
+  const nodes = await store.nodes()
+  const lease = await store.leaseOf(tenant)
+  const owner = nodes.find((node) => node.id === lease?.owner)
+  const freshest = [...nodes].sort((a, b) => b.heartbeatAtMs - a.heartbeatAtMs)[0]
+  const node = owner ?? freshest
+  if (node === undefined) throw new Error('no node has joined the cluster: start one, or restore from a snapshot file with --from')
+  return restoreThroughNode(node.internalUrl, cluster.secret, tenant, point)
 }
 
 /** What `timeledger cluster` prints: the nodes, the leases, and the tenants nobody holds. */
