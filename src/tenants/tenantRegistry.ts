@@ -52,8 +52,10 @@
  * append drops the tenant instead of reloading it from the log (the next
  * request activates it again from what PostgreSQL holds). Creating a tenant
  * claims its name's lease first: the lease row is what makes one name one
- * tenant across nodes. A new tenant stays on the node its sign-up landed
- * on until that node puts it to rest (idle, or a clean stop).
+ * tenant across nodes. The node that created a tenant gives the lease back
+ * once the first entry is durable: a sign-up is a public call that HAProxy
+ * routes without the tenant's host, and the tenant's own requests (routed
+ * by its host) claim it on the node they land on.
  *
  * Damage. A tenant whose snapshot or log cannot be recovered (an entry that
  * cannot be decoded or applied, a gap) is remembered as closed, in memory:
@@ -399,13 +401,20 @@ export class TenantRegistry {
         void this.store.tenants.put(tenant, info.unconfirmed === true ? { createdAt: tx.now, unconfirmed: true } : { createdAt: tx.now })
         return decided
       })
-      // Cluster mode: a creation that did not happen gives its name's lease back.
-      const result = this.placement === null ? await written : await written.catch(async (error: unknown) => {
-        await this.placement?.release(tenant)
-        throw error
-      })
-      this.activated(tenant, actor)
-      return result
+      if (this.placement === null) {
+        const result = await written
+        this.activated(tenant, actor)
+        return result
+      }
+      // Cluster mode: the node that created the tenant (a public call, routed without the tenant's host) does not keep
+      // it, whether the creation happened or not. HAProxy sends the tenant's own requests by its host, perhaps to
+      // another node: the first of them claims it where it lands, and recovers its one log entry.
+      try {
+        return await written
+      } finally {
+        actor.release()
+        await this.placement.release(tenant)
+      }
     } finally {
       this.creating.delete(tenant)
     }
