@@ -74,12 +74,16 @@ t.test('a tenant not held rejects at once with FencedError', async (t) => {
 
 t.test('after B took over an expired lease, A is fenced: its appends insert nothing, another tenant of its group commits', async (t) => {
   const { a, b, url } = await twoNodes(t, pg)
-  const epochA = await holdTenant(a, 'acme', 200)
+  // A lease long enough that the next query runs within it on a loaded machine, short enough to wait out.
+  const epochA = await holdTenant(a, 'acme', 1_000)
+  t.equal((await b.claim('acme', 30_000)).held, false, 'B cannot claim while A holds a live lease')
   await holdTenant(a, 'beta')
   await Promise.all([a.append('acme', 1, timeRecordEntry('acme 1')), a.append('beta', 1, timeRecordEntry('beta 1'))])
-  t.equal((await b.claim('acme', 30_000)).held, false, 'B cannot claim while A holds a live lease')
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  const claim = await b.claim('acme', 30_000)
+  let claim = await b.claim('acme', 30_000)
+  for (const deadlineMs = Date.now() + 10_000; !claim.held && Date.now() < deadlineMs; ) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    claim = await b.claim('acme', 30_000)
+  }
   t.ok(claim.held, 'B claims once the lease expired')
   t.equal(claim.held && claim.epoch, epochA + 1, 'at the next epoch')
   if (claim.held) b.hold('acme', claim.epoch)
