@@ -21,6 +21,7 @@ import { startService, type RunningService } from '../../src/service.js'
 import { freePort } from './freePort.js'
 import { TestClient } from './http.js'
 import { startPostgres, type PostgresServer } from './postgresServer.js'
+import { stopOnSignal } from './stopOnSignal.js'
 import { spawnServer, tempDataDir, testEnv, TEST_API_KEY, type ChildServer } from './server.js'
 
 export const TEST_CLUSTER_SECRET = 'test-cluster-secret-0123456789'
@@ -57,6 +58,8 @@ export async function startHaproxy(nodePorts: readonly number[], checkEveryMs = 
   const configFile = path.join(dir, 'haproxy.cfg')
   fs.writeFileSync(configFile, haproxyConfig({ nodes: nodePorts.map((nodePort) => `127.0.0.1:${nodePort}`), bind: `127.0.0.1:${port}`, publicHost: 'localhost', checkEveryMs, stats: null, maxConnections: 1000 }))
   const child = spawn('haproxy', ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const forgetOnSignal = stopOnSignal(() => child.kill('SIGKILL'))
+  child.once('exit', forgetOnSignal)
   let output = ''
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))

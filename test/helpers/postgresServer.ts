@@ -8,7 +8,8 @@
  * (design §10). Authentication is `trust`, loopback only.
  *
  * `stop()` is pg_ctl's immediate stop (no checkpoint: what a crash leaves)
- * and removes the directory; `kill()` only stops the server the same way,
+ * and removes the directory (also when the test process is ended by a
+ * signal: stopOnSignal.ts); `kill()` only stops the server the same way,
  * keeping the directory so that `start()` brings the same cluster back
  * (crash recovery from its WAL). With `standby: true` a second cluster is
  * made from the first by pg_basebackup -R and started as its synchronous
@@ -23,6 +24,7 @@ import os from 'node:os'
 import path from 'node:path'
 import postgres from 'postgres'
 import { freePort } from './freePort.js'
+import { stopOnSignal } from './stopOnSignal.js'
 
 const BIN_DIR = '/usr/lib/postgresql/15/bin'
 const DB_USER = 'postgres'
@@ -118,6 +120,13 @@ export async function startPostgres(options: { standby?: boolean } = {}): Promis
     pgCtlStart(standbyDir, standbyPort, socketDir)
     standby = { url: urlOf(standbyPort), dataDir: standbyDir, port: standbyPort }
   }
+  const stop = () => {
+    forgetOnSignal()
+    pgCtlKill(dataDir)
+    if (standby !== undefined) pgCtlKill(standby.dataDir)
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+  const forgetOnSignal = stopOnSignal(stop)
   return {
     url: urlOf(port),
     dataDir,
@@ -126,11 +135,7 @@ export async function startPostgres(options: { standby?: boolean } = {}): Promis
     freshDatabase: () => createDatabase(port),
     start: () => pgCtlStart(dataDir, port, socketDir),
     kill: () => pgCtlKill(dataDir),
-    stop: () => {
-      pgCtlKill(dataDir)
-      if (standby !== undefined) pgCtlKill(standby.dataDir)
-      fs.rmSync(root, { recursive: true, force: true })
-    },
+    stop,
     promote: () => {
       if (standby === undefined) throw new Error('startPostgres: promote() needs { standby: true }')
       pgCtlKill(dataDir)

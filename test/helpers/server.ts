@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config.js'
 import { startService, type RunningService } from '../../src/service.js'
 import type { TenantActor } from '../../src/tenants/tenantActor.js'
 import { TestClient } from './http.js'
+import { stopOnSignal } from './stopOnSignal.js'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const TEST_API_KEY = 'test-api-key'
@@ -73,6 +74,9 @@ export interface ChildServer {
 export function spawnServer(dataDir: string, extra: Record<string, string> = {}): Promise<ChildServer> {
   const cli = path.join(REPO_ROOT, 'dist', 'src', 'cli.js')
   const child = spawn(process.execPath, [cli, 'serve'], { env: { ...process.env, ...testEnv(dataDir, extra) }, stdio: ['ignore', 'pipe', 'pipe'] })
+  // A server must not outlive a test process ended by a signal (stopOnSignal.ts).
+  const forgetOnSignal = stopOnSignal(() => child.kill('SIGKILL'))
+  child.once('exit', forgetOnSignal)
   let output = ''
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000)
