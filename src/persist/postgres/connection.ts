@@ -12,9 +12,11 @@
  * the client connects anew for the next one. Work that may run twice (a
  * read, a fenced deletion, a snapshot written whole) goes through
  * `retryingLostConnection`, which runs it again a few times on such an
- * error. A group commit does only when its BEGIN failed (nothing was sent
- * after it); past that, whether its COMMIT happened is unknown, so its
- * appends fail and the tenant reloads.
+ * error. A group commit with directory writes does only when its BEGIN
+ * failed (nothing was sent after it); past that, whether its COMMIT
+ * happened is unknown, so its appends fail and the tenant reloads. A group
+ * of appends only is sent again whole (groupCommit.ts): the log's key
+ * refuses its entries a second time should the first COMMIT have happened.
  *
  * A transaction holds its tenants' lease rows FOR SHARE until it ends
  * (fencedTransaction.ts, groupCommit.ts), and a takeover waits for them. A
@@ -46,6 +48,7 @@ const INT8_OID = 20
 
 export type Sql = postgres.Sql<{}>
 export type TxSql = postgres.TransactionSql<{}>
+export type ReservedSql = postgres.ReservedSql<{}>
 
 /** The longest a transaction may sit idle by default (openSql's `idleInTransactionMs`). */
 const IDLE_IN_TRANSACTION_MS = 5_000

@@ -4,6 +4,11 @@
  * PostgreSQL transaction, and an append resolves only once its COMMIT
  * returned (synchronous_commit on: flushed, and on a synchronous standby).
  *
+ * A group of appends only is one round trip: BEGIN, the fenced INSERT and
+ * COMMIT written together on a reserved connection (appendsInOneRoundTrip).
+ * A group with directory writes is a transaction of its own round trips
+ * (their statements depend on which tenants the fenced INSERT found live).
+ *
  * Only one group transaction is in flight at a time; the next group
  * gathers meanwhile and starts as soon as it ends. So a tenant's entries
  * reach the log in order, and when a group fails (connection lost, the
@@ -35,7 +40,7 @@
  */
 import { GroupCommitStats } from '../groupCommitStats.js'
 import type { TenantInfo } from '../ports.js'
-import { isLostConnection, type Sql, type TxSql } from './connection.js'
+import { isLostConnection, type ReservedSql, type Sql, type TxSql } from './connection.js'
 import { CHANNEL, type DirectoryMirror, type MirrorChange } from './directoryMirror.js'
 import { FencedError } from './fencedError.js'
 
@@ -196,6 +201,7 @@ export class GroupCommit {
 
   /** The group's transaction; again on another connection when its BEGIN found the connection lost (connection.ts). */
   private async transaction(appends: readonly QueuedAppend[], writes: readonly QueuedWrite[]): Promise<Set<string>> {
+    if (writes.length === 0) return this.appendsInOneRoundTrip(appends)
     for (let attempt = 1; ; attempt += 1) {
       let begun = false
       try {
@@ -216,6 +222,34 @@ export class GroupCommit {
       } catch (error) {
         if (begun || attempt >= BEGIN_ATTEMPTS || !isLostConnection(error)) throw error
       }
+    }
+  }
+
+  /**
+   * A group of appends only (the common case): BEGIN, the fenced INSERT and COMMIT written together on a reserved
+   * connection, one round trip. Should the INSERT fail, the COMMIT after it ends the aborted transaction as a
+   * ROLLBACK. A connection found lost fails all three at once, without saying whether the COMMIT got there; the group
+   * is then sent again on another connection: should the first one have committed, the log's (tenant, seq) key
+   * refuses the second, the group fails and its tenants reload (their entries are in the log, unacknowledged).
+   */
+  private async appendsInOneRoundTrip(appends: readonly QueuedAppend[]): Promise<Set<string>> {
+    for (let attempt = 1; ; attempt += 1) {
+      const reserved = await this.sql.reserve()
+      let inserted: { tenant: string }[]
+      try {
+        ;[, inserted] = await Promise.all([reserved`BEGIN`, fencedInsert(reserved, appends), reserved`COMMIT`])
+      } catch (error) {
+        if (!isLostConnection(error)) {
+          reserved.release()
+          throw error
+        }
+        // Not released: the client has put the lost connection among its closed ones, to connect it anew; a release
+        // would hand it out again as open.
+        if (attempt >= BEGIN_ATTEMPTS) throw error
+        continue
+      }
+      reserved.release()
+      return new Set(inserted.map((row) => row.tenant))
     }
   }
 
@@ -243,18 +277,7 @@ async function lockAndInsert(tx: TxSql, appends: readonly QueuedAppend[], writes
     lockTenants.push(tenant)
     lockEpochs.push(String(queued.epoch))
   }
-  const inserted =
-    appends.length === 0
-      ? Promise.resolve([] as { tenant: string }[])
-      : tx<{ tenant: string }[]>`
-          INSERT INTO log (tenant, seq, at, entry)
-          SELECT g.tenant, g.seq, g.at, decode(g.entry, 'hex')
-          FROM unnest(${tx.array(appends.map((a) => a.tenant))}::text[], ${tx.array(appends.map((a) => String(a.seq)))}::int8[],
-                      ${tx.array(appends.map((a) => String(a.at)))}::int8[], ${tx.array(appends.map((a) => a.bytes.toString('hex')))}::text[],
-                      ${tx.array(appends.map((a) => String(a.epoch)))}::int8[]) AS g (tenant, seq, at, entry, epoch)
-          JOIN leases l ON l.tenant = g.tenant AND l.epoch = g.epoch
-          FOR SHARE OF l
-          RETURNING tenant`
+  const inserted = appends.length === 0 ? Promise.resolve([] as { tenant: string }[]) : fencedInsert(tx, appends)
   const locked =
     lockTenants.length === 0
       ? Promise.resolve([] as { tenant: string }[])
@@ -267,6 +290,19 @@ async function lockAndInsert(tx: TxSql, appends: readonly QueuedAppend[], writes
   for (const row of insertedRows) live.add(row.tenant)
   for (const row of lockedRows) live.add(row.tenant)
   return live
+}
+
+/** The appends whose tenant's lease is at their epoch go in, those lease rows locked FOR SHARE; answers their tenants. */
+function fencedInsert(tx: TxSql | ReservedSql, appends: readonly QueuedAppend[]): Promise<{ tenant: string }[]> {
+  return tx<{ tenant: string }[]>`
+    INSERT INTO log (tenant, seq, at, entry)
+    SELECT g.tenant, g.seq, g.at, decode(g.entry, 'hex')
+    FROM unnest(${tx.array(appends.map((a) => a.tenant))}::text[], ${tx.array(appends.map((a) => String(a.seq)))}::int8[],
+                ${tx.array(appends.map((a) => String(a.at)))}::int8[], ${tx.array(appends.map((a) => a.bytes.toString('hex')))}::text[],
+                ${tx.array(appends.map((a) => String(a.epoch)))}::int8[]) AS g (tenant, seq, at, entry, epoch)
+    JOIN leases l ON l.tenant = g.tenant AND l.epoch = g.epoch
+    FOR SHARE OF l
+    RETURNING tenant`
 }
 
 function writeStatement(tx: TxSql, write: DirectoryWrite): Promise<unknown> {
