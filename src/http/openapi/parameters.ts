@@ -9,10 +9,11 @@
 import { MAX_PAGE_SIZE } from '../../query/listQuery.js'
 import type { JsonSchema } from './jsonSchema.js'
 
-export type Parameter = { name: string; in: 'query' | 'path' | 'header'; description: string; required?: boolean; schema: JsonSchema; example?: unknown }
+export type Parameter = { name: string; in: 'query' | 'path' | 'header'; description: string; required?: boolean; schema: JsonSchema }
 
-function query(name: string, description: string, schema: JsonSchema, example?: unknown): Parameter {
-  return { name, in: 'query', description, schema, ...(example === undefined ? {} : { example }) }
+/** A query parameter; its example goes into the description (Swagger UI would send an `example` with "try it"). */
+function query(name: string, description: string, schema: JsonSchema, example?: string): Parameter {
+  return { name, in: 'query', description: example === undefined ? description : `${description}; e.g. \`${example}\``, schema }
 }
 
 const TRUE_OR_FALSE: JsonSchema = { type: 'string', enum: ['true', 'false'] }

@@ -36,7 +36,7 @@ const LIST_OPTIONS = [parameterRef('filter'), parameterRef('orderby'), parameter
 function appendParameter(decl: ResourceDecl): Parameter[] {
   if (decl.appends.length === 0) return []
   const names = decl.appends.map((counter) => counter.name)
-  return [{ name: 'append', in: 'query', description: `counters to fill on every object, comma-separated: ${names.join(', ')}`, schema: { type: 'string' }, example: names[0] }]
+  return [{ name: 'append', in: 'query', description: `counters to fill on every object, comma-separated: ${names.join(', ')}`, schema: { type: 'string' } }]
 }
 
 function writeOptionParameters(decl: ResourceDecl): Parameter[] {
