@@ -191,6 +191,12 @@ t.test('real answers match their response schemas', async (t) => {
   await call('PUT', `/time/projects/${projectId}`, { body: { note: 'stale', version: 1 } }, 409)
   await call('POST', '/time/projects', { body: { name: 'Too long a code', code: 'x'.repeat(30) } }, 412)
   await call('GET', '/users/@self/accesstokens', {}, 200)
+  await call('POST', '/users/@self/secretkeys', { body: { name: 'ci' } }, 201)
+  await call('GET', '/users/@self/secretkeys', {}, 200)
+  await call('POST', '/storage/settings/theme', { rawBody: 'dark', headers: { 'content-type': 'text/plain' } }, 201)
+  await call('GET', '/storage/settings', {}, 200)
+  await call('POST', '/batch', { body: [{ id: 'a', method: 'GET', path: '/v1/time/projects?$top=1' }] }, 200)
+  await call('GET', '/time/projects/$dummy', {}, 200)
   const login = await client.request('GET', '/v1/auth/login', {
     tenant: 'acme',
     query: { apikey: client.apiKey },
@@ -199,6 +205,15 @@ t.test('real answers match their response schemas', async (t) => {
   expectMatches(t, 'GET', '/auth/login', login)
   const checkurl = await client.request('GET', '/v1/register/checkurl', { query: { apikey: client.apiKey, url: 'acme' } })
   expectMatches(t, 'GET', '/register/checkurl', checkurl)
+  const signup = await client.request('POST', '/v1/register/signup', {
+    query: { apikey: client.apiKey },
+    body: { account: { name: 'Beta Ltd', urlPrefix: 'beta' }, owner: { firstName: 'Bea', lastName: 'Beta', email: 'bea@beta.test', password: 'secret-password' } },
+  })
+  t.equal(signup.status, 201)
+  expectMatches(t, 'POST', '/register/signup', signup)
+  const confirmed = await client.request('POST', `/v1/auth/confirm/${signup.json.id}`, { tenant: 'beta', query: { apikey: client.apiKey } })
+  t.equal(confirmed.status, 200)
+  expectMatches(t, 'POST', '/auth/confirm/{id}', confirmed)
   // The check can fail: a project whose date is not `/Date(ms)/`, or with a field the schema does not name, does not match.
   const projectSchema = ajv.compile({ ...responseSchemaFor('GET', `/time/projects/${projectId}`, 200, 'application/json'), components: doc.components })
   const shown = (await client.request('GET', `/v1/time/projects/${projectId}`, { tenant: 'acme', query: { token } })).json
