@@ -104,6 +104,10 @@ export const COMMON_SCHEMAS: Record<string, JsonSchema> = {
   CreatedId: closedObject({ id: STRING }),
   Empty: closedObject({}),
   RemovedObject: closedObject({ id: STRING, deleted: BOOLEAN }),
+  UploadedFile: closedObject(
+    { id: ID, version: INTEGER, fileName: STRING, contentType: STRING, contentSize: INTEGER, createdAt: JSON_DATE, updatedAt: JSON_DATE, displayName: STRING },
+    'an uploaded file’s metadata (domain/files.ts renderFileMetadata)',
+  ),
   CalculatedPrice: closedObject({ price: nullable(NUMBER), unitPrice: nullable(NUMBER) }),
   NextDocNumber: closedObject({ docNumber: INTEGER, docNumberPart: INTEGER }),
   StorageList: { type: 'array', items: closedObject({ itemKey: STRING, publicScope: BOOLEAN, contentType: STRING }) },
@@ -113,6 +117,7 @@ export const COMMON_SCHEMAS: Record<string, JsonSchema> = {
   },
   RevokedAccessToken: closedObject({ id: STRING, deleted: BOOLEAN, loggedOut: BOOLEAN }),
   ProductSeats: closedObject({ product: STRING, licenseLimit: nullable(INTEGER), used: INTEGER, free: nullable(INTEGER) }),
+  UserProductSeats: closedObject({ product: STRING, licenseLimit: nullable(INTEGER), used: INTEGER, free: nullable(INTEGER), granted: { type: 'boolean', description: 'whether the user holds a seat' } }),
   AllowedProducts: closedObject({ products: { type: 'array', items: STRING } }),
   BatchRequest: {
     type: 'array',

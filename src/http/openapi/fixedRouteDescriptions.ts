@@ -40,8 +40,8 @@ function ok(description: string, schema: JsonSchema, status = '200'): Record<str
 const FILE_BODY = { description: 'the file’s bytes, with its Content-Type', required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
 const FILE_ANSWER = answers({ '200': { description: 'the file, with its content type', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } } })
 const FILE_WRITTEN = answers({
-  '201': dataAnswer('stored: {id, version}, or the metadata with response_object=true', { anyOf: [schemaRef('WriteResult'), schemaRef('FileMetadata')] }),
-  '200': dataAnswer('replaced: {id, version}, or the metadata with response_object=true', { anyOf: [schemaRef('WriteResult'), schemaRef('FileMetadata')] }),
+  '201': dataAnswer('stored: {id, version}, or the metadata with response_object=true', { anyOf: [schemaRef('WriteResult'), schemaRef('UploadedFile')] }),
+  '200': dataAnswer('replaced: {id, version}, or the metadata with response_object=true', { anyOf: [schemaRef('WriteResult'), schemaRef('UploadedFile')] }),
 })
 
 function fileRoutes(owner: string, file: string): [string, FixedRouteDescription][] {
@@ -49,7 +49,7 @@ function fileRoutes(owner: string, file: string): [string, FixedRouteDescription
   return [
     [`POST ${base}/upload`, { summary: `upload the ${file}`, tag: 'Files', query: [required('filename', 'the file’s name'), parameterRef('response_object'), ...FORMAT], body: FILE_BODY, answers: FILE_WRITTEN }],
     [`GET ${base}/download`, { summary: `download the ${file}`, tag: 'Files', answers: FILE_ANSWER }],
-    [`GET ${base}`, { summary: `the ${file}’s metadata`, tag: 'Files', query: FORMAT, answers: ok('name, content type and size', schemaRef('FileMetadata')) }],
+    [`GET ${base}`, { summary: `the ${file}’s metadata`, tag: 'Files', query: FORMAT, answers: ok('name, content type and size', schemaRef('UploadedFile')) }],
     [`DELETE ${base}`, { summary: `remove the ${file}`, tag: 'Files', query: FORMAT, answers: ok('removed', schemaRef('RemovedObject')) }],
   ]
 }
@@ -160,7 +160,7 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
   ['DELETE users/@self/accesstokens/:id', { summary: 'end one of the caller’s sessions', tag: 'Authentication', query: FORMAT, answers: ok('ended', schemaRef('RevokedAccessToken')) }],
   ['GET accesses/product/:product/$free', { summary: 'seats of a product: limit, used, free', tag: 'Access', query: FORMAT, answers: ok('the seats', schemaRef('ProductSeats')) }],
   ['GET accesses/products/$allowed', { summary: 'the products the caller may use', tag: 'Access', query: FORMAT, answers: ok('the products', schemaRef('AllowedProducts')) }],
-  ['GET users/:id/accesses/product/:product/$free', { summary: 'seats of a product, for a user', tag: 'Access', query: FORMAT, answers: ok('the seats', schemaRef('ProductSeats')) }],
+  ['GET users/:id/accesses/product/:product/$free', { summary: 'seats of a product, and whether the user holds one', tag: 'Access', query: FORMAT, answers: ok('the seats', schemaRef('UserProductSeats')) }],
   ['GET users/:id/accesses/products/$allowed', { summary: 'the products a user may use', tag: 'Access', query: FORMAT, answers: ok('the products', schemaRef('AllowedProducts')) }],
   ['GET users/:id/accesses/@exceeded', { summary: 'a user’s accesses beyond the license limit', tag: 'Access', query: FORMAT, answers: ok('the accesses', { type: 'array', items: schemaRef('Access') }) }],
   ['GET openapi', { documentedPath: '/openapi.json', summary: 'this description of the API (OpenAPI 3.1)', tag: 'Reference', security: OPEN, answers: answers({ '200': { description: 'the OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } }) }],

@@ -5,7 +5,7 @@
  * requirements (token or Bearer for the calls of a signed-in user; the
  * API key for the public calls; the API key and Basic for login).
  */
-import { schemaRef, type JsonSchema } from './jsonSchema.js'
+import type { JsonSchema } from './jsonSchema.js'
 import type { Parameter } from './parameters.js'
 
 export type Operation = {
@@ -19,8 +19,6 @@ export type Operation = {
   security?: Record<string, string[]>[]
   servers?: { url: string; description?: string }[]
 }
-
-export type PathItem = Record<string, Operation | unknown>
 
 /** Answers: the data in JSON and in XML (`format=xml` or `Accept: application/xml`). */
 export function dataAnswer(description: string, schema: JsonSchema): Record<string, unknown> {
@@ -42,10 +40,6 @@ export function answers(byStatus: Record<string, unknown>): Record<string, unkno
 /** A JSON request body (XML too, with Content-Type: application/xml). */
 export function jsonBody(schema: JsonSchema, description: string, required = true): Record<string, unknown> {
   return { description, required, content: { 'application/json': { schema }, 'application/xml': { schema: { type: 'string' } } } }
-}
-
-export function schemaNamed(name: string): JsonSchema {
-  return schemaRef(name)
 }
 
 /** The caller signs in with a token: query parameter `token` or `Authorization: Bearer`. */
