@@ -14,9 +14,13 @@
  *                changes); a reference as `{id}`; dates as `/Date(ms)/` or
  *                ISO text; `version` for the stale-version check.
  *
- * Constraints become JSON Schema keywords: Size → minLength/maxLength,
- * Pattern → pattern, Min/Max → minimum/maximum, Enum → enum, Email →
- * format email; NotNull fields are not nullable in answers.
+ * In request bodies constraints become JSON Schema keywords: Size →
+ * minLength/maxLength, Pattern → pattern, Min/Max → minimum/maximum, Enum
+ * → enum, Email → format email, and a NotNull field may not be null.
+ * Answers name the enumerations' values too, and leave the other
+ * constraints to the request schema: an answer shows what is stored, which
+ * may predate a constraint; every field but `id` and `version` may be null
+ * there.
  */
 import { describedFields, shownType } from '../../domain/metadata.js'
 import type { Constraint, FieldDecl, ResourceDecl } from '../../domain/schema.js'
