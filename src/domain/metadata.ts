@@ -51,7 +51,7 @@ function cascadesOf(decl: ResourceDecl): { cascadeType: CascadeType; objectTypes
 }
 
 /** The type a field shows: an enumeration's own type (named after the field), else the declared type. */
-function shownType(fieldDecl: FieldDecl): string {
+export function shownType(fieldDecl: FieldDecl): string {
   const enumerated = fieldDecl.ref === undefined && fieldDecl.constraints.some((constraint) => constraint.type === 'Enum')
   return enumerated ? fieldDecl.name.charAt(0).toUpperCase() + fieldDecl.name.slice(1) : fieldDecl.type
 }
@@ -72,12 +72,17 @@ function fieldMetadata(fieldDecl: FieldDecl): Record<string, unknown> {
   }
 }
 
+/** The fields a client is told about (all but those the server keeps to itself), in declaration order. */
+export function describedFields(decl: ResourceDecl): FieldDecl[] {
+  return decl.fields.filter((fieldDecl) => fieldDecl.access !== 'INTERNAL')
+}
+
 /** The document of `decl` at `path` (under /v1; the declaration's own path unless an inner collection's is given). */
 export function metadataOf(decl: ResourceDecl, path: string | null = decl.path): Record<string, unknown> {
   return {
     type: decl.type,
     path: path === null ? null : `/v1/${path}`,
-    fields: decl.fields.filter((fieldDecl) => fieldDecl.access !== 'INTERNAL').map(fieldMetadata),
+    fields: describedFields(decl).map(fieldMetadata),
     cascades: cascadesOf(decl),
   }
 }

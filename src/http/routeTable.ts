@@ -20,6 +20,7 @@ import { createSecretKey, deleteSecretKey, listSecretKeys } from './routes/secre
 import { documentRoutes } from './routes/documentRoutes.js'
 import { report } from './routes/reports.js'
 import { checkEmail, checkUrl, confirmAccount, findUrl, signUp } from './routes/registration.js'
+import { openApiAnswer } from './routes/docsOpenApi.js'
 import { ApiError } from '../domain/errors.js'
 import { LOGO, SIGNATURE } from '../domain/files.js'
 import { RECEIPT } from '../domain/operations/expenseReceipt.js'
@@ -92,6 +93,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'time/expenses/:id/receipt/download', auth: true, handle: receipt.download },
   { method: 'GET', scope: 'tenant', pattern: 'time/expenses/:id/receipt', auth: true, handle: receipt.metadata },
   { method: 'DELETE', scope: 'tenant', pattern: 'time/expenses/:id/receipt', auth: true, handle: receipt.remove },
+  // Issue 29: the OpenAPI description (`/v1/openapi.json`; the router sees the path without `.json`), made from this table.
+  { method: 'GET', scope: 'public', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
+  { method: 'GET', scope: 'tenant', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
 ]
 
 /** A pattern split once: per segment, the literal it must equal or the name it captures. */

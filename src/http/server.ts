@@ -47,6 +47,7 @@ import { keepHeader } from './requestHeaders.js'
 import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
 import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead } from './response.js'
 import { route, type RouteTrace } from './router.js'
+import { referencePage } from './routes/docsPage.js'
 import { listenExclusive, loadNativeUws, type HttpRequest, type HttpResponse, type TemplatedApp } from './uws.js'
 
 const OVERRIDABLE = new Set(['PUT', 'DELETE'])
@@ -253,6 +254,12 @@ export function startHttpServer(services: Services, port: number, host: string, 
     }
     const tenant = tenantFromHost(headers.get('host') ?? '', config.baseDomain)
     state.tenant = tenant ?? null
+    // The entry page and the interactive reference, outside /v1 (routes/docsPage.ts).
+    const page = tenant === undefined || split.versioned ? null : referencePage(rawMethod, url, headers.get('accept'))
+    if (page !== null) {
+      send(res, state, observers, page)
+      return
+    }
     if (tenant === undefined || !split.versioned) {
       const message = tenant === undefined ? `host '${(headers.get('host') ?? '').slice(0, 100)}' is not served here` : 'paths start with /v1'
       refuse(head, new ApiError(tenant === undefined ? 'TL01-1005' : 'TL01-9003', message))

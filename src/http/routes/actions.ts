@@ -22,3 +22,8 @@ export function findAction(type: string, name: string): ResourceAction | undefin
   return ACTIONS.get(`${type}:${name}`)
 }
 
+
+/** Every registered action as `Type:name` (a name is `$…`, or the method it gives a meaning to): the API description lists them. */
+export function actionKeys(): string[] {
+  return [...ACTIONS.keys()]
+}

@@ -196,6 +196,11 @@ const REPORT_HANDLERS: Record<string, (call: Call) => Promise<ApiResponse>> = {
 /** The reports by name: a Map, so a name from the path finds only a report (never `constructor` or another inherited name). */
 const REPORTS = new Map(Object.entries(REPORT_HANDLERS))
 
+/** The names of the reports (`time/reports/{name}`): the API description lists each. */
+export function reportNames(): string[] {
+  return [...REPORTS.keys()]
+}
+
 export async function report(call: Call, params: Record<string, string>): Promise<ApiResponse> {
   const handler = REPORTS.get(params.name ?? '')
   if (handler === undefined) throw new ApiError('TL01-9003', `no report '${params.name}'; reports: ${[...REPORTS.keys()].join(', ')}`)

@@ -127,6 +127,11 @@ export function findView(type: string, name: string): View | undefined {
   return VIEWS.get(`${type}:${name}`)
 }
 
+/** The names of the views of a resource type (`@own`, `$unbilled`), in registration order: the API description lists them. */
+export function viewNamesOf(type: string): string[] {
+  return [...VIEWS.keys()].filter((key) => key.startsWith(`${type}:`)).map((key) => key.slice(type.length + 1))
+}
+
 /** A summary of a view's records under a name of its own: the view, and the `summary` text used when the request gives none. */
 export interface ViewSummary {
   view: View
@@ -140,6 +145,11 @@ const VIEW_SUMMARIES = new Map<string, ViewSummary>([
 
 export function findViewSummary(type: string, name: string): ViewSummary | undefined {
   return VIEW_SUMMARIES.get(`${type}:${name}`)
+}
+
+/** The names of the view summaries of a resource type (`$unbilledsummary`). */
+export function viewSummaryNamesOf(type: string): string[] {
+  return [...VIEW_SUMMARIES.keys()].filter((key) => key.startsWith(`${type}:`)).map((key) => key.slice(type.length + 1))
 }
 
 /**

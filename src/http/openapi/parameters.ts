@@ -1,0 +1,56 @@
+/*
+ * The query parameters of the API as OpenAPI parameter objects, kept once
+ * in `components.parameters` and referred to by name from each operation:
+ * the answer's format, the list options ($filter, $orderby, $top, $skip,
+ * no_expand), write options (response_object, version_ignore), and the
+ * range parameters of the reports. `append` is per resource (its own
+ * counters), so it is built where the resource's operations are.
+ */
+import { MAX_PAGE_SIZE } from '../../query/listQuery.js'
+import type { JsonSchema } from './jsonSchema.js'
+
+export type Parameter = { name: string; in: 'query' | 'path' | 'header'; description: string; required?: boolean; schema: JsonSchema }
+
+/** A query parameter; its example goes into the description (Swagger UI would send an `example` with "try it"). */
+function query(name: string, description: string, schema: JsonSchema, example?: string): Parameter {
+  return { name, in: 'query', description: example === undefined ? description : `${description}; e.g. \`${example}\``, schema }
+}
+
+const TRUE_OR_FALSE: JsonSchema = { type: 'string', enum: ['true', 'false'] }
+
+export const PARAMETERS: Record<string, Parameter> = {
+  format: query('format', 'the answer’s format, instead of the Accept header (JSON by default)', { type: 'string', enum: ['json', 'xml'] }),
+  suppress_response_code: query('suppress_response_code', '`true`: the status is always 200, an error is in the body', TRUE_OR_FALSE),
+  filter: query(
+    '$filter',
+    'an OData filter: `eq ne gt ge lt le`, `and or not`, `add sub mul div mod`, parentheses, field paths with `/` (`client/id`), literals (`\'text\'`, numbers, `true`, `null`, `datetime\'2025-01-31T00:00:00Z\'`) and string functions (`startswith(name, \'A\') eq true`)',
+    { type: 'string', maxLength: 4096 },
+    "active eq true and startswith(name, 'A') eq true",
+  ),
+  orderby: query('$orderby', 'comma-separated `<field> [asc|desc]` (field paths with `/`)', { type: 'string' }, 'name asc'),
+  top: query('$top', `how many objects to answer (at most ${MAX_PAGE_SIZE} a page)`, { type: 'integer', minimum: 0 }),
+  skip: query('$skip', 'how many matching objects to skip', { type: 'integer', minimum: 0 }),
+  no_expand: query('no_expand', '`true`: referenced objects as stubs (id, version, displayName) instead of whole objects', TRUE_OR_FALSE),
+  response_object: query('response_object', '`true`: a create or update answers the whole object instead of `{id, version}`', TRUE_OR_FALSE),
+  version_ignore: query('version_ignore', '`true`: update whatever the object’s version is (no 409 for a stale or missing `version`)', TRUE_OR_FALSE),
+  hard: query('hard', '`true`: remove the object for good instead of moving it to the trash', TRUE_OR_FALSE),
+  summary: query('summary', '`[<groupedBy>;]<function>[;<function>…]` with count(), sum(f), avg(f), min(f), max(f); groupedBy a field path', { type: 'string' }, 'project/id;count();sum(duration)'),
+  groupBy: query('summary', 'group the totals by a field path of time records (`project/id`, `user/id`); none: one group `*`', { type: 'string' }, 'project/id'),
+  range: query('range', '0 no limit; 1 the day, 7 the week, 31 the month, 365 the year of range_from; 999 from range_from to range_to', { type: 'integer', enum: [0, 1, 7, 31, 365, 999] }),
+  range_from: query('range_from', 'first day of the range (yyyy-MM-dd, the account’s time zone; default today)', { type: 'string', format: 'date' }),
+  range_to: query('range_to', 'last day of the range (yyyy-MM-dd); with 7, 31, 365 extends to the end of its week, month, year', { type: 'string', format: 'date' }),
+  offset: query('offset', 'shifts the range by whole ranges (negative: into the past)', { type: 'integer' }),
+  depth: query('depth', 'how many earlier periods trendedtotals compares (default 1)', { type: 'integer', minimum: 0, maximum: 120 }),
+  slice_by: query('slice_by', '1 days, 7 weeks, 31 months, 365 years', { type: 'integer', enum: [1, 7, 31, 365] }),
+  apikey: query('apikey', 'the API key (or the X-Api-Key header)', { type: 'string' }),
+}
+
+/** A reference to a parameter of `components.parameters`. */
+export function parameterRef(name: keyof typeof PARAMETERS & string): { $ref: string } {
+  return { $ref: `#/components/parameters/${name}` }
+}
+
+/** A path parameter (`{id}`, `{group}`). */
+export function pathParameter(name: string, description = name === 'id' ? 'the object’s id' : name): Parameter {
+  return { name, in: 'path', description, required: true, schema: { type: 'string' } }
+}

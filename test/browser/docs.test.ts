@@ -1,0 +1,99 @@
+/*
+ * The interactive reference in a real browser: Debian's chromium driven by
+ * puppeteer-core opens /docs on a tenant's address of a running server,
+ * finds the Project operations listed, authorizes with an access token
+ * through the page's Authorize dialog, runs "try it" on the project list
+ * and sees the answer — the project made before — shown in the page.
+ * Nothing the page loads may come from another host.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import t from 'tap'
+import { startInProcess } from '../helpers/server.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+
+if (!fs.existsSync(CHROMIUM)) {
+  t.fail(`${CHROMIUM} is not installed (Debian package chromium)`)
+} else {
+  const server = await startInProcess()
+  t.teardown(() => server.stop())
+  const { client } = server
+  const { token } = await client.createTenant('browse')
+  const made = await client.request('POST', '/v1/time/projects', { tenant: 'browse', query: { token }, body: { name: 'Seen from the browser' } })
+  if (made.status !== 201) throw new Error(`the project was not made: ${made.text}`)
+
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'timeledger-chromium-'))
+  t.teardown(() => fs.rmSync(profile, { recursive: true, force: true }))
+  const browser: Browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--user-data-dir=${profile}`,
+      // Tenants are told apart by host: every *.localhost is this machine (chromium does so too; made explicit).
+      '--host-resolver-rules=MAP *.localhost 127.0.0.1',
+    ],
+  })
+  t.teardown(() => browser.close())
+
+  const origin = `http://browse.localhost:${client.port}`
+  const page: Page = await browser.newPage()
+  const requestedHosts = new Set<string>()
+  page.on('request', (request) => {
+    // data: URLs (Swagger UI's inline images) come from nowhere.
+    const url = new URL(request.url())
+    if (url.protocol !== 'data:') requestedHosts.add(url.host)
+  })
+  page.setDefaultTimeout(60_000)
+
+  t.test('the page lists the Project operations', async (t) => {
+    await page.goto(`${origin}/docs`, { waitUntil: 'load' })
+    await page.waitForSelector('#operations-tag-Project')
+    const title = await page.$eval('.info .title', (element) => element.textContent ?? '')
+    t.match(title, /TimeLedger API/)
+    await page.click('#operations-tag-Project')
+    await page.waitForSelector('#operations-Project-getTimeProjects')
+    const summaries = await page.$$eval('[id^="operations-Project-"] .opblock-summary-path', (elements) => elements.map((element) => element.textContent?.replace(/\u200b/g, '') ?? ''))
+    t.ok(summaries.includes('/time/projects'), 'the project list')
+    t.ok(summaries.includes('/time/projects/{id}'), 'one project')
+  })
+
+  t.test('"try it" with the token entered in the Authorize dialog', async (t) => {
+    await page.click('.auth-wrapper .authorize')
+    await page.waitForSelector('.modal-ux')
+    // The first scheme of the dialog is the token in the query (`token`).
+    const tokenInput = await page.waitForSelector('.modal-ux .auth-container input[type="text"]')
+    await tokenInput?.type(token)
+    await page.click('.modal-ux .auth-container .auth-btn-wrapper .authorize')
+    await page.waitForSelector('.modal-ux .auth-container .btn-done, .modal-ux .auth-container button.logout')
+    await page.click('.modal-ux .close-modal')
+
+    await page.click('#operations-Project-getTimeProjects .opblock-summary-control')
+    await page.waitForSelector('#operations-Project-getTimeProjects .try-out__btn')
+    await page.click('#operations-Project-getTimeProjects .try-out__btn')
+    await page.waitForSelector('#operations-Project-getTimeProjects .execute')
+    await page.click('#operations-Project-getTimeProjects .execute')
+    const live = '#operations-Project-getTimeProjects .live-responses-table tbody tr.response'
+    await page.waitForSelector(`${live} td.response-col_status`)
+    const status = await page.$eval(`${live} td.response-col_status`, (element) => element.textContent?.trim() ?? '')
+    t.equal(status, '200', 'the call answered 200')
+    const shown = await page.$eval(`${live} td.response-col_description`, (element) => element.textContent ?? '')
+    t.match(shown, /Seen from the browser/, 'the answer shows the project')
+    const requestUrl = await page.$eval('#operations-Project-getTimeProjects .request-url pre', (element) => element.textContent ?? '')
+    t.match(requestUrl, new RegExp(`^${origin}/v1/time/projects\\?.*token=`), 'called on the tenant’s own address with the token')
+  })
+
+  t.test('nothing came from another host', async (t) => {
+    t.same([...requestedHosts], [`browse.localhost:${client.port}`])
+  })
+}
