@@ -8,7 +8,9 @@
  * without touching its version (an embedded project renamed, an `append`
  * counter), and with every representation option (format, no_expand,
  * append, a JSONP callback), and it stays while none of those change. The
- * version in front is what `If-Match` reads (etagPreconditions.ts).
+ * version in front is what `If-Match` reads (etagPreconditions.ts). A row
+ * kept as JSON text across answers (domain/renderedJson.ts) keeps its
+ * digest beside it, so reading an unchanged object again hashes nothing.
  *
  * A list's tag is weak: `W/"<seq>-<digest>"`, the tenant's log sequence
  * number at read time, then a digest of what picks and shapes the list (the
@@ -25,6 +27,7 @@
  * without a new sequence number, so lists there get no tag.
  */
 import crypto from 'node:crypto'
+import { JsonFragment } from '../json/fragment.js'
 import type { ApiRequest } from './request.js'
 import { formatOf, type ApiResponse } from './response.js'
 
@@ -80,10 +83,21 @@ export function notModified(etag: string, headers: Record<string, string> = {}):
   return { status: 304, headers: { ...headers, ETag: etag }, body: '' }
 }
 
-/** A single object's answer with its tag; 304 when `If-None-Match` names it. */
-export function withObjectEtag(request: ApiRequest, version: number, response: ApiResponse): ApiResponse {
+/** Digests of rows kept as JSON text across answers (renderedJson.ts): a row read again is not hashed again. */
+const fragmentDigests = new WeakMap<JsonFragment, string>()
+
+/**
+ * A single object's answer with its tag; 304 when `If-None-Match` names it. `shown` is what the answer was written
+ * from: when it is a row's kept JSON text (the body is its bytes), its digest is kept with it.
+ */
+export function withObjectEtag(request: ApiRequest, version: number, response: ApiResponse, shown?: unknown): ApiResponse {
   if (response.status !== 200 && response.status !== 201) return response
-  const etag = objectEtag(version, response.body)
+  let etag: string
+  if (shown instanceof JsonFragment && shown.bytes === response.body) {
+    let known = fragmentDigests.get(shown)
+    if (known === undefined) fragmentDigests.set(shown, (known = digest(shown.bytes)))
+    etag = `"${version}-${known}"`
+  } else etag = objectEtag(version, response.body)
   if (response.status === 200 && conditionalGet(request) && noneMatchHits(request, etag)) return notModified(etag)
   response.headers.ETag = etag
   return response

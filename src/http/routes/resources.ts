@@ -209,7 +209,8 @@ function read(call: Call, at: CollectionAt, id: string, inTrash: boolean): Maybe
   const { tenant } = requireSession(call)
   return tenant.read((state) => {
     const rec = findInside(state, call, at, id, inTrash)
-    return withObjectEtag(call.request, rec.version, objectResponse(call, decl, renderShown(decl, rec, state, shownOptions(call, decl, state))))
+    const shown = renderShown(decl, rec, state, shownOptions(call, decl, state))
+    return withObjectEtag(call.request, rec.version, objectResponse(call, decl, shown), shown)
   })
 }
 
