@@ -23,8 +23,9 @@
  * elsewhere in the tenant): a missed 304, never a wrong one. It is known
  * before the list is run, so a matching `If-None-Match` skips the query, the
  * rendering and the body entirely; hashing a list's body instead would cost
- * a pass over up to a megabyte per answer. Inside a batch the state moves
- * without a new sequence number, so lists there get no tag.
+ * a pass over up to a megabyte per answer. `$count` and summaries are
+ * tagged the same way. Inside a batch the state moves without a new
+ * sequence number, so lists there get no tag.
  */
 import crypto from 'node:crypto'
 import { JsonFragment } from '../json/fragment.js'
@@ -51,6 +52,22 @@ export function listEtag(request: ApiRequest, seq: number, userId: string): stri
   let key = `${request.tenant ?? ''}\u0000${userId}\u0000${formatOf(request)}\u0000${request.method}\u0000${request.segments.join('/')}`
   for (const [name, value] of request.query) if (!NOT_SHAPING.has(name)) key += `\u0000${name}=${value}`
   return `W/"${seq}-${digest(key)}"`
+}
+
+/** The tag of a list-like read (a list, count or summary) and, when `If-None-Match` names it, its 304. */
+export interface ListCondition {
+  /** Null inside a batch (see the top). */
+  readonly etag: string | null
+  readonly notModified: ApiResponse | null
+}
+
+const NO_CONDITION: ListCondition = { etag: null, notModified: null }
+
+/** The condition of a list-like read of the state at `seq` by `userId`: known before the read runs. */
+export function listCondition(request: ApiRequest, seq: number, userId: string): ListCondition {
+  if (request.inBatch) return NO_CONDITION
+  const etag = listEtag(request, seq, userId)
+  return { etag, notModified: conditionalGet(request) && noneMatchHits(request, etag) ? notModified(etag) : null }
 }
 
 /** The opaque part of a tag (weak comparison: `W/` dropped). */

@@ -110,6 +110,29 @@ t.test('a list: a weak tag, 304 while nothing listed changed, a new tag when an 
   t.equal((await other.api.call('GET', path, { headers: { 'if-none-match': etagOf(afterAdd) } })).status, 200, "the owner's tag does not match another caller's list")
 })
 
+t.test('$count and summaries are tagged like lists; lists inside a batch are not', async (t) => {
+  for (const path of ['time/projects/$count', 'time/projects/summary']) {
+    const first = await owner.get(path)
+    t.equal(first.status, 200, path)
+    t.match(etagOf(first), /^W\/"/, `${path}: a weak tag`)
+    t.equal((await conditional(path, etagOf(first))).status, 304, `${path}: 304 on it`)
+  }
+  const countTag = etagOf(await owner.get('time/projects/$count'))
+  await owner.create('time/projects', { name: 'Counted' })
+  const recount = await conditional('time/projects/$count', countTag)
+  t.equal(recount.status, 200, 'a project added: counted again')
+
+  const batch = await owner.post('batch', [
+    { id: 'list', method: 'GET', path: '/v1/time/projects' },
+    { id: 'one', method: 'GET', path: `/v1/time/projects/${projectId}` },
+  ])
+  t.equal(batch.status, 200)
+  const [list, one] = batch.json as { code: number; headers: string }[]
+  t.equal(list?.code, 200)
+  t.notMatch(list?.headers ?? '', /ETag/i, "a batch item's list has no tag (the batch's writes move no sequence number)")
+  t.match(one?.headers ?? '', /ETag: "\d+-/, 'a single object in a batch has its tag')
+})
+
 t.test('304 on a kept-alive connection leaves it usable', async (t) => {
   const tag = etagOf(await owner.get(`time/projects/${projectId}`))
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })

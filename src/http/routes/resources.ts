@@ -3,7 +3,7 @@
  *
  *   GET    /{path}                  list ($filter, $orderby, $top, $skip, $inlinecount, append, no_expand)
  *   POST   /{path}                  create
- *   GET    /{path}/$count           number of matching records (text/plain)
+ *   GET    /{path}/$count           number of matching records (text/plain); a count, summary or list has a weak ETag
  *   GET    /{path}/$metadata        the metadata document
  *   GET    /{path}/$dummy           a random sample object
  *   GET    /{path}/summary          summary=[<groupedBy>;]<fn>[;…] with $filter
@@ -42,7 +42,7 @@ import { andThen, type MaybePromise } from '../../maybePromise.js'
 import { isChildOf, planList, type ListPlan, type ListScope, type ParentLink } from '../../query/plan.js'
 import { parseSummary, summarySteps, type SummaryPlan } from '../../query/summary.js'
 import { parseObjectBody } from '../body.js'
-import { conditionalGet, listEtag, noneMatchHits, notModified, withObjectEtag } from '../etag.js'
+import { listCondition, withObjectEtag } from '../etag.js'
 import { ifMatchOf } from '../etagPreconditions.js'
 import { listPagingOf, pagingHeaders, type ListPaging } from '../paging.js'
 import type { Call, Principal } from '../call.js'
@@ -154,8 +154,8 @@ function writeAnswer(call: Call, decl: ResourceDecl, rec: Rec, status: number, c
 
 /** A list page, with its tag (304 before any work when `If-None-Match` names it, etag.ts) and paging headers (paging.ts). */
 function* listSteps(call: Call, decl: ResourceDecl, plan: ListPlan, paging: ListPaging, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
-  const etag = call.request.inBatch ? null : listEtag(call.request, state.seq, principal.userId)
-  if (etag !== null && conditionalGet(call.request) && noneMatchHits(call.request, etag)) return notModified(etag)
+  const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
+  if (notModified !== null) return notModified
   const recs = yield* plan.runSteps(state, principal, scope)
   const total = paging.inlineCount ? yield* plan.countSteps(state, principal, scope) : null
   const response = listResponse(call, decl, state, recs)
@@ -172,7 +172,15 @@ function list(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<Ap
 }
 
 function* countSteps(call: Call, plan: ListPlan, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
-  return textResponse(call.request, String(yield* plan.countSteps(state, principal, scope)))
+  const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
+  if (notModified !== null) return notModified
+  return tagged(textResponse(call.request, String(yield* plan.countSteps(state, principal, scope))), etag)
+}
+
+/** A list-like answer with its tag (etag.ts: listCondition), when it has one and succeeded. */
+function tagged(response: ApiResponse, etag: string | null): ApiResponse {
+  if (etag !== null && response.status === 200) response.headers.ETag = etag
+  return response
 }
 
 function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
@@ -182,8 +190,10 @@ function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<A
 }
 
 function* summaryAnswerSteps(call: Call, plan: ListPlan, summaryPlan: SummaryPlan, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
+  const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
+  if (notModified !== null) return notModified
   const entries = yield* summarySteps(summaryPlan, (visit) => plan.eachMatching(state, principal, scope, visit), state)
-  return dataResponse(call.request, entries, { root: 'summaries', item: 'summary' })
+  return tagged(dataResponse(call.request, entries, { root: 'summaries', item: 'summary' }), etag)
 }
 
 /** `summary?summary=[<groupedBy>;]<fn>[;…]` over the records a list with the same $filter would give (`defaultSummary` without the parameter). */
