@@ -197,6 +197,7 @@ t.test('If-Match: the version of a PUT, DELETE or $set', async (t) => {
   t.equal(deleted.status, 200, 'DELETE at the right version')
   t.equal((await owner.get(`time/projects/${id}`)).status, 404)
 
+  expectError(t, await owner.call('PUT', `time/projects/${projectId}`, { body: { name: 'x' }, headers: { 'if-match': `"1", `.repeat(500) } }), 400, 'TL01-1105', 'an If-Match too long to read')
   const missing = await owner.call('PUT', 'time/projects/no-such-id', { body: { name: 'x' }, headers: { 'if-match': '"1"' } })
   expectError(t, missing, 404, 'TL01-1101', 'an object that is not there is not found, whatever the tag')
 })

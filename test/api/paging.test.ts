@@ -99,6 +99,17 @@ t.test('Link: next only on a full page, pointing to the page after it; prev past
   t.match(links(partial.headers.link).get('prev') ?? '', /\$skip=0|^[^$]*$/, 'prev from $skip 2 with $top 3 starts at 0')
 })
 
+t.test('Link replaces $skip however it was written, and keeps the rest as written', async (t) => {
+  const target = `/v1/time/projects?%24skip=1&token=${token}&%24top=2&%24filter=name%20ne%20'x'`
+  const page = await follow(target)
+  t.equal(page.status, 200)
+  const next = links(page.headers.link).get('next') ?? ''
+  t.notMatch(next, /%24skip/, 'the encoded $skip is gone')
+  t.match(next, /&\$skip=3$/, 'the new $skip at the end')
+  t.match(next, /%24filter=name%20ne%20'x'/, 'the filter as the client wrote it')
+  t.match(links(page.headers.link).get('prev') ?? '', /^\/v1\/time\/projects\?token=[^&]+&%24top=2&%24filter=[^&]+$/, 'prev to the start: no $skip at all')
+})
+
 t.test('with the total known, no next after the last full page', async (t) => {
   const last = await owner.get('time/projects', { $filter: BILLABLE, $orderby: 'name', $top: 2, $skip: 2, $inlinecount: 'allpages' })
   t.same(names(last.json), ['P5', 'P7'])
