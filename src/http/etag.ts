@@ -13,10 +13,11 @@
  * digest beside it, so reading an unchanged object again hashes nothing.
  *
  * A list's tag is weak: `W/"<seq>-<digest>"`, the tenant's log sequence
- * number at read time, then a digest of what picks and shapes the list (the
- * path, the query but the token, the format, the caller). Every change to
- * a tenant's state is a log entry with a higher sequence number (a restore
- * takes a number above all earlier ones: tenants/installState.ts), and a
+ * number at read time, then a digest of what picks and shapes the list
+ * (the path, the query but the token, the format and Accept, the caller).
+ * Every change to a tenant's state is a log entry with a higher sequence
+ * number (a restore takes a number above all earlier ones:
+ * tenants/installState.ts), and a
  * list is a function of the state, its query and its caller (no list or
  * view reads the clock), so any change of a listed item, of the count or of
  * the order changes the tag. It may change when nothing listed did (a write
@@ -49,7 +50,8 @@ const NOT_SHAPING = new Set(['token', 'apikey'])
 
 /** The weak tag of a list answer at sequence number `seq`, for the caller `userId` (see the top). */
 export function listEtag(request: ApiRequest, seq: number, userId: string): string {
-  let key = `${request.tenant ?? ''}\u0000${userId}\u0000${formatOf(request)}\u0000${request.method}\u0000${request.segments.join('/')}`
+  // The Accept header as sent, not only the format read from it: an answer in another type it may choose is another list.
+  let key = `${request.tenant ?? ''}\u0000${userId}\u0000${formatOf(request)}\u0000${request.headers.get('accept') ?? ''}\u0000${request.method}\u0000${request.segments.join('/')}`
   for (const [name, value] of request.query) if (!NOT_SHAPING.has(name)) key += `\u0000${name}=${value}`
   return `W/"${seq}-${digest(key)}"`
 }

@@ -91,6 +91,8 @@ t.test('a list: a weak tag, 304 while nothing listed changed, a new tag when an 
   t.not(etagOf(filtered), etagOf(first), 'another query, another tag')
   t.equal((await conditional(path, etagOf(first), { $filter: "name eq 'Apollo 2'" })).status, 200, "the unfiltered list's tag does not match the filtered list")
   t.not(etagOf(await owner.get(path, { format: 'xml' })), etagOf(first), 'another format, another tag')
+  const otherAccept = await owner.call('GET', path, { headers: { accept: 'text/csv', 'if-none-match': etagOf(first) } })
+  t.not(otherAccept.status, 304, "another Accept: never the JSON list's 304")
 
   const current = (await owner.get(`time/projects/${projectId}`)).json.version as number
   t.equal((await owner.put(`time/projects/${projectId}`, { name: 'Apollo 3', version: current })).status, 200)
