@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   'TL01-1107': { status: 409, when: 'version stale' },
   'TL01-1108': { status: 424, when: 'batch transaction failed because another item of its group failed' },
   'TL01-1109': { status: 412, when: 'file size limit exceeded' },
+  'TL01-1110': { status: 412, when: 'If-Match names a version the object is not at' },
   'TL01-9001': { status: 500, when: 'internal error (a bug), logged with a request id' },
   'TL01-9002': { status: 412, when: 'limit exceeded (list, batch, storage size, body size)' },
   'TL01-9003': { status: 404, when: 'resource path not found' },

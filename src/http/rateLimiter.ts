@@ -6,6 +6,7 @@
  * (abuseLimits.ts). Three policies use them:
  *   - requests: every authenticated request of a user in a tenant
  *     (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_MS) → 429 TL01-9010;
+ *     each answer tells the quota left (rateLimitHeaders.ts);
  *   - wrong API keys per client address (API_KEY_FAILURES_ALLOWED per
  *     LOGIN_FAILURE_WINDOW_MS, then refused for as long), apiKey.ts;
  *   - failed logins, after the OWASP Authentication Cheat Sheet's account
@@ -42,6 +43,7 @@
  */
 import { ApiError } from '../domain/errors.js'
 import type { Call } from './call.js'
+import { rateLimitHeaders, rateLimitUsage, type RateLimitUsage } from './rateLimitHeaders.js'
 import type { WindowCounter } from './windowCounter.js'
 
 export function tooManyRequests(waitMs: number, message: string): ApiError {
@@ -49,12 +51,24 @@ export function tooManyRequests(waitMs: number, message: string): ApiError {
   return new ApiError('TL01-9010', `${message}; retry in ${seconds} s`, null, [], { 'Retry-After': String(seconds) })
 }
 
-/** Counts an authenticated request of the caller; 429 past the limit of its user in its tenant. */
-export function meterRequest(call: Call): void {
+/**
+ * Counts an authenticated request of the caller; 429 past the limit of its user in its tenant. Returns the quota left
+ * after it, for the answer's headers (rateLimitHeaders.ts; the 429 carries them too); null when the limit is off.
+ */
+export function meterRequest(call: Call): RateLimitUsage | null {
   const { config, limits } = call.services
-  if (call.principal === null || config.rateLimitRequests === 0) return
-  const wait = limits.requests.hit(`${call.tenantName ?? ''}\u0000${call.principal.userId}`, Date.now())
-  if (wait > 0) throw tooManyRequests(wait, `more than ${config.rateLimitRequests} requests in ${config.rateLimitWindowMs} ms`)
+  if (call.principal === null || config.rateLimitRequests === 0) return null
+  const key = `${call.tenantName ?? ''}\u0000${call.principal.userId}`
+  const now = Date.now()
+  const wait = limits.requests.hit(key, now)
+  const { count, endsAt } = limits.requests.usage(key, now)
+  const usage = rateLimitUsage(config.rateLimitRequests, config.rateLimitWindowMs, count, endsAt, now)
+  if (wait > 0) {
+    const refused = tooManyRequests(wait, `more than ${config.rateLimitRequests} requests in ${config.rateLimitWindowMs} ms`)
+    Object.assign(refused.headers, rateLimitHeaders(usage))
+    throw refused
+  }
+  return usage
 }
 
 /**

@@ -4,7 +4,8 @@
  * active and idle, a read of durable state: maybePromise.ts). Finds the
  * tenant, the route (a fixed route of the table, else a declared resource
  * path), authenticates when the route needs it (and meters the caller's
- * request rate, rateLimiter.ts), and turns every error into
+ * request rate, rateLimiter.ts, telling the quota left in the answer's
+ * headers, rateLimitHeaders.ts), and turns every error into
  * the error body: ApiError as it is (a 5xx with the request's id in its
  * description), anything else as 500 TL01-9001 with the request's id,
  * which is also logged. The route it found is reported
@@ -23,6 +24,7 @@ import type { ResourceDecl } from '../domain/schema.js'
 import { authenticate } from './authenticate.js'
 import type { Call, Services, TenantAccess } from './call.js'
 import { meterRequest } from './rateLimiter.js'
+import { withRateLimitHeaders } from './rateLimitHeaders.js'
 import type { ApiRequest } from './request.js'
 import { errorResponse, internalError, type ApiResponse } from './response.js'
 import { fixedRouteLabel, resourceRouteLabel } from './routeLabel.js'
@@ -50,12 +52,11 @@ function startsWithSegments(segments: readonly string[], prefix: readonly string
   return true
 }
 
-/** Finds the caller by token, counts the request against the caller's rate limit, then goes on with `next`. */
+/** Finds the caller by token, counts the request against the caller's rate limit, then goes on with `next` (its answer telling the quota). */
 function signedIn(call: Call, next: () => MaybePromise<ApiResponse>): MaybePromise<ApiResponse> {
   return andThen(authenticate(call), (principal) => {
     call.principal = principal
-    meterRequest(call)
-    return next()
+    return withRateLimitHeaders(meterRequest(call), next)
   })
 }
 

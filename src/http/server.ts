@@ -116,6 +116,9 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
     // A HEAD answer has the headers of the answer but no body: a keep-alive client would read the body as its next
     // answer. uWS keeps a connection whose reported length was not sent as busy (and resets it), so report 0.
     if (exchange.method === 'HEAD') res.endWithoutBody(0, close)
+    // A 304 has no body, and no Content-Length unless it is the 200's (RFC 9110 §8.6): none is said. Without
+    // arguments uWS writes none (an `undefined` length is written as 2^63) and keeps the connection.
+    else if (response.status === 304 && !close) res.endWithoutBody()
     else res.end(response.body, close)
   })
   exchange.aborted = true

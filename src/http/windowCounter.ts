@@ -58,6 +58,13 @@ export class WindowCounter {
     return 0
   }
 
+  /** The events counted in the key's live window and when it ends (epoch ms); none counted: 0, and a window from now. */
+  usage(key: string, now: number): { count: number; endsAt: number } {
+    const window = this.current(key, now)
+    if (window === undefined) return { count: 0, endsAt: now + this.windowMs }
+    return { count: window.count, endsAt: window.blockedUntil ?? window.startedAt + this.windowMs }
+  }
+
   /**
    * Takes back one event counted at `countedAt` (a reserved slot that turned
    * out not to count). Nothing happens once that window has ended; a block

@@ -1,9 +1,9 @@
 /*
  * The generic resource endpoints, driven entirely by the declarations:
  *
- *   GET    /{path}                  list ($filter, $orderby, $top, $skip, append, no_expand)
+ *   GET    /{path}                  list ($filter, $orderby, $top, $skip, $inlinecount, append, no_expand)
  *   POST   /{path}                  create
- *   GET    /{path}/$count           number of matching records (text/plain)
+ *   GET    /{path}/$count           number of matching records (text/plain); a count, summary or list has a weak ETag
  *   GET    /{path}/$metadata        the metadata document
  *   GET    /{path}/$dummy           a random sample object
  *   GET    /{path}/summary          summary=[<groupedBy>;]<fn>[;…] with $filter
@@ -11,6 +11,7 @@
  *   GET    /{path}/@{view}          a view (views.ts)
  *   GET    /{path}/${selection}     a view named as an operation (`$unbilled`), or its summary (`$unbilledsummary`)
  *   GET    /{path}/{id}             read;  PUT update;  DELETE to the trash (?hard=true: for good)
+ *                                   (ETag and If-None-Match on reads, If-Match on changes: etag.ts, etagPreconditions.ts)
  *          /{path}/@self|@own/…     the caller's user, the account: an alias of the id (domain/selfAlias.ts)
  *   POST   /{path}/{id}/$set        set fields from the query
  *   *      /{path}/{id}/{inner}/…   an inner collection (children whose reference is the id): every
@@ -25,6 +26,7 @@ import { metadataOf } from '../../domain/metadata.js'
 import { dummyOf } from '../../domain/dummy.js'
 import { createObject } from '../../domain/operations/createObject.js'
 import { checkRemovable, deleteObject } from '../../domain/operations/deleteObject.js'
+import { checkExpectedVersion } from '../../domain/operations/expectedVersion.js'
 import { findVisible } from '../../domain/operations/findVisible.js'
 import { fieldsFromText, setFields as setObjectFields } from '../../domain/operations/setFields.js'
 import { updateObject } from '../../domain/operations/updateObject.js'
@@ -40,6 +42,9 @@ import { andThen, type MaybePromise } from '../../maybePromise.js'
 import { isChildOf, planList, type ListPlan, type ListScope, type ParentLink } from '../../query/plan.js'
 import { parseSummary, summarySteps, type SummaryPlan } from '../../query/summary.js'
 import { parseObjectBody } from '../body.js'
+import { listCondition, withObjectEtag } from '../etag.js'
+import { ifMatchOf } from '../etagPreconditions.js'
+import { listPagingOf, pagingHeaders, type ListPaging } from '../paging.js'
 import type { Call, Principal } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, formatOf, textResponse, type ApiResponse } from '../response.js'
@@ -134,8 +139,10 @@ function writtenCounters(call: Call, decl: ResourceDecl): ResourceDecl['appends'
 }
 
 function writeAnswer(call: Call, decl: ResourceDecl, rec: Rec, status: number, counters: ResourceDecl['appends'] | null): MaybePromise<ApiResponse> {
-  if (counters === null) return objectResponse(call, decl, { id: rec.id, version: rec.version }, status)
-  return requireSession(call).tenant.read((state) => objectResponse(call, decl, renderRecord(decl, rec, state, renderOptionsWith(call, decl, state, counters)), status))
+  if (counters === null) return withObjectEtag(call.request, rec.version, objectResponse(call, decl, { id: rec.id, version: rec.version }, status))
+  return requireSession(call).tenant.read((state) =>
+    withObjectEtag(call.request, rec.version, objectResponse(call, decl, renderRecord(decl, rec, state, renderOptionsWith(call, decl, state, counters)), status)),
+  )
 }
 
 /*
@@ -145,18 +152,35 @@ function writeAnswer(call: Call, decl: ResourceDecl, rec: Rec, status: number, c
  * `users/@self`.
  */
 
-function* listSteps(call: Call, decl: ResourceDecl, plan: ListPlan, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
-  return listResponse(call, decl, state, yield* plan.runSteps(state, principal, scope))
+/** A list page, with its tag (304 before any work when `If-None-Match` names it, etag.ts) and paging headers (paging.ts). */
+function* listSteps(call: Call, decl: ResourceDecl, plan: ListPlan, paging: ListPaging, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
+  const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
+  if (notModified !== null) return notModified
+  const recs = yield* plan.runSteps(state, principal, scope)
+  const total = paging.inlineCount ? yield* plan.countSteps(state, principal, scope) : null
+  const response = listResponse(call, decl, state, recs)
+  if (response.status !== 200) return response
+  Object.assign(response.headers, pagingHeaders(call.request, paging.paging, recs.length, total), etag === null ? null : { ETag: etag })
+  return response
 }
 
 function list(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const plan = planList(decl, call.request.query)
-  return tenant.readInSlices((state) => listSteps(call, decl, plan, principal, scope, state))
+  const paging = listPagingOf(call.request.query)
+  return tenant.readInSlices((state) => listSteps(call, decl, plan, paging, principal, scope, state))
 }
 
 function* countSteps(call: Call, plan: ListPlan, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
-  return textResponse(call.request, String(yield* plan.countSteps(state, principal, scope)))
+  const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
+  if (notModified !== null) return notModified
+  return tagged(textResponse(call.request, String(yield* plan.countSteps(state, principal, scope))), etag)
+}
+
+/** A list-like answer with its tag (etag.ts: listCondition), when it has one and succeeded. */
+function tagged(response: ApiResponse, etag: string | null): ApiResponse {
+  if (etag !== null && response.status === 200) response.headers.ETag = etag
+  return response
 }
 
 function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
@@ -166,8 +190,10 @@ function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<A
 }
 
 function* summaryAnswerSteps(call: Call, plan: ListPlan, summaryPlan: SummaryPlan, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
+  const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
+  if (notModified !== null) return notModified
   const entries = yield* summarySteps(summaryPlan, (visit) => plan.eachMatching(state, principal, scope, visit), state)
-  return dataResponse(call.request, entries, { root: 'summaries', item: 'summary' })
+  return tagged(dataResponse(call.request, entries, { root: 'summaries', item: 'summary' }), etag)
 }
 
 /** `summary?summary=[<groupedBy>;]<fn>[;…]` over the records a list with the same $filter would give (`defaultSummary` without the parameter). */
@@ -193,7 +219,8 @@ function read(call: Call, at: CollectionAt, id: string, inTrash: boolean): Maybe
   const { tenant } = requireSession(call)
   return tenant.read((state) => {
     const rec = findInside(state, call, at, id, inTrash)
-    return objectResponse(call, decl, renderShown(decl, rec, state, shownOptions(call, decl, state)))
+    const shown = renderShown(decl, rec, state, shownOptions(call, decl, state))
+    return withObjectEtag(call.request, rec.version, objectResponse(call, decl, shown), shown)
   })
 }
 
@@ -205,7 +232,12 @@ async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<
   const versionIgnored = queryFlag(call.request, 'version_ignore')
   const derive = writeOptionsOf(call.request, decl)
   const counters = writtenCounters(call, decl)
-  const rec = await tenant.write((tx) => updateObject(tx, principal, decl, id, values, versionIgnored ? null : version, !versionIgnored, derive))
+  // If-Match (etagPreconditions.ts) names the version too: then the body need not.
+  const expected = ifMatchOf(call.request)
+  const rec = await tenant.write((tx) => {
+    if (expected !== null) checkExpectedVersion(tx.state, principal, decl, id, expected)
+    return updateObject(tx, principal, decl, id, values, versionIgnored ? null : version, !versionIgnored && expected === null, derive)
+  })
   return writeAnswer(call, decl, rec, 200, counters)
 }
 
@@ -217,15 +249,23 @@ async function setFields(call: Call, decl: ResourceDecl, id: string, fixed: Reco
   const versionText = call.request.query.get('version')
   const version = versionText === undefined || queryFlag(call.request, 'version_ignore') ? null : readVersion({ version: versionText }, 'text')
   const counters = appendedCounters(call, decl)
-  const after = await tenant.write((tx) => setObjectFields(tx, principal, decl, id, values, version))
-  return tenant.read((state) => objectResponse(call, decl, renderRecord(decl, after, state, renderOptionsWith(call, decl, state, counters))))
+  const expected = ifMatchOf(call.request)
+  const after = await tenant.write((tx) => {
+    if (expected !== null) checkExpectedVersion(tx.state, principal, decl, id, expected)
+    return setObjectFields(tx, principal, decl, id, values, version)
+  })
+  return tenant.read((state) => withObjectEtag(call.request, after.version, objectResponse(call, decl, renderRecord(decl, after, state, renderOptionsWith(call, decl, state, counters)))))
 }
 
 async function remove(call: Call, decl: ResourceDecl, id: string): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const hard = queryFlag(call.request, 'hard')
   checkRemovable(decl)
-  const { trashItemId } = await tenant.write((tx) => deleteObject(tx, principal, decl, id, hard))
+  const expected = ifMatchOf(call.request)
+  const { trashItemId } = await tenant.write((tx) => {
+    if (expected !== null) checkExpectedVersion(tx.state, principal, decl, id, expected, hard)
+    return deleteObject(tx, principal, decl, id, hard)
+  })
   return objectResponse(call, decl, trashItemId === null ? { id, deleted: true } : { id, trashItem: { id: trashItemId } })
 }
 
