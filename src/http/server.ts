@@ -246,9 +246,11 @@ export function startHttpServer(services: Services, port: number, host: string, 
       state.conventions = { corsOrigins: config.corsOrigins, compressionMinBytes: config.compressionMinBytes, origin: headers.get('origin'), acceptEncoding: headers.get('accept-encoding') }
     }
     if (rawMethod === 'OPTIONS' && secretBytes === null) {
+      // A preflight has no body; an OPTIONS that sends one is answered without reading it, and its connection closed.
+      const unreadBody = declaredBodyBytes(headers) !== 0 || headers.has('transfer-encoding')
       const preflight = answerOptions(config.corsOrigins, headers)
-      if (preflight instanceof ApiError) refuse({ query, headers, jsonpSuffix: false }, preflight)
-      else send(res, state, observers, { status: 204, headers: preflight, body: '' })
+      if (preflight instanceof ApiError) refuse({ query, headers, jsonpSuffix: false }, preflight, unreadBody)
+      else send(res, state, observers, { status: 204, headers: preflight, body: '' }, unreadBody)
       return
     }
     if (secretBytes !== null) {

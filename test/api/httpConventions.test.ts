@@ -17,6 +17,7 @@
  *  - X-Request-Id: a sane incoming id is kept and echoed, anything else is
  *    replaced by a fresh one.
  */
+import net from 'node:net'
 import zlib from 'node:zlib'
 import t, { type Test } from 'tap'
 import type { TestResponse } from '../helpers/http.js'
@@ -48,6 +49,24 @@ function expectError(t: Test, response: TestResponse, status: number, code: stri
   t.type(response.json?.message, 'string', `${what}: a message`)
 }
 
+/** Writes `request` on a new socket; what came back, and whether the server closed the connection (within 2 s). */
+function rawExchange(port: number, request: string): Promise<{ received: string; closedByServer: boolean }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(request))
+    let received = ''
+    const timer = setTimeout(() => {
+      socket.destroy()
+      resolve({ received, closedByServer: false })
+    }, 2000)
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
+    socket.on('error', () => undefined)
+    socket.on('close', () => {
+      clearTimeout(timer)
+      resolve({ received, closedByServer: true })
+    })
+  })
+}
+
 const preflightHeaders = (origin: string) => ({ origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' })
 
 t.test('CORS off by default', async (t) => {
@@ -59,6 +78,12 @@ t.test('CORS off by default', async (t) => {
   const options = await plain.client.request('OPTIONS', '/v1/time/projects', { tenant: 'conv' })
   expectError(t, options, 405, 'TL01-9004', 'an OPTIONS that is no preflight')
   t.match(options.headers.allow, /GET/, 'Allow lists the methods')
+  const withBody = await plain.client.request('OPTIONS', '/v1/time/projects', { tenant: 'conv', rawBody: '{"name":"x"}' })
+  expectError(t, withBody, 405, 'TL01-9004', 'an OPTIONS with a body (not read)')
+  const raw = await rawExchange(plain.client.port, 'OPTIONS /v1/time/projects HTTP/1.1\r\nHost: conv.localhost\r\nContent-Length: 5\r\n\r\nhello')
+  t.match(raw.received, /^HTTP\/1\.1 405 /, 'over a raw socket: 405')
+  t.equal(raw.received.match(/HTTP\/1\.1 /g)?.length, 1, 'one answer: the unread body is not taken for a request')
+  t.ok(raw.closedByServer, 'and the connection is closed')
 
   const list = await plain.client.request('GET', '/v1/time/projects', { tenant: 'conv', query: { token }, headers: { origin: APP_ORIGIN } })
   t.equal(list.status, 200)
