@@ -14,6 +14,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { open } from 'lmdb'
 import { freePort, runLoad, startProcess, wrkAvailable, type LoadOptions, type LoadResult, type LoadTool } from './loadgen.js'
+import type { PortPicker } from './portRange.js'
 import { withCpuPerRequest } from './processCpu.js'
 
 export interface BaselineOptions {
@@ -24,6 +25,8 @@ export interface BaselineOptions {
   tool?: LoadTool
   /** Parent of the temporary LMDB env (default: os.tmpdir()); fsync must be real there. */
   lmdbParentDir?: string
+  /** Where the baseline servers listen (default: any free port). */
+  ports?: PortPicker
 }
 
 export interface BaselineFigure extends LoadResult {
@@ -105,7 +108,7 @@ export async function measureSameBytes(opts: BaselineOptions, scenarioName: stri
 }
 
 async function measure(opts: BaselineOptions, tool: LoadTool, scenario: Scenario): Promise<BaselineFigure> {
-  const port = await freePort()
+  const port = await (opts.ports?.next() ?? freePort())
   const server = await startProcess(process.execPath, [serverScript(scenario.script), String(port), ...scenario.extraArgs])
   let result: LoadResult & { cpuMicrosPerRequest: number | null }
   try {

@@ -19,7 +19,10 @@
  *
  *   npm run bench -- [--scenario name[,name]] [--duration 5] [--connections 50]
  *                    [--records 1000000] [--tool wrk|autocannon] [--warmup 1]
- *                    [--skip baselines,times,batch,engine,memory] [--profile] [--auto-snapshots]
+ *                    [--skip baselines,times,batch,engine,memory] [--ports 9100-9199]
+ *                    [--profile] [--auto-snapshots]
+ *
+ * `npm run bench -- --help` explains each option (USAGE below).
  */
 import { execFile } from 'node:child_process'
 import crypto from 'node:crypto'
@@ -27,7 +30,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import { parseArgs, promisify } from 'node:util'
 import { measureBaselines, measureSameBytes, type BaselineOptions, type BaselineReport } from './baselines.js'
 import type { EngineFigures } from './engineFigures.js'
 import { copyFixture, type FixtureInfo } from './fixture.js'
@@ -36,6 +39,7 @@ import { BenchClient } from './httpClient.js'
 import { runLoad, wrkAvailable, type LoadResult, type LoadTool } from './loadgen.js'
 import { withCpuPerRequest } from './processCpu.js'
 import { createSmallTenants, mixedDeck, runDeck } from './mixedLoad.js'
+import { PortPicker, parsePortRange } from './portRange.js'
 import { summarizeProfile } from './profileSummary.js'
 import { markdownReport, type RunReport, type SameBytesFigure, type ScenarioResult, type ServerFigures } from './runReport.js'
 import { ownerLogin, scenarioContext, SCENARIO_NAMES, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js'
@@ -64,42 +68,79 @@ interface RunOptions {
   skip: Set<string>
   profile: boolean
   autoSnapshots: boolean
+  /** Where the run's servers listen (--ports; default any free port). */
+  ports: PortPicker
 }
 
 // ---------------------------------------------------------------- options
 
-function parseOptions(argv: readonly string[]): RunOptions {
-  const values = new Map<string, string>()
-  const flags = new Set<string>()
-  for (let index = 0; index < argv.length; index += 1) {
-    const name = argv[index] ?? ''
-    if (!name.startsWith('--')) throw new Error(`unexpected argument '${name}'`)
-    if (name === '--profile' || name === '--auto-snapshots') flags.add(name.slice(2))
-    else values.set(name.slice(2), argv[(index += 1)] ?? '')
-  }
-  const number = (name: string, fallback: number) => {
-    const value = Number(values.get(name) ?? fallback)
+const USAGE = `usage: npm run bench -- [options]     (or: node dist/bench/run.js [options])
+
+Runs the baselines, the real server on a copy of the fixture, the load scenarios, batch vs single, the mixed
+workload and the engine figures; prints Markdown tables and writes bench/results/run-<time>.json and .md.
+
+  --scenario a,b        load scenarios to run (default: all): ${SCENARIO_NAMES.join(', ')}
+  --duration s          measured seconds per scenario, whole seconds (default 5)
+  --connections n       connections per scenario; login and batch use at most 8 (default 50)
+  --records n           time records of the big tenant; its fixture is generated first when missing (default ${DEFAULT_RECORDS})
+  --tool wrk|autocannon load generator (default: wrk when it is on PATH, else autocannon)
+  --warmup s            unmeasured load before each scenario, whole seconds; 0: none (default 1)
+  --skip a,b            leave out steps: ${SKIPPABLE.join(', ')} (default: none)
+  --ports first-last    listen only on ports of this range, e.g. 9100-9199: every server of the run (baselines, the
+                        empty server, the real server and its admin listener) takes the next free one (default: any
+                        free port)
+  --profile             run the server with --cpu-prof and summarize the profile at the end
+  --auto-snapshots      keep the server's automatic snapshots during the load (off by default: a snapshot of the big
+                        tenant in the middle of a scenario would measure the snapshot)
+  --help                this text
+
+Options take their value as --name value or --name=value; an unknown option is refused.`
+
+/** The options, or null when --help asked for the usage. */
+function parseOptions(argv: readonly string[]): RunOptions | null {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: true,
+    options: {
+      scenario: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      records: { type: 'string' },
+      tool: { type: 'string' },
+      warmup: { type: 'string' },
+      skip: { type: 'string' },
+      ports: { type: 'string' },
+      profile: { type: 'boolean' },
+      'auto-snapshots': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help === true) return null
+  if (positionals.length > 0) throw new Error(`unexpected argument '${positionals[0]}' (options start with --; see --help)`)
+  const number = (name: string, text: string | undefined, fallback: number) => {
+    const value = text === undefined ? fallback : Number(text)
     // wrk takes whole seconds only.
-    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`--${name} must be a non-negative integer`)
+    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`--${name} must be a non-negative integer, got '${text}'`)
     return value
   }
-  const scenarios = (values.get('scenario') ?? SCENARIO_NAMES.join(',')).split(',').map((name) => name.trim()).filter((name) => name !== '')
+  const scenarios = (values.scenario ?? SCENARIO_NAMES.join(',')).split(',').map((name) => name.trim()).filter((name) => name !== '')
   for (const name of scenarios) if (!SCENARIO_NAMES.includes(name)) throw new Error(`unknown scenario '${name}'; scenarios: ${SCENARIO_NAMES.join(', ')}`)
-  const skip = new Set((values.get('skip') ?? '').split(',').filter((name) => name !== ''))
+  const skip = new Set((values.skip ?? '').split(',').filter((name) => name !== ''))
   for (const name of skip) if (!SKIPPABLE.includes(name)) throw new Error(`--skip takes ${SKIPPABLE.join(', ')}`)
-  const tool = values.get('tool') ?? (wrkAvailable() ? 'wrk' : 'autocannon')
+  const tool = values.tool ?? (wrkAvailable() ? 'wrk' : 'autocannon')
   if (tool !== 'wrk' && tool !== 'autocannon') throw new Error('--tool must be wrk or autocannon')
-  for (const name of values.keys()) if (!['scenario', 'duration', 'connections', 'records', 'tool', 'warmup', 'skip'].includes(name)) throw new Error(`unknown option --${name}`)
   return {
     scenarios,
-    durationSeconds: number('duration', 5),
-    connections: number('connections', 50),
-    records: number('records', DEFAULT_RECORDS),
+    durationSeconds: number('duration', values.duration, 5),
+    connections: number('connections', values.connections, 50),
+    records: number('records', values.records, DEFAULT_RECORDS),
     tool,
-    warmupSeconds: number('warmup', 1),
+    warmupSeconds: number('warmup', values.warmup, 1),
     skip,
-    profile: flags.has('profile'),
-    autoSnapshots: flags.has('auto-snapshots'),
+    profile: values.profile === true,
+    autoSnapshots: values['auto-snapshots'] === true,
+    ports: new PortPicker(values.ports === undefined ? null : parsePortRange(values.ports)),
   }
 }
 
@@ -131,10 +172,15 @@ function log(message: string): void {
 
 // ---------------------------------------------------------------- steps
 
-async function measureEmptyServer(): Promise<{ startupMs: number; rssBytes: number }> {
+/** PORT and ADMIN_PORT of a server of the run (--ports). */
+async function serverPorts(ports: PortPicker): Promise<Record<string, string>> {
+  return { PORT: String(await ports.next()), ADMIN_PORT: String(await ports.next()) }
+}
+
+async function measureEmptyServer(ports: PortPicker): Promise<{ startupMs: number; rssBytes: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeledger-bench-empty-'))
   try {
-    const server = await startServer({ dataDir })
+    const server = await startServer({ dataDir, env: await serverPorts(ports) })
     await sleep(1500)
     const rssBytes = server.rssBytes()
     await server.stop()
@@ -174,7 +220,7 @@ async function runScenario(scenario: Scenario, context: ScenarioContext, options
   const result = await withCpuPerRequest(serverPid, () => runLoad({ ...load, durationSeconds: options.durationSeconds }))
   const after = snapshotNames(dataDir, context.fixture.tenant)
   const measured = scenarioResult(scenario.name, scenario.description, scenario.kind, connections, options, result, baselines, [...after].filter((name) => !before.has(name)).length)
-  if (scenario.largeAnswer === true && !options.skip.has('baselines')) measured.sameBytes = await sameBytesOf(scenario.name, answer, measured, { connections, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds, tool: options.tool })
+  if (scenario.largeAnswer === true && !options.skip.has('baselines')) measured.sameBytes = await sameBytesOf(scenario.name, answer, measured, { connections, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds, tool: options.tool, ports: options.ports })
   return measured
 }
 
@@ -245,7 +291,7 @@ async function runAgainstServer(
   let server: BenchServer | null = null
   try {
     log(`starting the server on a copy of the fixture (${dataDir})`)
-    const env = options.autoSnapshots ? {} : NO_AUTO_SNAPSHOTS
+    const env = { ...(options.autoSnapshots ? {} : NO_AUTO_SNAPSHOTS), ...(await serverPorts(options.ports)) }
     server = await startServer({ dataDir, env, ...(profileDir === null ? {} : { cpuProfileDir: profileDir }) })
     const port = server.port
     const client = new BenchClient(port)
@@ -290,7 +336,18 @@ async function runAgainstServer(
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
-  const options = parseOptions(argv)
+  let options: RunOptions | null
+  try {
+    options = parseOptions(argv)
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message.split('. To specify')[0] : String(error)}\n(npm run bench -- --help lists the options)`)
+    process.exitCode = 2
+    return
+  }
+  if (options === null) {
+    console.log(USAGE)
+    return
+  }
   fs.mkdirSync(RESULTS_DIR, { recursive: true })
   const at = new Date().toISOString()
   const stamp = at.replace(/[:.]/g, '-')
@@ -313,10 +370,10 @@ async function main(): Promise<void> {
   }
   if (!options.skip.has('baselines')) {
     log('baselines …')
-    report.baselines = await measureBaselines({ connections: options.connections, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds, tool: options.tool })
+    report.baselines = await measureBaselines({ connections: options.connections, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds, tool: options.tool, ports: options.ports })
     for (const figure of report.baselines.figures) log(`${figure.name}: ${figure.requestsPerSecond.toFixed(0)} req/s, p99 ${figure.p99Ms.toFixed(2)} ms`)
   }
-  const emptyServer = options.skip.has('memory') ? null : await measureEmptyServer()
+  const emptyServer = options.skip.has('memory') ? null : await measureEmptyServer(options.ports)
   const profileDir = options.profile ? path.join(RESULTS_DIR, `profile-${stamp}`) : null
   await runAgainstServer(options, fixture, report.baselines, emptyServer, report, profileDir)
   if (!options.skip.has('engine')) {

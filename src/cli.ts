@@ -15,6 +15,11 @@
  *   haproxy-config --nodes <host:port,…>  print the HAProxy configuration of a cluster
  *   demo-cluster                   run PostgreSQL, three nodes and HAProxy on this machine
  *
+ * Options are read by util.parseArgs in strict mode (commandLine.ts):
+ * `--out file` and `--out=file` alike; an unknown option, a missing value
+ * or an extra argument is refused with the command's usage and exit code 2
+ * (a failure of the command itself exits with 1).
+ *
  * Commands that change the data directory refuse while a server holds it,
  * except restore, which then asks the server through its admin listener.
  * Long work shows its progress on stderr (src/progress.ts); an online
@@ -22,6 +27,7 @@
  */
 import path from 'node:path'
 import { callAdminWithProgress } from './admin/adminClient.js'
+import { parseCommandLine, UsageError, type CommandLine, type OptionSpecs } from './commandLine.js'
 import { loadConfig, type Config } from './config.js'
 import { lockHolder, refuseWhileServing } from './persist/dataDirLock.js'
 import { TenantActor } from './tenants/tenantActor.js'
@@ -41,12 +47,11 @@ import type { Storage } from './persist/ports.js'
 interface Command {
   summary: string
   usage: string
-  run(args: string[], config: Config): Promise<void>
-}
-
-function flagValue(args: string[], name: string): string | undefined {
-  const index = args.indexOf(name)
-  return index < 0 ? undefined : args[index + 1]
+  /** The options it takes (commandLine.ts); `--help` is every command's. */
+  options: OptionSpecs
+  /** The most positional arguments it takes. */
+  positionals: number
+  run(line: CommandLine, config: Config): Promise<void>
 }
 
 /** What a command does around its work on a tenant: nothing on a data directory; in cluster mode clusterTools.ts. */
@@ -85,7 +90,9 @@ const COMMANDS: Record<string, Command> = {
   serve: {
     summary: 'run the HTTP service',
     usage: 'serve\n\nEnvironment: PORT (8080), HOST (127.0.0.1), DATA_DIR (./data), BASE_DOMAIN (localhost), API_KEYS, and the rest listed in the README.',
-    async run(_args, config) {
+    options: {},
+    positionals: 0,
+    async run(_line, config) {
       const service = await startService(config)
       console.log(`Admin listener (metrics, health) on http://127.0.0.1:${service.adminPort}`)
       console.log(`TimeLedger listening on http://${config.host}:${service.port} (tenants at http://<tenant>.${config.baseDomain}:${service.port}/v1), data in ${config.dataDir}`)
@@ -109,7 +116,9 @@ const COMMANDS: Record<string, Command> = {
   tenants: {
     summary: 'list tenants with object counts, log length and last snapshot',
     usage: 'tenants',
-    async run(_args, config) {
+    options: {},
+    positionals: 0,
+    async run(_line, config) {
       await withStore(config, async (store, { prepare }) => {
         const rows = [['tenant', 'objects', 'log entries', 'last seq', 'last snapshot']]
         for (const tenant of [...store.tenants.getKeys()]) {
@@ -127,11 +136,13 @@ const COMMANDS: Record<string, Command> = {
   snapshot: {
     summary: 'write a snapshot of one tenant or all (server stopped)',
     usage: 'snapshot <tenant> | --all',
-    async run(args, config) {
+    options: { all: 'flag' },
+    positionals: 1,
+    async run(line, config) {
       refuseInCluster(config, 'snapshot')
       refuseWhileServing(config.dataDir, 'snapshot')
       await withStore(config, async (store) => {
-        const names = args.includes('--all') ? [...store.tenants.getKeys()] : args.slice(0, 1)
+        const names = line.flag('all') ? [...store.tenants.getKeys()] : line.positionals.slice(0, 1)
         if (names.length === 0) throw new UsageError('name a tenant or --all')
         for (const tenant of names) {
           if (store.tenants.get(tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
@@ -156,15 +167,12 @@ const COMMANDS: Record<string, Command> = {
       "'history <tenant>' lists the reachable points. The result becomes the current state as a new snapshot; the history\n" +
       'before it stays. With a server holding the data directory, the restore runs in that server through its admin\n' +
       'listener (ADMIN_PORT, and ADMIN_KEY or DATA_DIR/admin-key); otherwise here.',
-    async run(args, config) {
-      const tenant = args[0]
-      if (tenant === undefined || tenant.startsWith('--')) throw new UsageError('restore needs <tenant>')
-      const source = parseRestoreSource({
-        from: flagValue(args, '--from'),
-        toSeq: flagValue(args, '--to-seq'),
-        toTime: flagValue(args, '--to-time'),
-        as: flagValue(args, '--as'),
-      })
+    options: { from: 'value', as: 'value', 'to-seq': 'value', 'to-time': 'value' },
+    positionals: 1,
+    async run(line, config) {
+      const tenant = line.positionals[0]
+      if (tenant === undefined) throw new UsageError('restore needs <tenant>')
+      const source = parseRestoreSource({ from: line.text('from'), toSeq: line.text('to-seq'), toTime: line.text('to-time'), as: line.text('as') })
       const cluster = config.cluster
       if (cluster !== null && !('file' in source)) {
         const point = 'toSeq' in source ? { toSeq: source.toSeq } : { toTime: new Date(source.toTimeMs).toISOString() }
@@ -199,9 +207,11 @@ const COMMANDS: Record<string, Command> = {
   history: {
     summary: 'list the snapshots, the log ranges and the points a restore can reach',
     usage: 'history <tenant>\n\nReads only; works while a server runs.',
-    async run(args, config) {
-      const tenant = args[0]
-      if (tenant === undefined || tenant.startsWith('--')) throw new UsageError('history needs <tenant>')
+    options: {},
+    positionals: 1,
+    async run(line, config) {
+      const tenant = line.positionals[0]
+      if (tenant === undefined) throw new UsageError('history needs <tenant>')
       await withStore(config, async (store, { prepare }) => {
         await prepare(tenant)
         if (store.tenants.get(tenant) === undefined && store.snapshots.list(tenant).length === 0) throw new Error(`no tenant '${tenant}'`)
@@ -212,10 +222,12 @@ const COMMANDS: Record<string, Command> = {
   export: {
     summary: "write a tenant's state and uploaded files to one file (for import elsewhere)",
     usage: 'export <tenant> --out <file>\n\nReads only; works while a server runs (it exports every acknowledged write).',
-    async run(args, config) {
-      const tenant = args[0]
-      const out = flagValue(args, '--out')
-      if (tenant === undefined || tenant.startsWith('--') || out === undefined) throw new UsageError('export needs <tenant> and --out <file>')
+    options: { out: 'value' },
+    positionals: 1,
+    async run(line, config) {
+      const tenant = line.positionals[0]
+      const out = line.text('out')
+      if (tenant === undefined || out === undefined) throw new UsageError('export needs <tenant> and --out <file>')
       await withStore(config, async (store, { prepare }) => {
         await prepare(tenant)
         const result = await exportTenant(tenant, config.dataDir, store, path.resolve(out), progress)
@@ -229,13 +241,15 @@ const COMMANDS: Record<string, Command> = {
     usage:
       'import --from <export file> [--as <new tenant name>]\n\nRefuses when the tenant exists. With --as the records keep their ids; the account takes the new name.\n' +
       "Snapshot files (.tlsnap) go to 'restore <tenant> --from <file>'.",
-    async run(args, config) {
-      const from = flagValue(args, '--from')
+    options: { from: 'value', as: 'value' },
+    positionals: 0,
+    async run(line, config) {
+      const from = line.text('from')
       if (from === undefined) throw new UsageError('import needs --from <file>')
       if (config.cluster === null) refuseWhileServing(config.dataDir, 'import')
       await withStore(config, async (store, tools) => {
         const asWriter = <R>(tenant: string, write: () => Promise<R>) => tools.asWriter(tenant, true, write)
-        const result = await importTenant(from, config.dataDir, store, flagValue(args, '--as'), progress, asWriter)
+        const result = await importTenant(from, config.dataDir, store, line.text('as'), progress, asWriter)
         const renamed = result.tenant === result.from ? '' : ` (exported as '${result.from}')`
         console.log(`${result.tenant}${renamed}: imported ${result.objects} objects and ${result.files} files as snapshot seq ${result.seq} → ${result.file}`)
       })
@@ -244,7 +258,9 @@ const COMMANDS: Record<string, Command> = {
   cluster: {
     summary: 'cluster mode: the nodes, their leases and where each tenant lives',
     usage: 'cluster\n\nReads the cluster store named by DATABASE_URL (with CLUSTER_SECRET, as the nodes run).',
-    async run(_args, config) {
+    options: {},
+    positionals: 0,
+    async run(_line, config) {
       const cluster = config.cluster
       if (cluster === null) throw new Error("'cluster' needs DATABASE_URL: it reads the cluster store")
       await withClusterStore(cluster, async (store) => {
@@ -260,18 +276,20 @@ const COMMANDS: Record<string, Command> = {
       'Everything is kept under --dir (default ./cluster-demo). HAProxy listens on --port (default 8000); node n on\n' +
       'port+n, its admin listener on port+10+n, its internal listener on port+20+n; PostgreSQL on --postgres-port\n' +
       "(default 5433). Needs Debian's postgresql and haproxy packages. Ctrl-C stops everything.",
-    async run(args) {
-      const number = (flag: string, fallback: number, min: number, max: number) => {
-        const text = flagValue(args, flag) ?? String(fallback)
+    options: { dir: 'value', port: 'value', nodes: 'value', 'postgres-port': 'value' },
+    positionals: 0,
+    async run(line) {
+      const number = (name: string, fallback: number, min: number, max: number) => {
+        const text = line.text(name) ?? String(fallback)
         const value = Number(text)
-        if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got '${text}'`)
+        if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${text}'`)
         return value
       }
       await runDemo({
-        dir: flagValue(args, '--dir') ?? 'cluster-demo',
-        port: number('--port', 8000, 1, 65_500),
-        nodes: number('--nodes', 3, 1, 9),
-        postgresPort: number('--postgres-port', 5433, 1, 65_535),
+        dir: line.text('dir') ?? 'cluster-demo',
+        port: number('port', 8000, 1, 65_500),
+        nodes: number('nodes', 3, 1, 9),
+        postgresPort: number('postgres-port', 5433, 1, 65_535),
       })
     },
   },
@@ -284,20 +302,22 @@ const COMMANDS: Record<string, Command> = {
       'Host to one node by consistent hashing and checks GET /readyz on each node every --check-every-ms (default 500) with\n' +
       'Host: --public-host (default BASE_DOMAIN). --max-connections (default 4096) needs about twice as many file descriptors.\n' +
       '--stats adds a statistics page.',
-    async run(args, config) {
-      const nodes = flagValue(args, '--nodes')
+    options: { nodes: 'value', bind: 'value', 'public-host': 'value', 'check-every-ms': 'value', 'max-connections': 'value', stats: 'value' },
+    positionals: 0,
+    async run(line, config) {
+      const nodes = line.text('nodes')
       if (nodes === undefined) throw new UsageError('haproxy-config needs --nodes')
-      const checkEvery = flagValue(args, '--check-every-ms') ?? '500'
+      const checkEvery = line.text('check-every-ms') ?? '500'
       if (!/^\d{2,6}$/.test(checkEvery)) throw new UsageError(`--check-every-ms must be a number of milliseconds, got '${checkEvery}'`)
-      const maxConnections = flagValue(args, '--max-connections') ?? '4096'
+      const maxConnections = line.text('max-connections') ?? '4096'
       if (!/^\d{1,6}$/.test(maxConnections) || Number(maxConnections) < 1) throw new UsageError(`--max-connections must be a positive number, got '${maxConnections}'`)
       process.stdout.write(
         haproxyConfig({
           nodes: nodes.split(',').map((node) => node.trim()).filter((node) => node !== ''),
-          bind: flagValue(args, '--bind') ?? '127.0.0.1:8000',
-          publicHost: flagValue(args, '--public-host') ?? config.baseDomain,
+          bind: line.text('bind') ?? '127.0.0.1:8000',
+          publicHost: line.text('public-host') ?? config.baseDomain,
           checkEveryMs: Number(checkEvery),
-          stats: flagValue(args, '--stats') ?? null,
+          stats: line.text('stats') ?? null,
           maxConnections: Number(maxConnections),
         }),
       )
@@ -321,8 +341,6 @@ function adminRestoreBody(source: RestoreSource): Record<string, unknown> {
   return { toTime: new Date(source.toTimeMs).toISOString() }
 }
 
-class UsageError extends Error {}
-
 function printTable(rows: string[][]): void {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? []
   for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  '))
@@ -333,26 +351,36 @@ function help(): string {
   return `usage: timeledger <command> [options]\n\ncommands:\n${lines.join('\n')}\n\n'timeledger <command> --help' shows a command's options.`
 }
 
+/** Exit code of a command line the CLI does not take (unknown command or option, missing argument). */
+const USAGE_EXIT_CODE = 2
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv
-  if (name === undefined || name === '--help' || name === 'help') {
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(help())
-    return name === undefined ? 1 : 0
+    return name === undefined ? USAGE_EXIT_CODE : 0
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (command === undefined) {
     console.error(`unknown command '${name}'\n\n${help()}`)
-    return 1
+    return USAGE_EXIT_CODE
   }
-  if (args.includes('--help')) {
-    console.log(`usage: timeledger ${command.usage}\n\n${command.summary}`)
-    return 0
-  }
+  const usage = `usage: timeledger ${command.usage}`
   try {
-    await command.run(args, loadConfig())
+    // --help wins over anything else on the line, so a command's help is there even for a line it would refuse.
+    if (args.includes('--help') || args.includes('-h')) {
+      console.log(`${usage}\n\n${command.summary}`)
+      return 0
+    }
+    const line = parseCommandLine(name, args, command.options, command.positionals)
+    await command.run(line, loadConfig())
     return name === 'serve' ? -1 : 0
   } catch (error) {
-    console.error(error instanceof UsageError ? `${error.message}\nusage: timeledger ${command.usage}` : error instanceof Error ? error.message : String(error))
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n${usage}`)
+      return USAGE_EXIT_CODE
+    }
+    console.error(error instanceof Error ? error.message : String(error))
     return 1
   }
 }

@@ -266,7 +266,7 @@ export class AdminServer {
         `${method} ${path}`,
       )
     }
-    const tooLarge = () => errorAnswer(new ApiError('TL01-9002', `the body is larger than ${route.maxBodyBytes} bytes`))
+    const tooLarge = () => errorAnswer(new ApiError('TL01-9006', `the body is larger than ${route.maxBodyBytes} bytes`))
     if (declaredOverLimit(declaredBodyBytes(headers), route.maxBodyBytes)) {
       send(res, state, tooLarge(), true)
       return

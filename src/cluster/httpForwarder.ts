@@ -40,8 +40,8 @@ const HOP_HEADERS = new Set([
   FORWARDED_FOR_HEADER,
 ])
 
-/** What a forward sends of a request. */
-type Forwardable = Pick<ApiRequest, 'method' | 'target' | 'headers' | 'body' | 'tenant' | 'remoteAddress'>
+/** What a forward sends of a request; its id goes along, so both nodes log the request under the same id. */
+type Forwardable = Pick<ApiRequest, 'method' | 'target' | 'headers' | 'body' | 'tenant' | 'remoteAddress'> & { readonly requestId?: string }
 
 export class HttpForwarder implements RequestForwarder {
   private readonly agents = new Map<string, http.Agent>()
@@ -58,6 +58,7 @@ export class HttpForwarder implements RequestForwarder {
     const url = new URL(request.target, nodeUrl)
     const headers: Record<string, string> = {}
     for (const [name, value] of request.headers) if (!HOP_HEADERS.has(name)) headers[name] = value
+    if (request.requestId !== undefined) headers['x-request-id'] = request.requestId
     headers[CLUSTER_SECRET_HEADER] = this.secret
     headers[FORWARDED_FOR_HEADER] = request.remoteAddress()
     headers['content-length'] = String(request.body.byteLength)

@@ -101,7 +101,7 @@ export function checkFileName(text: string | undefined): string {
   return text
 }
 
-/** 412 TL01-1109 above the limit; an empty upload is refused (400). */
+/** 413 TL01-1109 above the limit; an empty upload is refused (400). */
 export function checkFileSize(bytes: number, limitBytes: number): void {
   if (bytes > limitBytes) throw new ApiError('TL01-1109', `a file may have at most ${limitBytes} bytes, this one has ${bytes}`)
   if (bytes === 0) throw wrongParameter('the upload is empty')

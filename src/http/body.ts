@@ -2,7 +2,9 @@
  * Request bodies: JSON by default, XML with `Content-Type: application/xml`
  * (or text/xml). XML values arrive as text and are converted by the field
  * declarations (source 'text'). Malformed bodies are 400; other content
- * types on calls that take an object are 406.
+ * types on calls that take an object are 415, and so is a body sent with a
+ * Content-Encoding (none is decoded: the answer says `Accept-Encoding:
+ * identity`). A body without a Content-Type is read as JSON.
  *
  * Nesting is bounded (MAX_BODY_NESTING levels of objects and arrays, or of
  * XML elements) before anything recursive sees a body: JSON text is
@@ -100,6 +102,10 @@ function parseXml(text: string): Record<string, unknown> {
 
 export function parseBody(request: ApiRequest): ParsedBody {
   const type = contentTypeOf(request)
+  const encoding = (request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase()
+  if (encoding !== 'identity' && encoding !== '') {
+    throw new ApiError('TL01-9005', `content encoding '${encoding.slice(0, 40)}' is not supported; send the body uncompressed`, null, [], { 'Accept-Encoding': 'identity' })
+  }
   if (!isUtf8(request.body)) throw new ApiError('TL01-1105', 'the body is not valid UTF-8')
   const text = request.body.toString('utf8')
   if (type === 'application/xml' || type === 'text/xml') {

@@ -3,7 +3,7 @@
  * each becomes the ApiError the service has always answered for it, code,
  * status, message and headers. A refusal a retry may cure is 503 TL01-9011
  * with Retry-After (1 s; 60 s for a tenant closed as damaged, which waits
- * for an operator); a file the store can never hold is 412 TL01-1109; a
+ * for an operator); a file the store can never hold is 413 TL01-1109; a
  * tenant name that exists is 409 TL01-1102; a tenant renamed while the
  * request waited is 401 TL01-1005, as an unknown tenant. Anything else
  * passes through. A restore's failures (restoreErrorAsApiError): a point

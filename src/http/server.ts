@@ -19,9 +19,14 @@
  * second listener, the internal one, for requests forwarded by the other
  * nodes (forwarding.ts): it takes only those carrying the cluster secret.
  * `GET /readyz` is answered before anything else, outside /v1: the load
- * balancer's health check (admin/readiness.ts says ready or not).
+ * balancer's health check (admin/readiness.ts says ready or not). An
+ * OPTIONS request is answered next, before routing and without a token: a
+ * CORS preflight, or a clear 4xx (cors.ts). Every answer of the API
+ * listener gets its CORS headers and is compressed for a client that
+ * takes it (compression.ts) where it is written, in send().
  *
- * Each request is an Exchange: its id (sent as X-Request-Id), start time,
+ * Each request is an Exchange: its id (sent as X-Request-Id; the client's
+ * own X-Request-Id when it is a sane token, requestIdHeader.ts), start time,
  * method, tenant and the route the router found. Every answer says in a
  * `Server-Timing: app;dur=<ms>` header how long the server took from the
  * request's arrival to the answer being ready (for a read, including the
@@ -32,18 +37,21 @@
  * and a body written into a lent buffer gives it back (json/answerBuffers.ts).
  */
 import crypto from 'node:crypto'
-import type { Config } from '../config.js'
+import type { Config, CorsOrigins } from '../config.js'
 import { accessDenied, ApiError } from '../domain/errors.js'
 import { giveBack } from '../json/answerBuffers.js'
 import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
 import { ALWAYS_HEADERS, statusLine } from './answerHead.js'
 import type { Services } from './call.js'
+import { compressAnswer } from './compression.js'
+import { answerOptions, withCorsHeaders } from './cors.js'
 import { answerFailureSafely, writeWhenReady } from './handlerSafetyNet.js'
 import { CLUSTER_SECRET_HEADER, FORWARDED_FOR_HEADER } from './forwarding.js'
 import { declaredBodyBytes, declaredOverLimit, LimitedBody } from './limitedBody.js'
 import { headProblem } from './messageRules.js'
 import { keepHeader } from './requestHeaders.js'
+import { keptRequestId } from './requestIdHeader.js'
 import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
 import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead } from './response.js'
 import { route, type RouteTrace } from './router.js'
@@ -66,11 +74,29 @@ class Exchange implements RouteTrace {
   route: RouteLabel = UNMATCHED_ROUTE
   tenant: string | null = null
   readonly startedMs = performance.now()
+  /** What the client said that shapes every answer on the API listener (CORS, compression); null: the answer as it is. */
+  conventions: AnswerConventions | null = null
 
   constructor(
     readonly requestId: string,
     public method: string,
   ) {}
+}
+
+/** The request's Origin and Accept-Encoding, and the settings that decide what they change in its answer. */
+interface AnswerConventions {
+  readonly corsOrigins: CorsOrigins | null
+  readonly compressionMinBytes: number
+  readonly origin: string | undefined
+  readonly acceptEncoding: string | undefined
+}
+
+/** The answer with its CORS headers, compressed when the client takes it (cors.ts, compression.ts). */
+function withConventions(response: ApiResponse, exchange: Exchange): ApiResponse {
+  const conventions = exchange.conventions
+  if (conventions === null) return response
+  const headers = withCorsHeaders(conventions.corsOrigins, conventions.origin, response.headers)
+  return compressAnswer({ ...response, headers }, conventions.acceptEncoding, conventions.compressionMinBytes, exchange.method === 'HEAD')
 }
 
 function record(observers: FrontEndObservers, exchange: Exchange, status: number, body: string | Buffer): void {
@@ -107,22 +133,23 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
     giveBack(response.body)
     return
   }
+  const written = withConventions(response, exchange)
   res.cork(() => {
-    res.writeStatus(statusLine(response.status))
+    res.writeStatus(statusLine(written.status))
     res.writeHeader('X-Request-Id', exchange.requestId)
     res.writeHeader('Server-Timing', `app;dur=${(performance.now() - exchange.startedMs).toFixed(3)}`)
     for (const name in ALWAYS_HEADERS) res.writeHeader(name, ALWAYS_HEADERS[name] as string)
-    for (const name in response.headers) res.writeHeader(name, response.headers[name] as string)
+    for (const name in written.headers) res.writeHeader(name, written.headers[name] as string)
     // A HEAD answer has the headers of the answer but no body: a keep-alive client would read the body as its next
     // answer. uWS keeps a connection whose reported length was not sent as busy (and resets it), so report 0.
     if (exchange.method === 'HEAD') res.endWithoutBody(0, close)
     // A 304 has no body, and no Content-Length unless it is the 200's (RFC 9110 §8.6): none is said. Without
     // arguments uWS writes none (an `undefined` length is written as 2^63) and keeps the connection.
-    else if (response.status === 304 && !close) res.endWithoutBody()
-    else res.end(response.body, close)
+    else if (written.status === 304 && !close) res.endWithoutBody()
+    else res.end(written.body, close)
   })
   exchange.aborted = true
-  record(observers, exchange, response.status, response.body)
+  record(observers, exchange, written.status, written.body)
   // uWS copied the body (what the socket did not take at once is in its own buffer): the next answer may write there.
   giveBack(response.body)
 }
@@ -138,8 +165,8 @@ function bodyLimitBytes(segments: readonly string[], config: Config): number {
 }
 
 function bodyTooLarge(segments: readonly string[], config: Config): ApiError {
-  if (isUpload(segments)) return new ApiError('TL01-1109', `the file is larger than ${config.maxFileBytes} bytes`)
-  return new ApiError('TL01-9002', `the body is larger than ${config.maxBodyBytes} bytes`)
+  if (isUpload(segments)) return new ApiError('TL01-1109', `the file is larger than ${config.maxFileBytes} bytes (MAX_FILE_BYTES)`)
+  return new ApiError('TL01-9006', `the body is larger than ${config.maxBodyBytes} bytes (MAX_BODY_BYTES)`)
 }
 
 /** Whether a request on the internal listener carries the cluster secret (compared in constant time). */
@@ -187,7 +214,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
   const app: TemplatedApp = uws.App()
   const { config } = services
   app.any('/*', (res, req) => {
-    const state = new Exchange(observers.requestIds.next(), req.getMethod().toUpperCase())
+    const state = new Exchange(keptRequestId(req.getHeader('x-request-id')) ?? observers.requestIds.next(), req.getMethod().toUpperCase())
     res.onAborted(() => {
       state.aborted = true
     })
@@ -218,6 +245,18 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const remoteAddress = (): string => (peer ??= state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString())
     const query = parseQuery(queryString)
     const refuse = (head: RequestHead, error: ApiError, close = false) => send(res, state, observers, errorResponse(head, error), close)
+    // The node a request was forwarded from adds CORS and compresses: the internal listener answers as it is.
+    if (secretBytes === null) {
+      state.conventions = { corsOrigins: config.corsOrigins, compressionMinBytes: config.compressionMinBytes, origin: headers.get('origin'), acceptEncoding: headers.get('accept-encoding') }
+    }
+    if (rawMethod === 'OPTIONS' && secretBytes === null) {
+      // A preflight has no body; an OPTIONS that sends one is answered without reading it, and its connection closed.
+      const unreadBody = declaredBodyBytes(headers) !== 0 || headers.has('transfer-encoding')
+      const preflight = answerOptions(config.corsOrigins, headers)
+      if (preflight instanceof ApiError) refuse({ query, headers, jsonpSuffix: false }, preflight, unreadBody)
+      else send(res, state, observers, { status: 204, headers: preflight, body: '' }, unreadBody)
+      return
+    }
     if (secretBytes !== null) {
       if (!carriesSecret(headers, secretBytes)) {
         send(res, state, observers, plainErrorResponse(accessDenied('this listener takes requests forwarded by the nodes of the cluster only')), true)
@@ -233,7 +272,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
         }
         const whole = (body: Buffer) =>
           writeWhenReady(clusterCall(body), (response) => send(res, state, observers, response), failed, 'cluster call', state.requestId)
-        readBody(res, state, headers, config.maxBodyBytes, () => plainRefuse(new ApiError('TL01-9002', `the body is larger than ${config.maxBodyBytes} bytes`)), whole, () =>
+        readBody(res, state, headers, config.maxBodyBytes, () => plainRefuse(new ApiError('TL01-9006', `the body is larger than ${config.maxBodyBytes} bytes`)), whole, () =>
           plainRefuse(internalError(state.requestId)),
         )
         return

@@ -2,7 +2,7 @@
  * What the tenant layer refuses, as its own error classes with the data
  * their message needs; it knows no HTTP. The HTTP layer turns each into its
  * answer (http/engineErrors.ts: 503 TL01-9011 with Retry-After for the
- * ones a retry may cure, 412 TL01-1109 for a file the store can never hold,
+ * ones a retry may cure, 413 TL01-1109 for a file the store can never hold,
  * 409 TL01-1102 for a tenant name that is taken, 401 TL01-1005 for a
  * tenant that moved to another name; in cluster mode a tenant served by
  * another node is forwarded there by the router, else 503 like the

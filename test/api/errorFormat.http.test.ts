@@ -87,17 +87,17 @@ function streamedPost(path: string, query: string, bytes: number): Promise<TestR
 t.test('a body over the limit', async (t) => {
   const big = `{"name":"${'x'.repeat(2 * 1024 * 1024)}"}`
   const declared = await client.request('POST', '/v1/time/projects', { tenant: 'fmt', query: { token, suppress_response_code: true, format: 'xml' }, rawBody: big })
-  expectXmlError(t, declared, 200, 412, 'TL01-9002')
+  expectXmlError(t, declared, 200, 413, 'TL01-9006')
   const accept = await client.request('POST', '/v1/time/projects', { tenant: 'fmt', query: { token }, rawBody: big, headers: { accept: 'application/xml' } })
-  expectXmlError(t, accept, 412, 412, 'TL01-9002')
+  expectXmlError(t, accept, 413, 413, 'TL01-9006')
   const jsonp = await client.request('POST', '/v1/time/projects.json', { tenant: 'fmt', query: { token, callback: 'cb' }, rawBody: big })
-  expectJsonpError(t, jsonp, 412, 412, 'TL01-9002')
+  expectJsonpError(t, jsonp, 413, 413, 'TL01-9006')
   const plain = await client.request('POST', '/v1/time/projects', { tenant: 'fmt', query: { token }, rawBody: big })
-  t.equal(plain.status, 412, 'without a format: JSON with the real status')
-  t.match(plain.json, { status: 412, code: 'TL01-9002', constraintViolations: [] })
+  t.equal(plain.status, 413, 'without a format: JSON with the real status')
+  t.match(plain.json, { status: 413, code: 'TL01-9006', constraintViolations: [] })
 
   const streamed = await streamedPost('/v1/time/projects', `token=${token}&format=xml&suppress_response_code=true`, 2 * 1024 * 1024)
-  expectXmlError(t, streamed, 200, 412, 'TL01-9002')
+  expectXmlError(t, streamed, 200, 413, 'TL01-9006')
 })
 
 t.test('an unknown host', async (t) => {

@@ -147,11 +147,11 @@ t.test('permissions', async (t) => {
 t.test('the file size limit', async (t) => {
   t.equal((await upload('users/@self/signature', carol.token, binary(1000))).status, 200, 'exactly MAX_FILE_BYTES (replacing the one the owner set)')
   const over = await upload('users/@self/signature', carol.token, binary(1001))
-  expectError(t, over, 412, 'TL01-1109', 'one byte more (Content-Length)')
+  expectError(t, over, 413, 'TL01-1109', 'one byte more (Content-Length)')
   t.equal((await call('GET', 'users/@self/signature', carol.token)).json.contentSize, 1000, 'the stored file is unchanged')
 
   const streamed = await chunkedUpload('/v1/users/@self/signature/upload', carol.token, [binary(600), binary(600), binary(600), binary(600), binary(600)])
-  t.equal(streamed.status, 412, 'a chunked body is cut off once it passes the limit')
+  t.equal(streamed.status, 413, 'a chunked body is cut off once it passes the limit')
   t.equal(JSON.parse(streamed.text).code, 'TL01-1109')
   t.ok(streamed.chunksSent < 5, `answered after ${streamed.chunksSent} of 5 chunks, without waiting for the rest`)
   const smallStream = await chunkedUpload('/v1/users/@self/signature/upload', carol.token, [binary(300), binary(300)])
@@ -159,7 +159,7 @@ t.test('the file size limit', async (t) => {
   t.equal((await call('GET', 'users/@self/signature', carol.token)).json.contentSize, 600)
 
   const otherBody = await server.client.request('POST', '/v1/time/projects', { tenant: 'acme', query: { token: ownerToken }, rawBody: `{"name":"${'x'.repeat(700)}"}` })
-  expectError(t, otherBody, 412, 'TL01-9002', 'other bodies keep MAX_BODY_BYTES')
+  expectError(t, otherBody, 413, 'TL01-9006', 'other bodies keep MAX_BODY_BYTES')
 })
 
 t.test('bad uploads', async (t) => {

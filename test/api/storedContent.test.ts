@@ -106,7 +106,7 @@ t.test('every answer of the public listener says nosniff', async (t) => {
     ['an unknown host (before routing)', () => server.client.request('GET', '/v1/time/projects', { tenant: 'nobody.else' }), 401],
     ['a path outside /v1 (before routing)', () => server.client.request('GET', '/elsewhere', { tenant: 'acme' }), 404],
     ['a malformed path (before routing)', () => server.client.request('GET', '/v1/%zz', { tenant: 'acme' }), 404],
-    ['a body over the limit (before reading it)', () => server.client.request('POST', '/v1/time/projects', { tenant: 'acme', query: { token }, rawBody: 'x'.repeat(2000) }), 412],
+    ['a body over the limit (before reading it)', () => server.client.request('POST', '/v1/time/projects', { tenant: 'acme', query: { token }, rawBody: 'x'.repeat(2000) }), 413],
   ]
   for (const [label, call, status] of cases) {
     const answer = await call()

@@ -5,7 +5,7 @@
  * write; it reclaims again only once it has logged something since and
  * RECLAIM_MIN_INTERVAL_MS has passed. Uploads count against
  * LMDB_MAP_SIZE_BYTES before they are accepted: one that does not fit now is
- * refused with 503 (nothing stored), one that could never fit with 412
+ * refused with 503 (nothing stored), one that could never fit with 413
  * TL01-1109.
  */
 import t from 'tap'
@@ -97,7 +97,7 @@ t.test('an upload counts against LMDB_MAP_SIZE_BYTES before it is accepted', asy
   t.same([...(store as LogStore).files.getKeys({ start: ['full', 'signature'], end: ['full', 'signature~'] })], [], 'and no bytes')
   t.ok(store.space.measure() <= LIMIT_BYTES, 'the store stays under its ceiling')
   const never = await upload('/v1/users/@self/signature/upload', LIMIT_BYTES)
-  t.equal(never.status, 412, 'a file the store could never hold')
+  t.equal(never.status, 413, 'a file the store could never hold')
   t.equal(never.json.code, 'TL01-1109')
   t.equal((await upload('/v1/users/@self/signature/upload', 100_000)).status, 201, 'a small one still fits')
 })
