@@ -106,6 +106,22 @@ t.test('security schemes: token in the query, Bearer, the API key, Basic for log
   t.match(doc.components.schemas.Error.properties.code.enum, ['TL01-1001'], 'error codes from the catalogue')
 })
 
+t.test('the HTTP conventions are described: ETag and 304, If-Match, $inlinecount, X-Total-Count, Link, rate-limit headers', async (t) => {
+  const list = doc.paths['/time/projects'].get
+  const names = (operation: { parameters: { $ref?: string; name?: string }[] }) =>
+    operation.parameters.map((parameter) => parameter.name ?? doc.components.parameters[(parameter.$ref as string).split('/').pop() as string].name)
+  t.ok(names(list).includes('$inlinecount'), 'a list takes $inlinecount')
+  t.ok(names(list).includes('If-None-Match'), 'and If-None-Match')
+  t.same(Object.keys(list.responses['200'].headers).sort(), ['ETag', 'Link', 'X-Total-Count'], 'a page names its headers')
+  t.ok(list.responses['304'], 'and its 304')
+  const item = doc.paths['/time/projects/{id}']
+  t.ok(names(item.get).includes('If-None-Match') && item.get.responses['304'], 'an object: If-None-Match and 304')
+  t.ok(names(item.put).includes('If-Match') && names(item.delete).includes('If-Match'), 'If-Match on PUT and DELETE')
+  for (const header of ['ETag', 'X-Total-Count', 'Link', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'X-Request-Id']) {
+    t.ok(doc.components.headers[header], `components.headers.${header}`)
+  }
+})
+
 t.test('the description cannot drift from the route table', async (t) => {
   const unknownRoute = { method: 'GET', scope: 'tenant' as const, pattern: 'undescribed/route', auth: true }
   t.throws(() => buildOpenApiDocument(server.service.services, [...ROUTES, unknownRoute]), /GET undescribed\/route has no description/)

@@ -33,7 +33,7 @@ import { ACTION_DESCRIPTIONS, METHOD_ACTIONS } from './actionDescriptions.js'
 import { COMMON_SCHEMAS } from './commonSchemas.js'
 import { FIXED_ROUTE_DESCRIPTIONS, REPORT_DESCRIPTIONS, type FixedRouteDescription } from './fixedRouteDescriptions.js'
 import type { JsonSchema } from './jsonSchema.js'
-import { operationIdOf, SIGNED_IN, type Operation } from './operations.js'
+import { ANSWER_HEADERS, operationIdOf, SIGNED_IN, type Operation } from './operations.js'
 import { PARAMETERS, pathParameter } from './parameters.js'
 import { resourcePaths } from './resourcePaths.js'
 import { answerSchemaName, answerSchemaOf, requestSchemaName, requestSchemaOf } from './resourceSchemas.js'
@@ -201,6 +201,7 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
     components: {
       schemas: componentSchemas(),
       parameters: PARAMETERS,
+      headers: ANSWER_HEADERS,
       responses: { Error: { description: 'an error: the error body with its code', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, 'application/xml': { schema: { type: 'string' } } } } },
       securitySchemes: {
         token: { type: 'apiKey', in: 'query', name: 'token', description: 'the access token of GET /auth/login' },

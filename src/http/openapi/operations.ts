@@ -29,6 +29,26 @@ export function textAnswer(description: string, schema: JsonSchema = { type: 'st
   return { description, content: { 'text/plain': { schema } } }
 }
 
+/** The answer headers `names` (components.headers) added to an answer. */
+export function withHeaders(answer: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  return { ...answer, headers: Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])) }
+}
+
+/** The answer to a conditional GET whose If-None-Match names the current ETag. */
+export const NOT_MODIFIED: Record<string, unknown> = withHeaders({ description: 'not modified: the ETag of If-None-Match is still current (no body)' }, ['ETag'])
+
+/** The headers of the answers, referred to by name (withHeaders). */
+export const ANSWER_HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
+  ETag: { description: 'the answer’s validator, for If-None-Match (and If-Match on an object: its version leads the tag); a list’s tag is weak', schema: { type: 'string' } },
+  'X-Total-Count': { description: 'with $inlinecount=allpages: the number of matching objects on all pages', schema: { type: 'integer', minimum: 0 } },
+  Link: { description: 'the next page (`rel="next"`, when objects remain after this page) and the previous one (`rel="prev"`)', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: 'requests the caller may make in the window (authenticated answers)', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'requests left in the window', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'seconds until the window starts anew', schema: { type: 'integer' } },
+  'RateLimit-Policy': { description: 'the limit and its window, e.g. `500;w=10`', schema: { type: 'string' } },
+  'X-Request-Id': { description: 'the request’s id (the one the client sent, when it is a token of 1–128 of [A-Za-z0-9._:-]), also named in a 5xx’s description', schema: { type: 'string' } },
+}
+
 /** The error answers of every operation: the body of design §4 for any 4xx and 5xx. */
 export const ERROR_ANSWERS: Record<string, unknown> = { '4XX': { $ref: '#/components/responses/Error' }, '5XX': { $ref: '#/components/responses/Error' } }
 

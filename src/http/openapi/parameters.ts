@@ -2,14 +2,19 @@
  * The query parameters of the API as OpenAPI parameter objects, kept once
  * in `components.parameters` and referred to by name from each operation:
  * the answer's format, the list options ($filter, $orderby, $top, $skip,
- * no_expand), write options (response_object, version_ignore), and the
- * range parameters of the reports. `append` is per resource (its own
+ * no_expand, $inlinecount), write options (response_object,
+ * version_ignore), the conditional headers (If-None-Match, If-Match), and
+ * the range parameters of the reports. `append` is per resource (its own
  * counters), so it is built where the resource's operations are.
  */
 import { MAX_PAGE_SIZE } from '../../query/listQuery.js'
 import type { JsonSchema } from './jsonSchema.js'
 
 export type Parameter = { name: string; in: 'query' | 'path' | 'header'; description: string; required?: boolean; schema: JsonSchema }
+
+function header(name: string, description: string): Parameter {
+  return { name, in: 'header', description, schema: { type: 'string' } }
+}
 
 /** A query parameter; its example goes into the description (Swagger UI would send an `example` with "try it"). */
 function query(name: string, description: string, schema: JsonSchema, example?: string): Parameter {
@@ -43,6 +48,9 @@ export const PARAMETERS: Record<string, Parameter> = {
   depth: query('depth', 'how many earlier periods trendedtotals compares (default 1)', { type: 'integer', minimum: 0, maximum: 120 }),
   slice_by: query('slice_by', '1 days, 7 weeks, 31 months, 365 years', { type: 'integer', enum: [1, 7, 31, 365] }),
   apikey: query('apikey', 'the API key (or the X-Api-Key header)', { type: 'string' }),
+  inlinecount: query('$inlinecount', '`allpages`: the number of matching objects on all pages in the X-Total-Count header (the body stays the page)', { type: 'string', enum: ['allpages', 'none'] }),
+  ifNoneMatch: header('If-None-Match', 'the ETag of an earlier answer: while it is still current the answer is 304 without a body'),
+  ifMatch: header('If-Match', 'the ETag the object must be at (its version leads the tag; `"<version>"` does too): 412 TL01-1110 otherwise; an alternative to the body’s `version`'),
 }
 
 /** A reference to a parameter of `components.parameters`. */

@@ -24,14 +24,18 @@ import { viewNamesOf, viewSummaryNamesOf } from '../routes/views.js'
 import { WRITE_OPTIONS } from '../routes/writeOptions.js'
 import { ACTION_DESCRIPTIONS, METHOD_ACTIONS } from './actionDescriptions.js'
 import { schemaRef, type JsonSchema } from './jsonSchema.js'
-import { answers, dataAnswer, jsonBody, operationIdOf, SIGNED_IN, textAnswer, type Operation } from './operations.js'
+import { answers, dataAnswer, jsonBody, NOT_MODIFIED, operationIdOf, SIGNED_IN, textAnswer, withHeaders, type Operation } from './operations.js'
 import { parameterRef, pathParameter, type Parameter } from './parameters.js'
 import { answerSchemaName, requestSchemaName } from './resourceSchemas.js'
 
 type Paths = Record<string, Record<string, Operation>>
 
 const FORMAT = [parameterRef('format'), parameterRef('suppress_response_code')]
-const LIST_OPTIONS = [parameterRef('filter'), parameterRef('orderby'), parameterRef('top'), parameterRef('skip'), parameterRef('no_expand')]
+const LIST_OPTIONS = [parameterRef('filter'), parameterRef('orderby'), parameterRef('top'), parameterRef('skip'), parameterRef('no_expand'), parameterRef('inlinecount'), parameterRef('ifNoneMatch')]
+/** A page of a list: its ETag, the total with $inlinecount=allpages, the links to the pages beside it; 304 on a current ETag. */
+const listAnswers = (description: string, schema: JsonSchema) => answers({ '200': withHeaders(dataAnswer(description, schema), ['ETag', 'X-Total-Count', 'Link']), '304': NOT_MODIFIED })
+/** An answer with an ETag, and 304 on a current one. */
+const taggedAnswers = (answer: Record<string, unknown>) => answers({ '200': withHeaders(answer, ['ETag']), '304': NOT_MODIFIED })
 
 function appendParameter(decl: ResourceDecl): Parameter[] {
   if (decl.appends.length === 0) return []
@@ -68,7 +72,7 @@ function collectionOperations(decl: ResourceDecl, path: string, parents: Paramet
   const list: Record<string, Operation> = {
     get: operation('GET', path, decl, `list ${type} objects`, {
       parameters: [...parents, ...LIST_OPTIONS, ...appendParameter(decl), ...FORMAT],
-      responses: answers({ '200': dataAnswer(`the ${type} objects that match, one page`, listOf(decl)) }),
+      responses: listAnswers(`the ${type} objects that match, one page`, listOf(decl)),
     }),
   }
   if (decl.creatable || METHOD_ACTIONS.has(`${type}:POST`)) {
@@ -81,14 +85,14 @@ function collectionOperations(decl: ResourceDecl, path: string, parents: Paramet
   paths[at('')] = list
   paths[at('/$count')] = {
     get: operation('GET', `${path}/$count`, decl, `count ${type} objects`, {
-      parameters: [...parents, parameterRef('filter')],
-      responses: answers({ '200': textAnswer('the number of matching objects', { type: 'string', pattern: '^\\d+$' }) }),
+      parameters: [...parents, parameterRef('filter'), parameterRef('ifNoneMatch')],
+      responses: taggedAnswers(textAnswer('the number of matching objects', { type: 'string', pattern: '^\\d+$' })),
     }),
   }
   paths[at('/summary')] = {
     get: operation('GET', `${path}/summary`, decl, `sum up ${type} objects`, {
-      parameters: [...parents, parameterRef('summary'), parameterRef('filter'), ...FORMAT],
-      responses: answers({ '200': dataAnswer('one entry per group', schemaRef('Summary')) }),
+      parameters: [...parents, parameterRef('summary'), parameterRef('filter'), parameterRef('ifNoneMatch'), ...FORMAT],
+      responses: taggedAnswers(dataAnswer('one entry per group', schemaRef('Summary'))),
     }),
   }
   paths[at('/$metadata')] = {
@@ -106,14 +110,14 @@ function collectionOperations(decl: ResourceDecl, path: string, parents: Paramet
   paths[at('/@deleted')] = {
     get: operation('GET', `${path}/@deleted`, decl, `list trashed ${type} objects`, {
       parameters: [...parents, ...LIST_OPTIONS, ...FORMAT],
-      responses: answers({ '200': dataAnswer('the trashed objects', listOf(decl)) }),
+      responses: listAnswers('the trashed objects', listOf(decl)),
     }),
   }
   for (const view of viewNamesOf(type)) {
     paths[at(`/${view}`)] = {
       get: operation('GET', `${path}/${view}`, decl, `list the ${type} objects of the view ${view}`, {
         parameters: [...parents, ...LIST_OPTIONS, ...appendParameter(decl), ...FORMAT],
-        responses: answers({ '200': dataAnswer('the objects of the view', listOf(decl)) }),
+        responses: listAnswers('the objects of the view', listOf(decl)),
       }),
     }
   }
@@ -135,21 +139,21 @@ function itemOperations(decl: ResourceDecl, path: string, parents: Parameter[], 
   const id = pathParameter('id')
   const item: Record<string, Operation> = {
     get: operation('GET', itemPath, decl, `read a ${type}`, {
-      parameters: [...parents, id, parameterRef('no_expand'), ...appendParameter(decl), ...FORMAT],
-      responses: answers({ '200': dataAnswer(`the ${type}`, schemaRef(answerSchemaName(type))) }),
+      parameters: [...parents, id, parameterRef('no_expand'), ...appendParameter(decl), parameterRef('ifNoneMatch'), ...FORMAT],
+      responses: taggedAnswers(dataAnswer(`the ${type}`, schemaRef(answerSchemaName(type)))),
     }),
   }
   if (decl.updatable) {
     item.put = operation('PUT', itemPath, decl, `update a ${type}`, {
       description: 'The body names the changed fields and the object’s `version`; a missing or stale version answers 409 (unless version_ignore=true).',
-      parameters: [...parents, id, parameterRef('response_object'), parameterRef('version_ignore'), ...appendParameter(decl), ...writeOptionParameters(decl), ...FORMAT],
+      parameters: [...parents, id, parameterRef('response_object'), parameterRef('version_ignore'), parameterRef('ifMatch'), ...appendParameter(decl), ...writeOptionParameters(decl), ...FORMAT],
       requestBody: jsonBody(schemaRef(requestSchemaName(type)), `the changed fields and version`),
       responses: writeAnswer(decl, '200', 'updated'),
     })
   }
   if (decl.removable || METHOD_ACTIONS.has(`${type}:DELETE`)) {
     item.delete = operation('DELETE', itemPath, decl, type === 'TrashItem' ? 'empty one trash item (its object is gone for good)' : `move a ${type} to the trash`, {
-      parameters: [...parents, id, ...(type === 'TrashItem' ? [] : [parameterRef('hard')]), ...FORMAT],
+      parameters: [...parents, id, ...(type === 'TrashItem' ? [] : [parameterRef('hard'), parameterRef('ifMatch')]), ...FORMAT],
       responses: answers({ '200': dataAnswer('the trash item the object went to, or deleted: true', schemaRef('DeleteResult')) }),
     })
   }
@@ -164,7 +168,7 @@ function itemOperations(decl: ResourceDecl, path: string, parents: Parameter[], 
     paths[`/${itemPath}/$set`] = {
       post: operation('POST', `${itemPath}/$set`, decl, `set fields of a ${type} from the query`, {
         description: 'Every other query parameter `<field>=<value>` is set; `version` is checked when given.',
-        parameters: [...parents, id, { name: 'version', in: 'query', description: 'checked when given', schema: { type: 'integer' } }, ...FORMAT],
+        parameters: [...parents, id, { name: 'version', in: 'query', description: 'checked when given', schema: { type: 'integer' } }, parameterRef('ifMatch'), ...FORMAT],
         responses: answers({ '200': dataAnswer(`the changed ${type}`, schemaRef(answerSchemaName(type))) }),
       }),
     }
