@@ -173,6 +173,13 @@ export interface GlobalDirectory {
   /** [tenant, fileKey] → the bytes of an uploaded file. */
   readonly files: FileTable
   /**
+   * Cluster mode: reads what the shared store holds under `key` in one of the tables above (a tenant's row; the
+   * entries of an e-mail, or of a confirmation) into this process's copy, so that the synchronous reads after it
+   * see every write any node acknowledged before it was asked. Absent in the embedded mode, whose tables are the
+   * store itself.
+   */
+  freshen?(table: 'tenants' | 'emails' | 'confirmations', key: string): Promise<void>
+  /**
    * Replaces both indexes with these entries and the layout marker, in one transaction (a crash keeps the old
    * ones). Synchronous: it runs at start-up, before anything is served (rebuildGlobalIndexesIfOld).
    */

@@ -70,6 +70,22 @@ export function tenantsWithConfirmation(store: GlobalDirectory, hash: string): s
   return hash === '' ? [] : tenantsUnder(store.confirmations, hash)
 }
 
+/**
+ * tenantsWithEmail after every write acknowledged anywhere: in cluster mode another node's write may not have reached
+ * this node's copy of the index yet (GlobalDirectory.freshen reads the e-mail's entries first).
+ */
+export async function freshTenantsWithEmail(store: GlobalDirectory, email: string): Promise<string[]> {
+  const name = email.trim().toLowerCase()
+  if (name !== '') await store.freshen?.('emails', name)
+  return tenantsWithEmail(store, name)
+}
+
+/** tenantsWithConfirmation after every write acknowledged anywhere (as freshTenantsWithEmail). */
+export async function freshTenantsWithConfirmation(store: GlobalDirectory, hash: string): Promise<string[]> {
+  if (hash !== '') await store.freshen?.('confirmations', hash)
+  return tenantsWithConfirmation(store, hash)
+}
+
 function liveEmailsOf(state: TenantState): Set<string> {
   const emails = new Set<string>()
   for (const user of state.collection('User').values()) {

@@ -44,7 +44,7 @@ import { passwordChangeMail } from '../../domain/mail.js'
 import { confirmForUser } from '../../domain/operations/passwordChange.js'
 import { User } from '../../domain/resources/user.js'
 import type { Rec } from '../../domain/schema.js'
-import { tenantsWithConfirmation } from '../../tenants/globalIndexes.js'
+import { freshTenantsWithConfirmation } from '../../tenants/globalIndexes.js'
 import { writeInTenant } from '../tenantWrites.js'
 import type { Call } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
@@ -72,7 +72,7 @@ export async function requestConfirmation(call: Call): Promise<ApiResponse> {
   const confirmationId = newToken()
   const { config, outbox } = call.services
   const made = await Promise.all(
-    tenantsHoldingEmail(call.services, email).map((tenantName) =>
+    (await tenantsHoldingEmail(call.services, email)).map((tenantName) =>
       writeInTenant(call.services, tenantName, 'confirmByEmail', { email, confirmationId, lifetimeMs: config.passwordConfirmationLifetimeMs }),
     ),
   )
@@ -120,7 +120,7 @@ export async function confirmPassword(call: Call, params: Record<string, string>
   const password = newPasswordOf(call)
   const hash = secretId(params.id ?? '')
   const { registry, config } = call.services
-  const tenantNames = tenantsWithConfirmation(registry.store, hash)
+  const tenantNames = await freshTenantsWithConfirmation(registry.store, hash)
   if (tenantNames.length === 0) throw invalidConfirmation()
   const passwordHash = await hashPassword(password, config.passwordCost)
   const changes = await Promise.all(tenantNames.map((tenantName) => writeInTenant(call.services, tenantName, 'changePassword', { hash, passwordHash })))

@@ -24,7 +24,7 @@ import { hashPassword, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../../do
 import { isPlainObject, readFields } from '../../domain/input.js'
 import { Account } from '../../domain/resources/account.js'
 import { User } from '../../domain/resources/user.js'
-import { tenantsWithEmail } from '../../tenants/globalIndexes.js'
+import { freshTenantsWithEmail } from '../../tenants/globalIndexes.js'
 import { isValidTenantName, TENANT_NAME_MAX_LENGTH } from '../../domain/tenantName.js'
 import { requireApiKey } from '../apiKey.js'
 import { parseObjectBody } from '../body.js'
@@ -49,29 +49,35 @@ export function publicUrl(services: Services): string {
   return `http://${services.config.baseDomain}${port}/v1`
 }
 
-/** The tenants with a live user of this e-mail, in tenant-name order, less sign-ups that expired unconfirmed. */
-export function tenantsHoldingEmail(services: Services, email: string): string[] {
+/**
+ * The tenants with a live user of this e-mail, in tenant-name order, less sign-ups that expired unconfirmed; after
+ * every write acknowledged on any node of a cluster (freshTenantsWithEmail).
+ */
+export async function tenantsHoldingEmail(services: Services, email: string): Promise<string[]> {
+  const holding = await freshTenantsWithEmail(services.registry.store, email)
   const nowMs = Date.now()
-  return tenantsWithEmail(services.registry.store, email).filter((tenant) => !services.registry.expiredSignUp(tenant, nowMs))
+  return holding.filter((tenant) => !services.registry.expiredSignUp(tenant, nowMs))
 }
 
 export async function checkUrl(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const url = requiredParameter(call, 'url').toLowerCase()
   const { registry } = call.services
+  // A cluster node's copy of the tenant directory may not hold a sign-up another node has just made.
+  await registry.store.freshen?.('tenants', url)
   return dataResponse(call.request, { exists: registry.exists(url) && !registry.expiredSignUp(url) }, { root: 'result' })
 }
 
 export async function checkEmail(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const email = requiredParameter(call, 'email').toLowerCase()
-  return dataResponse(call.request, { exists: tenantsHoldingEmail(call.services, email).length > 0 }, { root: 'result' })
+  return dataResponse(call.request, { exists: (await tenantsHoldingEmail(call.services, email)).length > 0 }, { root: 'result' })
 }
 
 export async function findUrl(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
   const email = requiredParameter(call, 'email').toLowerCase()
-  const [tenant] = tenantsHoldingEmail(call.services, email)
+  const [tenant] = await tenantsHoldingEmail(call.services, email)
   return dataResponse(call.request, { url: tenant === undefined ? null : tenantUrl(call.services, tenant) }, { root: 'result' })
 }
 
@@ -98,7 +104,7 @@ export async function signUp(call: Call): Promise<ApiResponse> {
   }
   const { id: _ownerId, ...ownerValues } = readFields(User, body.owner, source, true)
   const email = typeof ownerValues.email === 'string' ? ownerValues.email.trim().toLowerCase() : ''
-  if (email !== '' && tenantsHoldingEmail(call.services, email).length > 0) {
+  if (email !== '' && (await tenantsHoldingEmail(call.services, email)).length > 0) {
     throw new ApiError('TL01-1102', `a user with e-mail '${email}' already exists`)
   }
   const accountValues = readFields(Account, body.account, source, false)

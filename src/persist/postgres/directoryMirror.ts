@@ -76,6 +76,14 @@ export class DirectoryMirror {
     for (const row of confirmations) this.confirmations.set([row.hash, row.tenant], '')
   }
 
+  /** Replaces the entries under `first` (an e-mail, a confirmation's hash) by those of `tenants`. */
+  replaceUnder(table: 'emails' | 'confirmations', first: string, tenants: readonly string[]): void {
+    const entries = this[table]
+    const held = [...entries.keys({ start: [first, ''], end: [first, '\uffff'] })].filter((key) => key[0] === first)
+    for (const key of held) entries.delete(key)
+    for (const tenant of tenants) entries.set([first, tenant], '')
+  }
+
   /** Applies one change; answers the change that undoes it. */
   apply(change: MirrorChange): MirrorChange {
     if (change.table === 'tenants') {

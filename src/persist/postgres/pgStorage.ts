@@ -34,7 +34,7 @@ import { encodeLogEntry, decodeLogEntry } from '../codec.js'
 import type { LogEntry, LoggedEntry } from '../../engine/logEntry.js'
 import { LogCorruptError, type DirectoryTable, type FileTable, type GlobalIndexKey, type Storage, type StoreCeiling, type TenantInfo } from '../ports.js'
 import { openSql, retryingLostConnection, type Sql, type TxSql } from './connection.js'
-import { CHANNEL, DirectoryMirror, tenantInfoOf, type MirrorChange } from './directoryMirror.js'
+import { CHANNEL, DirectoryMirror, tenantInfoOf, type MirrorChange, type MirroredTable } from './directoryMirror.js'
 import { FencedError } from './fencedError.js'
 import { fencedTransaction } from './fencedTransaction.js'
 import { GroupCommit, tenantOfWrite, type DirectoryWrite, type QueuedAppend } from './groupCommit.js'
@@ -376,6 +376,22 @@ export class PgStorage implements Storage {
   }
 
   /** Reads the tenant's directory row from the database and brings the mirror up to it (a miss of the mirror). */
+  /** GlobalDirectory.freshen: the rows under `key` read into the mirror, this node's writes not yet committed kept. */
+  async freshen(table: MirroredTable, key: string): Promise<void> {
+    if (table === 'tenants') await retryingLostConnection(() => this.refreshTenant(key))
+    else {
+      const rows = await retryingLostConnection(() =>
+        table === 'emails'
+          ? this.sql<{ tenant: string }[]>`SELECT tenant FROM emails WHERE email = ${key}`
+          : this.sql<{ tenant: string }[]>`SELECT tenant FROM confirmations WHERE hash = ${key}`,
+      )
+      this.mirror.replaceUnder(table, key, rows.map((row) => row.tenant))
+    }
+    for (const change of this.group.pendingMirrorChanges()) {
+      if (change.table === table && (typeof change.key === 'string' ? change.key : change.key[0]) === key) this.mirror.apply(change)
+    }
+  }
+
   async refreshTenant(name: string): Promise<TenantInfo | undefined> {
     const [row] = await this.sql<{ name: string; created_at: number; unconfirmed: boolean; damaged: string | null }[]>`
       SELECT name, created_at, unconfirmed, damaged FROM tenants WHERE name = ${name}`

@@ -3,7 +3,8 @@
  * and a confirmation written by one node reach another node's mirror by
  * NOTIFY (and a removal too), read synchronously in LMDB's key order; a
  * node whose listener reconnects loads the mirror again (it catches up on
- * what it missed); refreshTenant reads one row into the mirror; the layout
+ * what it missed); refreshTenant reads one row into the mirror, freshen
+ * the entries under one key (a write without NOTIFY is seen after it); the layout
  * marker answers the current layout, so the old-layout rebuild never runs;
  * a row too large for a notification still reaches the other node.
  * Two nodes cannot both create one tenant name (the lease row's primary
@@ -72,6 +73,33 @@ t.test('a node whose listener reconnects loads the mirror again; refreshTenant r
   await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
   await until('the reconnected listener reloaded the mirror', () => b.emails.get(['q@example.com', 'quiet']) === '')
   t.pass('caught up')
+})
+
+t.test('freshen reads the entries under one key into the mirror, keeping this node’s writes not yet committed', async (t) => {
+  const { a, url } = await twoNodes(t, pg)
+  const sql = postgres(url, { max: 1 })
+  t.teardown(() => sql.end())
+  await sql`INSERT INTO emails (email, tenant) VALUES ('f@example.com', 'one'), ('f@example.com', 'two'), ('g@example.com', 'one')`
+  await sql`INSERT INTO confirmations (hash, tenant) VALUES ('h1', 'one')`
+  t.same([...a.emails.getKeys({ start: ['f@example.com', ''], end: ['f@example.com', '\uffff'] })], [], 'rows written without NOTIFY are not seen yet')
+  await a.freshen('emails', 'f@example.com')
+  t.same([...a.emails.getKeys({ start: ['f@example.com', ''], end: ['f@example.com', '\uffff'] })], [['f@example.com', 'one'], ['f@example.com', 'two']], 'the e-mail’s entries, in order')
+  t.equal(a.emails.get(['g@example.com', 'one']), undefined, 'only those of the key asked for')
+  await sql`DELETE FROM emails WHERE email = 'f@example.com' AND tenant = 'one'`
+  await a.freshen('emails', 'f@example.com')
+  t.equal(a.emails.get(['f@example.com', 'one']), undefined, 'a row removed without NOTIFY goes')
+  t.equal(a.emails.get(['f@example.com', 'two']), '', 'the other stays')
+  await a.freshen('confirmations', 'h1')
+  t.equal(a.confirmations.get(['h1', 'one']), '', 'a confirmation')
+  await sql`INSERT INTO tenants (name, created_at) VALUES ('fresh', 7)`
+  await a.freshen('tenants', 'fresh')
+  t.same(a.tenants.get('fresh'), { createdAt: 7 }, 'a tenant row')
+
+  await holdTenant(a, 'acme')
+  const pending = a.emails.put(['f@example.com', 'acme'], '')
+  await a.freshen('emails', 'f@example.com')
+  t.equal(a.emails.get(['f@example.com', 'acme']), '', 'this node’s write issued before it stays, committed or not')
+  t.equal(await pending, true, 'and commits')
 })
 
 t.test('two nodes cannot create one tenant name: the lease row decides', async (t) => {
