@@ -30,6 +30,8 @@
  * written (or found to have no client any more: status 499) the exchange
  * is counted once in the request metrics and, when on, logged as one line,
  * and a body written into a lent buffer gives it back (json/answerBuffers.ts).
+ * A streamed body (an export: streamedBody.ts) is written chunk by chunk at
+ * the client's pace (streamedAnswer.ts) and recorded once it ended.
  */
 import crypto from 'node:crypto'
 import type { Config } from '../config.js'
@@ -47,6 +49,8 @@ import { keepHeader } from './requestHeaders.js'
 import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
 import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead } from './response.js'
 import { route, type RouteTrace } from './router.js'
+import { writeStreamed, type StreamOutcome } from './streamedAnswer.js'
+import { StreamedBody } from './streamedBody.js'
 import { listenExclusive, loadNativeUws, type HttpRequest, type HttpResponse, type TemplatedApp } from './uws.js'
 
 const OVERRIDABLE = new Set(['PUT', 'DELETE'])
@@ -65,6 +69,8 @@ class Exchange implements RouteTrace {
   route: RouteLabel = UNMATCHED_ROUTE
   tenant: string | null = null
   readonly startedMs = performance.now()
+  /** Called when the client goes away while a streamed answer waits for the socket (streamedAnswer.ts). */
+  onAbort: (() => void) | null = null
 
   constructor(
     readonly requestId: string,
@@ -72,7 +78,7 @@ class Exchange implements RouteTrace {
   ) {}
 }
 
-function record(observers: FrontEndObservers, exchange: Exchange, status: number, body: string | Buffer): void {
+function record(observers: FrontEndObservers, exchange: Exchange, status: number, bytes: number): void {
   exchange.recorded = true
   const durationMs = performance.now() - exchange.startedMs
   observers.requests.observe(exchange.route, exchange.method, status, durationMs)
@@ -84,7 +90,7 @@ function record(observers: FrontEndObservers, exchange: Exchange, status: number
     tenant: exchange.tenant,
     status,
     durationMs: Math.round(durationMs * 1000) / 1000,
-    bytes: typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+    bytes,
   })
 }
 
@@ -92,7 +98,37 @@ function record(observers: FrontEndObservers, exchange: Exchange, status: number
 function isApiResponse(response: unknown): response is ApiResponse {
   if (typeof response !== 'object' || response === null) return false
   const { status, headers, body } = response as Partial<ApiResponse>
-  return Number.isInteger(status) && typeof headers === 'object' && headers !== null && (typeof body === 'string' || Buffer.isBuffer(body))
+  return Number.isInteger(status) && typeof headers === 'object' && headers !== null && (typeof body === 'string' || Buffer.isBuffer(body) || body instanceof StreamedBody)
+}
+
+function byteLengthOf(body: string | Buffer): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+}
+
+function writeHead(res: HttpResponse, exchange: Exchange, response: ApiResponse): void {
+  res.writeStatus(statusLine(response.status))
+  res.writeHeader('X-Request-Id', exchange.requestId)
+  res.writeHeader('Server-Timing', `app;dur=${(performance.now() - exchange.startedMs).toFixed(3)}`)
+  for (const name in ALWAYS_HEADERS) res.writeHeader(name, ALWAYS_HEADERS[name] as string)
+  for (const name in response.headers) res.writeHeader(name, response.headers[name] as string)
+}
+
+/** Writes a streamed answer; a source that fails before its first chunk is answered 500 instead. */
+function sendStreamed(res: HttpResponse, exchange: Exchange, observers: FrontEndObservers, response: ApiResponse, body: StreamedBody, close: boolean): void {
+  exchange.recorded = true
+  const ended = (outcome: StreamOutcome): void => {
+    exchange.aborted = true
+    if (outcome.kind === 'failedBeforeHead' || outcome.kind === 'failedAfterHead') console.error(`request ${exchange.requestId}: the streamed answer failed:`, outcome.error)
+    if (outcome.kind === 'failedBeforeHead') {
+      exchange.recorded = false
+      send(res, exchange, observers, plainErrorResponse(internalError(exchange.requestId)), close)
+      return
+    }
+    record(observers, exchange, outcome.kind === 'clientGone' ? CLIENT_CLOSED : response.status, outcome.bytes)
+  }
+  writeStreamed(res, exchange, body, () => writeHead(res, exchange, response), close).then(ended, (error: unknown) =>
+    ended({ kind: 'failedAfterHead', error, bytes: 0 }),
+  )
 }
 
 function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObservers, response: ApiResponse, close = false): void {
@@ -101,26 +137,29 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
     console.error(`request ${exchange.requestId}: the router gave no answer but`, response)
     response = plainErrorResponse(internalError(exchange.requestId))
   }
+  const { body } = response
   if (exchange.aborted) {
-    record(observers, exchange, CLIENT_CLOSED, '')
-    giveBack(response.body)
+    record(observers, exchange, CLIENT_CLOSED, 0)
+    if (body instanceof StreamedBody) body.discard()
+    else giveBack(body)
+    return
+  }
+  if (body instanceof StreamedBody && exchange.method !== 'HEAD') {
+    sendStreamed(res, exchange, observers, response, body, close)
     return
   }
   res.cork(() => {
-    res.writeStatus(statusLine(response.status))
-    res.writeHeader('X-Request-Id', exchange.requestId)
-    res.writeHeader('Server-Timing', `app;dur=${(performance.now() - exchange.startedMs).toFixed(3)}`)
-    for (const name in ALWAYS_HEADERS) res.writeHeader(name, ALWAYS_HEADERS[name] as string)
-    for (const name in response.headers) res.writeHeader(name, response.headers[name] as string)
+    writeHead(res, exchange, response)
     // A HEAD answer has the headers of the answer but no body: a keep-alive client would read the body as its next
     // answer. uWS keeps a connection whose reported length was not sent as busy (and resets it), so report 0.
-    if (exchange.method === 'HEAD') res.endWithoutBody(0, close)
-    else res.end(response.body, close)
+    if (exchange.method === 'HEAD' || body instanceof StreamedBody) res.endWithoutBody(0, close)
+    else res.end(body, close)
   })
   exchange.aborted = true
-  record(observers, exchange, response.status, response.body)
+  record(observers, exchange, response.status, body instanceof StreamedBody ? 0 : byteLengthOf(body))
   // uWS copied the body (what the socket did not take at once is in its own buffer): the next answer may write there.
-  giveBack(response.body)
+  if (body instanceof StreamedBody) body.discard()
+  else giveBack(body)
 }
 
 // Uploads (paths ending in /upload) may carry a file up to maxFileBytes; every other body up to maxBodyBytes.
@@ -186,6 +225,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const state = new Exchange(observers.requestIds.next(), req.getMethod().toUpperCase())
     res.onAborted(() => {
       state.aborted = true
+      state.onAbort?.()
     })
     // No exception may leave a uWS handler (it would end the process for every tenant): a bug answers 500.
     try {
