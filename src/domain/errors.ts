@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
   'TL01-9003': { status: 404, when: 'resource path not found' },
   'TL01-9004': { status: 405, when: 'method not allowed on this path' },
   'TL01-9005': { status: 406, when: 'content type not supported' },
+  'TL01-9007': { status: 406, when: 'answer format not offered here (an export asked of an answer that is no list, summary or report)' },
   'TL01-9010': { status: 429, when: 'too many requests' },
   'TL01-9011': { status: 503, when: 'engine cannot accept writes now' },
 } as const
