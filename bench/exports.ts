@@ -3,12 +3,14 @@
  * tenant (100,000 by default) downloaded as CSV and as XLSX, against the
  * same records as the JSON list gives them — pages of 1000, its largest,
  * read one after the other ($skip). Each measurement runs on a server of
- * its own (serverProcess.ts, automatic snapshots off) started on one copy
+ * its own (serverProcess.ts, automatic snapshots off, no heavy-read budget:
+ * a hundred $skip pages in a row would exceed it) started on one copy
  * of the fixture: log in, activate the tenant, let it settle, read its
  * resident memory, then download while a sampler reads /proc/<pid>/status
  * every SAMPLE_MS. Figures: time to the answer's head (for an export also
- * its first chunk: the head waits for it), total time, bytes, chunks, and
- * the server's peak RSS above what it held before the download.
+ * its first chunk: the head waits for it), total time, the server's CPU
+ * time (user + system, /proc), bytes, chunks, and the server's peak RSS
+ * above what it held before the download.
  *
  *   node dist/bench/exports.js [--records 100000] [--rounds 2]
  */
@@ -16,6 +18,7 @@ import fs from 'node:fs'
 import http from 'node:http'
 import { positiveIntegerOption } from './cliOptions.js'
 import { copyFixture, readFixtureInfo } from './fixture.js'
+import { processCpuMicros } from './processCpu.js'
 import { BenchClient, hostOf } from './httpClient.js'
 import { ownerLogin } from './scenarios.js'
 import { NO_AUTO_SNAPSHOTS, startServer, type BenchServer } from './serverProcess.js'
@@ -91,20 +94,25 @@ const WAYS: readonly Way[] = [
   },
   { name: 'CSV', run: (port, tenant, token) => download(port, tenant, `/v1/time/timerecords?token=${token}&format=csv`) },
   { name: 'XLSX', run: (port, tenant, token) => download(port, tenant, `/v1/time/timerecords?token=${token}&format=xlsx`) },
+  // Half the rows: the peak memory of a streamed export does not grow with its rows.
+  { name: 'XLSX, half ($top)', run: (port, tenant, token, records) => download(port, tenant, `/v1/time/timerecords?token=${token}&format=xlsx&$top=${records / 2}`) },
+  { name: 'CSV, half ($top)', run: (port, tenant, token, records) => download(port, tenant, `/v1/time/timerecords?token=${token}&format=csv&$top=${records / 2}`) },
 ]
 
 async function measure(way: Way, dataDir: string, tenant: string, login: (server: BenchServer) => Promise<string>, records: number) {
-  const server = await startServer({ dataDir, env: { ...NO_AUTO_SNAPSHOTS } })
+  const server = await startServer({ dataDir, env: { ...NO_AUTO_SNAPSHOTS, TENANT_HEAVY_READ_MS_PER_S: '0' } })
   try {
     const token = await login(server)
     await download(server.port, tenant, `/v1/time/timerecords/$count?token=${token}`)
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
     const before = rssOf(server.pid)
+    const cpuBefore = processCpuMicros(server.pid) ?? 0
     const peak = rssSampler(server.pid)
     const result = await way.run(server.port, tenant, token, records)
     const peakRss = peak()
+    const cpuMs = ((processCpuMicros(server.pid) ?? 0) - cpuBefore) / 1000
     if (result.status !== 200) throw new Error(`${way.name} answered ${result.status}`)
-    return { ...result, beforeRss: before, peakAboveMb: (peakRss - before) / 2 ** 20 }
+    return { ...result, cpuMs, beforeRss: before, peakAboveMb: (peakRss - before) / 2 ** 20 }
   } finally {
     await server.stop()
   }
@@ -126,13 +134,13 @@ const login = async (server: BenchServer) => {
 }
 try {
   console.log(`${records} time records, ${rounds} round(s), a server of its own per measurement`)
-  console.log('| way | round | head ms | total ms | MB sent | chunks | RSS before MB | peak RSS above it MB |')
-  console.log('|---|---|---|---|---|---|---|---|')
+  console.log('| way | round | head ms | total ms | server CPU ms | MB sent | chunks | RSS before MB | peak RSS above it MB |')
+  console.log('|---|---|---|---|---|---|---|---|---|')
   for (let round = 1; round <= rounds; round += 1) {
     for (const way of WAYS) {
       const figures = await measure(way, dataDir, fixture.tenant, login, records)
       console.log(
-        `| ${way.name} | ${round} | ${figures.headMs.toFixed(1)} | ${figures.totalMs.toFixed(0)} | ${(figures.bytes / 2 ** 20).toFixed(1)} | ${figures.chunks} | ${(figures.beforeRss / 2 ** 20).toFixed(0)} | ${figures.peakAboveMb.toFixed(1)} |`,
+        `| ${way.name} | ${round} | ${figures.headMs.toFixed(1)} | ${figures.totalMs.toFixed(0)} | ${figures.cpuMs.toFixed(0)} | ${(figures.bytes / 2 ** 20).toFixed(1)} | ${figures.chunks} | ${(figures.beforeRss / 2 ** 20).toFixed(0)} | ${figures.peakAboveMb.toFixed(1)} |`,
       )
     }
   }

@@ -368,6 +368,31 @@ t.test('a 20,000-record export streams in many chunks and arrives whole', async 
 
   const paged = await get('time/timerecords', { $filter: filter })
   t.equal(paged.length, 1000, 'the JSON list keeps its page of 1000')
+
+  // A client that stops reading: the socket's buffers fill, the server waits for them (onWritable) and goes on.
+  const slow = await new Promise<Buffer>((resolve, reject) => {
+    const request = http.get(
+      { host: '127.0.0.1', port: client.port, path: `/v1/time/timerecords?token=${token}&format=csv&$filter=${encodeURIComponent(filter)}`, headers: { host: `${tenant}.localhost` }, agent: false },
+      (response) => {
+        const parts: Buffer[] = []
+        response.once('data', (chunk: Buffer) => {
+          parts.push(chunk)
+          response.pause()
+          setTimeout(() => {
+            response.on('data', (more: Buffer) => parts.push(more))
+            response.resume()
+          }, 500)
+        })
+        response.on('end', () => resolve(Buffer.concat(parts)))
+        response.on('error', reject)
+      },
+    )
+    request.on('error', reject)
+  })
+  t.ok(slow.byteLength > 5_000_000, 'more than loopback socket buffers hold')
+  t.equal(csvObjects(slow.toString('utf8')).rows.length, total, 'a client that paused gets the whole file')
+  const meanwhile = await getRaw('time/timerecords/$count')
+  t.equal(meanwhile.status, 200)
 })
 
 t.test('a client leaving midway does not disturb the server', async (t) => {
