@@ -19,7 +19,8 @@ import t from 'tap'
 import { HttpForwarder } from '../../src/cluster/httpForwarder.js'
 import { StreamedBody, wholeBody } from '../../src/http/streamedBody.js'
 import { strictCalls } from '../helpers/api.js'
-import { startInProcess } from '../helpers/server.js'
+import { TestClient } from '../helpers/http.js'
+import { startInProcess, tempDataDir } from '../helpers/server.js'
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
 const HOUR = 3_600_000
@@ -449,3 +450,43 @@ t.test('the cluster forwarder hands a chunked answer on as a stream, a whole one
   const whole = await forwarder.forward({ ...request, target: '/whole' }, nodeUrl)
   t.ok(Buffer.isBuffer(whole.body), 'an answer with a length is read whole, as before')
 })
+
+t.test(
+  'through a cluster: the node that does not hold the tenant forwards the export, streamed',
+  { skip: process.env.TIMELEDGER_TEST_CLUSTER === '1' ? false : 'needs PostgreSQL and HAProxy: run with TIMELEDGER_TEST_CLUSTER=1' },
+  async (t) => {
+    const { startInProcessCluster } = await import('../helpers/cluster.js')
+    const cluster = await startInProcessCluster(tempDataDir('exports-cluster'))
+    t.teardown(() => cluster.stop())
+    const owner = await cluster.client.createTenant('fwd')
+    const calls = strictCalls(cluster.client, 'fwd', owner.token)
+    const user = await calls.get('users/@self')
+    const items = Array.from({ length: 100 }, (_, index) => ({
+      id: String(index),
+      method: 'POST',
+      path: '/v1/time/timerecords',
+      body: JSON.stringify({ user: { id: user.id }, start: new Date(Date.UTC(2025, 5, 1) + index * 60_000).toISOString(), duration: 60_000, description: `fwd ${index}` }),
+    }))
+    for (let round = 0; round < 3; round += 1) {
+      const answer = await cluster.client.request('POST', '/v1/batch', { tenant: 'fwd', query: { token: owner.token }, body: items })
+      t.equal(answer.status, 200, answer.text)
+    }
+    const forwardsOf = (service: (typeof cluster.services)[number]) => (service.services.forwarder as HttpForwarder).forwards
+    const before = cluster.services.map(forwardsOf)
+    const answers = []
+    for (const service of cluster.services) {
+      const direct = new TestClient(service.port)
+      answers.push(await direct.request('GET', '/v1/time/timerecords', { tenant: 'fwd', query: { token: owner.token, format: 'csv', $orderby: 'start' } }))
+    }
+    const forwarded = cluster.services.map((service, index) => forwardsOf(service) - (before[index] ?? 0))
+    t.same([...forwarded].sort(), [0, 1], 'one node answered, the other forwarded')
+    const [first, second] = answers
+    t.equal(first?.status, 200)
+    t.equal(second?.status, 200)
+    t.equal(first?.text, second?.text, 'the same file from both nodes')
+    t.equal(csvObjects(first?.text ?? '').rows.length, 300)
+    const viaForward = answers[forwarded.indexOf(1)]
+    t.equal(viaForward?.headers['transfer-encoding'], 'chunked', 'the forwarding node streams it on')
+    t.match(viaForward?.headers['content-disposition'], /filename="timerecords.csv"/)
+  },
+)
