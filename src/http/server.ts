@@ -117,13 +117,14 @@ function writeHead(res: HttpResponse, exchange: Exchange, response: ApiResponse)
 function sendStreamed(res: HttpResponse, exchange: Exchange, observers: FrontEndObservers, response: ApiResponse, body: StreamedBody, close: boolean): void {
   exchange.recorded = true
   const ended = (outcome: StreamOutcome): void => {
-    exchange.aborted = true
     if (outcome.kind === 'failedBeforeHead' || outcome.kind === 'failedAfterHead') console.error(`request ${exchange.requestId}: the streamed answer failed:`, outcome.error)
     if (outcome.kind === 'failedBeforeHead') {
+      // Nothing was written: the request is answered 500 like any other failure (499 if the client left meanwhile).
       exchange.recorded = false
       send(res, exchange, observers, plainErrorResponse(internalError(exchange.requestId)), close)
       return
     }
+    exchange.aborted = true
     record(observers, exchange, outcome.kind === 'clientGone' ? CLIENT_CLOSED : response.status, outcome.bytes)
   }
   writeStreamed(res, exchange, body, () => writeHead(res, exchange, response), close).then(ended, (error: unknown) =>
