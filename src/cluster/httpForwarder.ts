@@ -10,11 +10,16 @@
  * its lease has not run out yet) is answered 503 with Retry-After
  * (TenantMoved): the client's retry reaches the tenant's next owner. The
  * named writes of public calls (http/tenantWrites.ts) go the same way.
+ * An answer sent without a length (chunked: an export, streamedBody.ts) is
+ * handed on as a streamed body, chunk by chunk at the client's pace, not
+ * gathered whole first; if the node fails midway the client's connection
+ * is cut (streamedAnswer.ts).
  */
 import http from 'node:http'
 import { CLUSTER_SECRET_HEADER, FORWARDED_FOR_HEADER, type RequestForwarder } from '../http/forwarding.js'
 import type { ApiRequest } from '../http/request.js'
 import type { ApiResponse } from '../http/response.js'
+import { StreamedBody, wholeBody } from '../http/streamedBody.js'
 import { TenantMoved } from '../tenants/tenantErrors.js'
 
 const MAX_SOCKETS_PER_NODE = 64
@@ -69,6 +74,11 @@ export class HttpForwarder implements RequestForwarder {
         reject(new TenantMoved(tenant))
       }
       const outgoing = http.request(url, { method: request.method, headers, agent: this.agentFor(nodeUrl), timeout: FORWARD_TIMEOUT_MS }, (incoming) => {
+        if (incoming.headers['content-length'] === undefined && incoming.headers['transfer-encoding'] !== undefined) {
+          incoming.on('error', (error) => console.error(`a streamed answer of tenant '${tenant}' from ${nodeUrl} broke off: ${error.message}`))
+          resolve({ status: incoming.statusCode ?? 502, headers: answerHeaders(incoming), body: new StreamedBody(chunksOf(incoming), () => incoming.destroy()) })
+          return
+        }
         const chunks: Buffer[] = []
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
         incoming.on('error', fail)
@@ -86,8 +96,9 @@ export class HttpForwarder implements RequestForwarder {
     const headers = new Map([['content-type', 'application/json']])
     const request = { method: 'POST', target: path, headers, body, tenant, remoteAddress: () => '' }
     const answer = await this.forward(request, nodeUrl)
-    if (answer.status !== 200) throw new Error(`node ${nodeUrl} answered ${answer.status} to the write '${name}' of tenant '${tenant}': ${String(answer.body)}`)
-    const { result, found } = JSON.parse(String(answer.body)) as { result: unknown; found: boolean }
+    const text = (await wholeBody(answer.body)).toString('utf8')
+    if (answer.status !== 200) throw new Error(`node ${nodeUrl} answered ${answer.status} to the write '${name}' of tenant '${tenant}': ${text}`)
+    const { result, found } = JSON.parse(text) as { result: unknown; found: boolean }
     return found ? result : undefined
   }
 
@@ -104,6 +115,11 @@ export class HttpForwarder implements RequestForwarder {
     for (const agent of this.agents.values()) agent.destroy()
     this.agents.clear()
   }
+}
+
+/** The chunks of an answer as they arrive (ending the iteration early destroys the answer's stream). */
+async function* chunksOf(incoming: http.IncomingMessage): AsyncGenerator<Buffer, void, undefined> {
+  for await (const chunk of incoming) yield chunk as Buffer
 }
 
 function answerHeaders(incoming: http.IncomingMessage): Record<string, string> {

@@ -31,6 +31,7 @@ export const ERROR_CATALOGUE = {
   'TL01-9004': { status: 405, when: 'method not allowed on this path' },
   'TL01-9005': { status: 415, when: 'request content type not supported' },
   'TL01-9006': { status: 413, when: 'request body larger than the limit' },
+  'TL01-9007': { status: 406, when: 'answer format not offered here (an export asked of an answer that is no list, summary or report)' },
   'TL01-9010': { status: 429, when: 'too many requests' },
   'TL01-9011': { status: 503, when: 'engine cannot accept writes now' },
 } as const

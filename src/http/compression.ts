@@ -20,11 +20,15 @@
  * the cheapest answer's own cost; the default threshold (config.ts) is
  * where that buys less than half a TCP segment.
  * A whole answer is compressed at once (compressAnswer); an answer written
- * as a stream goes through compressionStream with the same levels.
+ * as a stream (an export, streamedBody.ts) goes through compressionStream
+ * with the same levels, a chunk at a time, whatever its length. An encoded
+ * answer's strong ETag is made weak.
  */
 import zlib from 'node:zlib'
-import type { Transform } from 'node:stream'
+import { Readable, type Transform } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import type { ApiResponse } from './response.js'
+import { StreamedBody } from './streamedBody.js'
 import { withVary } from './varyHeader.js'
 
 export type ContentCoding = 'br' | 'gzip'
@@ -107,13 +111,30 @@ function header(headers: Readonly<Record<string, string>>, name: string): string
 export function compressAnswer(response: ApiResponse, acceptEncoding: string | undefined, minBytes: number, head: boolean): ApiResponse {
   const { status, headers, body } = response
   if (minBytes === 0 || head || status === 204 || status === 304 || status < 200) return response
-  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+  // A streamed answer's length is not known before it is written; it is large by nature (an export).
+  const length = body instanceof StreamedBody ? Infinity : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
   if (length < minBytes || header(headers, 'content-encoding') !== undefined || !isCompressibleType(header(headers, 'content-type'))) return response
   const varied = withVary(headers, 'Accept-Encoding')
   const coding = chooseCoding(acceptEncoding)
   if (coding === null) return { ...response, headers: varied }
-  const compressed = compressBytes(typeof body === 'string' ? Buffer.from(body) : body, coding)
+  const compressed =
+    body instanceof StreamedBody ? new StreamedBody(compressedChunks(body.chunks, coding), body.discard) : compressBytes(typeof body === 'string' ? Buffer.from(body) : body, coding)
   return { ...response, headers: { ...weakened(varied), 'Content-Encoding': coding }, body: compressed }
+}
+
+/**
+ * The chunks of a streamed answer compressed as they come, pulled at the reader's pace; a reader that stops early
+ * (the client went away) ends the compressor and, through the pipeline, the source's iteration.
+ */
+async function* compressedChunks(chunks: AsyncIterable<Buffer>, coding: ContentCoding): AsyncGenerator<Buffer> {
+  const compressor = compressionStream(coding)
+  const piped = pipeline(Readable.from(chunks, { objectMode: false }), compressor).catch(() => undefined)
+  try {
+    for await (const chunk of compressor) yield chunk as Buffer
+  } finally {
+    compressor.destroy()
+    await piped
+  }
 }
 
 /**

@@ -32,6 +32,7 @@ import crypto from 'node:crypto'
 import { JsonFragment } from '../json/fragment.js'
 import type { ApiRequest } from './request.js'
 import { formatOf, type ApiResponse } from './response.js'
+import { StreamedBody } from './streamedBody.js'
 
 /** Characters of a digest kept in a tag (base64url: 96 bits). */
 const DIGEST_CHARS = 16
@@ -110,7 +111,8 @@ const fragmentDigests = new WeakMap<JsonFragment, string>()
  * from: when it is a row's kept JSON text (the body is its bytes), its digest is kept with it.
  */
 export function withObjectEtag(request: ApiRequest, version: number, response: ApiResponse, shown?: unknown): ApiResponse {
-  if (response.status !== 200 && response.status !== 201) return response
+  // An object is never streamed; a streamed answer (an export) has no digest to tag it by.
+  if ((response.status !== 200 && response.status !== 201) || response.body instanceof StreamedBody) return response
   let etag: string
   if (shown instanceof JsonFragment && shown.bytes === response.body) {
     let known = fragmentDigests.get(shown)

@@ -9,22 +9,30 @@
  * In XML the error's `constraintViolations` is one element with a
  * `constraintViolation` child per violation (empty when none). A JSON list
  * is serialized a chunk of elements at a time, straight to bytes, and only
- * a JSON list may hold JsonFragments (json/bytes.ts).
+ * a JSON list may hold JsonFragments (json/bytes.ts). An export (CSV, XLSX:
+ * http/export/) has a streamed body; an answer that offers none refuses a
+ * request that accepts nothing else (406, export/exportFormat.ts).
  */
 import { XMLBuilder } from 'fast-xml-parser'
 import { ApiError, ERROR_CATALOGUE } from '../domain/errors.js'
 import { OutDate } from '../domain/values.js'
 import { jsonListBody } from '../json/bytes.js'
 import { JsonFragment } from '../json/fragment.js'
+import { exportNotOffered, exportRequired } from './export/exportFormat.js'
 import type { ApiRequest } from './request.js'
+import type { StreamedBody } from './streamedBody.js'
 
 export interface ApiResponse {
   status: number
   headers: Record<string, string>
-  body: string | Buffer
+  /** A streamed body is written as it is made (streamedBody.ts): exports. */
+  body: string | Buffer | StreamedBody
   /** Set on error answers (whatever status suppress_response_code gave them). */
   error?: ApiError
 }
+
+/** An answer whose body is all there (every answer but an export's). */
+export type WholeResponse = ApiResponse & { body: string | Buffer }
 
 export type Format = 'json' | 'xml' | 'jsonp'
 
@@ -53,7 +61,7 @@ const xmlBuilder = new XMLBuilder({ ignoreAttributes: true, format: false, suppr
  * surrogates without their pair. A stored string may hold them (JSON can); in XML each becomes U+FFFD, so every XML
  * answer parses.
  */
-const NOT_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+export const NOT_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 /** Dates become ISO text, nulls empty elements, and characters XML cannot carry U+FFFD, for XML. */
 function toXmlValue(value: unknown): unknown {
@@ -85,7 +93,14 @@ function statusFor(request: RequestHead, status: number): number {
   return request.query.get('suppress_response_code') === 'true' ? 200 : status
 }
 
+/** An answer with data; 406 when the request accepts only an export, which this answer is not (export/). */
 export function dataResponse(request: RequestHead, data: unknown, names: XmlNames, status = 200, headers: Record<string, string> = {}): ApiResponse {
+  const insisted = exportRequired(request)
+  if (insisted !== null) return errorResponse(request, exportNotOffered(insisted, 'this answer is not a list, summary or report'))
+  return renderedData(request, data, names, status, headers)
+}
+
+function renderedData(request: RequestHead, data: unknown, names: XmlNames, status: number, headers: Record<string, string>): WholeResponse {
   const format = formatOf(request)
   if (format === 'xml') {
     return { status: statusFor(request, status), headers: { 'Content-Type': 'application/xml; charset=utf-8', ...headers }, body: renderXml(data, names) }
@@ -122,13 +137,13 @@ function xmlErrorBody(error: ApiError): Record<string, unknown> {
 }
 
 /** Every error answer, in the format, JSONP callback and status handling the request asked for. */
-export function errorResponse(request: RequestHead, error: ApiError): ApiResponse {
+export function errorResponse(request: RequestHead, error: ApiError): WholeResponse {
   const body = formatOf(request) === 'xml' ? xmlErrorBody(error) : errorBody(error)
-  return Object.assign(dataResponse(request, body, { root: 'error' }, error.status, error.headers), { error })
+  return Object.assign(renderedData(request, body, { root: 'error' }, error.status, error.headers), { error })
 }
 
 /** An error for a caller that asks for no format (the admin listener). */
-export function plainErrorResponse(error: ApiError): ApiResponse {
+export function plainErrorResponse(error: ApiError): WholeResponse {
   return errorResponse(NO_FORMAT, error)
 }
 

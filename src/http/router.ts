@@ -22,6 +22,7 @@ import type { RouteLabel } from '../observability/requestMetrics.js'
 import { RESOURCE_PATHS, resourceByPath } from '../domain/resources/index.js'
 import type { ResourceDecl } from '../domain/schema.js'
 import { authenticate } from './authenticate.js'
+import { exportNotOffered, exportRequired } from './export/exportFormat.js'
 import type { Call, Services, TenantAccess } from './call.js'
 import { meterRequest } from './rateLimiter.js'
 import { withRateLimitHeaders } from './rateLimitHeaders.js'
@@ -75,6 +76,9 @@ export interface RouteTrace {
 
 function dispatch(call: Call, trace: RouteTrace | undefined): MaybePromise<ApiResponse> {
   const { request } = call
+  // Exports answer GET only: a write that insists on one is refused before it is made (export/exportFormat.ts).
+  const insisted = request.method === 'GET' ? null : exportRequired(request)
+  if (insisted !== null) throw exportNotOffered(insisted, `${request.method} answers JSON or XML`)
   const scope = request.tenant === null ? 'public' : 'tenant'
   const allowed: string[] = []
   for (const { route: fixed, params } of matchingRoutes(scope, request.segments)) {

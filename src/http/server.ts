@@ -35,6 +35,8 @@
  * written (or found to have no client any more: status 499) the exchange
  * is counted once in the request metrics and, when on, logged as one line,
  * and a body written into a lent buffer gives it back (json/answerBuffers.ts).
+ * A streamed body (an export: streamedBody.ts) is written chunk by chunk at
+ * the client's pace (streamedAnswer.ts) and recorded once it ended.
  */
 import crypto from 'node:crypto'
 import type { Config, CorsOrigins } from '../config.js'
@@ -56,6 +58,8 @@ import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } fro
 import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead } from './response.js'
 import { route, type RouteTrace } from './router.js'
 import { referencePage } from './routes/docsPage.js'
+import { writeStreamed, type StreamOutcome } from './streamedAnswer.js'
+import { StreamedBody } from './streamedBody.js'
 import { listenExclusive, loadNativeUws, type HttpRequest, type HttpResponse, type TemplatedApp } from './uws.js'
 
 const OVERRIDABLE = new Set(['PUT', 'DELETE'])
@@ -76,6 +80,8 @@ class Exchange implements RouteTrace {
   readonly startedMs = performance.now()
   /** What the client said that shapes every answer on the API listener (CORS, compression); null: the answer as it is. */
   conventions: AnswerConventions | null = null
+  /** Called when the client goes away while a streamed answer waits for the socket (streamedAnswer.ts). */
+  onAbort: (() => void) | null = null
 
   constructor(
     readonly requestId: string,
@@ -99,7 +105,7 @@ function withConventions(response: ApiResponse, exchange: Exchange): ApiResponse
   return compressAnswer({ ...response, headers }, conventions.acceptEncoding, conventions.compressionMinBytes, exchange.method === 'HEAD')
 }
 
-function record(observers: FrontEndObservers, exchange: Exchange, status: number, body: string | Buffer): void {
+function record(observers: FrontEndObservers, exchange: Exchange, status: number, bytes: number): void {
   exchange.recorded = true
   const durationMs = performance.now() - exchange.startedMs
   observers.requests.observe(exchange.route, exchange.method, status, durationMs)
@@ -111,7 +117,7 @@ function record(observers: FrontEndObservers, exchange: Exchange, status: number
     tenant: exchange.tenant,
     status,
     durationMs: Math.round(durationMs * 1000) / 1000,
-    bytes: typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+    bytes,
   })
 }
 
@@ -119,7 +125,38 @@ function record(observers: FrontEndObservers, exchange: Exchange, status: number
 function isApiResponse(response: unknown): response is ApiResponse {
   if (typeof response !== 'object' || response === null) return false
   const { status, headers, body } = response as Partial<ApiResponse>
-  return Number.isInteger(status) && typeof headers === 'object' && headers !== null && (typeof body === 'string' || Buffer.isBuffer(body))
+  return Number.isInteger(status) && typeof headers === 'object' && headers !== null && (typeof body === 'string' || Buffer.isBuffer(body) || body instanceof StreamedBody)
+}
+
+function byteLengthOf(body: string | Buffer): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+}
+
+function writeHead(res: HttpResponse, exchange: Exchange, response: ApiResponse): void {
+  res.writeStatus(statusLine(response.status))
+  res.writeHeader('X-Request-Id', exchange.requestId)
+  res.writeHeader('Server-Timing', `app;dur=${(performance.now() - exchange.startedMs).toFixed(3)}`)
+  for (const name in ALWAYS_HEADERS) res.writeHeader(name, ALWAYS_HEADERS[name] as string)
+  for (const name in response.headers) res.writeHeader(name, response.headers[name] as string)
+}
+
+/** Writes a streamed answer; a source that fails before its first chunk is answered 500 instead. */
+function sendStreamed(res: HttpResponse, exchange: Exchange, observers: FrontEndObservers, response: ApiResponse, body: StreamedBody, close: boolean): void {
+  exchange.recorded = true
+  const ended = (outcome: StreamOutcome): void => {
+    if (outcome.kind === 'failedBeforeHead' || outcome.kind === 'failedAfterHead') console.error(`request ${exchange.requestId}: the streamed answer failed:`, outcome.error)
+    if (outcome.kind === 'failedBeforeHead') {
+      // Nothing was written: the request is answered 500 like any other failure (499 if the client left meanwhile).
+      exchange.recorded = false
+      send(res, exchange, observers, plainErrorResponse(internalError(exchange.requestId)), close)
+      return
+    }
+    exchange.aborted = true
+    record(observers, exchange, outcome.kind === 'clientGone' ? CLIENT_CLOSED : response.status, outcome.bytes)
+  }
+  writeStreamed(res, exchange, body, () => writeHead(res, exchange, response), close).then(ended, (error: unknown) =>
+    ended({ kind: 'failedAfterHead', error, bytes: 0 }),
+  )
 }
 
 function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObservers, response: ApiResponse, close = false): void {
@@ -128,30 +165,35 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
     console.error(`request ${exchange.requestId}: the router gave no answer but`, response)
     response = plainErrorResponse(internalError(exchange.requestId))
   }
+  const { body } = response
   if (exchange.aborted) {
-    record(observers, exchange, CLIENT_CLOSED, '')
-    giveBack(response.body)
+    record(observers, exchange, CLIENT_CLOSED, 0)
+    if (body instanceof StreamedBody) body.discard()
+    else giveBack(body)
     return
   }
+  // CORS headers, and the body compressed when the client takes it: `sent` is what goes on the wire.
   const written = withConventions(response, exchange)
+  const sent = written.body
+  if (sent instanceof StreamedBody && exchange.method !== 'HEAD') {
+    sendStreamed(res, exchange, observers, written, sent, close)
+    return
+  }
   res.cork(() => {
-    res.writeStatus(statusLine(written.status))
-    res.writeHeader('X-Request-Id', exchange.requestId)
-    res.writeHeader('Server-Timing', `app;dur=${(performance.now() - exchange.startedMs).toFixed(3)}`)
-    for (const name in ALWAYS_HEADERS) res.writeHeader(name, ALWAYS_HEADERS[name] as string)
-    for (const name in written.headers) res.writeHeader(name, written.headers[name] as string)
+    writeHead(res, exchange, written)
     // A HEAD answer has the headers of the answer but no body: a keep-alive client would read the body as its next
     // answer. uWS keeps a connection whose reported length was not sent as busy (and resets it), so report 0.
-    if (exchange.method === 'HEAD') res.endWithoutBody(0, close)
+    if (exchange.method === 'HEAD' || sent instanceof StreamedBody) res.endWithoutBody(0, close)
     // A 304 has no body, and no Content-Length unless it is the 200's (RFC 9110 §8.6): none is said. Without
     // arguments uWS writes none (an `undefined` length is written as 2^63) and keeps the connection.
     else if (written.status === 304 && !close) res.endWithoutBody()
-    else res.end(written.body, close)
+    else res.end(sent, close)
   })
   exchange.aborted = true
-  record(observers, exchange, written.status, written.body)
+  record(observers, exchange, written.status, sent instanceof StreamedBody ? 0 : byteLengthOf(sent))
   // uWS copied the body (what the socket did not take at once is in its own buffer): the next answer may write there.
-  giveBack(response.body)
+  if (body instanceof StreamedBody) body.discard()
+  else giveBack(body)
 }
 
 // Uploads (paths ending in /upload) may carry a file up to maxFileBytes; every other body up to maxBodyBytes.
@@ -217,6 +259,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const state = new Exchange(keptRequestId(req.getHeader('x-request-id')) ?? observers.requestIds.next(), req.getMethod().toUpperCase())
     res.onAborted(() => {
       state.aborted = true
+      state.onAbort?.()
     })
     // No exception may leave a uWS handler (it would end the process for every tenant): a bug answers 500.
     try {

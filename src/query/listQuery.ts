@@ -39,9 +39,10 @@ function parseCount(name: string, text: string | undefined, fallback: number, li
   return Math.min(Number(text), limit)
 }
 
-export function parsePaging(query: ReadonlyMap<string, string>): Paging {
+/** `maxPage`: the largest page (and the page without $top); an export's is larger than MAX_PAGE_SIZE. */
+export function parsePaging(query: ReadonlyMap<string, string>, maxPage = MAX_PAGE_SIZE): Paging {
   return {
-    top: parseCount('$top', query.get('$top'), MAX_PAGE_SIZE, MAX_PAGE_SIZE),
+    top: parseCount('$top', query.get('$top'), maxPage, maxPage),
     skip: parseCount('$skip', query.get('$skip'), 0, MAX_SKIP),
   }
 }

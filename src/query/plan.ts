@@ -226,11 +226,12 @@ function* eachAcceptedSteps(recs: Iterable<Rec>, accepts: (rec: Rec) => boolean,
   }
 }
 
-export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>): ListPlan {
+/** `maxPage`: the largest page, also the page without $top (MAX_PAGE_SIZE; an export's is larger). */
+export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>, maxPage?: number): ListPlan {
   const filterText = query.get('$filter')
   const filter = filterText === undefined || filterText.trim() === '' ? null : compiledFilter(decl, filterText)
   const order: OrderKey[] = parseOrderBy(decl, query.get('$orderby'))
-  const paging: Paging = parsePaging(query)
+  const paging: Paging = parsePaging(query, maxPage)
   const runSteps = (state: TenantState, caller: Caller, scope: ListScope): Steps<Rec[]> => {
     const found = candidates(decl, state, scope, filter, order, paging.skip + paging.top)
     return runListSteps(found.recs, scopePredicate(decl, state, caller, scope, filter), found.sorted ? [] : order, paging, state)

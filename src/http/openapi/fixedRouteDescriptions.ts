@@ -10,7 +10,7 @@
  * is described once per name (`expand`).
  */
 import { schemaRef, type JsonSchema } from './jsonSchema.js'
-import { answers, dataAnswer, jsonBody, LOGIN, OPEN, WITH_API_KEY } from './operations.js'
+import { answers, dataAnswer, exportable, jsonBody, LOGIN, OPEN, WITH_API_KEY } from './operations.js'
 import { parameterRef, type Parameter } from './parameters.js'
 
 export interface FixedRouteDescription {
@@ -37,6 +37,11 @@ function ok(description: string, schema: JsonSchema, status = '200'): Record<str
   return answers({ [status]: dataAnswer(description, schema) })
 }
 
+/** A report's answer: also a CSV or XLSX file. */
+function report(description: string, schema: JsonSchema): Record<string, unknown> {
+  return answers({ '200': exportable(dataAnswer(description, schema)) })
+}
+
 const FILE_BODY = { description: 'the file’s bytes, with its Content-Type', required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
 const FILE_ANSWER = answers({ '200': { description: 'the file, with its content type', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } } })
 const FILE_WRITTEN = answers({
@@ -58,11 +63,11 @@ const REPORT_RANGE = [parameterRef('range'), parameterRef('range_from'), paramet
 
 /** The reports by name (`time/reports/:name`). */
 export const REPORT_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription> = new Map<string, FixedRouteDescription>([
-  ['readtotals', { summary: 'totals of time records by group', tag: 'Reports', query: [parameterRef('groupBy'), parameterRef('filter'), ...REPORT_RANGE, ...FORMAT], answers: ok('totals by group', schemaRef('TotalsByGroup')) }],
-  ['groupedtotals', { summary: 'totals by group, each group named', tag: 'Reports', query: [parameterRef('groupBy'), parameterRef('filter'), ...REPORT_RANGE, ...FORMAT], answers: ok('one entry per group', schemaRef('GroupedTotals')) }],
-  ['singletotals', { summary: 'totals of the time records of a range', tag: 'Reports', query: [parameterRef('filter'), ...REPORT_RANGE, ...FORMAT], answers: ok('the totals', schemaRef('Totals')) }],
-  ['trendedtotals', { summary: 'totals of a range and of earlier ones', tag: 'Reports', query: [parameterRef('filter'), ...REPORT_RANGE, parameterRef('depth'), ...FORMAT], answers: ok('the range first, then each earlier period', schemaRef('TrendedTotals')) }],
-  ['singleslices', { summary: 'time per slice of a range', tag: 'Reports', query: [parameterRef('filter'), ...REPORT_RANGE, parameterRef('slice_by'), ...FORMAT], answers: ok('one entry per slice', schemaRef('Slices')) }],
+  ['readtotals', { summary: 'totals of time records by group', tag: 'Reports', query: [parameterRef('groupBy'), parameterRef('filter'), ...REPORT_RANGE, ...FORMAT], answers: report('totals by group', schemaRef('TotalsByGroup')) }],
+  ['groupedtotals', { summary: 'totals by group, each group named', tag: 'Reports', query: [parameterRef('groupBy'), parameterRef('filter'), ...REPORT_RANGE, ...FORMAT], answers: report('one entry per group', schemaRef('GroupedTotals')) }],
+  ['singletotals', { summary: 'totals of the time records of a range', tag: 'Reports', query: [parameterRef('filter'), ...REPORT_RANGE, ...FORMAT], answers: report('the totals', schemaRef('Totals')) }],
+  ['trendedtotals', { summary: 'totals of a range and of earlier ones', tag: 'Reports', query: [parameterRef('filter'), ...REPORT_RANGE, parameterRef('depth'), ...FORMAT], answers: report('the range first, then each earlier period', schemaRef('TrendedTotals')) }],
+  ['singleslices', { summary: 'time per slice of a range', tag: 'Reports', query: [parameterRef('filter'), ...REPORT_RANGE, parameterRef('slice_by'), ...FORMAT], answers: report('one entry per slice', schemaRef('Slices')) }],
 ])
 
 const STORAGE_SCOPE = { description: '`private` (the default: the caller’s own) or `public` (shared by the tenant’s users)' }

@@ -25,6 +25,19 @@ export function dataAnswer(description: string, schema: JsonSchema): Record<stri
   return { description, content: { 'application/json': { schema }, 'application/xml': { schema: { type: 'string', description: 'the same data as XML' } } } }
 }
 
+/** A list, summary or report: also a file, CSV or XLSX (`format=csv|xlsx` or the Accept header), streamed. */
+export function exportable(answer: Record<string, unknown>): Record<string, unknown> {
+  const content = answer.content as Record<string, unknown>
+  return {
+    ...answer,
+    content: {
+      ...content,
+      'text/csv': { schema: { type: 'string', description: 'RFC 4180, UTF-8, a header row; dates ISO 8601 in the account’s time zone' } },
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', format: 'binary' } },
+    },
+  }
+}
+
 export function textAnswer(description: string, schema: JsonSchema = { type: 'string' }): Record<string, unknown> {
   return { description, content: { 'text/plain': { schema } } }
 }

@@ -24,7 +24,7 @@ function query(name: string, description: string, schema: JsonSchema, example?: 
 const TRUE_OR_FALSE: JsonSchema = { type: 'string', enum: ['true', 'false'] }
 
 export const PARAMETERS: Record<string, Parameter> = {
-  format: query('format', 'the answer’s format, instead of the Accept header (JSON by default)', { type: 'string', enum: ['json', 'xml'] }),
+  format: query('format', 'the answer’s format, instead of the Accept header (JSON by default); `csv` and `xlsx` download lists, summaries and reports as a file (406 TL01-9007 elsewhere)', { type: 'string', enum: ['json', 'xml', 'csv', 'xlsx'] }),
   suppress_response_code: query('suppress_response_code', '`true`: the status is always 200, an error is in the body', TRUE_OR_FALSE),
   filter: query(
     '$filter',

@@ -24,7 +24,7 @@ import { viewNamesOf, viewSummaryNamesOf } from '../routes/views.js'
 import { WRITE_OPTIONS } from '../routes/writeOptions.js'
 import { ACTION_DESCRIPTIONS, METHOD_ACTIONS } from './actionDescriptions.js'
 import { schemaRef, type JsonSchema } from './jsonSchema.js'
-import { answers, dataAnswer, jsonBody, NOT_MODIFIED, operationIdOf, SIGNED_IN, textAnswer, withHeaders, type Operation } from './operations.js'
+import { answers, dataAnswer, exportable, jsonBody, NOT_MODIFIED, operationIdOf, SIGNED_IN, textAnswer, withHeaders, type Operation } from './operations.js'
 import { parameterRef, pathParameter, type Parameter } from './parameters.js'
 import { answerSchemaName, requestSchemaName } from './resourceSchemas.js'
 
@@ -33,7 +33,7 @@ type Paths = Record<string, Record<string, Operation>>
 const FORMAT = [parameterRef('format'), parameterRef('suppress_response_code')]
 const LIST_OPTIONS = [parameterRef('filter'), parameterRef('orderby'), parameterRef('top'), parameterRef('skip'), parameterRef('no_expand'), parameterRef('inlinecount'), parameterRef('ifNoneMatch')]
 /** A page of a list: its ETag, the total with $inlinecount=allpages, the links to the pages beside it; 304 on a current ETag. */
-const listAnswers = (description: string, schema: JsonSchema) => answers({ '200': withHeaders(dataAnswer(description, schema), ['ETag', 'X-Total-Count', 'Link']), '304': NOT_MODIFIED })
+const listAnswers = (description: string, schema: JsonSchema) => answers({ '200': withHeaders(exportable(dataAnswer(description, schema)), ['ETag', 'X-Total-Count', 'Link']), '304': NOT_MODIFIED })
 /** An answer with an ETag, and 304 on a current one. */
 const taggedAnswers = (answer: Record<string, unknown>) => answers({ '200': withHeaders(answer, ['ETag']), '304': NOT_MODIFIED })
 
@@ -92,7 +92,7 @@ function collectionOperations(decl: ResourceDecl, path: string, parents: Paramet
   paths[at('/summary')] = {
     get: operation('GET', `${path}/summary`, decl, `sum up ${type} objects`, {
       parameters: [...parents, parameterRef('summary'), parameterRef('filter'), parameterRef('ifNoneMatch'), ...FORMAT],
-      responses: taggedAnswers(dataAnswer('one entry per group', schemaRef('Summary'))),
+      responses: taggedAnswers(exportable(dataAnswer('one entry per group', schemaRef('Summary')))),
     }),
   }
   paths[at('/$metadata')] = {

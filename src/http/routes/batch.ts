@@ -28,6 +28,8 @@ import type { Call } from '../call.js'
 import { parseJsonText } from '../body.js'
 import { parseQuery, PathError, splitPath, type ApiRequest } from '../request.js'
 import { giveBack } from '../../json/answerBuffers.js'
+import { StreamedBody } from '../streamedBody.js'
+import { assertionFailed } from '../../assert.js'
 import { dataResponse, plainErrorResponse, type ApiResponse } from '../response.js'
 import type { RequestRouter } from '../requestRouter.js'
 
@@ -118,9 +120,12 @@ function itemRequest(call: Call, item: BatchItem): ApiRequest {
 }
 
 function answerOf(id: string, response: ApiResponse): ItemAnswer {
-  const body = Buffer.isBuffer(response.body) ? response.body.toString('utf8') : response.body
+  const whole = response.body
+  // An export's streamed body never comes here: exports refuse batch items (export/exportResponse.ts).
+  if (whole instanceof StreamedBody) assertionFailed(`batch item '${id}' was answered with a streamed body`)
+  const body = Buffer.isBuffer(whole) ? whole.toString('utf8') : whole
   // A body written into a lent buffer (a list) is copied into the text: the buffer goes back for the next answer.
-  giveBack(response.body)
+  giveBack(whole)
   return {
     id,
     code: response.status,

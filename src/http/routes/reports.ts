@@ -7,6 +7,10 @@
  * chooses); both feed the same summing here. An empty `summary=` is no
  * grouping. A report read runs in slices when it scans
  * (tenants/slicedRead.ts); the aggregates answer in its first.
+ *
+ * Each report is also a CSV or XLSX file (format=csv|xlsx, Accept: text/csv;
+ * export/): a row per group, period or slice, the totals as columns, and a
+ * period's first and last local day (`from`, `to`) where the rows are periods.
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
 import type { Rec } from '../../domain/schema.js'
@@ -20,8 +24,13 @@ import { planList, type CandidateBounds } from '../../query/plan.js'
 import { reportDays } from '../../query/reportDays.js'
 import { accountOf } from '../../domain/account.js'
 import type { Call, Principal } from '../call.js'
-import { dataResponse, type ApiResponse } from '../response.js'
+import { dataResponse, type ApiResponse, type XmlNames } from '../response.js'
 import { requireSession } from '../requireSession.js'
+import { exportAnswer, exportOf } from '../export/exportAnswer.js'
+import type { ExportFormat } from '../export/exportFormat.js'
+import { plainTable, type PlainColumn } from '../export/plainTable.js'
+import type { Cell } from '../export/table.js'
+import { formatDay } from '../../domain/calendar.js'
 
 const HOUR_MS = 3_600_000
 /**
@@ -81,6 +90,8 @@ interface ReportInput {
   days: Map<string, DayTotals>
   /** Display names of the group keys that are references (project/id → the project's name), when asked for (`named`). */
   names: Map<string, string>
+  /** The account's time zone (of the periods' days). */
+  timeZone: string
 }
 
 function groupNames(state: TenantState, groupBy: string | null, keys: Iterable<string>): Map<string, string> {
@@ -132,11 +143,12 @@ function* reportInputSteps(
   defaultRange: RangeKind,
 ): Steps<ReportInput> {
   const account = accountOf(state)
-  const spec = parseRangeSpec(query, String(account.timeZone ?? 'UTC'), Date.now(), defaultRange)
+  const timeZone = String(account.timeZone ?? 'UTC')
+  const spec = parseRangeSpec(query, timeZone, Date.now(), defaultRange)
   const weekStart = weekStartOf(account)
   const days =
     yield* reportDays(state, principal, query.get('$filter'), groupBy, () => startBoundsOf(Array.from({ length: earlierPeriods + 1 }, (_, index) => periodOf(spec, weekStart, -index))))
-  return { spec, groupBy, weekStart, days, names: named ? groupNames(state, groupBy, days.keys()) : new Map() }
+  return { spec, groupBy, weekStart, days, names: named ? groupNames(state, groupBy, days.keys()) : new Map(), timeZone }
 }
 
 function totalsIn(days: DayTotals | undefined, period: Period): TotalsOut {
@@ -155,41 +167,75 @@ function totalsByGroup(input: ReportInput): [string, TotalsOut][] {
   return entries
 }
 
-const REPORT_HANDLERS: Record<string, (call: Call) => Promise<ApiResponse>> = {
+/** The columns of totals in an export: TotalsOut's properties, in its order. */
+const TOTALS_COLUMNS: readonly PlainColumn[] = Object.keys(totalsOut(emptyTotals())).map((header) => ({ header, kind: 'number' }))
+const KEY_COLUMN: PlainColumn = { header: 'key', kind: 'text' }
+const OFFSET_COLUMN: PlainColumn = { header: 'offset', kind: 'number' }
+/** A period's first and last local day (YYYY-MM-DD), empty when unbounded. */
+const PERIOD_COLUMNS: readonly PlainColumn[] = [
+  { header: 'from', kind: 'text' },
+  { header: 'to', kind: 'text' },
+]
+
+function periodCells(period: Period): Record<string, Cell> {
+  return { from: period.fromDay === null ? null : formatDay(period.fromDay), to: period.toDay === null ? null : formatDay(period.toDay - 1) }
+}
+
+/** A report's answer: `out` as JSON or XML, or with `format` the export of `rows()` under `columns`. */
+function reportAnswer(call: Call, format: ExportFormat | null, name: string, input: ReportInput, out: unknown, names: XmlNames, columns: readonly PlainColumn[], rows: () => Record<string, Cell>[]): ApiResponse {
+  if (format === null) return dataResponse(call.request, out, names)
+  return exportAnswer(format, plainTable(name, input.timeZone, columns, rows()))
+}
+
+const REPORT_HANDLERS: Record<string, (call: Call, format: ExportFormat | null) => Promise<ApiResponse>> = {
   /** {key: totals}, `*` when ungrouped. */
-  async readtotals(call) {
+  async readtotals(call, format) {
     const input = await reportInput(call, { grouped: true })
-    const out = Object.fromEntries(totalsByGroup(input))
-    return dataResponse(call.request, out, { root: 'totals' })
+    const groups = totalsByGroup(input)
+    return reportAnswer(call, format, 'readtotals', input, Object.fromEntries(groups), { root: 'totals' }, [KEY_COLUMN, ...TOTALS_COLUMNS], () =>
+      groups.map(([key, totals]) => ({ key, ...totals })),
+    )
   },
   /** [{key, displayName, totals}] sorted by key: readtotals with the groups named. */
-  async groupedtotals(call) {
+  async groupedtotals(call, format) {
     const input = await reportInput(call, { grouped: true, named: true })
     const out = totalsByGroup(input).map(([key, totals]) => ({ key, displayName: input.names.get(key) ?? key, totals }))
-    return dataResponse(call.request, out, { root: 'groups', item: 'group' })
+    const columns = [KEY_COLUMN, { header: 'displayName', kind: 'text' } as const, ...TOTALS_COLUMNS]
+    return reportAnswer(call, format, 'groupedtotals', input, out, { root: 'groups', item: 'group' }, columns, () =>
+      out.map((group) => ({ key: group.key, displayName: group.displayName, ...group.totals })),
+    )
   },
-  async singletotals(call) {
+  async singletotals(call, format) {
     const input = await reportInput(call, { grouped: false })
-    return dataResponse(call.request, totalsIn(input.days.get('*'), periodOf(input.spec, input.weekStart)), { root: 'totals' })
+    const period = periodOf(input.spec, input.weekStart)
+    const totals = totalsIn(input.days.get('*'), period)
+    return reportAnswer(call, format, 'singletotals', input, totals, { root: 'totals' }, [...PERIOD_COLUMNS, ...TOTALS_COLUMNS], () => [{ ...periodCells(period), ...totals }])
   },
-  async trendedtotals(call) {
+  async trendedtotals(call, format) {
     const depthText = call.request.query.get('depth') ?? '1'
     if (!/^\d{1,4}$/.test(depthText) || Number(depthText) > MAX_DEPTH) throw wrongParameter(`depth must be an integer from 0 to ${MAX_DEPTH}`)
     const depth = Number(depthText)
     const input = await reportInput(call, { grouped: false, earlierPeriods: depth, defaultRange: DEFAULT_TREND_AND_SLICES_RANGE })
     if (input.spec.range === 0) throw wrongParameter('trendedtotals needs a range other than 0')
     const days = input.days.get('*')
-    const out = Array.from({ length: depth + 1 }, (_, index) => totalsIn(days, periodOf(input.spec, input.weekStart, -index)))
-    return dataResponse(call.request, out, { root: 'trend', item: 'totals' })
+    const periods = Array.from({ length: depth + 1 }, (_, index) => periodOf(input.spec, input.weekStart, -index))
+    const out = periods.map((period) => totalsIn(days, period))
+    return reportAnswer(call, format, 'trendedtotals', input, out, { root: 'trend', item: 'totals' }, [OFFSET_COLUMN, ...PERIOD_COLUMNS, ...TOTALS_COLUMNS], () =>
+      periods.map((period, index) => ({ offset: -index, ...periodCells(period), ...(out[index] as TotalsOut) })),
+    )
   },
-  async singleslices(call) {
+  async singleslices(call, format) {
     const input = await reportInput(call, { grouped: false, defaultRange: DEFAULT_TREND_AND_SLICES_RANGE })
     const defaultSlice = input.spec.range === 365 ? 31 : 1
     const sliceText = call.request.query.get('slice_by') ?? String(defaultSlice)
     const sliceBy = Number(sliceText)
     const days = input.days.get('*')
-    const out = slicesOf(periodOf(input.spec, input.weekStart), sliceBy).map((slice, offset) => ({ offset, time: days?.sum(slice.fromDay, slice.toDay).timeMs ?? 0 }))
-    return dataResponse(call.request, out, { root: 'slices', item: 'slice' })
+    const slices = slicesOf(periodOf(input.spec, input.weekStart), sliceBy)
+    const out = slices.map((slice, offset) => ({ offset, time: days?.sum(slice.fromDay, slice.toDay).timeMs ?? 0 }))
+    const columns = [OFFSET_COLUMN, ...PERIOD_COLUMNS, { header: 'time', kind: 'number' } as const]
+    return reportAnswer(call, format, 'singleslices', input, out, { root: 'slices', item: 'slice' }, columns, () =>
+      out.map((slice, index) => ({ offset: slice.offset, ...periodCells(slices[index] as Period), time: slice.time })),
+    )
   },
 }
 
@@ -204,5 +250,5 @@ export function reportNames(): string[] {
 export async function report(call: Call, params: Record<string, string>): Promise<ApiResponse> {
   const handler = REPORTS.get(params.name ?? '')
   if (handler === undefined) throw new ApiError('TL01-9003', `no report '${params.name}'; reports: ${[...REPORTS.keys()].join(', ')}`)
-  return handler(call)
+  return handler(call, exportOf(call))
 }

@@ -18,6 +18,9 @@
  *                                   endpoint here again, on the parent's children (CollectionAt below)
  *   GET    /{path}/@{view}/summary  a view summed up;  /{path}/@{view}/$count  counted
  *   *      /{path}/{id}/${action}   a resource action (actions.ts)
+ *
+ * Every list (views, trash and inner collections too) and every summary is
+ * also a CSV or XLSX file on `format=csv|xlsx` or `Accept: text/csv` (export/).
  */
 import { ApiError, notFound, wrongParameter } from '../../domain/errors.js'
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/credentials.js'
@@ -52,6 +55,10 @@ import { findAction } from './actions.js'
 import { findView, findViewSummary, viewScope } from './views.js'
 import { writeOptionsOf } from './writeOptions.js'
 import { requireSession } from '../requireSession.js'
+import { exportOf } from '../export/exportAnswer.js'
+import type { ExportFormat } from '../export/exportFormat.js'
+import { listExport } from '../export/recordTable.js'
+import { summaryExport } from '../export/summaryTable.js'
 
 const METHODS_ON_COLLECTION = ['GET', 'POST']
 const METHODS_ON_ITEM = ['GET', 'PUT', 'DELETE']
@@ -166,6 +173,11 @@ function* listSteps(call: Call, decl: ResourceDecl, plan: ListPlan, paging: List
 
 function list(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
+  const format = exportOf(call)
+  if (format !== null) {
+    const counters = appendedCounters(call, decl)
+    return listExport(call, decl, scope, format, new Set(counters.map((counter) => counter.field)), (state) => renderOptionsWith(call, decl, state, counters))
+  }
   const plan = planList(decl, call.request.query)
   const paging = listPagingOf(call.request.query)
   return tenant.readInSlices((state) => listSteps(call, decl, plan, paging, principal, scope, state))
@@ -189,10 +201,11 @@ function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<A
   return tenant.readInSlices((state) => countSteps(call, plan, principal, scope, state))
 }
 
-function* summaryAnswerSteps(call: Call, plan: ListPlan, summaryPlan: SummaryPlan, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
+function* summaryAnswerSteps(call: Call, decl: ResourceDecl, plan: ListPlan, summaryPlan: SummaryPlan, principal: Principal, scope: ListScope, state: TenantState, format: ExportFormat | null): Steps<ApiResponse> {
   const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
   if (notModified !== null) return notModified
   const entries = yield* summarySteps(summaryPlan, (visit) => plan.eachMatching(state, principal, scope, visit), state)
+  if (format !== null) return tagged(summaryExport(format, `${decl.xmlListName}-summary`, state, summaryPlan, entries), etag)
   return tagged(dataResponse(call.request, entries, { root: 'summaries', item: 'summary' }), etag)
 }
 
@@ -201,7 +214,8 @@ function summary(call: Call, decl: ResourceDecl, scope: ListScope, defaultSummar
   const { tenant, principal } = requireSession(call)
   const plan = planList(decl, call.request.query)
   const summaryPlan = parseSummary(decl, call.request.query.get('summary') ?? defaultSummary)
-  return tenant.readInSlices((state) => summaryAnswerSteps(call, plan, summaryPlan, principal, scope, state))
+  const format = exportOf(call)
+  return tenant.readInSlices((state) => summaryAnswerSteps(call, decl, plan, summaryPlan, principal, scope, state, format))
 }
 
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown>): Promise<ApiResponse> {

@@ -1,0 +1,90 @@
+/*
+ * Writing a streamed body (streamedBody.ts) on uWebSockets.js with
+ * backpressure. The first chunk is pulled before anything is written, so a
+ * source that fails at once is still answered with an error status by the
+ * caller. Then the head and each chunk are written inside `res.cork`
+ * (uWS sends the body chunked, as it does for any `write` before `end`);
+ * when `write` says the socket's buffer is full, the next chunk is pulled
+ * only after `onWritable` (or once the client went away: `onAbort`, which
+ * the listener's onAborted calls). A source that fails after the head is
+ * out cannot change the status any more: the connection is closed, so the
+ * client sees a cut answer rather than a short one that looks whole. An
+ * answer ended early (client gone, source failed) ends its source's
+ * iteration (`return`), so the source releases what it holds.
+ */
+import type { HttpResponse } from './uws.js'
+import type { StreamedBody } from './streamedBody.js'
+
+/** The exchange as the writer sees it: the listener sets `aborted` and calls `onAbort` when the client goes away. */
+export interface StreamedExchange {
+  readonly aborted: boolean
+  onAbort: (() => void) | null
+}
+
+export type StreamOutcome =
+  /** Every chunk was written and the answer ended. */
+  | { kind: 'sent'; bytes: number }
+  /** The client went away before the end (`bytes` were written). */
+  | { kind: 'clientGone'; bytes: number }
+  /** The source failed before its first chunk: nothing was written, the caller answers. */
+  | { kind: 'failedBeforeHead'; error: unknown }
+  /** The source failed after the head was written: the connection was closed. */
+  | { kind: 'failedAfterHead'; error: unknown; bytes: number }
+
+/** Resolves once the socket can take more, or the client went away. */
+function writable(res: HttpResponse, exchange: StreamedExchange): Promise<void> {
+  return new Promise((resolve) => {
+    exchange.onAbort = resolve
+    res.onWritable(() => {
+      exchange.onAbort = null
+      resolve()
+      return true
+    })
+  })
+}
+
+/**
+ * Writes `body` on `res`: `writeHead` (status and headers, called inside a cork) before the first chunk, then the
+ * chunks at the socket's pace, then the end (`close`: and the connection).
+ */
+export async function writeStreamed(res: HttpResponse, exchange: StreamedExchange, body: StreamedBody, writeHead: () => void, close: boolean): Promise<StreamOutcome> {
+  const iterator = body.chunks[Symbol.asyncIterator]()
+  let headWritten = false
+  let bytes = 0
+  let finished = false
+  try {
+    for (;;) {
+      let next: IteratorResult<Buffer>
+      try {
+        next = await iterator.next()
+      } catch (error) {
+        finished = true
+        if (!headWritten) return { kind: 'failedBeforeHead', error }
+        if (!exchange.aborted) res.close()
+        return { kind: 'failedAfterHead', error, bytes }
+      }
+      if (exchange.aborted) return { kind: 'clientGone', bytes }
+      if (next.done === true) {
+        finished = true
+        res.cork(() => {
+          if (!headWritten) writeHead()
+          res.end(undefined, close)
+        })
+        return { kind: 'sent', bytes }
+      }
+      const chunk = next.value
+      let ok = true
+      res.cork(() => {
+        if (!headWritten) writeHead()
+        ok = res.write(chunk)
+      })
+      headWritten = true
+      bytes += chunk.byteLength
+      if (!ok) await writable(res, exchange)
+      if (exchange.aborted) return { kind: 'clientGone', bytes }
+    }
+  } finally {
+    exchange.onAbort = null
+    if (!finished) await iterator.return?.(undefined)
+  }
+}
