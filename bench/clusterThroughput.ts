@@ -16,7 +16,7 @@ import { freshDatabase, nodeOfOwner } from '../test/helpers/cluster.js'
 import type { PostgresServer } from '../test/helpers/postgresServer.js'
 import { clusterLog, describe, idleCpu, measured, single, type LoadFigure, type Measured } from './clusterLoad.js'
 import { BENCH_ADMIN_KEY, leaseOf, metricsReader, startClusterNode } from './clusterNodes.js'
-import { settleWhereHaproxySends, startTwoNodes } from './clusterPair.js'
+import { startTwoNodes } from './clusterPair.js'
 import { BenchClient, hostOf, withQuery } from './httpClient.js'
 import { freePort, runLoad, type LoadResult } from './loadgen.js'
 import { createSmallTenants, runDeck, type PreparedRequest, type SmallTenant } from './mixedLoad.js'
@@ -111,7 +111,6 @@ export async function throughput(pg: PostgresServer, postmaster: number, wanted:
   const two = await startTwoNodes(await freshDatabase(pg, `bench_two_${Date.now()}`))
   try {
     const tenants = await signUp(two.haproxy.port)
-    await settleWhereHaproxySends(two, tenants)
     const haproxyPid: Measured[] = [{ pid: two.haproxy.child.pid as number, tree: true }]
     const nodesMeasured = two.nodes.flatMap((node) => single(node.server.pid))
     const lease = await leaseOf(two.databaseUrl, (tenants[0] as SmallTenant).tenant)
