@@ -119,6 +119,22 @@ export async function leaseRowOf(databaseUrl: string, tenant: string): Promise<{
   }
 }
 
+/**
+ * The ids of every project of the tenant, read page by page (a page holds at most 1000: a list larger than that is
+ * never answered whole); the status and text of a page refused instead.
+ */
+export async function allProjectIds(client: TestClient, tenant: string, token: string, timeoutMs = 30_000): Promise<{ ids: Set<string> } | { status: number; text: string }> {
+  const ids = new Set<string>()
+  const pageSize = 1000
+  for (let skip = 0; ; skip += pageSize) {
+    const page = await client.request('GET', '/v1/time/projects', { tenant, query: { token, $orderby: 'id', $top: pageSize, $skip: skip }, timeoutMs })
+    if (page.status !== 200) return { status: page.status, text: page.text }
+    const projects = page.json as { id: string }[]
+    for (const project of projects) ids.add(project.id)
+    if (projects.length < pageSize) return { ids }
+  }
+}
+
 /** The node of a lease owner: owners are incarnations, NODE_ID and a part new at every start (clusterNode.ts). */
 export function nodeOfOwner<N extends { nodeId: string }>(nodes: readonly N[], owner: string | undefined): N | undefined {
   if (owner === undefined) return undefined
