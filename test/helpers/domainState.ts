@@ -4,6 +4,7 @@
  * confirmed through the sign-up operations), and a way to run a write as
  * the actor would — an operation on a WriteTx, rolled back when it throws.
  */
+import { ApiError } from '../../src/domain/errors.js'
 import { confirmSignUp, foundTenant } from '../../src/domain/operations/signUp.js'
 import { accountOf } from '../../src/domain/account.js'
 import { TenantState } from '../../src/engine/tenantState.js'
@@ -50,4 +51,14 @@ export function domainTenant(name = 'acme'): DomainTenant {
   })
   const owner: TestCaller = { userId: accountOf(state).owner as string, superuser: true, isOwner: true, tokenId: 'owner-session' }
   return { state, owner, write }
+}
+
+/** The error code `fn` throws (an ApiError's code, else the error as text); null when it throws nothing. */
+export function codeOf(fn: () => unknown): string | null {
+  try {
+    fn()
+    return null
+  } catch (error) {
+    return error instanceof ApiError ? error.code : String(error)
+  }
 }

@@ -6,22 +6,12 @@
  * refusal inside a write leaves the state as it was.
  */
 import t from 'tap'
-import { ApiError } from '../../../src/domain/errors.js'
 import { createObject } from '../../../src/domain/operations/createObject.js'
 import { deleteObject } from '../../../src/domain/operations/deleteObject.js'
 import { checkExpectedVersion } from '../../../src/domain/operations/expectedVersion.js'
 import { updateObject } from '../../../src/domain/operations/updateObject.js'
 import { Client } from '../../../src/domain/resources/client.js'
-import { domainTenant } from '../../helpers/domainState.js'
-
-function codeOf(fn: () => unknown): string | null {
-  try {
-    fn()
-    return null
-  } catch (error) {
-    return error instanceof ApiError ? error.code : String(error)
-  }
-}
+import { codeOf, domainTenant } from '../../helpers/domainState.js'
 
 t.test('the expected versions', async (t) => {
   const { state, owner, write } = domainTenant()

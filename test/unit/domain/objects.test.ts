@@ -6,7 +6,6 @@
  * good.
  */
 import t from 'tap'
-import { ApiError } from '../../../src/domain/errors.js'
 import { createObject } from '../../../src/domain/operations/createObject.js'
 import { deleteObject } from '../../../src/domain/operations/deleteObject.js'
 import { findVisible } from '../../../src/domain/operations/findVisible.js'
@@ -17,16 +16,7 @@ import { Client } from '../../../src/domain/resources/client.js'
 import { TimeRecord } from '../../../src/domain/resources/timeRecord.js'
 import { TrashItem } from '../../../src/domain/resources/trashItem.js'
 import { User } from '../../../src/domain/resources/user.js'
-import { domainTenant, NOW } from '../../helpers/domainState.js'
-
-function codeOf(fn: () => unknown): string | null {
-  try {
-    fn()
-    return null
-  } catch (error) {
-    return error instanceof ApiError ? error.code : String(error)
-  }
-}
+import { codeOf, domainTenant, NOW } from '../../helpers/domainState.js'
 
 t.test('create: the caller is the user when the values leave it out; version 1 at the write time; defaults applied', async (t) => {
   const { state, owner, write } = domainTenant()
