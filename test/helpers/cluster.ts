@@ -150,8 +150,6 @@ export interface TestCluster {
   /** A client through HAProxy. */
   readonly client: TestClient
   readonly leaseMs: number
-  /** Starts node `index` again (after a kill) on its old public port, so HAProxy finds it. */
-  restartNode(index: number): Promise<ChildNode>
   stop(): Promise<void>
 }
 
@@ -162,9 +160,9 @@ export interface ClusterOptions {
   readonly env?: Record<string, string>
 }
 
-export async function spawnNode(databaseUrl: string, nodeId: string, leaseMs: number, env: Record<string, string> = {}, port = 0): Promise<ChildNode> {
+export async function spawnNode(databaseUrl: string, nodeId: string, leaseMs: number, env: Record<string, string> = {}): Promise<ChildNode> {
   const dataDir = tempDataDir(`node-${nodeId}`)
-  const server = await spawnServer(dataDir, { ...clusterEnv(databaseUrl, nodeId, leaseMs, env), PORT: String(port) })
+  const server = await spawnServer(dataDir, { ...clusterEnv(databaseUrl, nodeId, leaseMs, env), PORT: '0' })
   return { ...server, nodeId, dataDir }
 }
 
@@ -192,13 +190,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       haproxy,
       client,
       leaseMs,
-      async restartNode(index) {
-        const old = nodes[index]
-        if (old === undefined) throw new Error(`no node ${index}`)
-        const node = await spawnNode(databaseUrl, old.nodeId, leaseMs, options.env, old.port)
-        nodes[index] = node
-        return node
-      },
       stop,
     }
   } catch (error) {
