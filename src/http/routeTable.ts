@@ -41,9 +41,16 @@ async function confirm(call: Call, params: Record<string, string>): Promise<ApiR
 }
 
 const secretKeyDocuments = documentRoutes('SecretKey', 'users/@self/secretkeys')
-const signature = fileHandlers(SIGNATURE)
-const logo = fileHandlers(LOGO)
-const receipt = fileHandlers(RECEIPT)
+/** The four routes of a file slot at `at`: its metadata, its bytes uploaded, downloaded, and removed. */
+function fileRoutes(at: string, slot: Parameters<typeof fileHandlers>[0]): Route[] {
+  const handlers = fileHandlers(slot)
+  return [
+    { method: 'POST', scope: 'tenant', pattern: `${at}/upload`, auth: true, handle: handlers.upload },
+    { method: 'GET', scope: 'tenant', pattern: `${at}/download`, auth: true, handle: handlers.download },
+    { method: 'GET', scope: 'tenant', pattern: at, auth: true, handle: handlers.metadata },
+    { method: 'DELETE', scope: 'tenant', pattern: at, auth: true, handle: handlers.remove },
+  ]
+}
 
 export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'public', pattern: 'register/checkurl', auth: false, handle: checkUrl },
@@ -69,14 +76,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'storage/:group/:key/:scope', auth: true, handle: readStorageEntry },
   { method: 'POST', scope: 'tenant', pattern: 'storage/:group/:key/:scope', auth: true, handle: writeStorageEntry },
   { method: 'DELETE', scope: 'tenant', pattern: 'storage/:group/:key/:scope', auth: true, handle: removeStorageEntry },
-  { method: 'POST', scope: 'tenant', pattern: 'users/:id/signature/upload', auth: true, handle: signature.upload },
-  { method: 'GET', scope: 'tenant', pattern: 'users/:id/signature/download', auth: true, handle: signature.download },
-  { method: 'GET', scope: 'tenant', pattern: 'users/:id/signature', auth: true, handle: signature.metadata },
-  { method: 'DELETE', scope: 'tenant', pattern: 'users/:id/signature', auth: true, handle: signature.remove },
-  { method: 'POST', scope: 'tenant', pattern: 'accounts/:id/logo/upload', auth: true, handle: logo.upload },
-  { method: 'GET', scope: 'tenant', pattern: 'accounts/:id/logo/download', auth: true, handle: logo.download },
-  { method: 'GET', scope: 'tenant', pattern: 'accounts/:id/logo', auth: true, handle: logo.metadata },
-  { method: 'DELETE', scope: 'tenant', pattern: 'accounts/:id/logo', auth: true, handle: logo.remove },
+  ...fileRoutes('users/:id/signature', SIGNATURE),
+  ...fileRoutes('accounts/:id/logo', LOGO),
   // Issue 26 A: paths of the original service that answered 404 or 405.
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/accesstokens', auth: true, handle: listOwnAccessTokens },
   { method: 'DELETE', scope: 'tenant', pattern: 'users/@self/accesstokens/:id', auth: true, handle: revokeOwnAccessToken },
@@ -89,10 +90,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/secretkeys/$metadata', auth: true, handle: secretKeyDocuments.metadata },
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/secretkeys/$dummy', auth: true, handle: secretKeyDocuments.dummy },
   // Issue 26 C: the receipt of an expense, uploaded and downloaded like a signature.
-  { method: 'POST', scope: 'tenant', pattern: 'time/expenses/:id/receipt/upload', auth: true, handle: receipt.upload },
-  { method: 'GET', scope: 'tenant', pattern: 'time/expenses/:id/receipt/download', auth: true, handle: receipt.download },
-  { method: 'GET', scope: 'tenant', pattern: 'time/expenses/:id/receipt', auth: true, handle: receipt.metadata },
-  { method: 'DELETE', scope: 'tenant', pattern: 'time/expenses/:id/receipt', auth: true, handle: receipt.remove },
+  ...fileRoutes('time/expenses/:id/receipt', RECEIPT),
   // Issue 29: the OpenAPI description (`/v1/openapi.json`; the router sees the path without `.json`), made from this table.
   { method: 'GET', scope: 'public', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
   { method: 'GET', scope: 'tenant', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
