@@ -25,6 +25,7 @@ export const ERROR_CATALOGUE = {
   'TL01-1108': { status: 424, when: 'batch transaction failed because another item of its group failed' },
   'TL01-1109': { status: 413, when: 'file size limit exceeded' },
   'TL01-1110': { status: 412, when: 'If-Match names a version the object is not at' },
+  'TL01-1111': { status: 410, when: 'the change feed cannot resume from there: the log no longer holds it' },
   'TL01-9001': { status: 500, when: 'internal error (a bug), logged with a request id' },
   'TL01-9002': { status: 412, when: 'limit exceeded (list, batch, storage size, $filter size)' },
   'TL01-9003': { status: 404, when: 'resource path not found' },

@@ -143,6 +143,15 @@ export class LogStore implements Storage {
     }
   }
 
+  async readEntries(tenant: string, afterSeq: number, maxEntries: number): Promise<{ seq: number; entry: LoggedEntry }[]> {
+    const entries: { seq: number; entry: LoggedEntry }[] = []
+    for (const item of this.entriesAfter(tenant, afterSeq)) {
+      if (entries.length >= maxEntries) break
+      entries.push(item)
+    }
+    return entries
+  }
+
   /** The tenant's logged sequence numbers in order, read without decoding the entries. */
   *seqs(tenant: string): IterableIterator<number> {
     for (const key of this.log.getKeys({ start: [tenant, 0], end: [tenant, Number.MAX_SAFE_INTEGER] })) yield key[1]

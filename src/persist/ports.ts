@@ -63,6 +63,12 @@ export interface TenantLog {
    * slice at a time. Throws LogCorruptError for an entry that cannot be decoded.
    */
   entriesAfter(tenant: string, afterSeq: number, uptoSeq?: number): IterableIterator<{ seq: number; entry: LoggedEntry }>
+  /**
+   * Up to `maxEntries` entries after `afterSeq`, in order, read from the store itself (cluster mode keeps no copy of
+   * a tenant's log in memory after recovery): the change feed's resume from the log (tenants/changeFeed.ts).
+   * Throws LogCorruptError for an entry that cannot be decoded.
+   */
+  readEntries(tenant: string, afterSeq: number, maxEntries: number): Promise<{ seq: number; entry: LoggedEntry }[]>
   /** One entry; synchronous (the history of a tenant, a restore point's time: operator actions). */
   entryAt(tenant: string, seq: number): LoggedEntry | undefined
   /** Whether the tenant has an entry at `seq`; synchronous (snapshot pruning asks it per snapshot). */

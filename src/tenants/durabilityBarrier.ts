@@ -34,6 +34,8 @@ export class DurabilityBarrier {
     private readonly onLogged: (bytes: number) => void,
     /** Hears the first failed append (the sequence number from which nothing is durable). */
     private readonly onFailed: (seq: number, error: unknown) => void,
+    /** Hears each entry that became durable (the change feed). */
+    private readonly onDurable: (seq: number, entry: LogEntry) => void,
   ) {
     this.durableSeq = seq
   }
@@ -45,6 +47,7 @@ export class DurabilityBarrier {
         if (this.failedFromSeq !== null && seq >= this.failedFromSeq) throw new WritesUnavailable()
         if (seq > this.durableSeq) this.durableSeq = seq
         this.onLogged(bytes)
+        this.onDurable(seq, entry)
       },
       (error: unknown) => {
         this.fail(seq, error)

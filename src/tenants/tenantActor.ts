@@ -66,6 +66,7 @@ import { assert } from '../assert.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { Storage } from '../persist/ports.js'
 import { recoverTenant, recoverTenantInTurns, type Recovered, type RecoveryReport } from './recovery.js'
+import { ChangeFeed } from './changeFeed.js'
 import { DurabilityBarrier } from './durabilityBarrier.js'
 import { indexGlobals } from './globalIndexes.js'
 import { HeavyReadBudget } from './heavyReadBudget.js'
@@ -106,6 +107,8 @@ export class TenantActor {
   private moved = false
   /** The CPU budget of this tenant's heavy reads (heavyReadBudget.ts, slicedRead.ts). */
   readonly heavyReads: HeavyReadBudget
+  /** The durable entries' changes, for the change feed's subscribers and the webhooks (changeFeed.ts). */
+  readonly changes: ChangeFeed
 
   private constructor(
     readonly tenant: string,
@@ -116,12 +119,14 @@ export class TenantActor {
     appendFailure: AppendFailurePolicy | undefined,
   ) {
     this.state = state
+    this.changes = new ChangeFeed(tenant, store, state.seq, () => this.state)
     this.barrier = new DurabilityBarrier(
       store,
       tenant,
       state.seq,
       (bytes) => this.snapshots.noteLogged(bytes),
       appendFailure === undefined ? (seq, error) => reloadAfterFailedAppend(this, store, seq, error) : (seq, error) => appendFailure(this, seq, error),
+      (seq, entry) => this.changes.durable(seq, entry),
     )
     this.lastRecovery = report
     this.snapshots = new SnapshotSchedule(this, config, store)
@@ -183,6 +188,7 @@ export class TenantActor {
   reloadedAfterFailure({ state, report }: Recovered): void {
     this.state = state
     this.barrier.reset(state.seq)
+    this.changes.rewind(state.seq)
     this.lastRecovery = report
   }
 
@@ -230,6 +236,7 @@ export class TenantActor {
     this.released = true
     this.loaded = null
     this.onWake = null
+    this.changes.endAll('moved')
   }
 
   private async waitTurn(): Promise<void> {
@@ -250,6 +257,7 @@ export class TenantActor {
   retire(): void {
     assert(this.busy !== null, 'retire outside an exclusive job')
     this.moved = true
+    this.changes.endAll('moved')
   }
 
   /**
@@ -376,6 +384,7 @@ export class TenantActor {
     assert(this.busy !== null, 'replaceState outside an exclusive job')
     this.state = state
     this.barrier.reset(state.seq)
+    this.changes.reset(state.seq)
     this.snapshots.restart(0)
     this.snapshots.lastSnapshotAt = snapshotAt
   }

@@ -294,7 +294,9 @@ export class TenantRegistry {
     this.evicting.add(tenant)
     try {
       return await actor.exclusive(async () => {
-        const idle = () => !this.closing && this.actors.get(tenant) === actor && actor.waiting === 0 && Date.now() - actor.lastUsedMs >= idleForMs
+        // A tenant with change subscribers is in use, whatever the time since its last request.
+        const idle = () =>
+          !this.closing && this.actors.get(tenant) === actor && actor.waiting === 0 && actor.changes.subscriberCount === 0 && Date.now() - actor.lastUsedMs >= idleForMs
         if (!idle()) return false
         await actor.durable(actor.state.seq)
         if (actor.logEntriesSinceSnapshot > 0) await actor.snapshot()
@@ -467,6 +469,7 @@ export class TenantRegistry {
   async close(): Promise<void> {
     this.closing = true
     if (this.capRecheck !== null) clearTimeout(this.capRecheck)
+    for (const actor of this.actors.values()) actor.changes.endAll('stopping')
     // An activation under way reads the log across turns: it ends before the store may close.
     await Promise.allSettled(this.activations.values())
     await this.store.flushed()

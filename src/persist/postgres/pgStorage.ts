@@ -290,6 +290,12 @@ export class PgStorage implements Storage {
     }
   }
 
+  async readEntries(tenant: string, afterSeq: number, maxEntries: number): Promise<{ seq: number; entry: LoggedEntry }[]> {
+    const rows = await this.sql<{ seq: number; entry: Buffer }[]>`
+      SELECT seq, entry FROM log WHERE tenant = ${tenant} AND seq > ${String(afterSeq)} ORDER BY seq LIMIT ${String(maxEntries)}`
+    return rows.map((row) => ({ seq: Number(row.seq), entry: decoded(tenant, Number(row.seq), row.entry) }))
+  }
+
   entryAt(tenant: string, seq: number): LoggedEntry | undefined {
     const prepared = this.preparedOf(tenant)
     if (!prepared.runs.has(seq)) return undefined

@@ -1,0 +1,212 @@
+/*
+ * The change feed of one tenant: hands each log entry's changes
+ * (engine/changesOfEntry.ts) to the tenant's subscribers — the live change
+ * feed's connections (http/changes/) and the webhooks' deliverers — once the
+ * entry is durable, never before (design §2.3: nothing shows state a crash
+ * could take back).
+ *
+ * Order. The durability barrier tells the feed of every entry that became
+ * durable (`durable`); appends of one tenant are flushed in order, and the
+ * feed keeps that order anyway: an entry told early waits in `early` until
+ * those before it were handed out. `publishedSeq` is the last entry handed
+ * out; with no subscriber an entry costs only that number.
+ *
+ * Resume. A subscriber that gives `since` (an event id: entry `seq`, and
+ * optionally the place `op` of its last change in that entry) first reads
+ * the entries after it from the log (TenantLog.readEntries), a slice at a
+ * time, waiting between slices until it can take more (`whenReady`), while
+ * live entries keep being handed to the others. Every entry up to
+ * `publishedSeq` is durable, so in the log; once its read reaches
+ * `publishedSeq` the subscriber joins the live ones in the same turn: no
+ * entry is missed between the two and none comes twice. A log that no
+ * longer holds the entry after `since` (pruned past LOG_RETENTION_MS, or a
+ * restore took the history back) ends the subscription: HistoryGone.
+ *
+ * Ends. The feed ends every subscription when the tenant's history is
+ * rewritten (an online restore: `reset`), when the tenant leaves this actor
+ * (renamed, released to another node: `endAll('moved')`) and when the
+ * server stops (`endAll('stopping')`). A subscriber whose delivery throws
+ * is ended too, so one broken connection never reaches the writes.
+ */
+import { assert } from '../assert.js'
+import { EventTexts, type Change } from '../domain/changes.js'
+import { changesOfEntry } from '../engine/changesOfEntry.js'
+import type { LogEntry } from '../engine/logEntry.js'
+import type { TenantState } from '../engine/tenantState.js'
+import type { TenantLog } from '../persist/ports.js'
+
+/** Why the feed ended a subscription. */
+export type FeedEnd = 'stopping' | 'moved' | 'historyRewritten' | 'historyGone' | 'failed'
+
+/** The log entries a resuming subscriber reads from the log at a time. */
+export const CATCH_UP_SLICE_ENTRIES = 256
+
+/** An event id: after entry `seq` (op null), or after its change at place `op`. */
+export interface EventPosition {
+  readonly seq: number
+  readonly op: number | null
+}
+
+export interface ChangeSubscriber {
+  /**
+   * The changes of one durable entry, in the entry's order (already cut to those after `since` for a resumed entry).
+   * `texts` renders the events from the tenant's current state, shared with the other subscribers of this round.
+   */
+  deliver(changes: readonly Change[], texts: EventTexts): void
+  /** The feed ends the subscription; nothing is delivered after it. */
+  ended(reason: FeedEnd): void
+  /** Resolves when the subscriber can take the next slice of a resume. */
+  whenReady(): Promise<void>
+  /** Set once the subscriber went away (it is then dropped). */
+  readonly closed: boolean
+}
+
+/** `since` lies ahead of what the tenant logged. */
+export class SinceAhead extends Error {
+  override name = 'SinceAhead'
+  constructor(readonly since: number, readonly lastSeq: number) {
+    super(`since ${since} is ahead of the tenant's log, which ends at ${lastSeq}`)
+  }
+}
+
+export class ChangeFeed {
+  /** The last entry handed out (everything up to it is durable). */
+  publishedSeq: number
+  private readonly live = new Set<ChangeSubscriber>()
+  private readonly resuming = new Set<ChangeSubscriber>()
+  /** Entries told durable before an earlier one was: handed out in order later. */
+  private readonly early = new Map<number, LogEntry>()
+
+  constructor(
+    private readonly tenant: string,
+    private readonly log: TenantLog,
+    seq: number,
+    /** The tenant's state now (the events render from it). */
+    private readonly stateNow: () => TenantState,
+  ) {
+    this.publishedSeq = seq
+  }
+
+  /** Subscriptions open, live or resuming (a tenant with any is not put to rest). */
+  get subscriberCount(): number {
+    return this.live.size + this.resuming.size
+  }
+
+  /** The barrier's word that the entry at `seq` is durable. */
+  durable(seq: number, entry: LogEntry): void {
+    if (seq !== this.publishedSeq + 1) {
+      if (seq > this.publishedSeq) this.early.set(seq, entry)
+      return
+    }
+    this.publish(seq, entry)
+    for (let next = this.early.get(seq + 1); next !== undefined; next = this.early.get(this.publishedSeq + 1)) {
+      this.early.delete(this.publishedSeq + 1)
+      this.publish(this.publishedSeq + 1, next)
+    }
+  }
+
+  private publish(seq: number, entry: LogEntry): void {
+    this.publishedSeq = seq
+    if (this.live.size === 0) return
+    const changes = changesOfEntry(seq, entry)
+    if (changes.length === 0) return
+    const texts = new EventTexts(this.stateNow())
+    for (const subscriber of this.live) this.deliverTo(subscriber, changes, texts)
+  }
+
+  private deliverTo(subscriber: ChangeSubscriber, changes: readonly Change[], texts: EventTexts): void {
+    if (subscriber.closed) {
+      this.live.delete(subscriber)
+      return
+    }
+    try {
+      subscriber.deliver(changes, texts)
+    } catch (error) {
+      console.error(`tenant '${this.tenant}': a change subscriber failed, ending it:`, error)
+      this.end(subscriber, 'failed')
+    }
+  }
+
+  /**
+   * Adds a subscriber: live at once without `since`; else after it read the log from `since` on. Resolves once it
+   * is live (or ended); throws SinceAhead before anything is delivered.
+   */
+  async subscribe(subscriber: ChangeSubscriber, since: EventPosition | null): Promise<void> {
+    if (since === null) {
+      this.live.add(subscriber)
+      return
+    }
+    if (since.seq > this.publishedSeq) throw new SinceAhead(since.seq, this.publishedSeq)
+    this.resuming.add(subscriber)
+    try {
+      await this.resume(subscriber, since)
+    } catch (error) {
+      this.resuming.delete(subscriber)
+      throw error
+    }
+  }
+
+  private async resume(subscriber: ChangeSubscriber, since: EventPosition): Promise<void> {
+    // `after`: the last entry delivered whole. A position inside an entry reads that entry again, from after `op`.
+    let after = since.op === null ? since.seq : since.seq - 1
+    for (;;) {
+      if (!this.resuming.has(subscriber) || subscriber.closed) return
+      if (after >= this.publishedSeq) {
+        this.resuming.delete(subscriber)
+        this.live.add(subscriber)
+        return
+      }
+      const entries = await this.log.readEntries(this.tenant, after, CATCH_UP_SLICE_ENTRIES)
+      if (!this.resuming.has(subscriber) || subscriber.closed) return
+      if (entries[0]?.seq !== after + 1) {
+        this.end(subscriber, 'historyGone')
+        return
+      }
+      const texts = new EventTexts(this.stateNow())
+      for (const { seq, entry } of entries) {
+        // Entries past publishedSeq are durable but reach the live subscribers later: this one gets them then.
+        if (seq > this.publishedSeq) break
+        assert(seq === after + 1, 'a resume read skipped an entry')
+        let changes = changesOfEntry(seq, entry)
+        if (seq === since.seq && since.op !== null) changes = changes.filter((change) => change.op > (since.op as number))
+        after = seq
+        if (changes.length > 0) subscriber.deliver(changes, texts)
+        if (subscriber.closed) return
+      }
+      await subscriber.whenReady()
+    }
+  }
+
+  /** Drops a subscriber that went away. */
+  unsubscribe(subscriber: ChangeSubscriber): void {
+    this.live.delete(subscriber)
+    this.resuming.delete(subscriber)
+  }
+
+  private end(subscriber: ChangeSubscriber, reason: FeedEnd): void {
+    this.unsubscribe(subscriber)
+    try {
+      subscriber.ended(reason)
+    } catch (error) {
+      console.error(`tenant '${this.tenant}': ending a change subscriber failed:`, error)
+    }
+  }
+
+  /** Ends every subscription (the tenant moved, or the server stops). */
+  endAll(reason: FeedEnd): void {
+    for (const subscriber of [...this.live, ...this.resuming]) this.end(subscriber, reason)
+  }
+
+  /** The tenant's history was rewritten up to `seq` (an online restore): every subscription ends. */
+  reset(seq: number): void {
+    this.endAll('historyRewritten')
+    this.early.clear()
+    this.publishedSeq = seq
+  }
+
+  /** The state went back to what the log holds up to `seq` (a failed append): what waited after it never comes. */
+  rewind(seq: number): void {
+    for (const waiting of this.early.keys()) if (waiting > seq) this.early.delete(waiting)
+    if (this.publishedSeq > seq) this.reset(seq)
+  }
+}
