@@ -29,6 +29,7 @@ import type { Caller } from './caller.js'
 import { canSee } from './policy.js'
 import { renderRecord, renderStub, type OutObject } from './render.js'
 import { StorageEntry } from './resources/storageEntry.js'
+import { WebhookDelivery } from './resources/webhookDelivery.js'
 import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
 
 export type ChangeKind = 'created' | 'updated' | 'deleted' | 'restored' | 'removed'
@@ -56,7 +57,8 @@ export type EventForm = 'full' | 'fullWithStubs' | 'stub'
 /** The resource path an event names: the declaration's, or `storage`; null for records that are never events. */
 export function eventResourceOf(decl: ResourceDecl): string | null {
   if (decl === StorageEntry) return STORAGE_EVENT_RESOURCE
-  return decl.internal ? null : decl.path
+  // A delivery's log record is the webhooks' own bookkeeping: one per delivered event, never itself an event.
+  return decl.internal || decl === WebhookDelivery ? null : decl.path
 }
 
 /** The declaration a resource path of `resources=` names (a path under /v1, or `storage`). */
@@ -71,7 +73,7 @@ export function changeVisibleTo(caller: Caller, change: Change, context: Display
   const { decl, rec } = change
   if (decl === StorageEntry) return rec === null || rec.publicScope === true || rec.owner === caller.userId
   if (eventResourceOf(decl) === null) return false
-  if (rec === null) return decl.readRule !== 'ownRecord' || caller.superuser
+  if (rec === null) return decl.readRule === 'everyone' || caller.superuser
   return canSee(caller, decl, rec, context)
 }
 
