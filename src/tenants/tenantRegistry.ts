@@ -27,6 +27,10 @@
  * tests; it refuses a tenant whose activation is under way, so there is
  * never a second actor for a tenant, and shutdown waits for activations.
  *
+ * Listeners. Whatever must run for every tenant in memory (the webhooks'
+ * deliveries) registers with onActivated and hears of each tenant whose
+ * state comes into memory here: activated, created, woken from rest.
+ *
  * Sign-ups. A tenant made by sign-up carries `unconfirmed` in its
  * directory row until its account is confirmed; once createdAt +
  * SIGNUP_CONFIRMATION_LIFETIME_MS has passed, the public calls read it as
