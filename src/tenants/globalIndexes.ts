@@ -22,9 +22,10 @@
  * tenant's state stays the judge; the index only says where to look.
  *
  * The tenant directory's `webhooks` marker (TenantInfo) is kept the same
- * way: a write that touched a Webhook sets it when the tenant has an active
- * one after the write and clears it when not, so a restart wakes exactly
- * the tenants whose deliveries must go on (webhooks/).
+ * way: a write that made a webhook start or stop delivering (not the
+ * deliveries' own bookkeeping) sets it when the tenant has an active one
+ * after the write and clears it when not, so a restart wakes exactly the
+ * tenants whose deliveries must go on (webhooks/).
  *
  * Layout. The string key `\u0001layout` of the emails table names the layout. A data
  * directory without it (written when the tables held `e-mail → tenant`,
@@ -119,7 +120,7 @@ export function indexGlobals(store: GlobalDirectory, tenant: string, tx: WriteTx
     if (op.type === 'User' && op.op === 'put') noteEmail(emails, op.rec)
     else if (op.type === 'PasswordConfirmation') indexConfirmation(store, tenant, op)
   }
-  if (tx.ops.some((op) => op.type === WEBHOOK_TYPE)) markWebhooks(store, tenant, tx.state)
+  if (tx.ops.some((op) => op.type === WEBHOOK_TYPE) && webhookTurned(tx)) markWebhooks(store, tenant, tx.state)
   for (const previous of tx.previousRecords('User')) noteEmail(emails, previous)
   for (const email of emails) {
     const key = keyOf(email, tenant)
@@ -129,6 +130,18 @@ export function indexGlobals(store: GlobalDirectory, tenant: string, tx: WriteTx
 }
 
 const WEBHOOK_TYPE = 'Webhook'
+
+/** Whether the write made a webhook start or stop delivering (created, (de)activated, trashed, restored, removed). */
+function webhookTurned(tx: WriteTx): boolean {
+  const before = new Map<string, Rec>()
+  for (const rec of tx.previousRecords(WEBHOOK_TYPE)) if (!before.has(rec.id)) before.set(rec.id, rec)
+  for (const op of tx.ops) {
+    if (op.type !== WEBHOOK_TYPE) continue
+    const id = op.op === 'put' ? op.rec.id : op.id
+    if (webhookDelivers(before.get(id)) !== webhookDelivers(tx.state.get(WEBHOOK_TYPE, id))) return true
+  }
+  return false
+}
 
 /** Whether the state holds an active webhook. */
 function hasActiveWebhook(state: TenantState): boolean {

@@ -46,3 +46,19 @@ t.test('names that resolve to forbidden addresses', async (t) => {
   t.equal((await checkWebhookUrl('http://localhost:9/x', true)).hostname, 'localhost')
   t.equal(await forbiddenResolution(new URL('http://no-such-host.invalid/')), null, 'a name that does not resolve is left to the delivery')
 })
+
+t.test('a delivery connects only to what the guard lets through, name or literal', async (t) => {
+  const { startReceiver } = await import('../../helpers/webhookReceiver.js')
+  const { postEvent } = await import('../../../src/webhooks/webhookPost.js')
+  const receiver = await startReceiver()
+  t.teardown(() => receiver.close())
+  const port = new URL(receiver.url).port
+  const post = (url: string, allowPrivate: boolean) => postEvent({ url: new URL(url), webhookId: 'w', secret: 'sixteen-characters!', eventId: '1.0', body: '{}', timeoutMs: 2000, allowPrivate })
+  const byName = await post(`http://localhost:${port}/x`, false)
+  t.match(byName, { ok: false, status: null, error: /refused: localhost resolves to/ }, 'the name is looked up on the connection and refused')
+  t.match(await post(`http://127.0.0.1:${port}/x`, false), { ok: false, error: /refused: 127\.0\.0\.1/ })
+  t.equal(receiver.received.length, 0, 'nothing reached the receiver')
+  t.match(await post(`http://localhost:${port}/x`, true), { ok: true, status: 200 })
+  receiver.answer = () => 503
+  t.match(await post(`http://127.0.0.1:${port}/x`, true), { ok: false, status: 503, error: /answered 503/ })
+})
