@@ -94,6 +94,16 @@ export interface Config {
   readonly readSliceMs: number
   /** CPU ms per second a tenant's heavy reads may take; past it they get 429 (tenants/heavyReadBudget.ts; 0: no budget). */
   readonly tenantHeavyReadMsPerS: number
+  /** Webhook URLs may resolve to private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE=1; webhooks/addressGuard.ts). */
+  readonly webhookAllowPrivate: boolean
+  /** The first retry of a failed delivery waits this long; each next one twice as long (with jitter). */
+  readonly webhookRetryBaseMs: number
+  /** The longest wait between two attempts. */
+  readonly webhookRetryMaxDelayMs: number
+  /** How long after its first failed attempt an event is given up (marked failed, the cursor moves past it). */
+  readonly webhookRetryLimitMs: number
+  /** How long one POST to a webhook may take. */
+  readonly webhookTimeoutMs: number
   /** null: the embedded default (LMDB in DATA_DIR). */
   readonly cluster: ClusterConfig | null
 }
@@ -180,6 +190,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxActiveTenants: integer(env, 'MAX_ACTIVE_TENANTS', 10_000),
     readSliceMs: integer(env, 'READ_SLICE_MS', 4),
     tenantHeavyReadMsPerS: integer(env, 'TENANT_HEAVY_READ_MS_PER_S', 500),
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
+    webhookRetryBaseMs: Math.max(1, integer(env, 'WEBHOOK_RETRY_BASE_MS', 1000)),
+    webhookRetryMaxDelayMs: Math.max(1, integer(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', 60 * MINUTE_MS)),
+    webhookRetryLimitMs: integer(env, 'WEBHOOK_RETRY_LIMIT_MS', DAY_MS),
+    webhookTimeoutMs: Math.max(1, integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000)),
     cluster: clusterConfig(env),
   }
 }

@@ -11,6 +11,11 @@
  * public one; a clean stop gives every lease back after the snapshots.
  *
  * Mails still being delivered are waited for after the last write.
+ * Webhook deliveries (webhooks/) hear of every tenant the registry
+ * activates; once ready, the tenants with active webhooks are woken, so
+ * their deliveries go on after a restart without a request; a stop ends the
+ * deliveries before the tenants are snapshotted (what was in flight is sent
+ * again after the next start).
  *
  * The admin listener (src/admin/, loopback only) starts before the public
  * one, so /healthz answers and /readyz says 'starting' while start-up work
@@ -51,6 +56,7 @@ import { outboxFor } from './mail/outbox.js'
 import { LogStore } from './persist/logStore.js'
 import type { Storage } from './persist/ports.js'
 import { openClusterNode, type ClusterNode } from './cluster/clusterNode.js'
+import { WebhookDeliverer } from './webhooks/webhookDeliverer.js'
 
 export interface RunningService {
   readonly port: number
@@ -128,6 +134,8 @@ export async function startService(config: Config): Promise<RunningService> {
   const { store, node, close: closeBackend } = await openBackend(config)
   rebuildGlobalIndexesIfOld(store, config.quiet ? undefined : console.log)
   const registry = new TenantRegistry(config, store, node?.placement ?? null)
+  // Before any tenant is activated: it hears of every one (webhooks/webhookDeliverer.ts).
+  const webhooks = new WebhookDeliverer(registry, config)
   const services: Services = {
     config,
     registry,
@@ -144,7 +152,7 @@ export async function startService(config: Config): Promise<RunningService> {
     requestLog: config.requestLog ? new RequestLog() : null,
     requestIds: new RequestIds(),
   }
-  registerMetricsRoute(admin, { requests: observers.requests, registry, store, cluster: node })
+  registerMetricsRoute(admin, { requests: observers.requests, registry, store, cluster: node, webhooks })
   const restores = new OnlineRestores(registry, node?.historyFetch ?? null)
   registerRestoreRoute(admin, restores)
   let server: Awaited<ReturnType<typeof startHttpServer>>
@@ -157,6 +165,7 @@ export async function startService(config: Config): Promise<RunningService> {
   } catch (error) {
     // A port that is taken (or any start-up failure) leaves nothing held: the data directory can be served again.
     admin.close()
+    webhooks.close()
     await registry.close()
     node?.stopServing()
     await closeBackend()
@@ -164,6 +173,8 @@ export async function startService(config: Config): Promise<RunningService> {
   }
   const sweeper = startIdleSweeper(registry, config.idleEvictMs)
   readiness.markReady()
+  // Deliveries that were under way at the last stop go on without waiting for a request.
+  webhooks.wakeMarked().catch((error: unknown) => console.error('waking the tenants with webhooks failed:', error))
   let stopping: Promise<void> | null = null
   return {
     port: server.port,
@@ -179,6 +190,7 @@ export async function startService(config: Config): Promise<RunningService> {
         readiness.markStopping()
         sweeper.stop()
         server.close()
+        webhooks.close()
         // Snapshots every tenant and, in cluster mode, gives their leases back: other nodes take them at once.
         await registry.close()
         node?.stopServing()

@@ -21,6 +21,24 @@ export interface MetricSources {
   readonly store: Storage
   /** Cluster mode: this node's leases, forwards and claims; null embedded. */
   readonly cluster?: ClusterNode | null
+  /** The webhooks' delivery counters (webhooks/webhookDeliverer.ts). */
+  readonly webhooks?: WebhookCounters | null
+}
+
+/** What /metrics shows of the webhooks' deliveries. */
+export interface WebhookCounters {
+  readonly delivered: number
+  readonly failedAttempts: number
+  readonly failedEvents: number
+}
+
+function webhookFamilies(text: PrometheusText, webhooks: WebhookCounters): void {
+  text.family('timeledger_webhook_deliveries_total', 'counter', 'Webhook events delivered (the receiver answered 2xx) since start.')
+  text.sample('timeledger_webhook_deliveries_total', {}, webhooks.delivered)
+  text.family('timeledger_webhook_failed_attempts_total', 'counter', 'Webhook delivery attempts that failed (non-2xx, network error, time limit) since start.')
+  text.sample('timeledger_webhook_failed_attempts_total', {}, webhooks.failedAttempts)
+  text.family('timeledger_webhook_failed_events_total', 'counter', 'Webhook events given up after WEBHOOK_RETRY_LIMIT_MS since start.')
+  text.sample('timeledger_webhook_failed_events_total', {}, webhooks.failedEvents)
 }
 
 /** When the snapshot a tenant was loaded from was written, for tenants that took none since (file time, read once). */
@@ -118,6 +136,7 @@ export function renderMetrics(sources: MetricSources): string {
   tenantFamilies(text, sources.registry, Date.now())
   logFamilies(text, sources.store)
   if (sources.cluster != null) clusterFamilies(text, sources.cluster)
+  if (sources.webhooks != null) webhookFamilies(text, sources.webhooks)
   processFamilies(text)
   return text.toString()
 }

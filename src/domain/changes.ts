@@ -13,7 +13,8 @@
  *
  * Who sees a change. Exactly whom a GET of the object would show it
  * (policy.ts canSee): never an internal record (sessions, password
- * confirmations, uploaded files' metadata), never someone else's personal
+ * confirmations, uploaded files' metadata) nor the webhooks' own records
+ * (which change with every delivery), never someone else's personal
  * project or what belongs to it, never another user's own-record objects
  * (secret keys). Key/value storage entries are internal records with rules
  * of their own (storage.ts): public ones reach everyone, private ones their
@@ -29,6 +30,8 @@ import type { Caller } from './caller.js'
 import { canSee } from './policy.js'
 import { renderRecord, renderStub, type OutObject } from './render.js'
 import { StorageEntry } from './resources/storageEntry.js'
+import { Webhook } from './resources/webhook.js'
+import { WebhookDelivery } from './resources/webhookDelivery.js'
 import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
 
 export type ChangeKind = 'created' | 'updated' | 'deleted' | 'restored' | 'removed'
@@ -56,7 +59,8 @@ export type EventForm = 'full' | 'fullWithStubs' | 'stub'
 /** The resource path an event names: the declaration's, or `storage`; null for records that are never events. */
 export function eventResourceOf(decl: ResourceDecl): string | null {
   if (decl === StorageEntry) return STORAGE_EVENT_RESOURCE
-  return decl.internal ? null : decl.path
+  // The webhooks' own records change with every delivery (its log record, the webhook's cursor): never events.
+  return decl.internal || decl === WebhookDelivery || decl === Webhook ? null : decl.path
 }
 
 /** The declaration a resource path of `resources=` names (a path under /v1, or `storage`). */
@@ -71,7 +75,7 @@ export function changeVisibleTo(caller: Caller, change: Change, context: Display
   const { decl, rec } = change
   if (decl === StorageEntry) return rec === null || rec.publicScope === true || rec.owner === caller.userId
   if (eventResourceOf(decl) === null) return false
-  if (rec === null) return decl.readRule !== 'ownRecord' || caller.superuser
+  if (rec === null) return decl.readRule === 'everyone' || caller.superuser
   return canSee(caller, decl, rec, context)
 }
 

@@ -2,7 +2,8 @@
  * Visibility and permissions, in one place (resources.md, "Visibility and
  * permissions"). Reads: everything of the tenant is visible except personal
  * projects of other users and whatever belongs to such a project (its time
- * records, tasks, members, …); a trash item is seen by whoever sees its
+ * records, tasks, members, …), and what only superusers see (a
+ * declaration's readRule `superuser`: webhooks); a trash item is seen by whoever sees its
  * deleted object (the declaration's `standsFor`). Writes: the declaration's WriteRule says who
  * may change a resource; the owner and admins always may, with one limit
  * above every rule: the account owner (the User that Account.owner names)
@@ -53,6 +54,7 @@ export function canSee(caller: Caller, decl: ResourceDecl, rec: Rec, context: Di
   if (decl.internal) return false
   if (decl.standsFor !== undefined) return canSeeWhatItStandsFor(caller, decl, rec, context)
   if (decl.readRule === 'ownRecord' && !caller.superuser && rec.user !== caller.userId) return false
+  if (decl.readRule === 'superuser' && !caller.superuser) return false
   const project = projectOf(decl, rec, context)
   return project === undefined || !projectHiddenFrom(caller, project)
 }
@@ -66,6 +68,7 @@ export function canSee(caller: Caller, decl: ResourceDecl, rec: Rec, context: Di
 export function visibilityFor(caller: Caller, decl: ResourceDecl, context: DisplayContext, personalProjects: ReadonlyMap<string, Rec>): (rec: Rec) => boolean {
   if (decl.internal) return () => false
   if (decl.standsFor !== undefined) return (rec) => canSeeWhatItStandsFor(caller, decl, rec, context)
+  if (decl.readRule === 'superuser' && !caller.superuser) return () => false
   const ownRecordsOnly = decl.readRule === 'ownRecord' && !caller.superuser
   const projectField = decl.type === 'Project' ? 'id' : decl.fieldsByName.get('project')?.ref === 'Project' ? 'project' : null
   return (rec) => {

@@ -108,8 +108,8 @@ export interface ResourceDecl {
   readonly internal: boolean
   /** Who may create, change and delete objects of this resource (policy.ts reads it). */
   readonly writeRule: WriteRule
-  /** Who sees the records: everyone in the tenant, or only the user a record belongs to (and superusers). */
-  readonly readRule: 'everyone' | 'ownRecord'
+  /** Who sees the records: everyone in the tenant, only the user a record belongs to (and superusers), or superusers only. */
+  readonly readRule: ReadRule
   /** Field combinations no two live records may share (e.g. a user's e-mail, a project member). */
   readonly unique: readonly (readonly string[])[]
   /** Whether clients may create objects through the generic endpoints (POST). */
@@ -147,6 +147,9 @@ export interface ResourceDecl {
    */
   readonly lockedByDate: string | null
 }
+
+/** Who sees a resource's records (policy.ts canSee). */
+export type ReadRule = 'everyone' | 'ownRecord' | 'superuser'
 
 export type StandsFor = (rec: Rec) => { readonly type: string; readonly id: string }
 
@@ -320,7 +323,7 @@ export interface ResourceOptions {
   common?: boolean
   /** Default: only superusers write. */
   writeRule?: WriteRule
-  readRule?: 'everyone' | 'ownRecord'
+  readRule?: ReadRule
   unique?: string[][]
   creatable?: boolean
   updatable?: boolean

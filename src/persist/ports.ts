@@ -137,6 +137,8 @@ export interface TenantInfo {
   unconfirmed?: boolean
   /** Set while a tenant cannot be opened (its log is damaged). */
   damaged?: string
+  /** Set while the tenant has an active webhook: the server wakes it at start, so deliveries go on without a request. */
+  webhooks?: true
 }
 
 /** Key of the global index tables: [name, tenant]; a plain string is the layout marker or an entry of the old layout. */

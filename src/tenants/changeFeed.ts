@@ -22,6 +22,12 @@
  * longer holds the entry after `since` (pruned past LOG_RETENTION_MS, or a
  * restore took the history back) ends the subscription: HistoryGone.
  *
+ * Watchers. Besides subscribers, the feed tells entry watchers of every
+ * entry it hands out (the raw entry, before any change is derived) and of a
+ * history rewritten (`null`): the webhooks' deliverer watches for writes to
+ * its own records this way. A watcher costs nothing per change and, unlike
+ * a subscriber, does not keep the tenant awake.
+ *
  * Ends. The feed ends every subscription when the tenant's history is
  * rewritten (an online restore: `reset`), when the tenant leaves this actor
  * (renamed, released to another node: `endAll('moved')`) and when the
@@ -72,6 +78,9 @@ export class SinceAhead extends Error {
   }
 }
 
+/** Told of each entry handed out, in order, and of a history rewritten (null): see the top. */
+export type EntryWatcher = (seq: number, entry: LogEntry | null) => void
+
 export class ChangeFeed {
   /** The last entry handed out (everything up to it is durable). */
   publishedSeq: number
@@ -79,6 +88,7 @@ export class ChangeFeed {
   private readonly resuming = new Set<ChangeSubscriber>()
   /** Entries told durable before an earlier one was: handed out in order later. */
   private readonly early = new Map<number, LogEntry>()
+  private readonly watchers = new Set<EntryWatcher>()
 
   constructor(
     private readonly tenant: string,
@@ -110,6 +120,7 @@ export class ChangeFeed {
 
   private publish(seq: number, entry: LogEntry): void {
     this.publishedSeq = seq
+    if (this.watchers.size > 0) this.tellWatchers(seq, entry)
     if (this.live.size === 0) return
     // Delivered even without changes of its own: an entry that changed nobody's objects may still end a session.
     const changes = changesOfEntry(seq, entry)
@@ -192,6 +203,22 @@ export class ChangeFeed {
     return this.log.hasEntry(this.tenant, firstNeeded) ? null : 'gone'
   }
 
+  /** Adds an entry watcher (see the top); the function returned removes it. */
+  watch(watcher: EntryWatcher): () => void {
+    this.watchers.add(watcher)
+    return () => this.watchers.delete(watcher)
+  }
+
+  private tellWatchers(seq: number, entry: LogEntry | null): void {
+    for (const watcher of this.watchers) {
+      try {
+        watcher(seq, entry)
+      } catch (error) {
+        console.error(`tenant '${this.tenant}': an entry watcher failed:`, error)
+      }
+    }
+  }
+
   /** Drops a subscriber that went away. */
   unsubscribe(subscriber: ChangeSubscriber): void {
     this.live.delete(subscriber)
@@ -217,6 +244,7 @@ export class ChangeFeed {
     this.endAll('historyRewritten')
     this.early.clear()
     this.publishedSeq = seq
+    if (this.watchers.size > 0) this.tellWatchers(seq, null)
   }
 
   /** The state went back to what the log holds up to `seq` (a failed append): what waited after it never comes. */

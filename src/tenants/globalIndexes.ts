@@ -21,6 +21,12 @@
  * same event-loop turn as the log entry, so they share its commit. The
  * tenant's state stays the judge; the index only says where to look.
  *
+ * The tenant directory's `webhooks` marker (TenantInfo) is kept the same
+ * way: a write that made a webhook start or stop delivering (not the
+ * deliveries' own bookkeeping) sets it when the tenant has an active one
+ * after the write and clears it when not, so a restart wakes exactly the
+ * tenants whose deliveries must go on (webhooks/).
+ *
  * Layout. The string key `\u0001layout` of the emails table names the layout. A data
  * directory without it (written when the tables held `e-mail → tenant`,
  * first one wins, never forgetting) has both tables rebuilt from the
@@ -28,9 +34,10 @@
  * derived data.
  */
 import type { Rec } from '../domain/schema.js'
-import { LogCorruptError, type GlobalDirectory, type GlobalIndexKey, type Storage } from '../persist/ports.js'
+import { LogCorruptError, type GlobalDirectory, type GlobalIndexKey, type Storage, type TenantInfo } from '../persist/ports.js'
 import { recoverTenant, RecoveryError } from './recovery.js'
 import { liveUserWithEmail } from '../domain/resources/user.js'
+import { webhookDelivers } from '../domain/webhooks.js'
 import type { Op } from '../engine/logEntry.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { WriteTx } from '../engine/writeTx.js'
@@ -113,12 +120,46 @@ export function indexGlobals(store: GlobalDirectory, tenant: string, tx: WriteTx
     if (op.type === 'User' && op.op === 'put') noteEmail(emails, op.rec)
     else if (op.type === 'PasswordConfirmation') indexConfirmation(store, tenant, op)
   }
+  if (tx.ops.some((op) => op.type === WEBHOOK_TYPE) && webhookTurned(tx)) markWebhooks(store, tenant, tx.state)
   for (const previous of tx.previousRecords('User')) noteEmail(emails, previous)
   for (const email of emails) {
     const key = keyOf(email, tenant)
     if (liveUserWithEmail(tx.state, email) !== undefined) void store.emails.put(key, '')
     else void store.emails.remove(key)
   }
+}
+
+const WEBHOOK_TYPE = 'Webhook'
+
+/** Whether the write made a webhook start or stop delivering (created, (de)activated, trashed, restored, removed). */
+function webhookTurned(tx: WriteTx): boolean {
+  const before = new Map<string, Rec>()
+  for (const rec of tx.previousRecords(WEBHOOK_TYPE)) if (!before.has(rec.id)) before.set(rec.id, rec)
+  for (const op of tx.ops) {
+    if (op.type !== WEBHOOK_TYPE) continue
+    const id = op.op === 'put' ? op.rec.id : op.id
+    if (webhookDelivers(before.get(id)) !== webhookDelivers(tx.state.get(WEBHOOK_TYPE, id))) return true
+  }
+  return false
+}
+
+/** Whether the state holds an active webhook. */
+function hasActiveWebhook(state: TenantState): boolean {
+  for (const webhook of state.collection(WEBHOOK_TYPE).values()) if (webhookDelivers(webhook)) return true
+  return false
+}
+
+/** The directory row with the `webhooks` marker as the state says (see the top). */
+export function withWebhooksMarker(info: TenantInfo, state: TenantState): TenantInfo {
+  const { webhooks: _was, ...rest } = info
+  return hasActiveWebhook(state) ? { ...rest, webhooks: true } : rest
+}
+
+/** Sets or clears the tenant's `webhooks` marker when it differs from what the state says. */
+export function markWebhooks(store: GlobalDirectory, tenant: string, state: TenantState): void {
+  const info = store.tenants.get(tenant)
+  if (info === undefined || (info.webhooks === true) === hasActiveWebhook(state)) return
+  void store.tenants.put(tenant, withWebhooksMarker(info, state))
 }
 
 function indexConfirmation(store: GlobalDirectory, tenant: string, op: Op): void {
@@ -133,6 +174,7 @@ function indexConfirmation(store: GlobalDirectory, tenant: string, op: Op): void
  * once, over all tenants: an operator action, not a request path.
  */
 export function indexGlobalsOfState(store: GlobalDirectory, tenant: string, state: TenantState): void {
+  markWebhooks(store, tenant, state)
   const emails = liveEmailsOf(state)
   const confirmations = confirmationHashesOf(state)
   for (const email of emails) void store.emails.put(keyOf(email, tenant), '')

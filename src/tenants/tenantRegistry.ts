@@ -27,6 +27,10 @@
  * tests; it refuses a tenant whose activation is under way, so there is
  * never a second actor for a tenant, and shutdown waits for activations.
  *
+ * Listeners. Whatever must run for every tenant in memory (the webhooks'
+ * deliveries) registers with onActivated and hears of each tenant whose
+ * state comes into memory here: activated, created, woken from rest.
+ *
  * Sign-ups. A tenant made by sign-up carries `unconfirmed` in its
  * directory row until its account is confirmed; once createdAt +
  * SIGNUP_CONFIRMATION_LIFETIME_MS has passed, the public calls read it as
@@ -100,6 +104,8 @@ export class TenantRegistry {
   private readonly damaged = new Map<string, string>()
   /** Recoveries that failed since start (each closes a tenant; a closed tenant is not tried again). */
   failedRecoveries = 0
+  /** Told of every tenant whose state came into memory here (activated, created, woken): onActivated. */
+  private readonly activationListeners: ((actor: TenantActor) => void)[] = []
 
   /** What an actor does after a failed append: reload from the log (embedded), or be dropped (cluster). */
   private readonly appendFailure: AppendFailurePolicy | undefined
@@ -324,6 +330,18 @@ export class TenantRegistry {
   private activated(tenant: string, actor: TenantActor): void {
     this.actors.set(tenant, actor)
     this.enforceCap(actor)
+    for (const listener of this.activationListeners) {
+      try {
+        listener(actor)
+      } catch (error) {
+        console.error(`tenant '${tenant}': an activation listener failed:`, error)
+      }
+    }
+  }
+
+  /** Tells `listener` of every tenant activated, created or woken here from now on (the webhooks' deliverer). */
+  onActivated(listener: (actor: TenantActor) => void): void {
+    this.activationListeners.push(listener)
   }
 
   private woke(tenant: string, actor: TenantActor): void {
@@ -371,7 +389,7 @@ export class TenantRegistry {
   /** Inside the write that confirms the tenant's account: the directory row loses `unconfirmed` in the same commit. */
   noteConfirmed(tenant: string): void {
     const info = this.store.tenants.get(tenant)
-    if (info?.unconfirmed === true) void this.store.tenants.put(tenant, { createdAt: info.createdAt })
+    if (info?.unconfirmed === true) void this.store.tenants.put(tenant, info.webhooks === true ? { createdAt: info.createdAt, webhooks: true } : { createdAt: info.createdAt })
   }
 
   /**

@@ -35,6 +35,8 @@ const b = api(client, 'bravo', ownerB.token)
 
 async function seed(x: Api, mark: string): Promise<void> {
   const me = (await x.get('users/@self')).json.id as string
+  // Active, at an address that never answers: the work type below gives it a delivery being retried.
+  await x.create('webhooks', { url: `https://hooks.${mark.toLowerCase()}.invalid/x`, resources: 'time/worktypes' })
   const user = await x.create('users', { firstName: `${mark}User`, lastName: mark, email: `user.${mark}@${mark}.test`, password: 'user-password' })
   const workType = await x.create('time/worktypes', { name: `${mark}WorkType` })
   const customer = await x.create('time/clients', { name: `${mark}Client` })
@@ -78,6 +80,7 @@ const refreshA = (await client.request('GET', '/v1/auth/login', { tenant: 'alpha
 const actorA = server.service.services.registry.get('alpha')
 const actorB = server.service.services.registry.get('bravo')
 if (actorA === undefined || actorB === undefined) throw new Error('tenants missing')
+for (const deadline = Date.now() + 10_000; actorA.state.collection('WebhookDelivery').size === 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20))
 const recordsOfA = (type: string): Rec[] => [...actorA.state.collection(type).values()]
 const idsOfA = new Set<string>()
 for (const collection of actorA.state.collections.values()) for (const rec of collection.values()) idsOfA.add(rec.id)

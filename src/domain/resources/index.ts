@@ -34,6 +34,8 @@ import { TimePriceList } from './timePriceList.js'
 import { TimeRecord } from './timeRecord.js'
 import { TrashItem } from './trashItem.js'
 import { User } from './user.js'
+import { Webhook } from './webhook.js'
+import { WebhookDelivery } from './webhookDelivery.js'
 import { WorkType } from './workType.js'
 
 export const RESOURCES: readonly ResourceDecl[] = [
@@ -66,6 +68,8 @@ export const RESOURCES: readonly ResourceDecl[] = [
   TimeRecord,
   TrashItem,
   User,
+  Webhook,
+  WebhookDelivery,
   WorkType,
 ]
 

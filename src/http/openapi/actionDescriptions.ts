@@ -6,7 +6,7 @@
  * action files). An action registered without a description here, or a
  * description of no registered action, stops the description from being
  * built (openApiDocument.ts), so a new action cannot be left undescribed.
- * Entries named after a method (`TrashItem:DELETE`, `SecretKey:POST`) give
+ * Entries named after a method (`TrashItem:DELETE`, `SecretKey:POST`, `Webhook:POST`) give
  * that method its meaning on the resource and are described by the generic
  * operations instead.
  */
@@ -37,7 +37,7 @@ function optional(name: string, description: string): Parameter {
 }
 
 /** Entries that give a method its meaning: described by the generic create and delete. */
-export const METHOD_ACTIONS: ReadonlySet<string> = new Set(['TrashItem:DELETE', 'SecretKey:POST'])
+export const METHOD_ACTIONS: ReadonlySet<string> = new Set(['TrashItem:DELETE', 'SecretKey:POST', 'Webhook:POST'])
 
 export const ACTION_DESCRIPTIONS: ReadonlyMap<string, ActionDescription> = new Map<string, ActionDescription>([
   ['Bill:$getNextDocNumber', { on: 'collection', methods: ['GET'], summary: 'the next bill number', answer: schemaRef('NextDocNumber') }],

@@ -54,6 +54,7 @@ import { dataResponse, formatOf, textResponse, type ApiResponse } from '../respo
 import { findAction } from './actions.js'
 import { findView, findViewSummary, viewScope } from './views.js'
 import { writeOptionsOf } from './writeOptions.js'
+import { writeCheckOf, type WriteCheck } from './writeChecks.js'
 import { requireSession } from '../requireSession.js'
 import { exportOf } from '../export/exportAnswer.js'
 import type { ExportFormat } from '../export/exportFormat.js'
@@ -218,13 +219,21 @@ function summary(call: Call, decl: ResourceDecl, scope: ListScope, defaultSummar
   return tenant.readInSlices((state) => summaryAnswerSteps(call, decl, plan, summaryPlan, principal, scope, state, format))
 }
 
+/** The record a write stores, once the resource's write check (writeChecks.ts) passed on it; a throw rolls the write back. */
+function checked(call: Call, check: WriteCheck | undefined, rec: Rec): Rec {
+  check?.record(call, rec)
+  return rec
+}
+
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown>): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   if (!decl.creatable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be created here`)
   const { values } = await readBodyValues(call, decl, true)
   const derive = writeOptionsOf(call.request, decl)
   const counters = writtenCounters(call, decl)
-  const rec = await tenant.write((tx) => createObject(tx, principal, decl, Object.assign({}, values, fixed), derive))
+  const check = writeCheckOf(decl)
+  await check?.values(call, values)
+  const rec = await tenant.write((tx) => checked(call, check, createObject(tx, principal, decl, Object.assign({}, values, fixed), derive)))
   return writeAnswer(call, decl, rec, 201, counters)
 }
 
@@ -248,9 +257,11 @@ async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<
   const counters = writtenCounters(call, decl)
   // If-Match (etagPreconditions.ts) names the version too: then the body need not.
   const expected = ifMatchOf(call.request)
+  const check = writeCheckOf(decl)
+  await check?.values(call, values)
   const rec = await tenant.write((tx) => {
     if (expected !== null) checkExpectedVersion(tx.state, principal, decl, id, expected)
-    return updateObject(tx, principal, decl, id, values, versionIgnored ? null : version, !versionIgnored && expected === null, derive)
+    return checked(call, check, updateObject(tx, principal, decl, id, values, versionIgnored ? null : version, !versionIgnored && expected === null, derive))
   })
   return writeAnswer(call, decl, rec, 200, counters)
 }
@@ -264,9 +275,11 @@ async function setFields(call: Call, decl: ResourceDecl, id: string, fixed: Reco
   const version = versionText === undefined || queryFlag(call.request, 'version_ignore') ? null : readVersion({ version: versionText }, 'text')
   const counters = appendedCounters(call, decl)
   const expected = ifMatchOf(call.request)
+  const check = writeCheckOf(decl)
+  await check?.values(call, values)
   const after = await tenant.write((tx) => {
     if (expected !== null) checkExpectedVersion(tx.state, principal, decl, id, expected)
-    return setObjectFields(tx, principal, decl, id, values, version)
+    return checked(call, check, setObjectFields(tx, principal, decl, id, values, version))
   })
   return tenant.read((state) => withObjectEtag(call.request, after.version, objectResponse(call, decl, renderRecord(decl, after, state, renderOptionsWith(call, decl, state, counters)))))
 }

@@ -1,0 +1,89 @@
+/*
+ * The webhooks of this server: a TenantWebhooks (tenantWebhooks.ts) for
+ * every tenant whose state comes into memory here — activated, created,
+ * woken, or recovered on a new node — told by the registry, and the counters
+ * /metrics shows.
+ *
+ * After a restart no request may come for a tenant whose deliveries were
+ * under way, so the tenants the directory marks as having an active webhook
+ * (TenantInfo.webhooks, tenants/globalIndexes.ts) are woken at start
+ * (wakeMarked), a few at a time; their workers go on from the cursors.
+ * A tenant with a worker subscribed is not put to rest (the change feed's
+ * subscribers keep it awake).
+ *
+ * Cluster mode: a node activates a tenant only under its lease, and the
+ * registry tells this deliverer of every tenant it activates, so deliveries
+ * follow the tenant to whichever node holds it. Waking marked tenants at
+ * start is for the embedded mode only: the cluster's directory does not
+ * keep the marker yet, and a node should claim only its share.
+ */
+import type { Config } from '../config.js'
+import type { TenantActor } from '../tenants/tenantActor.js'
+import { TenantRefusal } from '../tenants/tenantErrors.js'
+import type { TenantRegistry } from '../tenants/tenantRegistry.js'
+import { TenantWebhooks } from './tenantWebhooks.js'
+import type { WorkerContext } from './webhookWorker.js'
+
+/** Marked tenants woken at once at start. */
+const WAKE_CONCURRENCY = 4
+
+export class WebhookDeliverer {
+  /** Events delivered (2xx) since start. */
+  delivered = 0
+  /** Attempts that failed (non-2xx, network error, time limit) since start. */
+  failedAttempts = 0
+  /** Events given up after the retry limit since start. */
+  failedEvents = 0
+  private readonly tenants = new WeakMap<TenantActor, TenantWebhooks>()
+  private closed = false
+  private readonly shared: Omit<WorkerContext, 'stopped'>
+
+  constructor(
+    private readonly registry: TenantRegistry,
+    config: Config,
+  ) {
+    this.shared = {
+      retry: { baseMs: config.webhookRetryBaseMs, maxDelayMs: config.webhookRetryMaxDelayMs, limitMs: config.webhookRetryLimitMs },
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivate: config.webhookAllowPrivate,
+      counted: (outcome) => {
+        if (outcome === 'delivered') this.delivered += 1
+        else if (outcome === 'failedAttempt') this.failedAttempts += 1
+        else this.failedEvents += 1
+      },
+    }
+    registry.onActivated((actor) => this.activated(actor))
+  }
+
+  private activated(actor: TenantActor): void {
+    if (this.closed) return
+    let webhooks = this.tenants.get(actor)
+    if (webhooks === undefined) {
+      webhooks = new TenantWebhooks(actor, this.shared)
+      this.tenants.set(actor, webhooks)
+    }
+    webhooks.refresh()
+  }
+
+  /** Wakes the tenants marked as having an active webhook (embedded mode; see the top). */
+  async wakeMarked(): Promise<void> {
+    if (this.registry.placement !== null) return
+    const marked = this.registry.names().filter((tenant) => this.registry.store.tenants.get(tenant)?.webhooks === true)
+    const wake = async (): Promise<void> => {
+      for (let tenant = marked.shift(); tenant !== undefined && !this.closed; tenant = marked.shift()) {
+        try {
+          await this.registry.open(tenant)
+        } catch (error) {
+          if (!(error instanceof TenantRefusal)) console.error(`tenant '${tenant}': waking it for its webhooks failed:`, error)
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: WAKE_CONCURRENCY }, wake))
+  }
+
+  /** Stops every delivery (before the registry closes). */
+  close(): void {
+    this.closed = true
+    for (const actor of this.registry.active()) this.tenants.get(actor)?.close()
+  }
+}
