@@ -19,7 +19,7 @@ import { OutDate } from '../domain/values.js'
 import { jsonListBody } from '../json/bytes.js'
 import { JsonFragment } from '../json/fragment.js'
 import { exportNotOffered, exportRequired } from './export/exportFormat.js'
-import type { FeedOutlet } from './changes/changeSubscription.js'
+import type { FeedOutlet } from './changes/feedOutlet.js'
 import type { ApiRequest } from './request.js'
 import type { StreamedBody } from './streamedBody.js'
 

@@ -25,18 +25,7 @@ import type { ChangeSelection } from '../../query/changeSelection.js'
 import type { ChangeSubscriber, FeedEnd } from '../../tenants/changeFeed.js'
 import { principalFor } from '../authenticate.js'
 import type { Principal } from '../call.js'
-
-/** How a stream ends (WebSocket close codes; an event stream's last event). */
-export const FEED_CLOSE = {
-  stopping: { code: 1001, reason: 'the server is stopping: reconnect with since' },
-  accessLost: { code: 4401, reason: 'access lost (logged out, token revoked or expired, user deactivated): sign in again' },
-  tooSlow: { code: 4409, reason: 'too slow: too many events waited for the client; reconnect with since' },
-  historyGone: { code: 4410, reason: 'the history to resume from is gone: reload, then connect without since' },
-  moved: { code: 4503, reason: 'the tenant moved: reconnect with since' },
-  failed: { code: 1011, reason: 'the stream failed on the server: reconnect with since' },
-} as const
-
-export type FeedClose = (typeof FEED_CLOSE)[keyof typeof FEED_CLOSE]
+import { FEED_CLOSE, type FeedClose, type FeedOutlet } from './feedOutlet.js'
 
 const ENDS: Record<FeedEnd, FeedClose> = {
   stopping: FEED_CLOSE.stopping,
@@ -44,18 +33,6 @@ const ENDS: Record<FeedEnd, FeedClose> = {
   historyRewritten: FEED_CLOSE.historyGone,
   historyGone: FEED_CLOSE.historyGone,
   failed: FEED_CLOSE.failed,
-}
-
-/** What carries the events to the client. */
-export interface FeedOutlet {
-  /** Writes one event (`id` is `<seq>.<op>`). */
-  send(id: string, json: string): void
-  /** Bytes written and not yet taken by the client. */
-  bufferedBytes(): number
-  /** Ends the stream, saying why. */
-  close(end: FeedClose): void
-  /** Resolves once the client took what was written (or went away). */
-  drained(): Promise<void>
 }
 
 export class ChangeSubscription implements ChangeSubscriber {

@@ -16,7 +16,7 @@
  * feed (changeSubscription.ts FEED_CLOSE); then the answer ends.
  */
 import { StreamedBody } from '../streamedBody.js'
-import type { FeedClose, FeedOutlet } from './changeSubscription.js'
+import type { FeedClose, FeedOutlet } from './feedOutlet.js'
 
 export const KEEP_ALIVE_MS = 25_000
 

@@ -5,7 +5,8 @@
  * `open` then starts the subscription on a WebSocketOutlet, `drain` tells it
  * the client took what was buffered, `close` that the client went away.
  *
- * Each event is one text message. uWS buffers what the socket does not take
+ * Each event is one text message, encoded once for all the sockets it goes
+ * to (`bytesOf`). uWS buffers what the socket does not take
  * at once; `bufferedBytes` is that buffer, which the subscription keeps
  * under CHANGE_FEED_MAX_BUFFERED_BYTES (4409 past it). uWS's own ceiling
  * (maxBackpressure) is set far above ours; should a message still be
@@ -16,7 +17,7 @@
  */
 import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import type { WebSocketStart } from '../response.js'
-import { FEED_CLOSE, type FeedClose, type FeedOutlet } from './changeSubscription.js'
+import { FEED_CLOSE, type FeedClose, type FeedOutlet } from './feedOutlet.js'
 
 const MAX_CLIENT_MESSAGE_BYTES = 4096
 /** uWS's per-socket ceiling as a multiple of ours (see the top). */
@@ -31,6 +32,21 @@ export interface FeedSocketData {
   subscription?: { gone(): void }
 }
 
+/**
+ * The last event text sent and its UTF-8 bytes: an event goes to every subscriber of its tenant one after another,
+ * so it is encoded once, not once per socket (the same string compares equal at once, by reference).
+ */
+let lastText = ''
+let lastBytes = Buffer.alloc(0)
+
+function bytesOf(text: string): Buffer {
+  if (text !== lastText) {
+    lastText = text
+    lastBytes = Buffer.from(text)
+  }
+  return lastBytes
+}
+
 export class WebSocketOutlet implements FeedOutlet {
   private open = true
   private readonly drainWaiters: (() => void)[] = []
@@ -42,7 +58,7 @@ export class WebSocketOutlet implements FeedOutlet {
 
   send(_id: string, json: string): void {
     if (!this.open) return
-    if (this.ws.send(json, false) === DROPPED) this.close(FEED_CLOSE.tooSlow)
+    if (this.ws.send(bytesOf(json), false) === DROPPED) this.close(FEED_CLOSE.tooSlow)
   }
 
   bufferedBytes(): number {
