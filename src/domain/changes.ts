@@ -53,6 +53,13 @@ export interface Change {
 /** The resource path of the key/value storage entries in events. */
 export const STORAGE_EVENT_RESOURCE = 'storage'
 
+/**
+ * The records whose change may change what a subscriber may read: its token (a logout, a revocation), its user
+ * (deactivated, moved to the trash, no longer an admin), the account (its owner). A subscriber checks its access
+ * again after an entry that changed one of them.
+ */
+export const ACCESS_RECORD_TYPES: ReadonlySet<string> = new Set(['AuthToken', 'User', 'Account'])
+
 /** How a subscriber asked for objects. */
 export type EventForm = 'full' | 'fullWithStubs' | 'stub'
 

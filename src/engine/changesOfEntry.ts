@@ -22,7 +22,7 @@
  * never events (eventResourceOf), give no change; `op` still counts every
  * operation of the entry, so an event's id does not depend on who reads it.
  */
-import { eventResourceOf, type Change, type ChangeKind } from '../domain/changes.js'
+import { ACCESS_RECORD_TYPES, eventResourceOf, type Change, type ChangeKind } from '../domain/changes.js'
 import { recordFromFields } from '../domain/records.js'
 import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
@@ -59,4 +59,10 @@ export function changesOfEntry(seq: number, entry: LogEntry | LoggedEntry): Chan
     changes.push({ seq, op: index, atMs: entry.at, decl, id: rec.id, kind: kindOf(rec, entry.at, removesTrashItems), rec })
   }
   return changes
+}
+
+/** Whether the entry changed a record that decides who may read what (domain/changes.ts ACCESS_RECORD_TYPES). */
+export function entryChangesAccess(entry: LogEntry | LoggedEntry): boolean {
+  const ops: readonly LoggedOp[] = entry.ops
+  return ops.some((op) => ACCESS_RECORD_TYPES.has(op.type))
 }

@@ -36,7 +36,7 @@
  */
 import { assert } from '../assert.js'
 import { EventTexts, type Change } from '../domain/changes.js'
-import { changesOfEntry } from '../engine/changesOfEntry.js'
+import { changesOfEntry, entryChangesAccess } from '../engine/changesOfEntry.js'
 import type { LogEntry } from '../engine/logEntry.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { TenantLog } from '../persist/ports.js'
@@ -57,9 +57,10 @@ export interface ChangeSubscriber {
   /**
    * The changes of one durable entry, in the entry's order (already cut to those after `since` for a resumed entry;
    * none when the entry changed only records that are never events, which may still end a session).
-   * `texts` renders the events from `state`, the tenant's state now, shared with the other subscribers of this round.
+   * `texts` renders the events from `state`, the tenant's state now, shared with the other subscribers of this round;
+   * `accessChanged` says the entry changed a token, a user or the account (entryChangesAccess).
    */
-  deliver(changes: readonly Change[], texts: EventTexts, state: TenantState): void
+  deliver(changes: readonly Change[], texts: EventTexts, state: TenantState, accessChanged: boolean): void
   /** The feed ends the subscription; nothing is delivered after it. */
   ended(reason: FeedEnd): void
   /** Whether it can take the next entry of a resume now; else the resume waits for `whenReady`. */
@@ -122,20 +123,22 @@ export class ChangeFeed {
     this.publishedSeq = seq
     if (this.watchers.size > 0) this.tellWatchers(seq, entry)
     if (this.live.size === 0) return
-    // Delivered even without changes of its own: an entry that changed nobody's objects may still end a session.
+    // An entry without events may still end a session (a logout): it is delivered too.
     const changes = changesOfEntry(seq, entry)
+    const accessChanged = entryChangesAccess(entry)
+    if (changes.length === 0 && !accessChanged) return
     const state = this.stateNow()
     const texts = new EventTexts(state)
-    for (const subscriber of this.live) this.deliverTo(subscriber, changes, texts, state)
+    for (const subscriber of this.live) this.deliverTo(subscriber, changes, texts, state, accessChanged)
   }
 
-  private deliverTo(subscriber: ChangeSubscriber, changes: readonly Change[], texts: EventTexts, state: TenantState): void {
+  private deliverTo(subscriber: ChangeSubscriber, changes: readonly Change[], texts: EventTexts, state: TenantState, accessChanged: boolean): void {
     if (subscriber.closed) {
       this.unsubscribe(subscriber)
       return
     }
     try {
-      subscriber.deliver(changes, texts, state)
+      subscriber.deliver(changes, texts, state, accessChanged)
     } catch (error) {
       console.error(`tenant '${this.tenant}': a change subscriber failed, ending it:`, error)
       this.end(subscriber, 'failed')
@@ -189,7 +192,7 @@ export class ChangeFeed {
         if (seq === since.seq && since.op !== null) changes = changes.filter((change) => change.op > (since.op as number))
         after = seq
         const state = this.stateNow()
-        this.deliverTo(subscriber, changes, new EventTexts(state), state)
+        this.deliverTo(subscriber, changes, new EventTexts(state), state, entryChangesAccess(entry))
         if (subscriber.closed) return
       }
     }

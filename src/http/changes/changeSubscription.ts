@@ -4,13 +4,15 @@
  * (webSocketFeed.ts) or a Server-Sent Events answer (eventStream.ts), both
  * behind `FeedOutlet`.
  *
- * For each durable entry the feed hands over, the subscription first checks
- * that its caller may still read — the token still exists and has not
- * expired, its user is active and not in the trash (authenticate.ts's rules,
- * read again against the state the events render from) — and ends with 4401
- * otherwise: a logout, a revoked token, a deactivated user end the stream at
- * the entry that made them so. The caller's rights (admin or not) are read
- * again as well. Then it chooses the events of the entry the caller may see
+ * After each durable entry that changed a token, a user or the account
+ * (`accessChanged`), the subscription first checks that its caller may
+ * still read — the token still exists and has not expired, its user is
+ * active and not in the trash (authenticate.ts's rules, read again against
+ * the state the events render from) — and ends with 4401 otherwise: a
+ * logout, a revoked token, a deactivated user end the stream at the entry
+ * that made them so. The caller's rights (admin or not) are read again as
+ * well. A token that merely expires is caught by a timer
+ * (routes/changes.ts). Then it chooses the events of the entry the caller may see
  * (query/changeSelection.ts) and writes each one. When more than
  * CHANGE_FEED_MAX_BUFFERED_BYTES wait for the client, it ends with 4409: a
  * slow client never holds up the tenant or the other subscribers, and it
@@ -47,9 +49,9 @@ export class ChangeSubscription implements ChangeSubscriber {
     private readonly onClosed: () => void,
   ) {}
 
-  deliver(changes: readonly Change[], texts: EventTexts, state: TenantState): void {
+  deliver(changes: readonly Change[], texts: EventTexts, state: TenantState, accessChanged: boolean): void {
     if (this.closed) return
-    if (!this.stillSignedIn(state, Date.now())) {
+    if (accessChanged && !this.stillSignedIn(state, Date.now())) {
       this.close(FEED_CLOSE.accessLost)
       return
     }
