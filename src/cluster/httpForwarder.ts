@@ -18,7 +18,10 @@
  * handed on as it comes (the feed is never compressed, compression.ts), the
  * hop's idle limit FORWARD_TIMEOUT_MS is above the feed's keep-alive
  * interval, and the client going away ends the iteration, which destroys
- * the forwarded request (the holding node's subscription ends with it). A
+ * the forwarded request (the holding node's subscription ends with it):
+ * at the next chunk, so within one keep-alive interval of a quiet feed, as
+ * on the holding node itself (streamedAnswer.ts pulls no chunk after the
+ * client left, and a quiet source is only asked again when it yields). A
  * WebSocket upgrade of the change feed is proxied as a WebSocket of its own
  * (http/changes/forwardedWebSocket.ts).
  */
