@@ -13,7 +13,9 @@
  * Mails still being delivered are waited for after the last write.
  * Webhook deliveries (webhooks/) hear of every tenant the registry
  * activates; once ready, the tenants with active webhooks are woken, so
- * their deliveries go on after a restart without a request; a stop ends the
+ * their deliveries go on after a restart without a request (in cluster
+ * mode those no node holds, at start and every lease period after: a node
+ * that died leaves its tenants to the others); a stop ends the
  * deliveries before the tenants are snapshotted (what was in flight is sent
  * again after the next start).
  *
@@ -174,7 +176,11 @@ export async function startService(config: Config): Promise<RunningService> {
   const sweeper = startIdleSweeper(registry, config.idleEvictMs)
   readiness.markReady()
   // Deliveries that were under way at the last stop go on without waiting for a request.
-  webhooks.wakeMarked().catch((error: unknown) => console.error('waking the tenants with webhooks failed:', error))
+  if (node === null) webhooks.wakeMarked().catch((error: unknown) => console.error('waking the tenants with webhooks failed:', error))
+  else webhooks.keepWaking(node.config.leaseMs, async (tenants) => {
+    const held = new Set(await node.store.liveLeased(tenants))
+    return tenants.filter((tenant) => !held.has(tenant))
+  })
   let stopping: Promise<void> | null = null
   return {
     port: server.port,

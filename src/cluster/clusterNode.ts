@@ -73,7 +73,7 @@ export async function openClusterNode(config: Config, cluster: ClusterConfig): P
   const keeper = new LeaseKeeper(store, nodeId, cluster.leaseMs)
   const membership = new Membership(store, nodeId, Math.max(50, Math.floor(cluster.leaseMs / 3)))
   const placement = new ClusterPlacement(store, keeper, membership)
-  const forwarder = new HttpForwarder(cluster.secret)
+  const forwarder = new HttpForwarder(cluster.secret, config.changeFeedMaxBufferedBytes)
   let internal: RunningServer | null = null
   const node: ClusterNode = {
     config: cluster,

@@ -21,6 +21,8 @@ export interface ClusterStore extends Storage {
   release(tenant: string, epoch: number): Promise<boolean>
   leaseOf(tenant: string): Promise<LeaseRow | undefined>
   leases(): Promise<LeaseRow[]>
+  /** Those of `tenants` some node holds a live lease of now. */
+  liveLeased(tenants: readonly string[]): Promise<string[]>
   /** The epoch this node's writes of the tenant carry (fencing); unhold: they are refused. */
   hold(tenant: string, epoch: number): void
   unhold(tenant: string): void

@@ -8,6 +8,14 @@
  * marked down has its connections shut, and a request whose connection to
  * a node failed is sent to another (redispatch): it was never received, so
  * the retry cannot apply a write twice.
+ *
+ * The change feed (GET /v1/changes) holds its connection open: as
+ * Server-Sent Events it is an HTTP answer that never ends, quiet but for a
+ * `: keep-alive` comment every 25 s (http/changes/eventStream.ts), so the
+ * client and server timeouts (inactivity on either side) stay above that
+ * interval with room to spare; as a WebSocket, once upgraded, HAProxy
+ * applies `timeout tunnel` instead, which stays above the interval at which
+ * the nodes ping an idle WebSocket (120 s, http/changes/webSocketFeed.ts).
  */
 
 export interface HaproxyNode {
@@ -54,8 +62,11 @@ export function haproxyConfig(options: HaproxyOptions): string {
     '  mode http',
     '  option http-keep-alive',
     '  timeout connect 2s',
+    '  # Above the change feed\'s SSE keep-alive (25 s): a quiet stream is never cut.',
     '  timeout client 65s',
     '  timeout server 65s',
+    '  # An upgraded WebSocket (the change feed): above the 120 s after which the nodes ping an idle one.',
+    '  timeout tunnel 180s',
     '  timeout http-keep-alive 10s',
     '  # A connection that failed never carried the request: send it to another node.',
     '  retries 3',

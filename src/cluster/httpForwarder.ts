@@ -13,12 +13,23 @@
  * An answer sent without a length (chunked: an export, streamedBody.ts) is
  * handed on as a streamed body, chunk by chunk at the client's pace, not
  * gathered whole first; if the node fails midway the client's connection
- * is cut (streamedAnswer.ts).
+ * is cut (streamedAnswer.ts). An answer without a length that never ends
+ * (the change feed as Server-Sent Events) goes the same way: each event is
+ * handed on as it comes (the feed is never compressed, compression.ts), the
+ * hop's idle limit FORWARD_TIMEOUT_MS is above the feed's keep-alive
+ * interval, and the client going away ends the iteration, which destroys
+ * the forwarded request (the holding node's subscription ends with it):
+ * at the next chunk, so within one keep-alive interval of a quiet feed, as
+ * on the holding node itself (streamedAnswer.ts pulls no chunk after the
+ * client left, and a quiet source is only asked again when it yields). A
+ * WebSocket upgrade of the change feed is proxied as a WebSocket of its own
+ * (http/changes/forwardedWebSocket.ts).
  */
 import http from 'node:http'
 import { CLUSTER_SECRET_HEADER, FORWARDED_FOR_HEADER, type RequestForwarder } from '../http/forwarding.js'
 import type { ApiRequest } from '../http/request.js'
 import type { ApiResponse } from '../http/response.js'
+import { forwardWebSocket } from '../http/changes/forwardedWebSocket.js'
 import { StreamedBody, wholeBody } from '../http/streamedBody.js'
 import { TenantMoved } from '../tenants/tenantErrors.js'
 
@@ -41,6 +52,9 @@ const HOP_HEADERS = new Set([
   'server-timing',
   'x-content-type-options',
   'uwebsockets',
+  'sec-websocket-key',
+  'sec-websocket-version',
+  'sec-websocket-extensions',
   CLUSTER_SECRET_HEADER,
   FORWARDED_FOR_HEADER,
 ])
@@ -54,7 +68,11 @@ export class HttpForwarder implements RequestForwarder {
   forwards = 0
   failures = 0
 
-  constructor(private readonly secret: string) {}
+  /** `maxBufferedBytes`: CHANGE_FEED_MAX_BUFFERED_BYTES, the limit of a forwarded feed's WebSocket too. */
+  constructor(
+    private readonly secret: string,
+    private readonly maxBufferedBytes: number,
+  ) {}
 
   forward(request: Forwardable, nodeUrl: string): Promise<ApiResponse> {
     this.forwards += 1
@@ -66,6 +84,14 @@ export class HttpForwarder implements RequestForwarder {
     if (request.requestId !== undefined) headers['x-request-id'] = request.requestId
     headers[CLUSTER_SECRET_HEADER] = this.secret
     headers[FORWARDED_FOR_HEADER] = request.remoteAddress()
+    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
+      url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
+      return forwardWebSocket(url.toString(), headers, this.maxBufferedBytes).catch((error: unknown) => {
+        this.failures += 1
+        console.error(`forwarding a change feed WebSocket of tenant '${tenant}' to ${nodeUrl} failed: ${error instanceof Error ? error.message : String(error)}`)
+        throw new TenantMoved(tenant)
+      })
+    }
     headers['content-length'] = String(request.body.byteLength)
     return new Promise<ApiResponse>((resolve, reject) => {
       const fail = (error: Error): void => {

@@ -34,8 +34,11 @@ export interface ApiResponse {
   webSocket?: WebSocketStart
 }
 
-/** Starts a change feed on the WebSocket the listener opened for it (routes/changes.ts). */
-export type WebSocketStart = (outlet: FeedOutlet) => { gone(): void }
+/**
+ * Starts a change feed on the WebSocket the listener opened for it (routes/changes.ts, or a feed forwarded to the node
+ * holding the tenant: changes/forwardedWebSocket.ts); `gone` tells it the client closed, with the client's code and reason.
+ */
+export type WebSocketStart = (outlet: FeedOutlet) => { gone(code?: number, reason?: string): void }
 
 /** An answer whose body is all there (every answer but an export's). */
 export type WholeResponse = ApiResponse & { body: string | Buffer }

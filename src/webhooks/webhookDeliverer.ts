@@ -13,9 +13,14 @@
  *
  * Cluster mode: a node activates a tenant only under its lease, and the
  * registry tells this deliverer of every tenant it activates, so deliveries
- * follow the tenant to whichever node holds it. Waking marked tenants at
- * start is for the embedded mode only: the cluster's directory does not
- * keep the marker yet, and a node should claim only its share.
+ * follow the tenant to whichever node holds it. The directory keeps the
+ * marker in PostgreSQL too, and each node wakes the marked tenants no node
+ * holds a live lease of (`unheld`, asked of the database) — at start, and
+ * again every lease period (keepWaking): when a node dies, its marked
+ * tenants are woken by whichever node claims them first once the leases
+ * ran out, with no request needed. Waking is the registry's ordinary
+ * activation, which claims the lease; a tenant claimed meanwhile by another
+ * node is refused (TenantElsewhere) and left to it.
  */
 import type { Config } from '../config.js'
 import type { TenantActor } from '../tenants/tenantActor.js'
@@ -36,6 +41,8 @@ export class WebhookDeliverer {
   failedEvents = 0
   private readonly tenants = new WeakMap<TenantActor, TenantWebhooks>()
   private closed = false
+  private waking: NodeJS.Timeout | null = null
+  private sweep: Promise<void> | null = null
   private readonly shared: Omit<WorkerContext, 'stopped'>
 
   constructor(
@@ -65,10 +72,15 @@ export class WebhookDeliverer {
     webhooks.refresh()
   }
 
-  /** Wakes the tenants marked as having an active webhook (embedded mode; see the top). */
-  async wakeMarked(): Promise<void> {
-    if (this.registry.placement !== null) return
-    const marked = this.registry.names().filter((tenant) => this.registry.store.tenants.get(tenant)?.webhooks === true)
+  /**
+   * Wakes the tenants marked as having an active webhook that are not active here; `unheld` (cluster mode) keeps
+   * those of them no node holds now.
+   */
+  async wakeMarked(unheld?: (tenants: string[]) => Promise<string[]>): Promise<void> {
+    const active = new Set<string>()
+    for (const actor of this.registry.active()) active.add(actor.tenant)
+    let marked = this.registry.names().filter((tenant) => !active.has(tenant) && this.registry.store.tenants.get(tenant)?.webhooks === true)
+    if (unheld !== undefined && marked.length > 0) marked = await unheld(marked)
     const wake = async (): Promise<void> => {
       for (let tenant = marked.shift(); tenant !== undefined && !this.closed; tenant = marked.shift()) {
         try {
@@ -81,9 +93,24 @@ export class WebhookDeliverer {
     await Promise.all(Array.from({ length: WAKE_CONCURRENCY }, wake))
   }
 
+  /** Cluster mode: wakes the marked tenants nobody holds now and every `everyMs` after (see the top). */
+  keepWaking(everyMs: number, unheld: (tenants: string[]) => Promise<string[]>): void {
+    const sweep = () => {
+      if (this.closed || this.sweep !== null) return
+      this.sweep = this.wakeMarked(unheld)
+        .catch((error: unknown) => console.error('waking the tenants with webhooks failed:', error instanceof Error ? error.message : error))
+        .finally(() => (this.sweep = null))
+    }
+    sweep()
+    this.waking = setInterval(sweep, everyMs)
+    this.waking.unref()
+  }
+
   /** Stops every delivery (before the registry closes). */
   close(): void {
     this.closed = true
+    if (this.waking !== null) clearInterval(this.waking)
+    this.waking = null
     for (const actor of this.registry.active()) this.tenants.get(actor)?.close()
   }
 }

@@ -449,7 +449,7 @@ t.test('the cluster forwarder hands a chunked answer on as a stream, a whole one
   })
   await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve))
   t.teardown(() => node.close())
-  const forwarder = new HttpForwarder('secret')
+  const forwarder = new HttpForwarder('secret', 1024 * 1024)
   t.teardown(() => forwarder.close())
   const nodeUrl = `http://127.0.0.1:${(node.address() as AddressInfo).port}`
   const request = { method: 'GET', headers: new Map<string, string>(), body: Buffer.alloc(0), tenant, remoteAddress: () => '127.0.0.1' }

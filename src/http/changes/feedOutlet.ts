@@ -14,7 +14,11 @@ export const FEED_CLOSE = {
   failed: { code: 1011, reason: 'the stream failed on the server: reconnect with since' },
 } as const
 
-export type FeedClose = (typeof FEED_CLOSE)[keyof typeof FEED_CLOSE]
+/** A close code and its reason: one of FEED_CLOSE, or one a forwarded feed passes on (forwardedWebSocket.ts). */
+export interface FeedClose {
+  readonly code: number
+  readonly reason: string
+}
 
 /** What carries the events to the client. */
 export interface FeedOutlet {

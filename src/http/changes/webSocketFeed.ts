@@ -29,7 +29,7 @@ const DROPPED = 2
 export interface FeedSocketData {
   readonly start: WebSocketStart
   outlet?: WebSocketOutlet
-  subscription?: { gone(): void }
+  subscription?: ReturnType<WebSocketStart>
 }
 
 /**
@@ -109,10 +109,10 @@ export function changeFeedBehavior(maxBufferedBytes: number, upgrade: NonNullabl
       data.subscription = data.start(outlet)
     },
     drain: (ws) => ws.getUserData().outlet?.onDrain(),
-    close: (ws) => {
+    close: (ws, code, message) => {
       const data = ws.getUserData()
       data.outlet?.onClose()
-      data.subscription?.gone()
+      data.subscription?.gone(code, Buffer.from(message).toString())
     },
   }
 }

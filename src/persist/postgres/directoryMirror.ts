@@ -44,6 +44,7 @@ interface TenantRow {
   created_at: number
   unconfirmed: boolean
   damaged: string | null
+  webhooks: boolean
 }
 
 /** The TenantInfo of a row, with only the members set (as the embedded table keeps what was put). */
@@ -51,6 +52,7 @@ export function tenantInfoOf(row: TenantRow): TenantInfo {
   const info: TenantInfo = { createdAt: row.created_at }
   if (row.unconfirmed) info.unconfirmed = true
   if (row.damaged !== null) info.damaged = row.damaged
+  if (row.webhooks) info.webhooks = true
   return info
 }
 
@@ -64,7 +66,7 @@ export class DirectoryMirror {
   /** Replaces the mirror with the tables' rows now. */
   async load(sql: Sql): Promise<void> {
     const [tenants, emails, confirmations] = await Promise.all([
-      sql<TenantRow[]>`SELECT name, created_at, unconfirmed, damaged FROM tenants`,
+      sql<TenantRow[]>`SELECT name, created_at, unconfirmed, damaged, webhooks FROM tenants`,
       sql<{ email: string; tenant: string }[]>`SELECT email, tenant FROM emails`,
       sql<{ hash: string; tenant: string }[]>`SELECT hash, tenant FROM confirmations`,
     ])

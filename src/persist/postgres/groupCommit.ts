@@ -327,6 +327,6 @@ function writeStatement(tx: TxSql, write: DirectoryWrite): Promise<unknown> {
 
 function putTenant(tx: TxSql, name: string, info: TenantInfo): Promise<unknown> {
   return tx`
-    INSERT INTO tenants (name, created_at, unconfirmed, damaged) VALUES (${name}, ${String(info.createdAt)}, ${info.unconfirmed === true}, ${info.damaged ?? null})
-    ON CONFLICT (name) DO UPDATE SET created_at = EXCLUDED.created_at, unconfirmed = EXCLUDED.unconfirmed, damaged = EXCLUDED.damaged`
+    INSERT INTO tenants (name, created_at, unconfirmed, damaged, webhooks) VALUES (${name}, ${String(info.createdAt)}, ${info.unconfirmed === true}, ${info.damaged ?? null}, ${info.webhooks === true})
+    ON CONFLICT (name) DO UPDATE SET created_at = EXCLUDED.created_at, unconfirmed = EXCLUDED.unconfirmed, damaged = EXCLUDED.damaged, webhooks = EXCLUDED.webhooks`
 }

@@ -18,7 +18,7 @@
  *     refreshTenant(name) → TenantInfo | undefined   one directory row, read
  *         from the database into the mirror.
  *     claim(tenant, leaseMs) → ClaimResult; renew(held, leaseMs);
- *     release(tenant, epoch); leaseOf(tenant); leases()   lease rows, by the
+ *     release(tenant, epoch); leaseOf(tenant); leases(); liveLeased(tenants)   lease rows, by the
  *         database's clock (answers carry its time, nowMs).
  *     registerNode(internalUrl); heartbeat(); nodes()   membership.
  *     close()   waits for the group in flight, ends the connections.

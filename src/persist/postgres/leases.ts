@@ -83,6 +83,13 @@ export async function leaseOf(sql: Sql, tenant: string): Promise<LeaseRow | unde
   return record === undefined ? undefined : leaseOfRecord(record)
 }
 
+/** Those of `tenants` whose lease is live now (by the database's clock). */
+export async function liveLeased(sql: Sql, tenants: readonly string[]): Promise<string[]> {
+  if (tenants.length === 0) return []
+  const rows = await sql<{ tenant: string }[]>`SELECT tenant FROM leases WHERE tenant = ANY(${sql.array([...tenants])}::text[]) AND expires_at > now()`
+  return rows.map((row) => row.tenant)
+}
+
 export async function allLeases(sql: Sql): Promise<LeaseRow[]> {
   const records = await sql<LeaseRecord[]>`SELECT tenant, owner, epoch, expires_at FROM leases ORDER BY tenant`
   return records.map(leaseOfRecord)

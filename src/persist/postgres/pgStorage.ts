@@ -38,7 +38,7 @@ import { CHANNEL, DirectoryMirror, tenantInfoOf, type MirrorChange, type Mirrore
 import { FencedError } from './fencedError.js'
 import { fencedTransaction } from './fencedTransaction.js'
 import { GroupCommit, tenantOfWrite, type DirectoryWrite, type QueuedAppend } from './groupCommit.js'
-import { allLeases, claimLease, leaseOf, releaseLease, renewLeases, type ClaimResult, type LeaseRow } from './leases.js'
+import { allLeases, claimLease, leaseOf, liveLeased, releaseLease, renewLeases, type ClaimResult, type LeaseRow } from './leases.js'
 import { allNodes, heartbeat, registerNode, type NodeRow } from './membership.js'
 import { loadPreparedTenant, type PreparedTenant, type PrepareOptions } from './preparedTenant.js'
 import { PgSnapshots } from './pgSnapshots.js'
@@ -399,8 +399,8 @@ export class PgStorage implements Storage {
   }
 
   async refreshTenant(name: string): Promise<TenantInfo | undefined> {
-    const [row] = await this.sql<{ name: string; created_at: number; unconfirmed: boolean; damaged: string | null }[]>`
-      SELECT name, created_at, unconfirmed, damaged FROM tenants WHERE name = ${name}`
+    const [row] = await this.sql<{ name: string; created_at: number; unconfirmed: boolean; damaged: string | null; webhooks: boolean }[]>`
+      SELECT name, created_at, unconfirmed, damaged, webhooks FROM tenants WHERE name = ${name}`
     const info = row === undefined ? undefined : tenantInfoOf(row)
     this.mirror.apply({ table: 'tenants', key: name, value: info })
     return info
@@ -426,6 +426,10 @@ export class PgStorage implements Storage {
 
   leases(): Promise<LeaseRow[]> {
     return allLeases(this.sql)
+  }
+
+  liveLeased(tenants: readonly string[]): Promise<string[]> {
+    return liveLeased(this.sql, tenants)
   }
 
   registerNode(internalUrl: string): Promise<void> {

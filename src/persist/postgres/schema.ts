@@ -8,7 +8,8 @@
  *   snapshot_parts(tenant, seq, part, bytes)     a snapshot's bytes (those of an embedded
  *                                                snapshot file) in parts of ≤ 1 MiB; `corrupt`
  *                                                set: set aside by pruning, no longer listed
- *   tenants(name, created_at, unconfirmed, damaged)   the tenant directory
+ *   tenants(name, created_at, unconfirmed, damaged, webhooks)   the tenant directory
+ *                                                (webhooks: TenantInfo.webhooks, migration 2)
  *   emails(email, tenant), confirmations(hash, tenant) the global indexes
  *   files(tenant, file_key, bytes)               uploaded file bytes
  *   leases(tenant, owner, epoch, expires_at)     one writer per tenant (leases.ts)
@@ -89,6 +90,10 @@ const MIGRATIONS: readonly string[] = [
     started_at timestamptz NOT NULL,
     heartbeat_at timestamptz NOT NULL
   );
+  `,
+  // 2: the directory's webhook marker (TenantInfo.webhooks): the nodes wake the marked tenants nobody holds.
+  `
+  ALTER TABLE tenants ADD COLUMN webhooks boolean NOT NULL DEFAULT false;
   `,
 ]
 
