@@ -2,7 +2,8 @@
  * The writers of the change-feed benchmark (changes.ts), in a process of
  * their own (forked with `serialization: 'advanced'`): a fixed number of
  * keep-alive connections, each sending `POST /v1/time/projects` one after
- * the other (never pipelined) for a given time, request k of connection c
+ * the other (never pipelined) for a given time — as fast as the answers
+ * come, or paced to a total rate — request k of connection c
  * going to tenant (c + k·connections) mod tenants, so every tenant is
  * written to. HTTP/1.1 is spoken on a bare socket — the request is one
  * prepared string, the answer is read up to its Content-Length — because
@@ -25,6 +26,8 @@ export interface WriterJob {
   tenants: readonly { tenant: string; token: string }[]
   connections: number
   durationMs: number
+  /** Writes per second over all connections, each connection pacing its share; 0: as fast as the answers come. */
+  rate: number
 }
 
 export interface TenantAcks {
@@ -67,6 +70,15 @@ function writeOn(job: WriterJob, connection: number, endAt: number, record: (ten
     let sentAt = 0
     let pending: Buffer = Buffer.alloc(0)
     let done = false
+    // Paced: request k of connection c leaves no earlier than (k + c/connections)·interval after the start (later when
+    // an answer is late), so the connections' requests interleave instead of leaving together.
+    const intervalMs = job.rate > 0 ? (1000 * job.connections) / job.rate : 0
+    const startedAt = performance.now()
+    const next = () => {
+      const due = startedAt + (k + connection / job.connections) * intervalMs - performance.now()
+      if (due > 0) setTimeout(send, due)
+      else send()
+    }
     const send = () => {
       tenant = (connection + k * job.connections) % requests.length
       k += 1
@@ -97,7 +109,7 @@ function writeOn(job: WriterJob, connection: number, endAt: number, record: (ten
       }
       pending = Buffer.alloc(0)
       record(tenant, status, body, sentAt, ackAt)
-      if (performance.now() < endAt) send()
+      if (performance.now() < endAt) next()
       else {
         done = true
         socket.end()
