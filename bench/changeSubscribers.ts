@@ -17,7 +17,7 @@
  *             order, so one that got it got everything before it), close codes seen
  *   reset     forget the events received so far (the readiness writes before a measurement)
  *   collect   match the events against the writers' acknowledgements of each tenant:
- *             every ack→event latency (clamped at 0; negatives counted), and per subscriber
+ *             every ack→event latency (clamped at 0; negatives counted) and send→event time, and per subscriber
  *             the writes it never got, those it got twice, events of no measured write
  *   close     close every socket and wait for the closes
  */
@@ -54,6 +54,8 @@ export interface Collected {
   received: number
   /** Ack→event latency of every (subscriber, write) pair received, ms, negatives clamped to 0. */
   latencies: Float64Array
+  /** Request sent → event of the same pairs, ms (never negative in one clock: the event comes after the write was sent). */
+  fromSend: Float64Array
   negative: number
   /** The most negative latency seen (ms), 0 when none. */
   mostNegativeMs: number
@@ -186,7 +188,8 @@ function collect(acks: TenantAcks[]): Collected {
   let total = 0
   for (const subscriber of subscribers) total += subscriber.ids.length
   const latencies = new Float64Array(total)
-  const result: Collected = { subscribers: subscribers.length, received: total, latencies, negative: 0, mostNegativeMs: 0, missing: 0, subscribersMissing: 0, duplicates: 0, unexpected: 0, outOfOrder: 0 }
+  const fromSend = new Float64Array(total)
+  const result: Collected = { subscribers: subscribers.length, received: total, latencies, fromSend, negative: 0, mostNegativeMs: 0, missing: 0, subscribersMissing: 0, duplicates: 0, unexpected: 0, outOfOrder: 0 }
   let filled = 0
   for (const subscriber of subscribers) {
     const tenant = acks[subscriber.tenantIndex] as TenantAcks
@@ -210,6 +213,7 @@ function collect(acks: TenantAcks[]): Collected {
         result.mostNegativeMs = Math.min(result.mostNegativeMs, latency)
       }
       latencies[filled] = Math.max(0, latency)
+      fromSend[filled] = (subscriber.times[index] as number) - (tenant.sentTimes[place] as number)
       filled += 1
     })
     const missing = seen.length - seen.reduce((sum, bit) => sum + bit, 0)
@@ -217,6 +221,7 @@ function collect(acks: TenantAcks[]): Collected {
     if (missing > 0) result.subscribersMissing += 1
   }
   result.latencies = latencies.subarray(0, filled).slice()
+  result.fromSend = fromSend.subarray(0, filled).slice()
   return result
 }
 

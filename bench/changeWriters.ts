@@ -15,7 +15,8 @@
  * subscriber processes stamp events with) is kept with the answer's `id`,
  * per tenant, and sent to the parent with the count of writes, the
  * request latencies and anything that went wrong (a status other than 201,
- * an answer without an id, a closed socket). Writes still in flight when
+ * an answer without an id, a closed socket), and the time each write was
+ * sent, for the send→event figure. Writes still in flight when
  * the time is up are waited for and counted.
  */
 import net from 'node:net'
@@ -34,6 +35,8 @@ export interface TenantAcks {
   ids: string[]
   /** Acknowledgement times (performance.timeOrigin + performance.now()), in the order of `ids`. */
   times: Float64Array
+  /** When each write's request was sent, in the same clock. */
+  sentTimes: Float64Array
 }
 
 export interface WriterResult {
@@ -82,7 +85,7 @@ function writeOn(job: WriterJob, connection: number, endAt: number, record: (ten
     const send = () => {
       tenant = (connection + k * job.connections) % requests.length
       k += 1
-      sentAt = performance.now()
+      sentAt = wallNow()
       socket.write((requests[tenant] as { bytes: Buffer }).bytes)
     }
     socket.on('connect', send)
@@ -128,11 +131,12 @@ function writeOn(job: WriterJob, connection: number, endAt: number, record: (ten
 export async function runWriters(job: WriterJob): Promise<WriterResult> {
   const ids = job.tenants.map(() => [] as string[])
   const times = job.tenants.map(() => [] as number[])
+  const sentTimes = job.tenants.map(() => [] as number[])
   const requestMs: number[] = []
   let failures = 0
   let firstFailure: string | null = null
   const record = (tenant: number, status: number, body: string, sentAt: number, ackAt: number) => {
-    requestMs.push(performance.now() - sentAt)
+    requestMs.push(ackAt - sentAt)
     let id: unknown
     try {
       id = (JSON.parse(body) as { id?: unknown }).id
@@ -146,6 +150,7 @@ export async function runWriters(job: WriterJob): Promise<WriterResult> {
     }
     ;(ids[tenant] as string[]).push(id)
     ;(times[tenant] as number[]).push(ackAt)
+    ;(sentTimes[tenant] as number[]).push(sentAt)
   }
   const started = performance.now()
   const endAt = started + job.durationMs
@@ -153,7 +158,7 @@ export async function runWriters(job: WriterJob): Promise<WriterResult> {
   const elapsedMs = performance.now() - started
   return {
     kind: 'written',
-    acks: ids.map((tenantIds, index) => ({ ids: tenantIds, times: Float64Array.from(times[index] as number[]) })),
+    acks: ids.map((tenantIds, index) => ({ ids: tenantIds, times: Float64Array.from(times[index] as number[]), sentTimes: Float64Array.from(sentTimes[index] as number[]) })),
     writes: ids.reduce((sum, tenantIds) => sum + tenantIds.length, 0),
     elapsedMs,
     requestMs: Float64Array.from(requestMs),
