@@ -39,6 +39,8 @@ export interface Config {
   readonly corsOrigins: CorsOrigins | null
   /** Smallest text answer sent compressed to a client that accepts brotli or gzip (http/compression.ts; 0: off). */
   readonly compressionMinBytes: number
+  /** A change feed subscriber with more than this waiting for it is disconnected (4409: too slow). */
+  readonly changeFeedMaxBufferedBytes: number
   readonly tokenLifetimeMs: number
   readonly refreshedTokenLifetimeMs: number
   readonly refreshTokenLifetimeMs: number
@@ -140,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
     compressionMinBytes: integer(env, 'COMPRESSION_MIN_BYTES', DEFAULT_COMPRESSION_MIN_BYTES),
+    changeFeedMaxBufferedBytes: integer(env, 'CHANGE_FEED_MAX_BUFFERED_BYTES', 4 * 1024 * 1024),
     tokenLifetimeMs: integer(env, 'TOKEN_LIFETIME_MS', 60 * MINUTE_MS),
     refreshedTokenLifetimeMs: integer(env, 'REFRESHED_TOKEN_LIFETIME_MS', 7 * DAY_MS),
     refreshTokenLifetimeMs: integer(env, 'REFRESH_TOKEN_LIFETIME_MS', 30 * DAY_MS),

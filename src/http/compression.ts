@@ -77,6 +77,8 @@ export function chooseCoding(acceptEncoding: string | undefined): ContentCoding 
 /** Whether a Content-Type is text worth compressing (images, archives and XLSX are compressed already). */
 export function isCompressibleType(contentType: string | undefined): boolean {
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+  // An event stream is written as events happen: a compressor would hold them back until its block fills.
+  if (type === 'text/event-stream') return false
   return type.startsWith('text/') || /^application\/(?:json|xml|javascript|[\w.-]+\+(?:json|xml))$/.test(type) || type === 'image/svg+xml'
 }
 

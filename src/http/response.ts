@@ -19,6 +19,7 @@ import { OutDate } from '../domain/values.js'
 import { jsonListBody } from '../json/bytes.js'
 import { JsonFragment } from '../json/fragment.js'
 import { exportNotOffered, exportRequired } from './export/exportFormat.js'
+import type { FeedOutlet } from './changes/changeSubscription.js'
 import type { ApiRequest } from './request.js'
 import type { StreamedBody } from './streamedBody.js'
 
@@ -29,7 +30,12 @@ export interface ApiResponse {
   body: string | Buffer | StreamedBody
   /** Set on error answers (whatever status suppress_response_code gave them). */
   error?: ApiError
+  /** The change feed asked as a WebSocket: the listener upgrades the connection and starts it (changes/). */
+  webSocket?: WebSocketStart
 }
+
+/** Starts a change feed on the WebSocket the listener opened for it (routes/changes.ts). */
+export type WebSocketStart = (outlet: FeedOutlet) => { gone(): void }
 
 /** An answer whose body is all there (every answer but an export's). */
 export type WholeResponse = ApiResponse & { body: string | Buffer }

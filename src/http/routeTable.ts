@@ -21,6 +21,7 @@ import { documentRoutes } from './routes/documentRoutes.js'
 import { report } from './routes/reports.js'
 import { checkEmail, checkUrl, confirmAccount, findUrl, signUp } from './routes/registration.js'
 import { openApiAnswer } from './routes/docsOpenApi.js'
+import { openChanges } from './routes/changes.js'
 import { ApiError } from '../domain/errors.js'
 import { LOGO, SIGNATURE } from '../domain/files.js'
 import { RECEIPT } from '../domain/operations/expenseReceipt.js'
@@ -91,6 +92,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/secretkeys/$dummy', auth: true, handle: secretKeyDocuments.dummy },
   // Issue 26 C: the receipt of an expense, uploaded and downloaded like a signature.
   ...fileRoutes('time/expenses/:id/receipt', RECEIPT),
+  // Issue 30: the change feed (WebSocket or Server-Sent Events).
+  { method: 'GET', scope: 'tenant', pattern: 'changes', auth: true, handle: openChanges },
   // Issue 29: the OpenAPI description (`/v1/openapi.json`; the router sees the path without `.json`), made from this table.
   { method: 'GET', scope: 'public', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
   { method: 'GET', scope: 'tenant', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },

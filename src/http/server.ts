@@ -46,6 +46,7 @@ import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
 import { ALWAYS_HEADERS, statusLine } from './answerHead.js'
 import type { Services } from './call.js'
+import { changeFeedBehavior, type FeedSocketData } from './changes/webSocketFeed.js'
 import { compressAnswer } from './compression.js'
 import { answerOptions, withCorsHeaders } from './cors.js'
 import { answerFailureSafely, writeWhenReady } from './handlerSafetyNet.js'
@@ -55,12 +56,12 @@ import { headProblem } from './messageRules.js'
 import { keepHeader } from './requestHeaders.js'
 import { keptRequestId } from './requestIdHeader.js'
 import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
-import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead } from './response.js'
+import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead, type WebSocketStart } from './response.js'
 import { route, type RouteTrace } from './router.js'
 import { referencePage } from './routes/docsPage.js'
 import { writeStreamed, type StreamOutcome } from './streamedAnswer.js'
 import { StreamedBody } from './streamedBody.js'
-import { listenExclusive, loadNativeUws, type HttpRequest, type HttpResponse, type TemplatedApp } from './uws.js'
+import { listenExclusive, loadNativeUws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_socket_context_t } from './uws.js'
 
 const OVERRIDABLE = new Set(['PUT', 'DELETE'])
 
@@ -241,6 +242,14 @@ export interface ReadinessProbe {
   readonly phase: string
 }
 
+/** What a WebSocket upgrade needs of its request, read before the handler returns (uWS frees the request then). */
+interface WebSocketUpgrade {
+  readonly key: string
+  readonly protocol: string
+  readonly extensions: string
+  readonly context: us_socket_context_t
+}
+
 export interface ListenerOptions {
   readonly internal?: InternalListener
   readonly readiness?: ReadinessProbe
@@ -255,7 +264,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
   const { readiness } = options
   const app: TemplatedApp = uws.App()
   const { config } = services
-  app.any('/*', (res, req) => {
+  const handle = (res: HttpResponse, req: HttpRequest, upgrade?: WebSocketUpgrade) => {
     const state = new Exchange(keptRequestId(req.getHeader('x-request-id')) ?? observers.requestIds.next(), req.getMethod().toUpperCase())
     res.onAborted(() => {
       state.aborted = true
@@ -263,13 +272,40 @@ export function startHttpServer(services: Services, port: number, host: string, 
     })
     // No exception may leave a uWS handler (it would end the process for every tenant): a bug answers 500.
     try {
-      serve(res, req, state)
+      serve(res, req, state, upgrade)
     } catch (error) {
       console.error(`request ${state.requestId}: unexpected failure in the HTTP handler:`, error)
       answerFailureSafely(() => send(res, state, observers, plainErrorResponse(internalError(state.requestId))), error, 'request', state.requestId)
     }
-  })
-  const serve = (res: HttpResponse, req: HttpRequest, state: Exchange) => {
+  }
+  // The change feed as a WebSocket: routed like any request, then upgraded (changes/webSocketFeed.ts).
+  app.ws<FeedSocketData>(
+    '/v1/changes',
+    changeFeedBehavior(config.changeFeedMaxBufferedBytes, (res, req, context) =>
+      handle(res, req, {
+        key: req.getHeader('sec-websocket-key'),
+        protocol: req.getHeader('sec-websocket-protocol'),
+        extensions: req.getHeader('sec-websocket-extensions'),
+        context,
+      }),
+    ),
+  )
+  app.any('/*', (res, req) => handle(res, req))
+  /** Upgrades to the change feed's WebSocket the request whose route answered with a start. */
+  const upgradeTo = (res: HttpResponse, state: Exchange, start: WebSocketStart, upgrade: WebSocketUpgrade | undefined, head: RequestHead) => {
+    if (upgrade === undefined) {
+      send(res, state, observers, errorResponse(head, new ApiError('TL01-9007', 'a WebSocket is opened on GET /v1/changes only')))
+      return
+    }
+    if (state.aborted) {
+      record(observers, state, CLIENT_CLOSED, 0)
+      return
+    }
+    res.cork(() => res.upgrade<FeedSocketData>({ start }, upgrade.key, upgrade.protocol, upgrade.extensions, upgrade.context))
+    state.aborted = true
+    record(observers, state, 101, 0)
+  }
+  const serve = (res: HttpResponse, req: HttpRequest, state: Exchange, upgrade: WebSocketUpgrade | undefined) => {
     const rawMethod = state.method
     const url = req.getUrl()
     if (url === READYZ_PATH && readiness !== undefined && (rawMethod === 'GET' || rawMethod === 'HEAD')) {
@@ -369,15 +405,17 @@ export function startHttpServer(services: Services, port: number, host: string, 
         target: queryString === '' ? url : `${url}?${queryString}`,
         forwarded: secretBytes !== null,
       }
+      const answered = (response: ApiResponse) =>
+        response.webSocket === undefined ? send(res, state, observers, response) : upgradeTo(res, state, response.webSocket, upgrade, head)
       // A read that waits for nothing is answered here, inside the handler (maybePromise.ts).
       const answer = route(services, request, undefined, state)
       if (!(answer instanceof Promise)) {
-        send(res, state, observers, answer)
+        answered(answer)
         return
       }
       writeWhenReady(
         answer,
-        (response) => send(res, state, observers, response),
+        answered,
         (error) => {
           console.error(`request ${state.requestId}: unexpected failure outside the router:`, error)
           refuse(head, internalError(state.requestId))

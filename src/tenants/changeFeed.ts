@@ -14,7 +14,7 @@
  * Resume. A subscriber that gives `since` (an event id: entry `seq`, and
  * optionally the place `op` of its last change in that entry) first reads
  * the entries after it from the log (TenantLog.readEntries), a slice at a
- * time, waiting between slices until it can take more (`whenReady`), while
+ * time, waiting whenever it cannot take more (`ready`, `whenReady`), while
  * live entries keep being handed to the others. Every entry up to
  * `publishedSeq` is durable, so in the log; once its read reaches
  * `publishedSeq` the subscriber joins the live ones in the same turn: no
@@ -49,13 +49,16 @@ export interface EventPosition {
 
 export interface ChangeSubscriber {
   /**
-   * The changes of one durable entry, in the entry's order (already cut to those after `since` for a resumed entry).
-   * `texts` renders the events from the tenant's current state, shared with the other subscribers of this round.
+   * The changes of one durable entry, in the entry's order (already cut to those after `since` for a resumed entry;
+   * none when the entry changed only records that are never events, which may still end a session).
+   * `texts` renders the events from `state`, the tenant's state now, shared with the other subscribers of this round.
    */
-  deliver(changes: readonly Change[], texts: EventTexts): void
+  deliver(changes: readonly Change[], texts: EventTexts, state: TenantState): void
   /** The feed ends the subscription; nothing is delivered after it. */
   ended(reason: FeedEnd): void
-  /** Resolves when the subscriber can take the next slice of a resume. */
+  /** Whether it can take the next entry of a resume now; else the resume waits for `whenReady`. */
+  ready(): boolean
+  /** Resolves once the subscriber can take more of a resume (or went away). */
   whenReady(): Promise<void>
   /** Set once the subscriber went away (it is then dropped). */
   readonly closed: boolean
@@ -108,19 +111,20 @@ export class ChangeFeed {
   private publish(seq: number, entry: LogEntry): void {
     this.publishedSeq = seq
     if (this.live.size === 0) return
+    // Delivered even without changes of its own: an entry that changed nobody's objects may still end a session.
     const changes = changesOfEntry(seq, entry)
-    if (changes.length === 0) return
-    const texts = new EventTexts(this.stateNow())
-    for (const subscriber of this.live) this.deliverTo(subscriber, changes, texts)
+    const state = this.stateNow()
+    const texts = new EventTexts(state)
+    for (const subscriber of this.live) this.deliverTo(subscriber, changes, texts, state)
   }
 
-  private deliverTo(subscriber: ChangeSubscriber, changes: readonly Change[], texts: EventTexts): void {
+  private deliverTo(subscriber: ChangeSubscriber, changes: readonly Change[], texts: EventTexts, state: TenantState): void {
     if (subscriber.closed) {
-      this.live.delete(subscriber)
+      this.unsubscribe(subscriber)
       return
     }
     try {
-      subscriber.deliver(changes, texts)
+      subscriber.deliver(changes, texts, state)
     } catch (error) {
       console.error(`tenant '${this.tenant}': a change subscriber failed, ending it:`, error)
       this.end(subscriber, 'failed')
@@ -162,19 +166,30 @@ export class ChangeFeed {
         this.end(subscriber, 'historyGone')
         return
       }
-      const texts = new EventTexts(this.stateNow())
       for (const { seq, entry } of entries) {
         // Entries past publishedSeq are durable but reach the live subscribers later: this one gets them then.
         if (seq > this.publishedSeq) break
+        if (!subscriber.ready()) {
+          await subscriber.whenReady()
+          if (!this.resuming.has(subscriber) || subscriber.closed) return
+        }
         assert(seq === after + 1, 'a resume read skipped an entry')
         let changes = changesOfEntry(seq, entry)
         if (seq === since.seq && since.op !== null) changes = changes.filter((change) => change.op > (since.op as number))
         after = seq
-        if (changes.length > 0) subscriber.deliver(changes, texts)
+        const state = this.stateNow()
+        this.deliverTo(subscriber, changes, new EventTexts(state), state)
         if (subscriber.closed) return
       }
-      await subscriber.whenReady()
     }
+  }
+
+  /** Why a resume from `since` cannot start: ahead of the log, or the log no longer holds what follows it. */
+  resumeProblem(since: EventPosition): 'ahead' | 'gone' | null {
+    if (since.seq > this.publishedSeq) return 'ahead'
+    const firstNeeded = since.op === null ? since.seq + 1 : since.seq
+    if (firstNeeded > this.publishedSeq) return null
+    return this.log.hasEntry(this.tenant, firstNeeded) ? null : 'gone'
   }
 
   /** Drops a subscriber that went away. */

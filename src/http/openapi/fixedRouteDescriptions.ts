@@ -168,5 +168,26 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
   ['GET users/:id/accesses/product/:product/$free', { summary: 'seats of a product, and whether the user holds one', tag: 'Access', query: FORMAT, answers: ok('the seats', schemaRef('UserProductSeats')) }],
   ['GET users/:id/accesses/products/$allowed', { summary: 'the products a user may use', tag: 'Access', query: FORMAT, answers: ok('the products', schemaRef('AllowedProducts')) }],
   ['GET users/:id/accesses/@exceeded', { summary: 'a user’s accesses beyond the license limit', tag: 'Access', query: FORMAT, answers: ok('the accesses', { type: 'array', items: schemaRef('Access') }) }],
+  [
+    'GET changes',
+    {
+      summary: 'the change feed: every change the caller may see, live, as a WebSocket or as Server-Sent Events',
+      description:
+        'A WebSocket when the request asks to upgrade (each event one text message), Server-Sent Events with `Accept: text/event-stream` (`id: <seq>.<op>`, `event: change`, `data: <event>`). Each event: `{seq, op, at, resource, type, id, kind, version, object}`, `kind` one of created, updated, deleted (to the trash), restored, removed. `since` (or Last-Event-ID) resumes after that event from the log, with no gap and no duplicate. The stream ends with a WebSocket close code (or an `event: end` whose data says it): 1001 server stopping, 4401 access lost, 4409 too slow, 4410 history gone (reload), 4503 tenant moved.',
+      tag: 'Changes',
+      query: [
+        { name: 'resources', in: 'query', description: 'comma-separated resource paths (as under /v1, or `storage`); all when absent', schema: { type: 'string' } },
+        { name: '$filter', in: 'query', description: 'an OData filter on the objects of each resource named in `resources`', schema: { type: 'string' } },
+        { name: 'since', in: 'query', description: 'resume after this event id: `<seq>` or `<seq>.<op>`', schema: { type: 'string', pattern: '^\\d+(\\.\\d+)?$' } },
+        { name: 'fields', in: 'query', description: '`stub`: each object as its stub', schema: { type: 'string', enum: ['stub'] } },
+        { name: 'no_expand', in: 'query', description: 'references as stubs, as on GET', schema: { type: 'boolean' } },
+      ],
+      answers: answers({
+        '101': { description: 'switched to the WebSocket protocol' },
+        '200': { description: 'the event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        '410': { description: 'TL01-1111: the log no longer holds the changes after `since`: reload, then connect without it' },
+      }),
+    },
+  ],
   ['GET openapi', { documentedPath: '/openapi.json', summary: 'this description of the API (OpenAPI 3.1)', tag: 'Reference', security: OPEN, answers: answers({ '200': { description: 'the OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } }) }],
 ])

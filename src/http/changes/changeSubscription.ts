@@ -1,0 +1,121 @@
+/*
+ * One connection's subscription to a tenant's change feed
+ * (tenants/changeFeed.ts), whatever carries it: a WebSocket
+ * (webSocketFeed.ts) or a Server-Sent Events answer (eventStream.ts), both
+ * behind `FeedOutlet`.
+ *
+ * For each durable entry the feed hands over, the subscription first checks
+ * that its caller may still read — the token still exists and has not
+ * expired, its user is active and not in the trash (authenticate.ts's rules,
+ * read again against the state the events render from) — and ends with 4401
+ * otherwise: a logout, a revoked token, a deactivated user end the stream at
+ * the entry that made them so. The caller's rights (admin or not) are read
+ * again as well. Then it chooses the events of the entry the caller may see
+ * (query/changeSelection.ts) and writes each one. When more than
+ * CHANGE_FEED_MAX_BUFFERED_BYTES wait for the client, it ends with 4409: a
+ * slow client never holds up the tenant or the other subscribers, and it
+ * resumes with `since`. A resume from the log writes an entry only while
+ * less than a quarter of that waits (`ready`), else it waits until the
+ * client took what was written (`whenReady`).
+ */
+import type { EventTexts, Change } from '../../domain/changes.js'
+import type { Rec } from '../../domain/schema.js'
+import type { TenantState } from '../../engine/tenantState.js'
+import type { ChangeSelection } from '../../query/changeSelection.js'
+import type { ChangeSubscriber, FeedEnd } from '../../tenants/changeFeed.js'
+import { principalFor } from '../authenticate.js'
+import type { Principal } from '../call.js'
+
+/** How a stream ends (WebSocket close codes; an event stream's last event). */
+export const FEED_CLOSE = {
+  stopping: { code: 1001, reason: 'the server is stopping: reconnect with since' },
+  accessLost: { code: 4401, reason: 'access lost (logged out, token revoked or expired, user deactivated): sign in again' },
+  tooSlow: { code: 4409, reason: 'too slow: too many events waited for the client; reconnect with since' },
+  historyGone: { code: 4410, reason: 'the history to resume from is gone: reload, then connect without since' },
+  moved: { code: 4503, reason: 'the tenant moved: reconnect with since' },
+  failed: { code: 1011, reason: 'the stream failed on the server: reconnect with since' },
+} as const
+
+export type FeedClose = (typeof FEED_CLOSE)[keyof typeof FEED_CLOSE]
+
+const ENDS: Record<FeedEnd, FeedClose> = {
+  stopping: FEED_CLOSE.stopping,
+  moved: FEED_CLOSE.moved,
+  historyRewritten: FEED_CLOSE.historyGone,
+  historyGone: FEED_CLOSE.historyGone,
+  failed: FEED_CLOSE.failed,
+}
+
+/** What carries the events to the client. */
+export interface FeedOutlet {
+  /** Writes one event (`id` is `<seq>.<op>`). */
+  send(id: string, json: string): void
+  /** Bytes written and not yet taken by the client. */
+  bufferedBytes(): number
+  /** Ends the stream, saying why. */
+  close(end: FeedClose): void
+  /** Resolves once the client took what was written (or went away). */
+  drained(): Promise<void>
+}
+
+export class ChangeSubscription implements ChangeSubscriber {
+  closed = false
+
+  constructor(
+    private principal: Principal,
+    private readonly selection: ChangeSelection,
+    private readonly outlet: FeedOutlet,
+    private readonly maxBufferedBytes: number,
+    /** Told once the subscription ends, from either side. */
+    private readonly onClosed: () => void,
+  ) {}
+
+  deliver(changes: readonly Change[], texts: EventTexts, state: TenantState): void {
+    if (this.closed) return
+    if (!this.stillSignedIn(state, Date.now())) {
+      this.close(FEED_CLOSE.accessLost)
+      return
+    }
+    for (const event of this.selection.choose(this.principal, changes, texts)) {
+      this.outlet.send(`${event.change.seq}.${event.change.op}`, event.json)
+    }
+    if (this.outlet.bufferedBytes() > this.maxBufferedBytes) this.close(FEED_CLOSE.tooSlow)
+  }
+
+  /** Whether the token still signs its user in (authenticate.ts); refreshes the caller's rights. */
+  stillSignedIn(state: TenantState, nowMs: number): boolean {
+    const token: Rec | undefined = state.get('AuthToken', this.principal.tokenId)
+    if (token === undefined || (token.expiresAt as number) <= nowMs) return false
+    const user = state.get('User', this.principal.userId)
+    if (user === undefined || user.active !== true || user.trashItem !== null || token.user !== user.id) return false
+    this.principal = principalFor(state, user, this.principal.tokenId)
+    return true
+  }
+
+  ended(reason: FeedEnd): void {
+    this.close(ENDS[reason])
+  }
+
+  ready(): boolean {
+    return this.outlet.bufferedBytes() <= this.maxBufferedBytes / 4
+  }
+
+  whenReady(): Promise<void> {
+    return this.outlet.drained()
+  }
+
+  /** Ends the stream from this side (the feed drops a closed subscriber). */
+  close(end: FeedClose): void {
+    if (this.closed) return
+    this.closed = true
+    this.outlet.close(end)
+    this.onClosed()
+  }
+
+  /** The client went away. */
+  gone(): void {
+    if (this.closed) return
+    this.closed = true
+    this.onClosed()
+  }
+}
