@@ -1,9 +1,10 @@
 /*
  * The change feed over real connections (a `ws` WebSocket and an
  * EventSource): every kind of change with its object, the options
- * (resources, $filter, fields=stub), refusals before the stream starts,
- * visibility (a personal project's records never reach another user), the
- * end of a stream when its caller logs out, ordering and completeness
+ * (resources, $filter, fields=stub, no_expand), refusals before the stream
+ * starts, visibility (a personal project's records never reach another
+ * user), the end of a stream when its caller logs out or is deactivated,
+ * ordering and completeness
  * under 8 concurrent writers, resume with `since` (no gap, no duplicate),
  * and a slow consumer disconnected (4409) without slowing the writes.
  */
@@ -65,6 +66,21 @@ t.test('options: resources, $filter, fields=stub', async (t) => {
   stubs.close()
 })
 
+t.test('no_expand gives references as stubs, as on GET', async (t) => {
+  const expanded = await openWebSocketFeed(port, 'feed', owner.token, { resources: 'time/tasks' })
+  const stubbed = await openWebSocketFeed(port, 'feed', owner.token, { resources: 'time/tasks', no_expand: 'true' })
+  const project = await a.create('time/projects', { name: 'Referenced' })
+  const task = await a.create('time/tasks', { name: 'A task', project: ref(project) })
+  const [full] = await expanded.waitFor(1)
+  const [stub] = await stubbed.waitFor(1)
+  t.same(full?.object, (await a.get(`time/tasks/${task}`)).json, 'as GET renders it')
+  t.same(stub?.object, (await a.get(`time/tasks/${task}`, { no_expand: true })).json, 'as GET with no_expand renders it')
+  t.ok('billable' in ((full?.object?.project ?? {}) as object), 'the project embedded')
+  t.notOk('billable' in ((stub?.object?.project ?? {}) as object), 'the project as a stub')
+  expanded.close()
+  stubbed.close()
+})
+
 t.test('refused before the stream starts, as an error answer', async (t) => {
   const refused = async (query: Record<string, string>, token = owner.token) => {
     const error = await openWebSocketFeed(port, 'feed', token, query).then(
@@ -111,6 +127,14 @@ t.test('logging out ends the stream with 4401', async (t) => {
   t.equal((await api(server.client, 'feed', token).get('auth/logout')).status, 200)
   t.equal((await ws.closed).code, 4401)
   t.equal((await sse.closed).code, 4401)
+})
+
+t.test('deactivating the user ends the stream with 4401', async (t) => {
+  const carol = await newUser(server.client, 'feed', a, 'Carol')
+  const feed = await openWebSocketFeed(port, 'feed', carol.api.token)
+  const user = (await a.get(`users/${carol.id}`)).json
+  t.equal((await a.put(`users/${carol.id}`, { ...user, active: false })).status, 200)
+  t.equal((await feed.closed).code, 4401)
 })
 
 t.test('8 concurrent writers: every event once, in log order; a resume from any point has no gap and no duplicate', async (t) => {
