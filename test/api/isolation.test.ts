@@ -35,8 +35,6 @@ const b = api(client, 'bravo', ownerB.token)
 
 async function seed(x: Api, mark: string): Promise<void> {
   const me = (await x.get('users/@self')).json.id as string
-  // Active, at an address that never answers: the work type below gives it a delivery being retried.
-  await x.create('webhooks', { url: `https://hooks.${mark.toLowerCase()}.invalid/x`, resources: 'time/worktypes' })
   const user = await x.create('users', { firstName: `${mark}User`, lastName: mark, email: `user.${mark}@${mark}.test`, password: 'user-password' })
   const workType = await x.create('time/worktypes', { name: `${mark}WorkType` })
   const customer = await x.create('time/clients', { name: `${mark}Client` })
@@ -70,6 +68,9 @@ async function seed(x: Api, mark: string): Promise<void> {
   if (upload.status >= 300) throw new Error(`upload: ${upload.status} ${upload.text}`)
 }
 
+// A only: an active webhook at an address that never answers, which the seed's work type gives a delivery being
+// retried (in B, its retries would write while the checks below count B's writes).
+await a.create('webhooks', { url: 'https://hooks.alphacanary.invalid/x', resources: 'time/worktypes' })
 await seed(a, 'AlphaCanary')
 await seed(b, 'Bravo')
 const keyA = (await a.post('users/@self/secretkeys', { name: 'login key' })).json.secretKey as string
