@@ -13,12 +13,14 @@
  *
  * Who sees a change. Exactly whom a GET of the object would show it
  * (policy.ts canSee): never an internal record (sessions, password
- * confirmations, uploaded files' metadata) nor the webhooks' own records
- * (which change with every delivery), never someone else's personal
+ * confirmations, uploaded files' metadata) nor one whose declaration says
+ * its changes are never events (`changeEvents: 'never'`: the webhooks' own
+ * records, which change with every delivery), never someone else's personal
  * project or what belongs to it, never another user's own-record objects
- * (secret keys). Key/value storage entries are internal records with rules
- * of their own (storage.ts): public ones reach everyone, private ones their
- * owner; they appear as resource `storage`. A removed object is judged by
+ * (secret keys). A declaration's `changeEvents` may give an internal
+ * resource an event resource, visibility and object of its own: the
+ * key/value storage entries appear as `storage`, public ones to everyone,
+ * private ones to their owner. A removed object is judged by
  * nothing but its type: its record is gone, so a `removed` event of a
  * resource the caller may list reaches them with the id only.
  *
@@ -29,9 +31,7 @@
 import type { Caller } from './caller.js'
 import { canSee } from './policy.js'
 import { renderRecord, renderStub, type OutObject } from './render.js'
-import { StorageEntry } from './resources/storageEntry.js'
-import { Webhook } from './resources/webhook.js'
-import { WebhookDelivery } from './resources/webhookDelivery.js'
+import { RESOURCES } from './resources/index.js'
 import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
 
 export type ChangeKind = 'created' | 'updated' | 'deleted' | 'restored' | 'removed'
@@ -50,9 +50,6 @@ export interface Change {
   readonly rec: Rec | null
 }
 
-/** The resource path of the key/value storage entries in events. */
-export const STORAGE_EVENT_RESOURCE = 'storage'
-
 /**
  * The records whose change may change what a subscriber may read: its token (a logout, a revocation), its user
  * (deactivated, moved to the trash, no longer an admin), the account (its owner). A subscriber checks its access
@@ -63,44 +60,48 @@ export const ACCESS_RECORD_TYPES: ReadonlySet<string> = new Set(['AuthToken', 'U
 /** How a subscriber asked for objects. */
 export type EventForm = 'full' | 'fullWithStubs' | 'stub'
 
-/** The resource path an event names: the declaration's, or `storage`; null for records that are never events. */
+/**
+ * The resource an event names: the declaration's path, or the event resource its `changeEvents` gives; null for
+ * records that are never events (internal ones without `changeEvents`, and those that say 'never').
+ */
 export function eventResourceOf(decl: ResourceDecl): string | null {
-  if (decl === StorageEntry) return STORAGE_EVENT_RESOURCE
-  // The webhooks' own records change with every delivery (its log record, the webhook's cursor): never events.
-  return decl.internal || decl === WebhookDelivery || decl === Webhook ? null : decl.path
+  const events = decl.changeEvents
+  if (events === 'never') return null
+  if (events !== null) return events.resource
+  return decl.internal ? null : decl.path
 }
 
-/** The declaration a resource path of `resources=` names (a path under /v1, or `storage`). */
-export function eventDeclOf(resource: string, byPath: (path: string) => ResourceDecl | undefined): ResourceDecl | undefined {
-  if (resource === STORAGE_EVENT_RESOURCE) return StorageEntry
-  const decl = byPath(resource)
-  return decl === undefined || eventResourceOf(decl) === null ? undefined : decl
+let declsByEventResource: Map<string, ResourceDecl> | null = null
+
+/** The declaration a resource of `resources=` names (a path under /v1, or an event resource such as `storage`). */
+export function eventDeclOf(resource: string): ResourceDecl | undefined {
+  declsByEventResource ??= new Map(
+    RESOURCES.flatMap((decl) => {
+      const named = eventResourceOf(decl)
+      if (named === null) return []
+      // A path's aliases (`projects` for `time/projects`) name it as they do under /v1.
+      const aliases = decl.changeEvents === null ? decl.aliases : []
+      return [named, ...aliases].map((name) => [name, decl] as const)
+    }),
+  )
+  return declsByEventResource.get(resource)
 }
 
 /** Whether `caller` may see the change now (see the top). */
 export function changeVisibleTo(caller: Caller, change: Change, context: DisplayContext): boolean {
   const { decl, rec } = change
-  if (decl === StorageEntry) return rec === null || rec.publicScope === true || rec.owner === caller.userId
-  if (eventResourceOf(decl) === null) return false
+  const events = decl.changeEvents
+  if (events === 'never') return false
+  if (events !== null) return rec === null || events.visibleTo(caller, rec)
+  if (decl.internal) return false
   if (rec === null) return decl.readRule === 'everyone' || caller.superuser
   return canSee(caller, decl, rec, context)
-}
-
-function storageObject(rec: Rec): OutObject {
-  return {
-    id: rec.id,
-    group: rec.group,
-    key: rec.itemKey,
-    scope: rec.publicScope === true ? 'public' : 'private',
-    contentType: rec.contentType,
-    content: rec.content,
-  }
 }
 
 function objectOf(change: Change, form: EventForm, context: DisplayContext): OutObject | null {
   const { decl, rec } = change
   if (rec === null) return null
-  if (decl === StorageEntry) return storageObject(rec)
+  if (decl.changeEvents !== null && decl.changeEvents !== 'never') return decl.changeEvents.object(rec)
   if (form === 'stub') return renderStub(decl, rec, context, true)
   return renderRecord(decl, rec, context, { noExpand: form === 'fullWithStubs', jsonDates: true })
 }
@@ -118,11 +119,6 @@ export function changeEventJson(change: Change, form: EventForm, context: Displa
     version: change.rec === null ? null : change.rec.version,
     object: objectOf(change, form, context),
   })
-}
-
-/** The event id `<seq>.<op>`, as SSE's `id:` and `since=` write it. */
-export function changeEventId(change: Change): string {
-  return `${change.seq}.${change.op}`
 }
 
 /**

@@ -87,6 +87,19 @@ export interface ChangeSession {
   readonly tokenId: string
 }
 
+/**
+ * How a resource's changes appear in the change feed and the webhooks (domain/changes.ts) when not as its path and
+ * GET show them: never (records that change with every delivery of a webhook), or under an event resource of their
+ * own, with their own visibility and object (an internal resource such as the key/value storage entries).
+ */
+export type ChangeEvents =
+  | 'never'
+  | {
+      readonly resource: string
+      readonly visibleTo: (caller: Caller, rec: Rec) => boolean
+      readonly object: (rec: Rec) => Record<string, unknown>
+    }
+
 export interface ResourceDecl {
   readonly type: string
   /** The collection path under /v1, e.g. `time/projects`; null for internal collections. */
@@ -106,6 +119,8 @@ export interface ResourceDecl {
   readonly xmlListName: string
   /** Not exposed over HTTP (tokens, storage entries, confirmations). */
   readonly internal: boolean
+  /** How its changes are events, when not as its path and GET show them (an internal resource: never, unless set). */
+  readonly changeEvents: ChangeEvents | null
   /** Who may create, change and delete objects of this resource (policy.ts reads it). */
   readonly writeRule: WriteRule
   /** Who sees the records: everyone in the tenant, only the user a record belongs to (and superusers), or superusers only. */
@@ -319,6 +334,7 @@ export interface ResourceOptions {
   savedWith?: string[]
   displayName: (rec: Rec, context: DisplayContext) => string
   internal?: boolean
+  changeEvents?: ChangeEvents
   /** Include the common fields (id, version, dates, displayName, trashItem); default true. */
   common?: boolean
   /** Default: only superusers write. */
@@ -363,6 +379,7 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     xmlItemName: options.type.charAt(0).toLowerCase() + options.type.slice(1),
     xmlListName: lastSegment,
     internal: options.internal ?? false,
+    changeEvents: options.changeEvents ?? null,
     writeRule: options.writeRule ?? 'superuser',
     readRule: options.readRule ?? 'everyone',
     unique: options.unique ?? [],

@@ -14,7 +14,6 @@
 import type { Caller } from '../domain/caller.js'
 import { changeVisibleTo, eventDeclOf, EventTexts, type Change, type EventForm } from '../domain/changes.js'
 import { ApiError, wrongParameter } from '../domain/errors.js'
-import { resourceByPath } from '../domain/resources/index.js'
 import type { ResourceDecl } from '../domain/schema.js'
 import { compiledFilter } from './compiledFilters.js'
 import type { CompiledFilter } from './filterCompiler.js'
@@ -50,7 +49,7 @@ export class ChangeSelection {
     if (paths.length > 0) {
       resources = new Map()
       for (const path of paths) {
-        const decl = eventDeclOf(path.replace(/^\/+|\/+$/g, ''), resourceByPath)
+        const decl = eventDeclOf(path.replace(/^\/+|\/+$/g, ''))
         if (decl === undefined) throw wrongParameter(`resources: '${path}' is no resource whose changes are told (a path as under /v1, or 'storage')`)
         resources.set(decl, filterText === '' ? null : filterFor(decl, path, filterText))
       }

@@ -13,6 +13,19 @@ export const StorageEntry = declareResource({
   type: 'StorageEntry',
   path: null,
   internal: true,
+  // In the change feed as resource `storage`: public entries reach everyone, private ones their owner (storage.ts).
+  changeEvents: {
+    resource: 'storage',
+    visibleTo: (caller, rec) => rec.publicScope === true || rec.owner === caller.userId,
+    object: (rec) => ({
+      id: rec.id,
+      group: rec.group,
+      key: rec.itemKey,
+      scope: rec.publicScope === true ? 'public' : 'private',
+      contentType: rec.contentType,
+      content: rec.content,
+    }),
+  },
   description: 'an entry of the key/value text storage',
   displayName: (rec) => `${String(rec.group ?? '')}/${String(rec.itemKey ?? '')}`,
   fields: [

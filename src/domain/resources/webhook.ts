@@ -23,6 +23,8 @@ import { declareResource, field, size } from '../schema.js'
 
 export const Webhook = declareResource({
   type: 'Webhook',
+  // Changes with every delivery (the cursor, the delivery log): never an event, or webhooks would feed themselves.
+  changeEvents: 'never',
   path: 'webhooks',
   readRule: 'superuser',
   writeRule: 'superuser',

@@ -16,6 +16,8 @@ export const DELIVERY_STATUSES = ['delivered', 'failed', 'retrying'] as const
 
 export const WebhookDelivery = declareResource({
   type: 'WebhookDelivery',
+  // Changes with every delivery (the cursor, the delivery log): never an event, or webhooks would feed themselves.
+  changeEvents: 'never',
   path: 'webhookdeliveries',
   readRule: 'superuser',
   writeRule: 'superuser',
