@@ -5,7 +5,7 @@
  * comparisons over the resource's real fields and reference paths, every
  * function with right and wrong arities, arithmetic including division by
  * zero, prefix chains, deep nesting, dates valid and not), random mutations
- * of those and of the shared conformance corpus, and `$orderby` lists with
+ * of those and of the conformance corpus (test/fixtures/filter-conformance/), and `$orderby` lists with
  * mutations. In process, for speed, every input must either compile and
  * evaluate against the tenant's real records (and sort them) without
  * throwing, or be refused with a 4xx ApiError (TL01-1105, or TL01-9002 for
@@ -57,7 +57,7 @@ if (actor === undefined) throw new Error('no tenant')
 const state = actor.state
 const DECLS = RESOURCES.filter((decl) => decl.path !== null && !decl.internal)
 
-const corpus = readFileSync(path.join(REPO_ROOT, '..', 'shared', 'conformance', 'filter-cases.jsonl'), 'utf8')
+const corpus = readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'filter-conformance', 'filter-cases.jsonl'), 'utf8')
   .split('\n')
   .filter((line) => line.trim() !== '')
   .map((line) => (JSON.parse(line) as { input: string }).input)

@@ -1,6 +1,7 @@
 /*
- * Tests the `$filter` grammar and parser: the shared conformance corpus
- * (read in place, never copied), then precedence, literals, errors, limits
+ * Tests the `$filter` grammar and parser: the conformance corpus
+ * (test/fixtures/filter-conformance/: cases from public OData test suites,
+ * with their provenance in its README), then precedence, literals, errors, limits
  * and function arities that the corpus does not pin down.
  */
 import { existsSync, readFileSync } from 'node:fs'
@@ -26,7 +27,7 @@ function repoRoot(): string {
   return dir
 }
 
-const corpusDir = process.env['CONFORMANCE_DIR'] ?? join(repoRoot(), '..', 'shared', 'conformance')
+const corpusDir = process.env['CONFORMANCE_DIR'] ?? join(repoRoot(), 'test', 'fixtures', 'filter-conformance')
 const corpus: CorpusCase[] = readFileSync(join(corpusDir, 'filter-cases.jsonl'), 'utf8')
   .split('\n')
   .filter((line) => line.trim() !== '')
