@@ -21,7 +21,7 @@ export interface ClusterConfig {
   readonly internalHost: string
   /** Where the other nodes reach the internal listener (INTERNAL_URL; default http://INTERNAL_HOST:port). */
   readonly internalUrl: string | null
-  /** Shared by every node: a forwarded request carries it (CLUSTER_SECRET, required). */
+  /** Shared by every node: the two credentials of the internal listener are derived from it (CLUSTER_SECRET, required; http/clusterCredentials.ts). */
   readonly secret: string
   /** How long a tenant's lease lasts without renewal (LEASE_MS); renewed every third of it. */
   readonly leaseMs: number
