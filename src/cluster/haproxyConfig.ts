@@ -15,6 +15,12 @@
  * and must reach acme's node, not be hashed apart and forwarded), or for
  * `/tenant/<name>/…` the host that name has, `<name>.<public host>`.
  *
+ * Each connection to a node starts with a PROXY protocol v2 header
+ * (`send-proxy-v2`) naming the client's address, which the nodes believe
+ * from the addresses in their TRUSTED_PROXIES (http/clientAddress.ts): so
+ * the per-address limits count each client, not HAProxy. A client cannot
+ * forge it: HAProxy writes it, from the connection.
+ *
  * The change feed (GET /v1/changes) holds its connection open: as
  * Server-Sent Events it is an HTTP answer that never ends, quiet but for a
  * `: keep-alive` comment every 25 s (http/changes/eventStream.ts), so the
@@ -98,7 +104,8 @@ export function haproxyConfig(options: HaproxyOptions): string {
     '  http-check expect status 200',
     `  timeout check ${Math.max(1_000, options.checkEveryMs * 2)}ms`,
     `  default-server inter ${options.checkEveryMs}ms fastinter ${Math.max(100, Math.floor(options.checkEveryMs / 2))}ms fall 2 rise 2 on-marked-down shutdown-sessions`,
-    ...nodes.map((node) => `  server ${node.name} ${node.address} check`),
+    '  # The client\'s address, for the nodes\' per-address limits (their TRUSTED_PROXIES name this HAProxy).',
+    ...nodes.map((node) => `  server ${node.name} ${node.address} check send-proxy-v2`),
   ]
   if (options.stats !== null) {
     checkHostPort(options.stats, 'the statistics address')

@@ -56,7 +56,8 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const databaseUrl = postgres.url
   const children: { name: string; child: ChildProcess }[] = []
   const nodePorts: number[] = []
-  const env = { ...process.env, DATABASE_URL: databaseUrl, CLUSTER_SECRET: secret, API_KEYS: apiKey, BASE_DOMAIN: 'localhost', REQUEST_LOG: '0' }
+  // HAProxy (on this machine) tells the nodes each client's address: the per-address limits count clients, not HAProxy.
+  const env = { ...process.env, DATABASE_URL: databaseUrl, CLUSTER_SECRET: secret, API_KEYS: apiKey, BASE_DOMAIN: 'localhost', REQUEST_LOG: '0', TRUSTED_PROXIES: '127.0.0.1' }
   for (let index = 1; index <= options.nodes; index += 1) {
     const port = options.port + index
     const nodeDir = path.join(dir, `node${index}`)

@@ -46,6 +46,7 @@ import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetric
 import { ALWAYS_HEADERS, statusLine } from './answerHead.js'
 import type { Services } from './call.js'
 import { changeFeedBehavior, type FeedSocketData } from './changes/webSocketFeed.js'
+import { clientAddressOf, TrustedProxies } from './clientAddress.js'
 import { clusterCredentials } from './clusterCredentials.js'
 import { compressAnswer } from './compression.js'
 import { answerOptions, withCorsHeaders } from './cors.js'
@@ -214,6 +215,11 @@ function bodyTooLarge(segments: readonly string[], config: Config): ApiError {
   return new ApiError('TL01-9006', `the body is larger than ${config.maxBodyBytes} bytes (MAX_BODY_BYTES)`)
 }
 
+/** The client's address on the API listener: the connection's peer, or what a trusted proxy reports (clientAddress.ts). */
+function clientAddress(res: HttpResponse, headers: ReadonlyMap<string, string>, trusted: TrustedProxies): string {
+  const text = (address: ArrayBuffer) => Buffer.from(address).toString()
+  return clientAddressOf(text(res.getRemoteAddressAsText()), text(res.getProxiedRemoteAddressAsText()), headers.get('x-forwarded-for'), trusted)
+}
 
 export interface RunningServer {
   port: number
@@ -260,6 +266,7 @@ const READYZ_PATH = '/readyz'
 export function startHttpServer(services: Services, port: number, host: string, observers: FrontEndObservers, options: ListenerOptions = {}): Promise<RunningServer> {
   const uws = loadNativeUws()
   const credentials = options.internal === undefined ? null : clusterCredentials(options.internal.secret)
+  const trustedProxies = new TrustedProxies(services.config.trustedProxies)
   const { readiness } = options
   const app: TemplatedApp = uws.App()
   const { config } = services
@@ -336,7 +343,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
     })
     // Looked up on the first call (ApiRequest.remoteAddress); the response is still open then (after it, '').
     let peer: string | undefined
-    const remoteAddress = (): string => (peer ??= state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString())
+    const remoteAddress = (): string => (peer ??= state.aborted ? '' : clientAddress(res, headers, trustedProxies))
     const query = parseQuery(queryString)
     const refuse = (head: RequestHead, error: ApiError, close = false) => send(res, state, observers, errorResponse(head, error), close)
     // The node a request was forwarded from adds CORS and compresses: the internal listener answers as it is.
