@@ -77,7 +77,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
 
   console.log(`TimeLedger demo cluster in ${dir}
   PostgreSQL   ${databaseUrl}
-  HAProxy      http://127.0.0.1:${options.port}  (tenants at http://<tenant>.localhost:${options.port}/v1)
+  HAProxy      http://127.0.0.1:${options.port}  (tenants at http://<tenant>.localhost:${options.port}/v1, or http://localhost:${options.port}/tenant/<tenant>/v1)
   API key      ${apiKey}
 ${children.map(({ name, child }) => `  ${name.padEnd(12)} pid ${child.pid}${name.startsWith('node') ? `, port ${options.port + Number(name.slice(4))}` : ''}`).join('\n')}
   logs         ${dir}/*.log

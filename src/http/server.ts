@@ -17,7 +17,10 @@
  * way is answered 500 naming the request (handlerSafetyNet.ts). The port
  * is listened on alone (uws.ts: listenExclusive). A cluster node runs a
  * second listener, the internal one, for requests forwarded by the other
- * nodes (forwarding.ts): it takes only those carrying the cluster secret.
+ * nodes (forwarding.ts) and the cluster's own calls, each taken only with
+ * its own credential (internalAccess.ts). The tenant is named by the host
+ * or, on the public address, by the path (tenantAddress.ts); the client's
+ * address is the peer's, or what a trusted proxy reports (clientAddress.ts).
  * `GET /readyz` is answered before anything else, outside /v1: the load
  * balancer's health check (admin/readiness.ts says ready or not). An
  * OPTIONS request is answered next, before routing and without a token: a
@@ -296,7 +299,6 @@ export function startHttpServer(services: Services, port: number, host: string, 
   app.ws<FeedSocketData>('/v1/changes', feedBehavior)
   app.ws<FeedSocketData>(`${TENANT_PATH_PREFIX}:tenant/v1/changes`, feedBehavior)
   app.any('/*', (res, req) => handle(res, req))
-  /** Upgrades to the change feed's WebSocket the request whose route answered with a start. */
   /** A cluster call on the internal listener (node credential checked): its handler runs on the body, or 404. */
   const serveClusterCall = (res: HttpResponse, state: Exchange, headers: ReadonlyMap<string, string>, method: string, url: string) => {
     const plainRefuse = (error: ApiError) => send(res, state, observers, plainErrorResponse(error), true)
@@ -314,6 +316,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
       plainRefuse(internalError(state.requestId)),
     )
   }
+  /** Upgrades to the change feed's WebSocket the request whose route answered with a start. */
   const upgradeTo = (res: HttpResponse, state: Exchange, start: WebSocketStart, upgrade: WebSocketUpgrade | undefined, head: RequestHead) => {
     if (upgrade === undefined) {
       send(res, state, observers, errorResponse(head, new ApiError('TL01-9007', 'a WebSocket is opened on GET /v1/changes only')))
