@@ -56,7 +56,8 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   const databaseUrl = postgres.url
   const children: { name: string; child: ChildProcess }[] = []
   const nodePorts: number[] = []
-  const env = { ...process.env, DATABASE_URL: databaseUrl, CLUSTER_SECRET: secret, API_KEYS: apiKey, BASE_DOMAIN: 'localhost', REQUEST_LOG: '0' }
+  // HAProxy (on this machine) tells the nodes each client's address: the per-address limits count clients, not HAProxy.
+  const env = { ...process.env, DATABASE_URL: databaseUrl, CLUSTER_SECRET: secret, API_KEYS: apiKey, BASE_DOMAIN: 'localhost', REQUEST_LOG: '0', TRUSTED_PROXIES: '127.0.0.1' }
   for (let index = 1; index <= options.nodes; index += 1) {
     const port = options.port + index
     const nodeDir = path.join(dir, `node${index}`)
@@ -76,7 +77,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
 
   console.log(`TimeLedger demo cluster in ${dir}
   PostgreSQL   ${databaseUrl}
-  HAProxy      http://127.0.0.1:${options.port}  (tenants at http://<tenant>.localhost:${options.port}/v1)
+  HAProxy      http://127.0.0.1:${options.port}  (tenants at http://<tenant>.localhost:${options.port}/v1, or http://localhost:${options.port}/tenant/<tenant>/v1)
   API key      ${apiKey}
 ${children.map(({ name, child }) => `  ${name.padEnd(12)} pid ${child.pid}${name.startsWith('node') ? `, port ${options.port + Number(name.slice(4))}` : ''}`).join('\n')}
   logs         ${dir}/*.log

@@ -429,7 +429,7 @@ t.test('a client leaving midway does not disturb the server', async (t) => {
 
 t.test('the cluster forwarder hands a chunked answer on as a stream, a whole one whole', async (t) => {
   const node = http.createServer((request, response) => {
-    if (request.url?.startsWith('/chunked') === true) {
+    if (request.url?.startsWith('/v1/chunked') === true) {
       response.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' })
       let sent = 0
       const sendMore = () => {
@@ -452,14 +452,14 @@ t.test('the cluster forwarder hands a chunked answer on as a stream, a whole one
   const forwarder = new HttpForwarder('secret', 1024 * 1024)
   t.teardown(() => forwarder.close())
   const nodeUrl = `http://127.0.0.1:${(node.address() as AddressInfo).port}`
-  const request = { method: 'GET', headers: new Map<string, string>(), body: Buffer.alloc(0), tenant, remoteAddress: () => '127.0.0.1' }
-  const streamed = await forwarder.forward({ ...request, target: '/chunked' }, nodeUrl)
+  const request = { method: 'GET', addressPrefix: '', jsonpSuffix: false, query: new Map<string, string>(), rawQuery: '', headers: new Map<string, string>(), body: Buffer.alloc(0), tenant, remoteAddress: () => '127.0.0.1' }
+  const streamed = await forwarder.forward({ ...request, segments: ['chunked'] }, nodeUrl)
   t.ok(streamed.body instanceof StreamedBody, 'a chunked answer is a streamed body')
   t.equal(streamed.headers['content-type'], 'text/csv; charset=utf-8')
   const text = (await wholeBody(streamed.body)).toString()
   t.equal(text.split('\r\n').length - 1, 50)
   t.ok(text.startsWith('row 1\r\n') && text.endsWith('row 50\r\n'))
-  const whole = await forwarder.forward({ ...request, target: '/whole' }, nodeUrl)
+  const whole = await forwarder.forward({ ...request, segments: ['whole'] }, nodeUrl)
   t.ok(Buffer.isBuffer(whole.body), 'an answer with a length is read whole, as before')
 })
 

@@ -4,7 +4,10 @@
  * finds the Project operations listed, authorizes with an access token
  * through the page's Authorize dialog, runs "try it" on the project list
  * and sees the answer — the project made before — shown in the page.
- * Nothing the page loads may come from another host.
+ * Nothing the page loads may come from another host. Then the same on the
+ * public address (`http://localhost:<port>/docs`): its first server is the
+ * tenant by path (`/tenant/{tenant}/v1`), the tenant's name typed in its
+ * field, and "try it" calls the tenant through the public address.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -41,7 +44,7 @@ if (!fs.existsSync(CHROMIUM)) {
       '--disable-sync',
       `--user-data-dir=${profile}`,
       // Tenants are told apart by host: every *.localhost is this machine (chromium does so too; made explicit).
-      '--host-resolver-rules=MAP *.localhost 127.0.0.1',
+      '--host-resolver-rules=MAP *.localhost 127.0.0.1, MAP localhost 127.0.0.1',
     ],
   })
   t.teardown(() => browser.close())
@@ -95,5 +98,37 @@ if (!fs.existsSync(CHROMIUM)) {
 
   t.test('nothing came from another host', async (t) => {
     t.same([...requestedHosts], [`browse.localhost:${client.port}`])
+  })
+
+  t.test('on the public address, "try it" calls the tenant named in the server field, by path', async (t) => {
+    const publicOrigin = `http://localhost:${client.port}`
+    const publicPage: Page = await browser.newPage()
+    publicPage.setDefaultTimeout(60_000)
+    await publicPage.goto(`${publicOrigin}/docs`, { waitUntil: 'load' })
+    await publicPage.waitForSelector('#operations-tag-Project')
+    const firstServer = await publicPage.$eval('.servers select', (element) => (element as HTMLSelectElement).value)
+    t.equal(firstServer, '/tenant/{tenant}/v1', 'the first server names the tenant in the path')
+    const variable = await publicPage.waitForSelector('.servers input[type="text"]')
+    await variable?.click({ count: 3 })
+    await variable?.type('browse')
+    await publicPage.click('.auth-wrapper .authorize')
+    const tokenInput = await publicPage.waitForSelector('.modal-ux .auth-container input[type="text"]')
+    await tokenInput?.type(token)
+    await publicPage.click('.modal-ux .auth-container .auth-btn-wrapper .authorize')
+    await publicPage.waitForSelector('.modal-ux .auth-container .btn-done, .modal-ux .auth-container button.logout')
+    await publicPage.click('.modal-ux .close-modal')
+    await publicPage.click('#operations-tag-Project')
+    await publicPage.waitForSelector('#operations-Project-getTimeProjects')
+    await publicPage.click('#operations-Project-getTimeProjects .opblock-summary-control')
+    await publicPage.waitForSelector('#operations-Project-getTimeProjects .try-out__btn')
+    await publicPage.click('#operations-Project-getTimeProjects .try-out__btn')
+    await publicPage.waitForSelector('#operations-Project-getTimeProjects .execute')
+    await publicPage.click('#operations-Project-getTimeProjects .execute')
+    const live = '#operations-Project-getTimeProjects .live-responses-table tbody tr.response'
+    await publicPage.waitForSelector(`${live} td.response-col_status`)
+    t.equal(await publicPage.$eval(`${live} td.response-col_status`, (element) => element.textContent?.trim() ?? ''), '200', 'the call answered 200')
+    t.match(await publicPage.$eval(`${live} td.response-col_description`, (element) => element.textContent ?? ''), /Seen from the browser/, 'the answer shows the project')
+    const requestUrl = await publicPage.$eval('#operations-Project-getTimeProjects .request-url pre', (element) => element.textContent ?? '')
+    t.match(requestUrl, new RegExp(`^${publicOrigin}/tenant/browse/v1/time/projects\\?.*token=`), 'called through the public address, the tenant in the path')
   })
 }

@@ -26,9 +26,9 @@ import { spawnServer, tempDataDir, testEnv, TEST_API_KEY, type ChildServer } fro
 
 export const TEST_CLUSTER_SECRET = 'test-cluster-secret-0123456789'
 
-/** The environment of a node of the test cluster. */
+/** The environment of a node of the test cluster: HAProxy, on 127.0.0.1, is its trusted proxy (it sends each client's address). */
 export function clusterEnv(databaseUrl: string, nodeId: string, leaseMs: number, extra: Record<string, string> = {}): Record<string, string> {
-  return { DATABASE_URL: databaseUrl, CLUSTER_SECRET: TEST_CLUSTER_SECRET, NODE_ID: nodeId, INTERNAL_PORT: '0', LEASE_MS: String(leaseMs), ...extra }
+  return { DATABASE_URL: databaseUrl, CLUSTER_SECRET: TEST_CLUSTER_SECRET, NODE_ID: nodeId, INTERNAL_PORT: '0', LEASE_MS: String(leaseMs), TRUSTED_PROXIES: '127.0.0.1', ...extra }
 }
 
 /** A fresh database on the server (every cluster of a test process gets its own). */

@@ -113,7 +113,8 @@ function itemRequest(call: Call, item: BatchItem): ApiRequest {
     remoteAddress: call.request.remoteAddress,
     jsonpSuffix: split.jsonpSuffix,
     inBatch: true,
-    target: '',
+    addressPrefix: null,
+    rawQuery: '',
     forwarded: call.request.forwarded,
     requestId: call.request.requestId,
   }

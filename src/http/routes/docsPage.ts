@@ -11,7 +11,9 @@
  * online validator badge is off. Served on the public address and on every
  * tenant's: opened on a tenant's address (`http://acme.localhost:8080/docs`)
  * the document's first server is that tenant's `/v1`, so "try it" calls
- * the tenant from its own origin; the Authorize button takes the token
+ * the tenant from its own origin; opened on the public address, it is
+ * `/tenant/{tenant}/v1` (http/tenantAddress.ts) with the tenant's name in
+ * a field, so "try it" calls that tenant through the public address; the Authorize button takes the token
  * (query `token` or Bearer) or the API key and Basic credentials of login.
  * HEAD is answered like GET (server.ts writes no body for it).
  */
@@ -87,7 +89,7 @@ const INDEX = {
   api: '/v1',
   documentation: DOCS_PATH,
   openapi: DOCUMENT_PATH,
-  hint: 'the calls of an account go to its own address, http://<urlPrefix>.<BASE_DOMAIN>/v1; open /docs there to try them',
+  hint: 'the calls of an account go to its own address, http://<urlPrefix>.<BASE_DOMAIN>/v1, or the same by path, http://<BASE_DOMAIN>/tenant/<urlPrefix>/v1; /docs tries them on either',
 }
 
 const INDEX_HTML = `<!DOCTYPE html>
@@ -95,9 +97,9 @@ const INDEX_HTML = `<!DOCTYPE html>
 <head><meta charset="utf-8"><title>TimeLedger</title></head>
 <body>
 <h1>TimeLedger</h1>
-<p>The API is under <code>/v1</code>. The calls of an account go to its own address, <code>http://&lt;urlPrefix&gt;.&lt;BASE_DOMAIN&gt;/v1</code>.</p>
+<p>The API is under <code>/v1</code>. The calls of an account go to its own address, <code>http://&lt;urlPrefix&gt;.&lt;BASE_DOMAIN&gt;/v1</code>, or the same by path, <code>http://&lt;BASE_DOMAIN&gt;/tenant/&lt;urlPrefix&gt;/v1</code>.</p>
 <ul>
-<li><a href="${DOCS_PATH}">Interactive reference</a> (open it on your account’s address to try its calls)</li>
+<li><a href="${DOCS_PATH}">Interactive reference</a> (its calls go to the account named in the server field, or to your account’s address when opened there)</li>
 <li><a href="${DOCUMENT_PATH}">OpenAPI 3.1 description</a></li>
 </ul>
 </body>
