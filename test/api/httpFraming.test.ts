@@ -11,7 +11,7 @@
  * (Node's parser, messageRules.ts) refuses the same heads.
  */
 import net from 'node:net'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { startInProcess } from '../helpers/server.js'
 
 const server = await startInProcess()
@@ -97,7 +97,7 @@ function chunked(body: string): string {
   return `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`
 }
 
-const refusedWith400 = (t: Tap.Test, answer: Exchange, label: string, message: RegExp) => {
+const refusedWith400 = (t: Test, answer: Exchange, label: string, message: RegExp) => {
   t.match(answer.received, /^HTTP\/1\.1 400 Bad Request\r\n/, `${label}: 400`)
   t.match(JSON.parse(bodyOf(answer.received)), { status: 400, code: 'TL01-1105', message }, `${label}: the error body says why`)
   t.equal(answer.received.match(/HTTP\/1\.1 /g)?.length, 1, `${label}: one answer only`)
