@@ -4,7 +4,8 @@
  * finds the Project operations listed, authorizes with an access token
  * through the page's Authorize dialog, runs "try it" on the project list
  * and sees the answer — the project made before — shown in the page.
- * Nothing the page loads may come from another host.
+ * Nothing the page loads may come from another host, and the page's
+ * Content-Security-Policy refuses nothing it does.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -54,10 +55,16 @@ if (!fs.existsSync(CHROMIUM)) {
     const url = new URL(request.url())
     if (url.protocol !== 'data:') requestedHosts.add(url.host)
   })
+  // The page runs under its Content-Security-Policy: anything it refuses is told on the console.
+  const refusedByPolicy: string[] = []
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text().replace(/\s+/g, ' '))
+  })
   page.setDefaultTimeout(60_000)
 
   t.test('the page lists the Project operations', async (t) => {
-    await page.goto(`${origin}/docs`, { waitUntil: 'load' })
+    const loaded = await page.goto(`${origin}/docs`, { waitUntil: 'load' })
+    t.match(loaded?.headers()['content-security-policy'], /frame-ancestors 'none'/, 'the page has its policy')
     await page.waitForSelector('#operations-tag-Project')
     const title = await page.$eval('.info .title', (element) => element.textContent ?? '')
     t.match(title, /TimeLedger API/)
@@ -95,5 +102,9 @@ if (!fs.existsSync(CHROMIUM)) {
 
   t.test('nothing came from another host', async (t) => {
     t.same([...requestedHosts], [`browse.localhost:${client.port}`])
+  })
+
+  t.test('the Content-Security-Policy refused nothing the page needs', async (t) => {
+    t.same(refusedByPolicy, [])
   })
 }
