@@ -56,7 +56,7 @@ import { declaredBodyBytes, declaredOverLimit, LimitedBody } from './limitedBody
 import { headProblem } from './messageRules.js'
 import { keepHeader, OnceFieldCounts } from './requestHeaders.js'
 import { keptRequestId } from './requestIdHeader.js'
-import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
+import { parseQuery, PathError, splitPath, tenantFromHost, tenantLabelProblem, type ApiRequest } from './request.js'
 import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead, type WebSocketStart } from './response.js'
 import { route, type RouteTrace } from './router.js'
 import { referencePage } from './routes/docsPage.js'
@@ -374,6 +374,11 @@ export function startHttpServer(services: Services, port: number, host: string, 
     }
     const head: RequestHead = { query, headers, jsonpSuffix: split.jsonpSuffix }
     const tenant = tenantFromHost(headers.get('host') ?? '', config.baseDomain)
+    const labelProblem = tenantLabelProblem(tenant)
+    if (labelProblem !== null) {
+      refuse(head, labelProblem)
+      return
+    }
     state.tenant = tenant ?? null
     // The entry page and the interactive reference, outside /v1 (routes/docsPage.ts).
     const page = tenant === undefined || split.versioned ? null : referencePage(rawMethod, url, headers.get('accept'))

@@ -51,7 +51,7 @@ import { dataResponse, type ApiResponse } from '../response.js'
 import type { ResourceAction } from './resourceAction.js'
 import { basicPair } from './auth.js'
 import { requireApiKey } from '../apiKey.js'
-import { publicUrl, tenantsHoldingEmail } from './registration.js'
+import { emailParameter, publicUrl, tenantsHoldingEmail } from './registration.js'
 import { requireSession } from '../requireSession.js'
 
 /** The answer to the user themself: the id. */
@@ -67,8 +67,7 @@ function mailedAnswer(call: Call): ApiResponse {
 /** Step 1 without a token: by e-mail, on the public URL; the id goes to that address. */
 export async function requestConfirmation(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
-  const email = (call.request.query.get('email') ?? '').trim().toLowerCase()
-  if (email === '') throw wrongParameter("query parameter 'email' is required")
+  const email = emailParameter(call)
   const confirmationId = newToken()
   const { config, outbox } = call.services
   const made = await Promise.all(
