@@ -81,10 +81,25 @@ export type OnCreate = (tx: Tx, rec: Rec, creator: Caller | null) => Rec
  */
 export type OnChange = (tx: Tx, before: Rec, after: Rec | undefined, by?: ChangeSession | null) => void
 
-/** The session a change is made in: the user and the access token (its SHA-256 id) of the request. */
+/**
+ * The session a change is made in: the user and the access token (its SHA-256 id) of the request, and the password
+ * the request proved it knows, when it did (`currentPassword`: a change of one's own password needs it,
+ * passwordRules.ts).
+ */
 export interface ChangeSession {
   readonly userId: string
   readonly tokenId: string
+  readonly knownPassword?: KnownPassword
+}
+
+/**
+ * A user's stored password that a request's `currentPassword` matched, checked before the write (the check is slow):
+ * the hash it matched, at the User's version then. The write takes it as proof while the User still has that password.
+ */
+export interface KnownPassword {
+  readonly userId: string
+  readonly hash: string
+  readonly version: number
 }
 
 /**

@@ -9,9 +9,11 @@
  *     answers 202 with an empty object, whether or not the e-mail belongs
  *     to anyone (no account enumeration); the id goes by mail.
  *   POST {base_url}/v1/users/{id|@self}/$confirmation?token=
- *     the user themself gets the id in the answer (201 {id}): their session
- *     could set the password with a PUT anyway. An owner or admin asking for
- *     another user gets 202 and the id goes to that user by mail.
+ *     the user themself sends their current password
+ *     (`{"currentPassword": …}`, as a PUT of their password needs it:
+ *     passwordProof.ts) and gets the id in the answer (201 {id}). An owner
+ *     or admin asking for another user gets 202 and the id goes to that
+ *     user by mail.
  * An e-mail is unique per tenant only: the public call puts a confirmation
  * with the same id in every tenant the global e-mail index lists for it
  * (less sign-ups that expired unconfirmed), so each of those users can
@@ -42,6 +44,8 @@ import { accessDenied, ApiError, violation, wrongParameter } from '../../domain/
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, newToken, secretId } from '../../domain/credentials.js'
 import { passwordChangeMail } from '../../domain/mail.js'
 import { confirmForUser } from '../../domain/operations/passwordChange.js'
+import { CURRENT_PASSWORD_FIELD } from '../../domain/passwordRules.js'
+import { isPlainObject } from '../../domain/input.js'
 import { User } from '../../domain/resources/user.js'
 import type { Rec } from '../../domain/schema.js'
 import { freshTenantsWithConfirmation } from '../../tenants/globalIndexes.js'
@@ -53,6 +57,8 @@ import { basicPair } from './auth.js'
 import { requireApiKey } from '../apiKey.js'
 import { emailParameter, publicUrl, tenantsHoldingEmail } from './registration.js'
 import { requireSession } from '../requireSession.js'
+import { parseBody } from '../body.js'
+import { withKnownPassword } from './passwordProof.js'
 
 /** The answer to the user themself: the id. */
 function confirmationAnswer(call: Call, confirmationId: string): ApiResponse {
@@ -84,10 +90,11 @@ export const confirmationAction: ResourceAction = {
   async handle(call, _decl, id) {
     if (id === null) throw new ApiError('TL01-9003', '$confirmation needs POST /users/{id}/$confirmation')
     if (call.request.method !== 'POST') throw new ApiError('TL01-9004', `${call.request.method} is not allowed here; use POST`, null, [], { Allow: 'POST' })
-    const { tenant, principal } = requireSession(call)
-    const userId = id === '@self' ? principal.userId : id
-    const self = userId === principal.userId
-    if (!self && !principal.superuser) throw accessDenied('only the user themself, the owner and admins may change a password')
+    const { tenant, principal: caller } = requireSession(call)
+    const userId = id === '@self' ? caller.userId : id
+    const self = userId === caller.userId
+    if (!self && !caller.superuser) throw accessDenied('only the user themself, the owner and admins may change a password')
+    const principal = self ? await withKnownPassword(call, caller, userId, currentPasswordOf(call)) : caller
     const confirmationId = newToken()
     const lifetimeMs = call.services.config.passwordConfirmationLifetimeMs
     const email = await tenant.write((tx) => confirmForUser(tx, principal, userId, confirmationId, lifetimeMs, self))
@@ -95,6 +102,12 @@ export const confirmationAction: ResourceAction = {
     call.services.outbox.send(passwordChangeMail(email, confirmationId, publicUrl(call.services), lifetimeMs))
     return mailedAnswer(call)
   },
+}
+
+/** The `currentPassword` of a step 1 body, if it has one. */
+function currentPasswordOf(call: Call): unknown {
+  const { value } = parseBody(call.request)
+  return isPlainObject(value) ? value[CURRENT_PASSWORD_FIELD] : undefined
 }
 
 /** The new password of step 2: Basic with an empty user name. */
