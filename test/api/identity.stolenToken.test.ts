@@ -2,8 +2,9 @@
  * A stolen access token does not keep the account for good
  * (domain/passwordRules.ts). Changing one's own password needs the current
  * one (`currentPassword`): without it, or with a wrong one, a PUT, a batch
- * item and the authenticated step 1 (`$confirmation` for oneself, which
- * answers the id) are 403 TL01-1008 and change nothing, the victim's other
+ * item, the authenticated step 1 (`$confirmation` for oneself, which
+ * answers the id) and a change of one's e-mail (`$setEmail`: a reset is
+ * mailed there) are 403 TL01-1008 and change nothing, the victim's other
  * sessions go on; wrong guesses count in the login limits (429 past them).
  * A reset by anyone else — the owner or an admin by PUT — ends every
  * session of the user and revokes their secret keys, so a key made with
@@ -51,7 +52,9 @@ t.test('a token alone does not change its user’s password, by any path', async
   const step1 = await vic.thief.post('users/@self/$confirmation')
   expectError(t, step1, 403, 'TL01-1008', 'step 1 for oneself without currentPassword')
   t.notOk('id' in (step1.json ?? {}), 'no confirmation id is given out')
-  t.ok(await logsIn(vic.email, PASSWORD), 'the password is unchanged')
+  const moved = await vic.thief.post('users/@self/$setEmail', undefined, { email: 'thief@elsewhere.test' })
+  expectError(t, moved, 403, 'TL01-1008', '$setEmail without currentPassword (a reset would be mailed there)')
+  t.ok(await logsIn(vic.email, PASSWORD), 'the password and the e-mail are unchanged')
   t.equal((await whoAmI(client, TENANT, vic.token)).status, 200, "the victim's session goes on")
   t.equal((await vic.thief.get('users/@self')).json.version, (await vic.own.get('users/@self')).json.version, 'the user record did not change')
 })

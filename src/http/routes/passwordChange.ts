@@ -44,8 +44,6 @@ import { accessDenied, ApiError, violation, wrongParameter } from '../../domain/
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, newToken, secretId } from '../../domain/credentials.js'
 import { passwordChangeMail } from '../../domain/mail.js'
 import { confirmForUser } from '../../domain/operations/passwordChange.js'
-import { CURRENT_PASSWORD_FIELD } from '../../domain/passwordRules.js'
-import { isPlainObject } from '../../domain/input.js'
 import { User } from '../../domain/resources/user.js'
 import type { Rec } from '../../domain/schema.js'
 import { freshTenantsWithConfirmation } from '../../tenants/globalIndexes.js'
@@ -57,8 +55,7 @@ import { basicPair } from './auth.js'
 import { requireApiKey } from '../apiKey.js'
 import { emailParameter, publicUrl, tenantsHoldingEmail } from './registration.js'
 import { requireSession } from '../requireSession.js'
-import { parseBody } from '../body.js'
-import { withKnownPassword } from './passwordProof.js'
+import { currentPasswordIn, withKnownPassword } from './passwordProof.js'
 
 /** The answer to the user themself: the id. */
 function confirmationAnswer(call: Call, confirmationId: string): ApiResponse {
@@ -94,7 +91,7 @@ export const confirmationAction: ResourceAction = {
     const userId = id === '@self' ? caller.userId : id
     const self = userId === caller.userId
     if (!self && !caller.superuser) throw accessDenied('only the user themself, the owner and admins may change a password')
-    const principal = self ? await withKnownPassword(call, caller, userId, currentPasswordOf(call)) : caller
+    const principal = self ? await withKnownPassword(call, caller, userId, currentPasswordIn(call)) : caller
     const confirmationId = newToken()
     const lifetimeMs = call.services.config.passwordConfirmationLifetimeMs
     const email = await tenant.write((tx) => confirmForUser(tx, principal, userId, confirmationId, lifetimeMs, self))
@@ -102,12 +99,6 @@ export const confirmationAction: ResourceAction = {
     call.services.outbox.send(passwordChangeMail(email, confirmationId, publicUrl(call.services), lifetimeMs))
     return mailedAnswer(call)
   },
-}
-
-/** The `currentPassword` of a step 1 body, if it has one. */
-function currentPasswordOf(call: Call): unknown {
-  const { value } = parseBody(call.request)
-  return isPlainObject(value) ? value[CURRENT_PASSWORD_FIELD] : undefined
 }
 
 /** The new password of step 2: Basic with an empty user name. */

@@ -1,6 +1,6 @@
 /*
  * The proof of the current password that a change of one's own password
- * needs (domain/passwordRules.ts): the body's `currentPassword`, checked
+ * or e-mail needs (domain/passwordRules.ts): the body's `currentPassword`, checked
  * here, outside the tenant's mailbox (Argon2id is slow), against the hash
  * the user has now. The check counts in the login limits of that user's
  * e-mail and the caller's address (rateLimiter.ts: a wrong one is a failed
@@ -14,9 +14,18 @@
  */
 import { checkPassword } from '../../domain/credentials.js'
 import { accessDenied } from '../../domain/errors.js'
+import { isPlainObject } from '../../domain/input.js'
+import { CURRENT_PASSWORD_FIELD } from '../../domain/passwordRules.js'
 import type { KnownPassword } from '../../domain/schema.js'
+import { parseBody } from '../body.js'
 import type { Call, Principal } from '../call.js'
 import { reserveLoginAttempt } from '../rateLimiter.js'
+
+/** The `currentPassword` of an action's body (never of its query: a query is logged), if it has one. */
+export function currentPasswordIn(call: Call): unknown {
+  const { value } = parseBody(call.request)
+  return isPlainObject(value) ? value[CURRENT_PASSWORD_FIELD] : undefined
+}
 
 /** The caller's session, with the proof of their password when `currentPassword` is given for their own User `userId`. */
 export async function withKnownPassword(call: Call, principal: Principal, userId: string, currentPassword: unknown): Promise<Principal & { knownPassword?: KnownPassword }> {
