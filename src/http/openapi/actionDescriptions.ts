@@ -36,10 +36,10 @@ export interface ActionBody {
   readonly required: boolean
 }
 
-/** The body of `$confirmation`: the current password, which the user asking for themself sends (passwordRules.ts). */
-const CONFIRMATION_BODY: ActionBody = {
-  schema: { type: 'object', properties: { currentPassword: { type: 'string', writeOnly: true, description: 'your current password: needed when you ask for your own password change' } } },
-  description: 'the current password, when asking for oneself',
+/** The body of `$confirmation` and `$setEmail`: the current password, which the user acting for themself sends (passwordRules.ts). */
+const CURRENT_PASSWORD_BODY: ActionBody = {
+  schema: { type: 'object', properties: { currentPassword: { type: 'string', writeOnly: true, description: 'your current password: needed when you act on your own user' } } },
+  description: 'the current password, when acting for oneself',
   required: false,
 }
 
@@ -71,7 +71,7 @@ export const ACTION_DESCRIPTIONS: ReadonlyMap<string, ActionDescription> = new M
       summary: 'request a password-change confirmation (step 1, signed in): 201 with its id for the user themself (with their currentPassword), 202 when it went by mail',
       answer: { anyOf: [schemaRef('CreatedId'), schemaRef('Empty')] },
       statuses: ['201', '202'],
-      body: CONFIRMATION_BODY,
+      body: CURRENT_PASSWORD_BODY,
     },
   ],
   ['TimeRecord:$calculateprice', { on: 'collection', methods: ['POST'], summary: 'the price a time record would get (nothing is stored)', answer: schemaRef('CalculatedPrice'), body: 'self' }],
@@ -90,5 +90,15 @@ export const ACTION_DESCRIPTIONS: ReadonlyMap<string, ActionDescription> = new M
   ['Project:$deactivate', { on: 'object', methods: ['POST', 'PUT', 'GET'], summary: 'set the project inactive', answer: 'self' }],
   ['TrashItem:$restore', { on: 'object', methods: ['GET', 'POST'], summary: 'restore the trashed object and its cascade group (answers the restored object)', answer: schemaRef('ObjectStub') }],
   ['Account:$setUrlPrefix', { on: 'object', methods: ['POST', 'PUT'], summary: 'move the account to another address', answer: 'self', query: [required('urlPrefix', 'the new tenant part of the host')] }],
-  ['User:$setEmail', { on: 'object', methods: ['POST', 'PUT'], summary: 'change the user’s login e-mail', answer: 'self', query: [required('email', 'the new address')] }],
+  [
+    'User:$setEmail',
+    {
+      on: 'object',
+      methods: ['POST', 'PUT'],
+      summary: 'change the user’s login e-mail (one’s own with the currentPassword)',
+      answer: 'self',
+      query: [required('email', 'the new address')],
+      body: CURRENT_PASSWORD_BODY,
+    },
+  ],
 ])
