@@ -13,9 +13,10 @@
  * written by errorResponse in the format the request asked for, as the
  * router writes its errors. A request with two Host headers, or whose body
  * framing reads two ways, is refused first (400 and the connection closed,
- * messageRules.ts; refuseAndClose says why a turn later). Every answer says `X-Content-Type-Options:
- * nosniff` (answerHead.ts). No exception leaves the handler: a bug on the
- * way is answered 500 naming the request (handlerSafetyNet.ts). The port
+ * messageRules.ts; refuseAndClose says why a turn later). Every answer
+ * says `X-Content-Type-Options: nosniff` (answerHead.ts). No exception
+ * leaves the handler: a bug on the way is answered 500 naming the request
+ * (handlerSafetyNet.ts). The port
  * is listened on alone (uws.ts: listenExclusive). A cluster node runs a
  * second listener, the internal one, for requests forwarded by the other
  * nodes (forwarding.ts): it takes only those carrying the cluster secret.
@@ -444,7 +445,14 @@ export function startHttpServer(services: Services, port: number, host: string, 
    * refused head is ever served. A refused request with nothing behind it gets its 400.
    */
   function refuseAndClose(res: HttpResponse, state: Exchange, answer: () => ApiResponse): void {
-    setImmediate(() => send(res, state, observers, answer(), true))
+    setImmediate(() => {
+      try {
+        send(res, state, observers, answer(), true)
+      } catch (error) {
+        console.error(`request ${state.requestId}: its refusal could not be made:`, error)
+        answerFailureSafely(() => send(res, state, observers, plainErrorResponse(internalError(state.requestId)), true), error, 'request', state.requestId)
+      }
+    })
   }
 
   /**
