@@ -81,10 +81,25 @@ export type OnCreate = (tx: Tx, rec: Rec, creator: Caller | null) => Rec
  */
 export type OnChange = (tx: Tx, before: Rec, after: Rec | undefined, by?: ChangeSession | null) => void
 
-/** The session a change is made in: the user and the access token (its SHA-256 id) of the request. */
+/**
+ * The session a change is made in: the user and the access token (its SHA-256 id) of the request, and the password
+ * the request proved it knows, when it did (`currentPassword`: a change of one's own password needs it,
+ * passwordRules.ts).
+ */
 export interface ChangeSession {
   readonly userId: string
   readonly tokenId: string
+  readonly knownPassword?: KnownPassword
+}
+
+/**
+ * A user's stored password that a request's `currentPassword` matched, checked before the write (the check is slow):
+ * the hash it matched, at the User's version then. The write takes it as proof while the User still has that password.
+ */
+export interface KnownPassword {
+  readonly userId: string
+  readonly hash: string
+  readonly version: number
 }
 
 /**
@@ -123,8 +138,16 @@ export interface ResourceDecl {
   readonly changeEvents: ChangeEvents | null
   /** Who may create, change and delete objects of this resource (policy.ts reads it). */
   readonly writeRule: WriteRule
-  /** Who sees the records: everyone in the tenant, only the user a record belongs to (and superusers), or superusers only. */
+  /** Who sees the records: everyone in the tenant, only the user a record belongs to (superusers neither), or superusers only. */
   readonly readRule: ReadRule
+  /**
+   * Who else may remove a record, without seeing it (policy.ts checkRemove): 'managersOfUser', a superuser who may
+   * change the record's user (an admin: any user but the account owner; the owner: anyone), so that a credential can
+   * be revoked without being read; null: the write rule alone decides.
+   */
+  readonly revocableBy: 'managersOfUser' | null
+  /** A DELETE removes a record for good, never to the trash (a revoked credential must not come back from it). */
+  readonly removedForGood: boolean
   /** Field combinations no two live records may share (e.g. a user's e-mail, a project member). */
   readonly unique: readonly (readonly string[])[]
   /** Whether clients may create objects through the generic endpoints (POST). */
@@ -163,8 +186,11 @@ export interface ResourceDecl {
   readonly lockedByDate: string | null
 }
 
-/** Who sees a resource's records (policy.ts canSee). */
-export type ReadRule = 'everyone' | 'ownRecord' | 'superuser'
+/**
+ * Who sees a resource's records (policy.ts canSee): everyone in the tenant; only the user a record belongs to
+ * (`user`), the owner and admins neither (`userOnly`: a user's credentials); superusers only.
+ */
+export type ReadRule = 'everyone' | 'userOnly' | 'superuser'
 
 export type StandsFor = (rec: Rec) => { readonly type: string; readonly id: string }
 
@@ -340,6 +366,8 @@ export interface ResourceOptions {
   /** Default: only superusers write. */
   writeRule?: WriteRule
   readRule?: ReadRule
+  revocableBy?: 'managersOfUser'
+  removedForGood?: boolean
   unique?: string[][]
   creatable?: boolean
   updatable?: boolean
@@ -382,6 +410,8 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     changeEvents: options.changeEvents ?? null,
     writeRule: options.writeRule ?? 'superuser',
     readRule: options.readRule ?? 'everyone',
+    revocableBy: options.revocableBy ?? null,
+    removedForGood: options.removedForGood ?? false,
     unique: options.unique ?? [],
     creatable: options.creatable ?? true,
     updatable: options.updatable ?? true,

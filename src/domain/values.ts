@@ -66,6 +66,12 @@ export function parseDate(value: unknown): number | undefined {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
+/**
+ * The longest e-mail address (RFC 5321's path limit less its brackets): the most a User's e-mail holds, and the most
+ * any e-mail a request names may have before it is looked up (it is a key of the global e-mail index).
+ */
+export const EMAIL_MAX_LENGTH = 254
+
 export function isEmail(text: string): boolean {
-  return text.length <= 254 && EMAIL.test(text)
+  return text.length <= EMAIL_MAX_LENGTH && EMAIL.test(text)
 }

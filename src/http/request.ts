@@ -5,6 +5,8 @@
  * and the tenant the address names (tenantAddress.ts: by host, or by path
  * on the public address). Nothing here refers to uWebSockets.js.
  */
+import { ApiError } from '../domain/errors.js'
+import { TENANT_NAME_MAX_LENGTH } from '../domain/tenantName.js'
 
 export interface ApiRequest {
   readonly method: string
@@ -108,6 +110,15 @@ export function tenantFromHost(host: string, baseDomain: string): string | null 
     return tenant.includes('.') ? undefined : tenant
   }
   return undefined
+}
+
+/**
+ * The 400 for a host whose tenant label is longer than a tenant's name can be (one DNS label, TENANT_NAME_MAX_LENGTH):
+ * it names no tenant, and is never looked up in the tenant directory (its keys have a size limit); null otherwise.
+ */
+export function tenantLabelProblem(tenant: string | null | undefined): ApiError | null {
+  if (typeof tenant !== 'string' || tenant.length <= TENANT_NAME_MAX_LENGTH) return null
+  return new ApiError('TL01-1105', `the host's tenant label has ${tenant.length} characters; a tenant's name has at most ${TENANT_NAME_MAX_LENGTH}`)
 }
 
 export function queryFlag(request: ApiRequest, name: string): boolean {

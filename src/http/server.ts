@@ -11,10 +11,12 @@
  * the handler returns. The query is read first, so an error found before routing
  * (malformed or unknown path, unknown host, a body over the limit) is
  * written by errorResponse in the format the request asked for, as the
- * router writes its errors. A request with two Host headers is one of
- * those (400, messageRules.ts). Every answer says `X-Content-Type-Options:
- * nosniff` (answerHead.ts). No exception leaves the handler: a bug on the
- * way is answered 500 naming the request (handlerSafetyNet.ts). The port
+ * router writes its errors. A request with two Host headers, or whose body
+ * framing reads two ways, is refused first (400 and the connection closed,
+ * messageRules.ts; refuseAndClose says why a turn later). Every answer
+ * says `X-Content-Type-Options: nosniff` (answerHead.ts). No exception
+ * leaves the handler: a bug on the way is answered 500 naming the request
+ * (handlerSafetyNet.ts). The port
  * is listened on alone (uws.ts: listenExclusive). A cluster node runs a
  * second listener, the internal one, for requests forwarded by the other
  * nodes (forwarding.ts) and the cluster's own calls, each taken only with
@@ -58,9 +60,9 @@ import { FORWARDED_FOR_HEADER } from './forwarding.js'
 import { internalAccess, reachesForwardedTenant, type InternalAccess } from './internalAccess.js'
 import { declaredBodyBytes, declaredOverLimit, LimitedBody } from './limitedBody.js'
 import { headProblem } from './messageRules.js'
-import { keepHeader } from './requestHeaders.js'
+import { keepHeader, OnceFieldCounts } from './requestHeaders.js'
 import { keptRequestId } from './requestIdHeader.js'
-import { parseQuery, PathError, splitPath, type ApiRequest } from './request.js'
+import { parseQuery, PathError, splitPath, tenantLabelProblem, type ApiRequest } from './request.js'
 import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead, type WebSocketStart } from './response.js'
 import { route, type RouteTrace } from './router.js'
 import { referencePage } from './routes/docsPage.js'
@@ -340,15 +342,19 @@ export function startHttpServer(services: Services, port: number, host: string, 
     }
     const queryString = req.getQuery() ?? ''
     const headers = new Map<string, string>()
-    let hostHeaders = 0
-    req.forEach((name, value) => {
-      if (keepHeader(headers, name, value)) hostHeaders += 1
-    })
+    const counts = new OnceFieldCounts()
+    req.forEach((name, value) => keepHeader(headers, counts, name, value))
     // Looked up on the first call (ApiRequest.remoteAddress); the response is still open then (after it, '').
     let peer: string | undefined
     const remoteAddress = (): string => (peer ??= state.aborted ? '' : clientAddress(res, headers, trustedProxies))
     const query = parseQuery(queryString)
     const refuse = (head: RequestHead, error: ApiError, close = false) => send(res, state, observers, errorResponse(head, error), close)
+    // Two Host headers, a body framing that reads two ways (messageRules.ts): refused before anything reads the body.
+    const problem = headProblem(counts, headers, url)
+    if (problem !== null) {
+      refuseAndClose(res, state, () => errorResponse({ query, headers, jsonpSuffix: false }, problem))
+      return
+    }
     // The node a request was forwarded from adds CORS and compresses: the internal listener answers as it is.
     if (credentials === null) {
       state.conventions = { corsOrigins: config.corsOrigins, compressionMinBytes: config.compressionMinBytes, origin: headers.get('origin'), acceptEncoding: headers.get('accept-encoding') }
@@ -388,12 +394,12 @@ export function startHttpServer(services: Services, port: number, host: string, 
       return
     }
     const head: RequestHead = { query, headers, jsonpSuffix: split.jsonpSuffix }
-    const problem = headProblem(hostHeaders, url)
-    if (problem !== null) {
-      refuse(head, problem, true)
+    const tenant = address.tenant
+    const labelProblem = tenantLabelProblem(tenant)
+    if (labelProblem !== null) {
+      refuse(head, labelProblem)
       return
     }
-    const tenant = address.tenant
     if (access !== null && !reachesForwardedTenant(access, tenant, split.versioned)) {
       send(res, state, observers, plainErrorResponse(accessDenied('a forwarded request reaches the /v1 routes of the tenant it was forwarded for only')), true)
       return
@@ -453,6 +459,25 @@ export function startHttpServer(services: Services, port: number, host: string, 
     readBody(res, state, headers, bodyLimitBytes(split.segments, config), () => refuse(head, bodyTooLarge(split.segments, config), true), dispatch, () =>
       refuse(head, internalError(state.requestId)),
     )
+  }
+
+  /**
+   * Answers a request whose head breaks a rule of messageRules.ts, and closes its connection, one event-loop turn
+   * later. This uWS build goes on parsing what already arrived on the connection once the handler returns, and
+   * serves a request that followed in the same read even after an answer that closes (the next request clears the
+   * close): `Content-Length: 0` twice-framed with a request behind it was answered twice. Unanswered, the refused
+   * request is still pending when uWS reads the next one, and uWS then ends the connection itself: nothing behind a
+   * refused head is ever served. A refused request with nothing behind it gets its 400.
+   */
+  function refuseAndClose(res: HttpResponse, state: Exchange, answer: () => ApiResponse): void {
+    setImmediate(() => {
+      try {
+        send(res, state, observers, answer(), true)
+      } catch (error) {
+        console.error(`request ${state.requestId}: its refusal could not be made:`, error)
+        answerFailureSafely(() => send(res, state, observers, plainErrorResponse(internalError(state.requestId)), true), error, 'request', state.requestId)
+      }
+    })
   }
 
   /**

@@ -69,8 +69,9 @@
  * after an offline restore, forgets it and tries again.
  */
 import type { Config } from '../config.js'
+import { fitsTenantName } from '../domain/tenantName.js'
 import type { MaybePromise } from '../maybePromise.js'
-import { LogCorruptError, type Storage } from '../persist/ports.js'
+import { LogCorruptError, type Storage, type TenantInfo } from '../persist/ports.js'
 import type { Placed, Placement } from './placement.js'
 import { RecoveryError } from './recovery.js'
 import { TenantActor, type AppendFailurePolicy } from './tenantActor.js'
@@ -127,7 +128,12 @@ export class TenantRegistry {
   }
 
   exists(tenant: string): boolean {
-    return this.actors.has(tenant) || this.creating.has(tenant) || this.moving.has(tenant) || this.store.tenants.get(tenant) !== undefined
+    return this.actors.has(tenant) || this.creating.has(tenant) || this.moving.has(tenant) || this.directoryRow(tenant) !== undefined
+  }
+
+  /** The tenant's row in the directory; none for a name no tenant can have (longer than a tenant name: never a key). */
+  private directoryRow(tenant: string): TenantInfo | undefined {
+    return fitsTenantName(tenant) ? this.store.tenants.get(tenant) : undefined
   }
 
   /**
@@ -135,6 +141,7 @@ export class TenantRegistry {
    * event-loop turn (see the top); undefined for an unknown tenant; 503 for a damaged one.
    */
   open(tenant: string): MaybePromise<TenantActor | undefined> {
+    if (!fitsTenantName(tenant)) return undefined
     const active = this.actors.get(tenant)
     if (active === undefined) return this.activate(tenant)
     if (this.placement !== null && !this.placement.serving(tenant)) {
@@ -163,7 +170,7 @@ export class TenantRegistry {
       })
     }
     if (this.placement !== null) return this.activation(tenant, () => this.activatePlaced(tenant, this.placement as Placement))
-    if (this.store.tenants.get(tenant) === undefined) return undefined
+    if (this.directoryRow(tenant) === undefined) return undefined
     return this.activation(tenant, async () => {
       const actor = await TenantActor.recoverInTurns(tenant, this.config, this.store)
       this.activated(tenant, actor)
@@ -382,7 +389,7 @@ export class TenantRegistry {
 
   /** Whether the tenant is a sign-up that was not confirmed in time (its directory row says so, see the top). */
   expiredSignUp(tenant: string, nowMs = Date.now()): boolean {
-    const info = this.store.tenants.get(tenant)
+    const info = this.directoryRow(tenant)
     return info?.unconfirmed === true && info.createdAt + this.config.signUpConfirmationLifetimeMs <= nowMs
   }
 

@@ -173,7 +173,7 @@ t.test('time records as CSV: columns from the declaration, quoting, dates in the
   t.equal(summer.billable, 'true')
   t.equal(summer.duration, String(2 * HOUR))
   t.equal(winter.start, '2024-01-16T00:30:00+01:00', 'winter time: the next local day')
-  t.equal(winter.description, '=1+1', 'text is written as stored')
+  t.equal(winter.description, "'=1+1", 'text that would start a formula has a quote in front')
   t.equal(winter.billable, 'false')
   t.equal(withMs.start, '2024-07-02T10:00:00.250+02:00', 'milliseconds when there are any')
   t.equal(summer['user/displayName'], me.displayName)
@@ -184,6 +184,42 @@ t.test('time records as CSV: columns from the declaration, quoting, dates in the
   const preferJson = await getRaw('time/timerecords', {}, { accept: 'text/csv;q=0.5, application/json' })
   t.match(preferJson.headers['content-type'], /^application\/json/, 'a preferred JSON wins over CSV')
   t.equal(preferJson.json.length, 3)
+})
+
+t.test('CSV cells that a spreadsheet would run as a formula are written as text; numbers stay numbers', async (t) => {
+  // A tenant of its own: the other tests count this one's records.
+  const own = await client.createTenant('expinj')
+  const calls = strictCalls(client, 'expinj', own.token)
+  const getRaw = (path: string, query: Record<string, string | number | boolean> = {}) => client.request('GET', `/v1/${path}`, { tenant: 'expinj', query: { token: own.token, ...query } })
+  const me = await calls.get('users/@self')
+  const post = calls.post
+  const hostile = await post('time/projects', { name: '@cmd|calc' })
+  const texts = ['=HYPERLINK("http://evil.test","x")', '+1+1', '-2+3', '@SUM(A1:A9)', '\tTAB first', '\rCR first', 'safe = text', "'already quoted"]
+  for (const [index, description] of texts.entries()) {
+    await post('time/timerecords', { user: { id: me.id }, start: `2024-03-0${index + 1}T10:00:00Z`, duration: HOUR, description, project: { id: hostile.id }, price: -12.5 })
+  }
+  const query = { $filter: `project/id eq '${hostile.id}'`, $orderby: 'start' }
+  const answer = await getRaw('time/timerecords', { ...query, format: 'csv' })
+  t.equal(answer.status, 200, answer.text)
+  const { rows } = csvObjects(answer.text)
+  t.same(
+    rows.map((row) => row.description),
+    ['\'=HYPERLINK("http://evil.test","x")', "'+1+1", "'-2+3", "'@SUM(A1:A9)", "'\tTAB first", "'\rCR first", 'safe = text', "'already quoted"],
+    'a quote before =, +, -, @, TAB and CR; other text as stored',
+  )
+  t.ok(rows.every((row) => row['project/displayName'] === "'@cmd|calc"), 'a reference\'s name too')
+  t.ok(rows.every((row) => row.price === '-12.5'), 'a negative number is written as the number')
+  const summary = await getRaw('time/timerecords/summary', { $filter: query.$filter, summary: 'description;sum(price)', format: 'csv' })
+  t.equal(summary.status, 200, summary.text)
+  const summed = csvObjects(summary.text).rows
+  t.ok(summed.some((row) => Object.values(row).includes("'-2+3")), 'a summary\'s group text too')
+  t.ok(summed.some((row) => Object.values(row).includes('-12.5')), 'and its sums stay numbers')
+  const xlsx = await readXlsx((await getRaw('time/timerecords', { ...query, format: 'xlsx' })).body)
+  t.same(
+    xlsx.rows.map((row) => row.description),
+    texts.map((text) => text.replace(/\r\n?/g, '\n')),
+    'XLSX keeps the text as it is (a typed text cell is never a formula)',
+  )
 })
 
 t.test('the list query decides the rows: filter, order, paging, views, inner collections', async (t) => {

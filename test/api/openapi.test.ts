@@ -295,3 +295,18 @@ t.test('the reference page and its assets come from this server', async (t) => {
   t.equal((await client.request('GET', '/docs/assets/..%2Fpackage.json')).status, 404)
   t.equal((await client.request('GET', '/docs', { tenant: 'acme' })).status, 200, 'on a tenant’s address too')
 })
+
+t.test('the pages forbid framing and everything they do not load themselves', async (t) => {
+  for (const [label, response] of [
+    ['/docs', await client.request('GET', '/docs')],
+    ['/docs on a tenant', await client.request('GET', '/docs', { tenant: 'acme' })],
+    ['/ as HTML', await client.request('GET', '/', { headers: { accept: 'text/html' } })],
+  ] as const) {
+    const policy = String(response.headers['content-security-policy'])
+    for (const directive of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'none'"]) {
+      t.ok(policy.split('; ').includes(directive), `${label}: ${directive}`)
+    }
+    t.notMatch(policy, /unsafe-inline|unsafe-eval/, `${label}: no inline script or eval`)
+    t.equal(response.headers['x-frame-options'], 'DENY', `${label}: X-Frame-Options`)
+  }
+})

@@ -4,7 +4,8 @@
  * finds the Project operations listed, authorizes with an access token
  * through the page's Authorize dialog, runs "try it" on the project list
  * and sees the answer — the project made before — shown in the page.
- * Nothing the page loads may come from another host. Then the same on the
+ * Nothing the page loads may come from another host, and the page's
+ * Content-Security-Policy refuses nothing it does. Then the same on the
  * public address (`http://localhost:<port>/docs`): its first server is the
  * tenant by path (`/tenant/{tenant}/v1`), the tenant's name typed in its
  * field, and "try it" calls the tenant through the public address.
@@ -57,10 +58,16 @@ if (!fs.existsSync(CHROMIUM)) {
     const url = new URL(request.url())
     if (url.protocol !== 'data:') requestedHosts.add(url.host)
   })
+  // The page runs under its Content-Security-Policy: anything it refuses is told on the console.
+  const refusedByPolicy: string[] = []
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text().replace(/\s+/g, ' '))
+  })
   page.setDefaultTimeout(60_000)
 
   t.test('the page lists the Project operations', async (t) => {
-    await page.goto(`${origin}/docs`, { waitUntil: 'load' })
+    const loaded = await page.goto(`${origin}/docs`, { waitUntil: 'load' })
+    t.match(loaded?.headers()['content-security-policy'], /frame-ancestors 'none'/, 'the page has its policy')
     await page.waitForSelector('#operations-tag-Project')
     const title = await page.$eval('.info .title', (element) => element.textContent ?? '')
     t.match(title, /TimeLedger API/)
@@ -130,5 +137,9 @@ if (!fs.existsSync(CHROMIUM)) {
     t.match(await publicPage.$eval(`${live} td.response-col_description`, (element) => element.textContent ?? ''), /Seen from the browser/, 'the answer shows the project')
     const requestUrl = await publicPage.$eval('#operations-Project-getTimeProjects .request-url pre', (element) => element.textContent ?? '')
     t.match(requestUrl, new RegExp(`^${publicOrigin}/tenant/browse/v1/time/projects\\?.*token=`), 'called through the public address, the tenant in the path')
+  })
+
+  t.test('the Content-Security-Policy refused nothing the page needs', async (t) => {
+    t.same(refusedByPolicy, [])
   })
 }

@@ -193,7 +193,9 @@ function actionOperations(decl: ResourceDecl, path: string, parents: Parameter[]
     for (const method of action.methods) {
       const ops: Operation = operation(method, actionPath, decl, action.summary, {
         parameters: [...(action.on === 'object' ? [pathParameter('id')] : []), ...(action.query ?? []), ...FORMAT],
-        ...(action.body === 'self' && method !== 'GET' ? { requestBody: jsonBody(schemaRef(requestSchemaName(type)), `a ${type}`) } : {}),
+        ...(action.body === undefined || method === 'GET'
+          ? {}
+          : { requestBody: action.body === 'self' ? jsonBody(schemaRef(requestSchemaName(type)), `a ${type}`) : jsonBody(action.body.schema, action.body.description, action.body.required) }),
         responses: answers(Object.fromEntries((action.statuses ?? ['200']).map((status) => [status, dataAnswer(action.summary, schema)]))),
       })
       item[method.toLowerCase()] = ops

@@ -22,6 +22,7 @@
  * may predate a constraint; every field but `id` and `version` may be null
  * there.
  */
+import { CURRENT_PASSWORD_FIELD } from '../../domain/passwordRules.js'
 import { describedFields, shownType } from '../../domain/metadata.js'
 import type { Constraint, FieldDecl, ResourceDecl } from '../../domain/schema.js'
 import { INPUT_DATE, JSON_DATE, nullable, schemaRef, type JsonSchema } from './jsonSchema.js'
@@ -124,6 +125,10 @@ export function answerSchemaOf(decl: ResourceDecl): JsonSchema {
 export function requestSchemaOf(decl: ResourceDecl): JsonSchema {
   const properties: Record<string, JsonSchema> = {}
   for (const fieldDecl of writableFields(decl)) properties[fieldDecl.name] = requestFieldSchema(fieldDecl)
+  // A password (a hashed field) of one's own changes only with the current one (domain/passwordRules.ts).
+  if (decl.fields.some((fieldDecl) => fieldDecl.hashed)) {
+    properties[CURRENT_PASSWORD_FIELD] = { type: 'string', writeOnly: true, description: 'your current password: needed to change your own password (never stored)' }
+  }
   return { type: 'object', title: `${decl.type} (request body)`, description: `${decl.description}. Only the fields named are written; \`version\` is checked on PUT.`, properties }
 }
 

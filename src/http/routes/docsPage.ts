@@ -16,6 +16,15 @@
  * a field, so "try it" calls that tenant through the public address; the Authorize button takes the token
  * (query `token` or Bearer) or the API key and Basic credentials of login.
  * HEAD is answered like GET (server.ts writes no body for it).
+ *
+ * The two pages carry a Content-Security-Policy that allows exactly that:
+ * scripts, styles and fonts from this origin only (and the logo's inline
+ * style by its hash; Swagger UI's own images are data: URLs), calls ("try it", the document) to this origin only, no
+ * plugin, no <base>, no form posted anywhere, and — with `frame-ancestors
+ * 'none'` and `X-Frame-Options: DENY` for browsers that know only the
+ * older header — no other site may frame them (clickjacking the Authorize
+ * dialog). A script injected into the page could neither run inline nor
+ * send the token elsewhere.
  */
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
@@ -109,8 +118,37 @@ const INDEX_HTML = `<!DOCTYPE html>
 /** Cached for an hour: the files change only with the installed package. */
 const ASSET_CACHE = 'public, max-age=3600'
 
+/**
+ * The one inline style the page has: the <style> of the Swagger logo's SVG that swagger-ui-bundle.js puts in the
+ * top bar, `.logo_small_svg__cls-2{fill:#fff}.logo_small_svg__cls-3{fill:#85ea2d}` in swagger-ui-dist 5.35.0,
+ * allowed by its SHA-256 (no other inline style is). test/browser/docs.test.ts sees it if an upgrade changes it.
+ */
+const LOGO_STYLE_HASH = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='
+
+/** What the pages may load and who may frame them (see the top). */
+const PAGE_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  `style-src 'self' '${LOGO_STYLE_HASH}'`,
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+const PAGE_HEADERS: Readonly<Record<string, string>> = { 'Content-Security-Policy': PAGE_POLICY, 'X-Frame-Options': 'DENY' }
+
 function answer(contentType: string, body: string | Buffer, cache = 'no-cache'): ApiResponse {
   return { status: 200, headers: { 'Content-Type': contentType, 'Cache-Control': cache }, body }
+}
+
+/** An HTML page, with its policy. */
+function page(body: string): ApiResponse {
+  const response = answer('text/html; charset=utf-8', body)
+  Object.assign(response.headers, PAGE_HEADERS)
+  return response
 }
 
 /** Whether the client prefers HTML (a browser) to JSON. */
@@ -124,8 +162,8 @@ function wantsHtml(accept: string | undefined): boolean {
  */
 export function referencePage(method: string, rawPath: string, accept: string | undefined): ApiResponse | null {
   if (method !== 'GET' && method !== 'HEAD') return null
-  if (rawPath === '/' || rawPath === '') return wantsHtml(accept) ? answer('text/html; charset=utf-8', INDEX_HTML) : answer('application/json; charset=utf-8', JSON.stringify(INDEX))
-  if (rawPath === DOCS_PATH || rawPath === `${DOCS_PATH}/`) return answer('text/html; charset=utf-8', PAGE)
+  if (rawPath === '/' || rawPath === '') return wantsHtml(accept) ? page(INDEX_HTML) : answer('application/json; charset=utf-8', JSON.stringify(INDEX))
+  if (rawPath === DOCS_PATH || rawPath === `${DOCS_PATH}/`) return page(PAGE)
   if (!rawPath.startsWith(ASSETS_PREFIX)) return null
   const name = rawPath.slice(ASSETS_PREFIX.length)
   if (name === 'initializer.js') return answer('text/javascript; charset=utf-8', INITIALIZER)

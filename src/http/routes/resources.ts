@@ -33,6 +33,7 @@ import { checkExpectedVersion } from '../../domain/operations/expectedVersion.js
 import { findVisible } from '../../domain/operations/findVisible.js'
 import { fieldsFromText, setFields as setObjectFields } from '../../domain/operations/setFields.js'
 import { updateObject } from '../../domain/operations/updateObject.js'
+import { CURRENT_PASSWORD_FIELD } from '../../domain/passwordRules.js'
 import { renderedJsonOf } from '../../domain/renderedJson.js'
 import { aliasedId, isSelfAlias } from '../../domain/selfAlias.js'
 import { renderList, renderRecord, renderShown, type OutObject, type RenderOptions } from '../../domain/render.js'
@@ -56,6 +57,7 @@ import { findView, findViewSummary, viewScope } from './views.js'
 import { writeOptionsOf } from './writeOptions.js'
 import { writeCheckOf, type WriteCheck } from './writeChecks.js'
 import { requireSession } from '../requireSession.js'
+import { withKnownPassword } from './passwordProof.js'
 import { exportOf } from '../export/exportAnswer.js'
 import type { ExportFormat } from '../export/exportFormat.js'
 import { listExport } from '../export/recordTable.js'
@@ -120,8 +122,15 @@ function objectResponse(call: Call, decl: ResourceDecl, out: OutObject | JsonFra
   return dataResponse(call.request, out, { root: decl.xmlItemName }, status)
 }
 
-/** Reads a body into field values, hashing passwords first (that is slow, so it happens outside the mailbox). */
-async function readBodyValues(call: Call, decl: ResourceDecl, creating: boolean): Promise<{ values: Record<string, unknown>; version: number | null; source: ValueSource }> {
+/**
+ * Reads a body into field values, hashing passwords first (that is slow, so it happens outside the mailbox); `body`
+ * is the body as sent (what else it says: a `currentPassword`).
+ */
+async function readBodyValues(
+  call: Call,
+  decl: ResourceDecl,
+  creating: boolean,
+): Promise<{ values: Record<string, unknown>; version: number | null; source: ValueSource; body: Record<string, unknown> }> {
   const { value, source } = parseObjectBody(call.request)
   const values = readFields(decl, value, source, creating)
   for (const fieldDecl of decl.fields) {
@@ -134,7 +143,17 @@ async function readBodyValues(call: Call, decl: ResourceDecl, creating: boolean)
     }
     values[fieldDecl.name] = await hashPassword(plain, call.services.config.passwordCost)
   }
-  return { values, version: readVersion(value, source), source }
+  return { values, version: readVersion(value, source), source, body: value }
+}
+
+/**
+ * The session an update is made in: with the proof of the caller's password when the update sets a hashed field (a
+ * password) of the caller's own record and the body gives `currentPassword` (passwordProof.ts; the domain decides
+ * whether the change needs it: domain/passwordRules.ts).
+ */
+async function updateSession(call: Call, decl: ResourceDecl, id: string, principal: Principal, values: Record<string, unknown>, body: Record<string, unknown>) {
+  const setsHashed = decl.fields.some((fieldDecl) => fieldDecl.hashed && values[fieldDecl.name] !== undefined)
+  return setsHashed ? withKnownPassword(call, principal, id, body[CURRENT_PASSWORD_FIELD]) : principal
 }
 
 /**
@@ -248,9 +267,10 @@ function read(call: Call, at: CollectionAt, id: string, inTrash: boolean): Maybe
 }
 
 async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<string, unknown>): Promise<ApiResponse> {
-  const { tenant, principal } = requireSession(call)
-  const { values, version } = await readBodyValues(call, decl, false)
+  const { tenant, principal: caller } = requireSession(call)
+  const { values, version, body } = await readBodyValues(call, decl, false)
   Object.assign(values, fixed)
+  const principal = await updateSession(call, decl, id, caller, values, body)
   // version_ignore=true overwrites the object at whatever version it is, even when the body names one (design §4).
   const versionIgnored = queryFlag(call.request, 'version_ignore')
   const derive = writeOptionsOf(call.request, decl)
