@@ -52,6 +52,18 @@ t.test('HAProxy sends every address of a tenant to its node: any letter case, an
   t.ok(new Set(TENANTS.map(holderOf)).size > 1, 'the tenants are spread over both nodes (else this would prove little)')
 })
 
+t.test('HAProxy answers 400 to a head of more than 48 header fields, which the nodes would leave unanswered', async (t) => {
+  const token = tokens.get('north') ?? ''
+  // rawRequest adds Connection: close to Host and the padding fields.
+  const headWith = (fields: number) => {
+    const headers: Record<string, string> = { Host: 'north.localhost' }
+    for (let at = 0; at < fields - 2; at += 1) headers[`X-Pad-${at}`] = 'x'
+    return rawRequest('GET', `/v1/time/projects?token=${token}`, headers)
+  }
+  t.equal((await rawExchange(client.port, headWith(48))).status, 200, '48 fields are served')
+  t.equal((await rawExchange(client.port, headWith(49))).status, 400, '49 fields: 400 from HAProxy, at once')
+})
+
 t.test('a node that does not hold the tenant forwards both forms; the answer keeps the form asked', async (t) => {
   for (const tenant of TENANTS) {
     const token = tokens.get(tenant) ?? ''
