@@ -30,7 +30,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { haproxyConfig } from './haproxyConfig.js'
-import { localPostgres } from './localPostgres.js'
+import { assertPostgresCanEnter, localPostgres } from './localPostgres.js'
 
 export interface DemoOptions {
   /** Where everything is kept. */
@@ -95,6 +95,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   // The postgres user must pass through it to its own directories (localPostgres.ts); the secrets in it are 0600.
   fs.mkdirSync(dir, { recursive: true })
   fs.chmodSync(dir, 0o711)
+  assertPostgresCanEnter(dir)
   const apiKey = keptSecret(path.join(dir, 'api-key'), 18)
   const secret = keptSecret(path.join(dir, 'cluster-secret'), 24)
   const pgData = path.join(dir, 'postgres')

@@ -40,6 +40,19 @@ export function runPostgresBinary(command: string, args: readonly string[]): str
   return execFileSync(file, fileArgs, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
 }
 
+/**
+ * Throws a message saying what to do when PostgreSQL, run as the postgres user, could not enter `dir` (a folder above
+ * it closed to other users, as /root is): initdb would only say "Permission denied".
+ */
+export function assertPostgresCanEnter(dir: string): void {
+  if (!isRoot()) return
+  try {
+    execFileSync('runuser', ['-u', DB_USER, '--', 'test', '-x', dir], { stdio: 'ignore' })
+  } catch {
+    throw new Error(`PostgreSQL runs as the ${DB_USER} user, who cannot enter ${dir}: a folder above it is closed to other users (as /root is); choose a folder it can reach (e.g. --dir /tmp/cluster-demo), or open the folders above to others (chmod o+x)`)
+  }
+}
+
 /** Makes `dir` (mode 0700) owned by the user PostgreSQL runs as. */
 export function postgresOwnedDir(dir: string): string {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
