@@ -1,5 +1,5 @@
 /*
- * Fairness between tenants (design §2.4, hardening finding 19): how long a
+ * Fairness between tenants (ARCHITECTURE.md §2.4, hardening finding 19): how long a
  * small tenant's `GET /v1/users/@self` takes while a big tenant sends heavy
  * reads back to back.
  *

@@ -5,7 +5,7 @@
  * pending writes flush, snapshots every active tenant and closes LMDB.
  *
  * With DATABASE_URL the storage is PostgreSQL's instead and this process is
- * a node of a cluster (cluster/clusterNode.ts, design §8): no lock or LMDB,
+ * a node of a cluster (cluster/clusterNode.ts, ARCHITECTURE.md §8): no lock or LMDB,
  * a placement that tells the registry which tenants are this node's, a
  * forwarder for the others', and an internal listener started before the
  * public one; a clean stop gives every lease back after the snapshots.
@@ -117,7 +117,7 @@ async function activateAll(registry: TenantRegistry): Promise<void> {
   shown?.finish()
 }
 
-/** The storage of this process and what goes with it: the embedded LMDB store, or a cluster node (design §8). */
+/** The storage of this process and what goes with it: the embedded LMDB store, or a cluster node (ARCHITECTURE.md §8). */
 interface Backend {
   readonly store: Storage
   readonly node: ClusterNode | null

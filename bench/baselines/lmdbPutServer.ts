@@ -3,7 +3,7 @@
  * uWebSockets.js server that, for `POST /*`, reads the body (copying every
  * onData chunk, which uWS frees when the callback returns), does ONE lmdb put
  * (key: an increasing integer, value: the body bytes) and answers 201 only
- * after that put's `flushed` promise — the commit is on disk (design §7; the
+ * after that put's `flushed` promise — the commit is on disk (ARCHITECTURE.md §7; the
  * env is opened with `separateFlushed: true`, never `noSync`). lmdb-js groups
  * the puts of one event-loop turn into one transaction, so this measures
  * group commit + fsync, the ceiling for any acknowledged write of the service.

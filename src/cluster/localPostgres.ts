@@ -5,7 +5,7 @@
  *
  * PostgreSQL refuses to run as root, so when this process is root every
  * binary runs as the `postgres` user (runuser) in directories that user
- * owns (design §10). The server listens on loopback only, on the given
+ * owns (ARCHITECTURE.md §10). The server listens on loopback only, on the given
  * port, with its socket in its own run directory (-k), fsync on, and
  * `trust` authentication for loopback (a local demo or test, never a
  * deployment). `stop` is pg_ctl's fast stop (a checkpoint), `kill` its

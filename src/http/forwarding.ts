@@ -1,5 +1,5 @@
 /*
- * Forwarding (cluster mode, design §8): a request for a tenant whose lease
+ * Forwarding (cluster mode, ARCHITECTURE.md §8): a request for a tenant whose lease
  * another node holds is sent to that node's internal listener and its
  * answer given back as it came. The router asks the forwarder when the
  * registry refuses with TenantElsewhere; a forwarded request is answered

@@ -21,7 +21,7 @@
  * Activation. Requests open a tenant with `open`, which loads it a slice
  * per event-loop turn (recoverTenantInTurns): loading a million time
  * records takes seconds, and done at once it would hold up every other
- * tenant for as long (design §2.4). Requests for the tenant meanwhile wait
+ * tenant for as long (ARCHITECTURE.md §2.4). Requests for the tenant meanwhile wait
  * for the same activation; a resting tenant wakes the same way, as an
  * exclusive job of its actor. `get` loads at once, for operator tools and
  * tests; it refuses a tenant whose activation is under way, so there is
@@ -45,7 +45,7 @@
  * its actor (tenantRename.ts), the new name reserved like a tenant being
  * created; the old actor leaves the active set and is retired.
  *
- * Cluster mode. With a placement (placement.ts, design §8) a tenant is
+ * Cluster mode. With a placement (placement.ts, ARCHITECTURE.md §8) a tenant is
  * this node's only while it holds the tenant's lease: activation first
  * acquires it (a tenant held elsewhere is refused with TenantElsewhere,
  * which the router forwards), an active tenant is served only while the

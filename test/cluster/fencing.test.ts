@@ -1,5 +1,5 @@
 /*
- * Fencing (issue 28, design §8): a node paused with SIGSTOP while it holds a
+ * Fencing (issue 28, ARCHITECTURE.md §8): a node paused with SIGSTOP while it holds a
  * tenant and writes to it loses the tenant to another node once its lease
  * runs out; woken with SIGCONT, it must not acknowledge anything the log
  * did not take, and it drops the tenant.

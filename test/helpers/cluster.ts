@@ -1,5 +1,5 @@
 /*
- * Real clusters for tests (design §8, §10): a PostgreSQL started by
+ * Real clusters for tests (ARCHITECTURE.md §8, §10): a PostgreSQL started by
  * postgresServer.ts, TimeLedger nodes, and HAProxy running the
  * configuration `timeledger haproxy-config` prints, all on loopback.
  *

@@ -5,7 +5,7 @@
  * it and read back what was acknowledged). PostgreSQL refuses to run as
  * root and CI runs as root, so every binary runs as the `postgres` user
  * (runuser) when the test is root, in a directory that user owns
- * (design §10). Authentication is `trust`, loopback only.
+ * (ARCHITECTURE.md §10). Authentication is `trust`, loopback only.
  *
  * `stop()` is pg_ctl's immediate stop (no checkpoint: what a crash leaves)
  * and removes the directory (also when the test process is ended by a

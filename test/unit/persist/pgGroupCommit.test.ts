@@ -1,5 +1,5 @@
 /*
- * Group commit and fencing on PostgreSQL (design §8): the appends of
+ * Group commit and fencing on PostgreSQL (ARCHITECTURE.md §8): the appends of
  * several tenants issued in one event-loop turn go in ONE transaction (the
  * rows share their inserting transaction id, xmin), each resolves only
  * after COMMIT, and per tenant the log holds them in order. Two storages
