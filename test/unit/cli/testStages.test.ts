@@ -87,18 +87,26 @@ t.test('the cluster stage: skipped without postgresql and haproxy, failed with C
   }
 })
 
-t.test('the helper: which packages are missing, one line for them, CI', async (t) => {
-  t.same(missingPackages(['postgresql', 'haproxy', 'chromium', 'curl']), [], 'everything is installed on this machine (the tests of the packages run)')
-  await pretendMissing('haproxy', () => t.same(missingPackages(['postgresql', 'haproxy']), ['haproxy'], 'TIMELEDGER_TEST_MISSING hides a package'))
+t.test('the helper: which packages are missing, one line for them, skip or fail', async (t) => {
+  await pretendMissing('haproxy', () => t.ok(missingPackages(['postgresql', 'haproxy']).includes('haproxy'), 'TIMELEDGER_TEST_MISSING hides a package'))
   await pretendMissing('haproxi', () => t.throws(() => missingPackages(['haproxy']), /TIMELEDGER_TEST_MISSING names 'haproxi'; it takes postgresql, haproxy, chromium, curl/))
   t.equal(missingLine(['chromium']), 'needs the Debian package chromium, which is not installed here (apt-get install chromium)')
   for (const [value, expected] of [['1', true], ['true', true], ['', false], ['0', false], ['false', false]] as const) t.equal(inCI({ CI: value }), expected, `CI='${value}'`)
   t.equal(inCI({}), false)
 
-  const calls: string[] = []
-  const fakeRoot = { plan: (count: number, comment?: string) => calls.push(`plan ${count} ${comment}`), fail: (message: string) => calls.push(`fail ${message}`) }
-  t.equal(installed(fakeRoot, ['curl']), true)
-  t.same(calls, [], 'nothing said when installed')
+  const ciBefore = process.env.CI
+  t.teardown(() => {
+    if (ciBefore === undefined) delete process.env.CI
+    else process.env.CI = ciBefore
+  })
+  for (const ci of ['', '1']) {
+    process.env.CI = ci
+    const calls: string[] = []
+    const fakeRoot = { plan: (count: number, comment?: string) => calls.push(`plan ${count} ${comment}`), fail: (message: string) => calls.push(`fail ${message}`) }
+    t.equal(await pretendMissing('curl', () => installed(fakeRoot, ['curl'])), false, 'a missing package: the file registers nothing more')
+    const line = 'needs the Debian package curl, which is not installed here (apt-get install curl)'
+    t.same(calls, [ci === '' ? `plan 0 skipped: ${line}` : `fail ${line}; CI is set, so this fails instead of skipping`], ci === '' ? 'skipped with one line' : 'CI set: failed')
+  }
 })
 
 t.test('a test file that needs a missing package: skipped with one line, failed with CI set', async (t) => {
