@@ -47,11 +47,13 @@ export function historyText(history: TenantHistory): string {
   return lines.join('\n')
 }
 
-const MIB = 1024 * 1024
+const KIB = 1024
+const MIB = 1024 * KIB
 const GIB = 1024 * MIB
 
 function mebibytes(bytes: number): string {
-  return bytes >= GIB ? `${(bytes / GIB).toFixed(1)} GiB` : `${(bytes / MIB).toFixed(1)} MiB`
+  if (bytes >= GIB) return `${(bytes / GIB).toFixed(1)} GiB`
+  return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${(bytes / KIB).toFixed(0)} KiB`
 }
 
 function uptime(seconds: number): string {

@@ -87,7 +87,7 @@ t.test('restore, status and metrics reach the server that holds DATA_DIR, whatev
   t.match(status.stdout, /\n {2}started +\d{4}-\d\d-\d\dT[\d:.]+Z {2}\(up \d+m \d+s\)\n/)
   t.match(status.stdout, /\n {2}tenants +1 in memory of 1\n/)
   t.match(status.stdout, /\n {2}memory +resident [\d.]+ MiB; heap [\d.]+ MiB used of [\d.]+ MiB\n/)
-  t.match(status.stdout, /\n {2}log +\d+ entries; store [\d.]+ MiB in use of [\d.]+ GiB \(LMDB_MAP_SIZE_BYTES\)/)
+  t.match(status.stdout, /\n {2}log +\d+ entries; store [\d.]+ [KM]iB in use of [\d.]+ GiB \(LMDB_MAP_SIZE_BYTES\)/)
 
   const metrics = await runCli(dataDir, ['metrics'], misled)
   t.equal(metrics.code, 0)
