@@ -7,7 +7,7 @@
  *     autocannon saturates its own core below bare uWS on this machine;
  *   - autocannon's programmatic API otherwise (in this process).
  * Requests are never pipelined: uWS resets a connection when a pipelined
- * request arrives while a reply that waits for the log is pending (design §7).
+ * request arrives while a reply that waits for the log is pending (ARCHITECTURE.md §7).
  *
  * startProcess()/freePort() spawn a server as a child node process, wait for
  * its `READY <port>` line, and stop it with SIGTERM (SIGKILL after a timeout).

@@ -1,6 +1,6 @@
 /*
  * Configuration read from the environment, once, with a default for every
- * setting (design §4). Numbers carry their unit in the name. Nothing else in
+ * setting (ARCHITECTURE.md §4). Numbers carry their unit in the name. Nothing else in
  * the service reads process.env: the config object is passed down.
  */
 import net from 'node:net'
@@ -9,7 +9,7 @@ import path from 'node:path'
 import { OWASP_PASSWORD_COST, type PasswordCost } from './domain/credentials.js'
 
 /**
- * Cluster mode (design §8): set when DATABASE_URL is. The node keeps its tenants' truth in PostgreSQL, holds a lease
+ * Cluster mode (ARCHITECTURE.md §8): set when DATABASE_URL is. The node keeps its tenants' truth in PostgreSQL, holds a lease
  * per tenant it serves, and takes requests forwarded by the other nodes on its internal listener.
  */
 export interface ClusterConfig {

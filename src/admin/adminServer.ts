@@ -3,7 +3,7 @@
  * for operators (metrics, health, and operator actions such as an online
  * restore). Every route needs `Authorization: Bearer <admin key>` unless it
  * was registered as public (health checks); a wrong or missing key gets 401
- * in the error body of design §4.
+ * in the error body of ARCHITECTURE.md §4.
  *
  * Routes are registered with `route(method, pattern, handler)`, at any time
  * (the table is read per request). A pattern is a path such as

@@ -1,5 +1,5 @@
 /*
- * The HAProxy configuration a cluster needs (design §8), printed by
+ * The HAProxy configuration a cluster needs (ARCHITECTURE.md §8), printed by
  * `timeledger haproxy-config`: one frontend, one backend of the nodes'
  * public listeners, balanced by the tenant with consistent hashing (a
  * tenant's requests reach one node, and a node going down moves only its

@@ -13,7 +13,7 @@
  * holds a live lease it answers 421 {"nodeId", "nodeUrl"} and the CLI asks
  * that node (the lease may move meanwhile: it follows at most
  * MAX_REDIRECTS). Answers 200 with the restore's outcome, or the error body
- * of design §4 (400 for a point outside the history, 412 for a restore
+ * of ARCHITECTURE.md §4 (400 for a point outside the history, 412 for a restore
  * already running).
  *
  * A snapshot file (`restore --from`) is on the operator's machine, not the

@@ -1,5 +1,5 @@
 /*
- * Forwarding (cluster mode, design §8): a request for a tenant whose lease
+ * Forwarding (cluster mode, ARCHITECTURE.md §8): a request for a tenant whose lease
  * another node holds is sent to that node's internal listener, as this node
  * understood it (requestTarget.ts) and with the credential that opens that
  * tenant's /v1 routes only (clusterCredentials.ts), and its answer given

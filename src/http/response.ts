@@ -2,7 +2,7 @@
  * Writing answers: JSON by default, XML on `format=xml` or `Accept:
  * application/xml`, JSONP on `.json?callback=`; `suppress_response_code=true`
  * turns every status into 200 with the error in the body. Errors always have
- * the body of design §4 and are all written by errorResponse, from the
+ * the body of ARCHITECTURE.md §4 and are all written by errorResponse, from the
  * request's head alone (query, headers, `.json` suffix), so an error found
  * before the request is routed (unknown host or path, a body over the
  * limit) is written in the format the request asked for, like any other.

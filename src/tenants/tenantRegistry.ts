@@ -21,7 +21,7 @@
  * Activation. Requests open a tenant with `open`, which loads it a slice
  * per event-loop turn (recoverTenantInTurns): loading a million time
  * records takes seconds, and done at once it would hold up every other
- * tenant for as long (design §2.4). Requests for the tenant meanwhile wait
+ * tenant for as long (ARCHITECTURE.md §2.4). Requests for the tenant meanwhile wait
  * for the same activation; a resting tenant wakes the same way, as an
  * exclusive job of its actor. `get` loads at once, for operator tools and
  * tests; it refuses a tenant whose activation is under way, so there is
@@ -45,7 +45,7 @@
  * its actor (tenantRename.ts), the new name reserved like a tenant being
  * created; the old actor leaves the active set and is retired.
  *
- * Cluster mode. With a placement (placement.ts, design §8) a tenant is
+ * Cluster mode. With a placement (placement.ts, ARCHITECTURE.md §8) a tenant is
  * this node's only while it holds the tenant's lease: activation first
  * acquires it (a tenant held elsewhere is refused with TenantElsewhere,
  * which the router forwards), an active tenant is served only while the
@@ -71,12 +71,14 @@
 import type { Config } from '../config.js'
 import { fitsTenantName } from '../domain/tenantName.js'
 import type { MaybePromise } from '../maybePromise.js'
+import type { ProgressFactory } from '../progress.js'
 import { LogCorruptError, type Storage, type TenantInfo } from '../persist/ports.js'
 import type { Placed, Placement } from './placement.js'
 import { RecoveryError } from './recovery.js'
 import { TenantActor, type AppendFailurePolicy } from './tenantActor.js'
 import { PlacementUnavailable, ShuttingDown, TenantClosed, TenantElsewhere, TenantLoading, TenantMoved, TenantNameTaken, TenantRenamed } from './tenantErrors.js'
 import { installUnderNewName, removeOldName } from './tenantRename.js'
+import { objectCount } from './installState.js'
 import type { WriteTx } from '../engine/writeTx.js'
 
 /** How long after an eviction for the cap gave up the cap is checked again. */
@@ -486,19 +488,31 @@ export class TenantRegistry {
     }
   }
 
-  async snapshotAll(): Promise<void> {
-    for (const actor of this.actors.values()) await actor.snapshot()
+  /**
+   * Snapshots every tenant in memory, one after the other. `startProgress` hears the records written over all of
+   * them: a stop of a server holding a million records writes for seconds, and the operator sees it go.
+   */
+  async snapshotAll(startProgress?: ProgressFactory): Promise<void> {
+    const actors = [...this.actors.values()]
+    const shown = startProgress?.(`snapshot ${actors.length} ${actors.length === 1 ? 'tenant' : 'tenants'}`, 'records', actors.reduce((sum, actor) => sum + objectCount(actor.state), 0))
+    let before = 0
+    for (const actor of actors) {
+      await actor.snapshot((done) => shown?.update(before + done))
+      before += objectCount(actor.state)
+      shown?.update(before)
+    }
+    shown?.finish()
   }
 
-  /** Clean shutdown: refuse new tenants, let pending writes flush, snapshot every active tenant. */
-  async close(): Promise<void> {
+  /** Clean shutdown: refuse new tenants, let pending writes flush, snapshot every active tenant (`startProgress`: see snapshotAll). */
+  async close(startProgress?: ProgressFactory): Promise<void> {
     this.closing = true
     if (this.capRecheck !== null) clearTimeout(this.capRecheck)
     for (const actor of this.actors.values()) actor.changes.endAll('stopping')
     // An activation under way reads the log across turns: it ends before the store may close.
     await Promise.allSettled(this.activations.values())
     await this.store.flushed()
-    await this.snapshotAll()
+    await this.snapshotAll(startProgress)
     if (this.placement !== null) {
       const placement = this.placement
       await Promise.allSettled([...this.actors.keys()].map((tenant) => placement.release(tenant)))

@@ -16,12 +16,9 @@ import path from 'node:path'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import t from 'tap'
 import { startInProcess } from '../helpers/server.js'
+import { installed, installedProgram } from '../helpers/systemPrograms.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-
-if (!fs.existsSync(CHROMIUM)) {
-  t.fail(`${CHROMIUM} is not installed (Debian package chromium)`)
-} else {
+if (installed(t, ['chromium'])) {
   const server = await startInProcess()
   t.teardown(() => server.stop())
   const { client } = server
@@ -32,7 +29,7 @@ if (!fs.existsSync(CHROMIUM)) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'timeledger-chromium-'))
   t.teardown(() => fs.rmSync(profile, { recursive: true, force: true }))
   const browser: Browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
+    executablePath: installedProgram('chromium'),
     headless: true,
     args: [
       '--headless',

@@ -3,7 +3,7 @@
  * domain/operations/passwordChange.ts).
  *
  * Step 1 makes a PasswordConfirmation for a user; its id is a secret that
- * goes to the user's mailbox (design §9, the outbox), never to a caller who
+ * goes to the user's mailbox (ARCHITECTURE.md §9, the outbox), never to a caller who
  * only holds an API key:
  *   POST {public_url}/v1/users/requestconfirmation?apikey=&email=   (no token)
  *     answers 202 with an empty object, whether or not the e-mail belongs

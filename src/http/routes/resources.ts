@@ -271,7 +271,7 @@ async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<
   const { values, version, body } = await readBodyValues(call, decl, false)
   Object.assign(values, fixed)
   const principal = await updateSession(call, decl, id, caller, values, body)
-  // version_ignore=true overwrites the object at whatever version it is, even when the body names one (design §4).
+  // version_ignore=true overwrites the object at whatever version it is, even when the body names one (ARCHITECTURE.md §4).
   const versionIgnored = queryFlag(call.request, 'version_ignore')
   const derive = writeOptionsOf(call.request, decl)
   const counters = writtenCounters(call, decl)
