@@ -35,7 +35,7 @@ for (const { way, body } of written) ids.set(way, (await post('time/timerecords'
 const TOTAL_MS = written.reduce((sum, { duration }) => sum + duration, 0)
 
 /** Through the live aggregates (no filter), and through the query engine (a filter that keeps every record). */
-const ROUTES = [
+const ROUTES: { label: string; query: Record<string, string> }[] = [
   { label: 'live aggregates', query: {} },
   { label: 'query engine', query: { $filter: "description ne 'none'" } },
 ]
