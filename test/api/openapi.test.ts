@@ -77,6 +77,7 @@ t.test('every declared resource path and alias, view, action and inner collectio
       t.equal(Boolean(doc.paths[`/${path}`]?.post), decl.creatable || decl.type === 'SecretKey', `POST /${path} exactly when creatable`)
       t.ok(doc.paths[`/${path}/{id}`]?.get, `GET /${path}/{id}`)
       t.equal(Boolean(doc.paths[`/${path}/{id}`]?.put), decl.updatable, `PUT /${path}/{id} exactly when updatable`)
+      t.equal(Boolean(doc.paths[`/${path}/{id}`]?.patch), decl.updatable, `PATCH /${path}/{id} exactly when updatable`)
       for (const tail of ['$count', '$metadata', '$dummy', 'summary', '@deleted']) t.ok(doc.paths[`/${path}/${tail}`]?.get, `GET /${path}/${tail}`)
       for (const view of viewNamesOf(decl.type)) t.ok(doc.paths[`/${path}/${view}`]?.get, `view ${path}/${view}`)
       for (const inner of decl.inner) t.ok(doc.paths[`/${path}/{parentId}/${inner.name}`]?.get, `inner collection ${path}/{parentId}/${inner.name}`)

@@ -4,7 +4,7 @@
  * declaration has:
  *
  *   /{path}                 GET list, POST create (when creatable)
- *   /{path}/{id}            GET, PUT (when updatable), DELETE (when removable)
+ *   /{path}/{id}            GET, PUT and PATCH (when updatable), DELETE (when removable)
  *   /{path}/$count          GET, text/plain
  *   /{path}/$metadata       GET;  /{path}/$dummy  GET
  *   /{path}/summary         GET
@@ -24,7 +24,7 @@ import { viewNamesOf, viewSummaryNamesOf } from '../routes/views.js'
 import { WRITE_OPTIONS } from '../routes/writeOptions.js'
 import { ACTION_DESCRIPTIONS, METHOD_ACTIONS } from './actionDescriptions.js'
 import { schemaRef, type JsonSchema } from './jsonSchema.js'
-import { answers, dataAnswer, exportable, jsonBody, NOT_MODIFIED, operationIdOf, SIGNED_IN, textAnswer, withHeaders, type Operation } from './operations.js'
+import { answers, dataAnswer, exportable, jsonBody, mergePatchBody, NOT_MODIFIED, operationIdOf, SIGNED_IN, textAnswer, withHeaders, type Operation } from './operations.js'
 import { parameterRef, pathParameter, type Parameter } from './parameters.js'
 import { answerSchemaName, requestSchemaName } from './resourceSchemas.js'
 
@@ -144,10 +144,18 @@ function itemOperations(decl: ResourceDecl, path: string, parents: Parameter[], 
     }),
   }
   if (decl.updatable) {
+    const parameters = [...parents, id, parameterRef('response_object'), parameterRef('version_ignore'), parameterRef('ifMatch'), ...appendParameter(decl), ...writeOptionParameters(decl), ...FORMAT]
     item.put = operation('PUT', itemPath, decl, `update a ${type}`, {
       description: 'The body names the changed fields and the object’s `version`; a missing or stale version answers 409 (unless version_ignore=true).',
-      parameters: [...parents, id, parameterRef('response_object'), parameterRef('version_ignore'), parameterRef('ifMatch'), ...appendParameter(decl), ...writeOptionParameters(decl), ...FORMAT],
+      parameters,
       requestBody: jsonBody(schemaRef(requestSchemaName(type)), `the changed fields and version`),
+      responses: writeAnswer(decl, '200', 'updated'),
+    })
+    item.patch = operation('PATCH', itemPath, decl, `change fields of a ${type} (JSON Merge Patch)`, {
+      description:
+        'A JSON Merge Patch (RFC 7396) of the object, as `application/merge-patch+json` or `application/json`: the fields named change, `null` clears a field (412 for one that may not be null), a reference given as an object without `id` stays as it is, an array replaces the list. The same update as PUT: the body’s `version` or If-Match is checked the same way (409, 412), the same validation and permissions.',
+      parameters,
+      requestBody: mergePatchBody(schemaRef(requestSchemaName(type)), 'the fields to change, and version'),
       responses: writeAnswer(decl, '200', 'updated'),
     })
   }

@@ -10,7 +10,8 @@
  *   GET    /{path}/@deleted         trashed objects;  GET /{path}/{id}/@deleted  one of them
  *   GET    /{path}/@{view}          a view (views.ts)
  *   GET    /{path}/${selection}     a view named as an operation (`$unbilled`), or its summary (`$unbilledsummary`)
- *   GET    /{path}/{id}             read;  PUT update;  DELETE to the trash (?hard=true: for good)
+ *   GET    /{path}/{id}             read;  PUT update;  PATCH update by a JSON Merge Patch (domain/mergePatch.ts);
+ *                                   DELETE to the trash (?hard=true: for good)
  *                                   (ETag and If-None-Match on reads, If-Match on changes: etag.ts, etagPreconditions.ts)
  *          /{path}/@self|@own/…     the caller's user, the account: an alias of the id (domain/selfAlias.ts)
  *   POST   /{path}/{id}/$set        set fields from the query
@@ -25,6 +26,7 @@
 import { ApiError, notFound, wrongParameter } from '../../domain/errors.js'
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/credentials.js'
 import { readFields, readVersion, type ValueSource } from '../../domain/input.js'
+import { mergePatchFields } from '../../domain/mergePatch.js'
 import { metadataOf } from '../../domain/metadata.js'
 import { dummyOf } from '../../domain/dummy.js'
 import { createObject } from '../../domain/operations/createObject.js'
@@ -62,7 +64,7 @@ import { listExport } from '../export/recordTable.js'
 import { summaryExport } from '../export/summaryTable.js'
 
 const METHODS_ON_COLLECTION = ['GET', 'POST']
-const METHODS_ON_ITEM = ['GET', 'PUT', 'DELETE']
+const METHODS_ON_ITEM = ['GET', 'PUT', 'PATCH', 'DELETE']
 
 export class MethodNotAllowed extends ApiError {
   constructor(method: string, allowed: readonly string[]) {
@@ -120,10 +122,13 @@ function objectResponse(call: Call, decl: ResourceDecl, out: OutObject | JsonFra
   return dataResponse(call.request, out, { root: decl.xmlItemName }, status)
 }
 
+/** How a body names the values it writes: the fields of a create or a PUT, or a PATCH's JSON Merge Patch (domain/mergePatch.ts). */
+type BodyForm = 'create' | 'update' | 'mergePatch'
+
 /** Reads a body into field values, hashing passwords first (that is slow, so it happens outside the mailbox). */
-async function readBodyValues(call: Call, decl: ResourceDecl, creating: boolean): Promise<{ values: Record<string, unknown>; version: number | null; source: ValueSource }> {
-  const { value, source } = parseObjectBody(call.request)
-  const values = readFields(decl, value, source, creating)
+async function readBodyValues(call: Call, decl: ResourceDecl, form: BodyForm): Promise<{ values: Record<string, unknown>; version: number | null; source: ValueSource }> {
+  const { value, source } = parseObjectBody(call.request, { mergePatch: form === 'mergePatch' })
+  const values = form === 'mergePatch' ? mergePatchFields(decl, value, source) : readFields(decl, value, source, form === 'create')
   for (const fieldDecl of decl.fields) {
     const plain = values[fieldDecl.name]
     if (!fieldDecl.hashed || plain === undefined || plain === null) continue
@@ -228,7 +233,7 @@ function checked(call: Call, check: WriteCheck | undefined, rec: Rec): Rec {
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown>): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   if (!decl.creatable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be created here`)
-  const { values } = await readBodyValues(call, decl, true)
+  const { values } = await readBodyValues(call, decl, 'create')
   const derive = writeOptionsOf(call.request, decl)
   const counters = writtenCounters(call, decl)
   const check = writeCheckOf(decl)
@@ -247,9 +252,10 @@ function read(call: Call, at: CollectionAt, id: string, inTrash: boolean): Maybe
   })
 }
 
-async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<string, unknown>): Promise<ApiResponse> {
+/** PUT, and PATCH (`form` 'mergePatch'): the same update, its values read from the body each in its way. */
+async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<string, unknown>, form: BodyForm): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
-  const { values, version } = await readBodyValues(call, decl, false)
+  const { values, version } = await readBodyValues(call, decl, form)
   Object.assign(values, fixed)
   // version_ignore=true overwrites the object at whatever version it is, even when the body names one (design §4).
   const versionIgnored = queryFlag(call.request, 'version_ignore')
@@ -433,7 +439,8 @@ function handleItem(call: Call, at: CollectionAt, id: string, second: string | u
   const method = call.request.method
   if (second === undefined) {
     if (method === 'GET') return read(call, at, id, false)
-    if (method === 'PUT') return update(call, decl, id, fixedOf(at))
+    if (method === 'PUT') return update(call, decl, id, fixedOf(at), 'update')
+    if (method === 'PATCH') return update(call, decl, id, fixedOf(at), 'mergePatch')
     if (method === 'DELETE') {
       const action = findAction(decl.type, 'DELETE')
       return action === undefined ? remove(call, decl, id) : action.handle(call, decl, id, within)
