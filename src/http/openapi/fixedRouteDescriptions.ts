@@ -30,7 +30,7 @@ function required(name: string, description: string, schema: JsonSchema = { type
   return { name, in: 'query', description, required: true, schema }
 }
 
-const FORMAT = [parameterRef('format'), parameterRef('suppress_response_code')]
+const FORMAT = [parameterRef('format'), parameterRef('suppress_response_code'), parameterRef('dates')]
 const API_KEY = [parameterRef('apikey')]
 
 function ok(description: string, schema: JsonSchema, status = '200'): Record<string, unknown> {
@@ -181,6 +181,7 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
         { name: 'since', in: 'query', description: 'resume after this event id: `<seq>` or `<seq>.<op>`', schema: { type: 'string', pattern: '^\\d+(\\.\\d+)?$' } },
         { name: 'fields', in: 'query', description: '`stub`: each object as its stub', schema: { type: 'string', enum: ['stub'] } },
         { name: 'no_expand', in: 'query', description: 'references as stubs, as on GET', schema: { type: 'boolean' } },
+        parameterRef('dates'),
       ],
       answers: answers({
         '101': { description: 'switched to the WebSocket protocol' },

@@ -182,7 +182,7 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
       summary: 'Time tracking and project management, one account (tenant) per address',
       description: [
         'Every call of a tenant goes to the tenant’s address, `http://<urlPrefix>.<BASE_DOMAIN>/v1/…`; registration and the password change without a token go to the public address, `http://<BASE_DOMAIN>/v1/…`.',
-        'Log in with `GET /auth/login` (API key and Basic credentials) for a token, then send it as `?token=` or `Authorization: Bearer`. Answers are JSON (dates as `/Date(ms)/`) or XML with `format=xml`; errors have the body `Error` with a code of the README’s catalogue.',
+        'Log in with `GET /auth/login` (API key and Basic credentials) for a token, then send it as `?token=` or `Authorization: Bearer`. Answers are JSON (dates as `/Date(ms)/`, or ISO 8601 text with `dates=iso` or `Accept: application/json; dates=iso`) or XML with `format=xml`; errors have the body `Error` with a code of the README’s catalogue.',
       ].join('\n\n'),
     },
     servers: [here, tenantServer, publicServer],

@@ -30,7 +30,7 @@ import { answerSchemaName, requestSchemaName } from './resourceSchemas.js'
 
 type Paths = Record<string, Record<string, Operation>>
 
-const FORMAT = [parameterRef('format'), parameterRef('suppress_response_code')]
+const FORMAT = [parameterRef('format'), parameterRef('suppress_response_code'), parameterRef('dates')]
 const LIST_OPTIONS = [parameterRef('filter'), parameterRef('orderby'), parameterRef('top'), parameterRef('skip'), parameterRef('no_expand'), parameterRef('inlinecount'), parameterRef('ifNoneMatch')]
 /** A page of a list: its ETag, the total with $inlinecount=allpages, the links to the pages beside it; 304 on a current ETag. */
 const listAnswers = (description: string, schema: JsonSchema) => answers({ '200': withHeaders(exportable(dataAnswer(description, schema)), ['ETag', 'X-Total-Count', 'Link']), '304': NOT_MODIFIED })

@@ -6,7 +6,7 @@
  *
  *   <Type>       an object as answers show it (render.ts): every field
  *                that is not write-only, always present, null when unset;
- *                dates `/Date(ms)/`; a reference is the referenced object
+ *                dates `/Date(ms)/` (ISO 8601 with dates=iso); a reference is the referenced object
  *                (its own references as stubs) or, with `no_expand=true`,
  *                a stub (`ObjectStub`); a list of references an array.
  *   <Type>Input  a request body (POST, PUT, `$calculateprice`): the fields

@@ -51,6 +51,7 @@ import { listCondition, withObjectEtag } from '../etag.js'
 import { ifMatchOf } from '../etagPreconditions.js'
 import { listPagingOf, pagingHeaders, type ListPaging } from '../paging.js'
 import type { Call, Principal } from '../call.js'
+import { DATES_OPTION, jsonDateFormOf } from '../jsonDates.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, formatOf, textResponse, type ApiResponse } from '../response.js'
 import { findAction } from './actions.js'
@@ -90,7 +91,8 @@ function appendedCounters(call: Call, decl: ResourceDecl): ResourceDecl['appends
 function renderOptionsWith(call: Call, decl: ResourceDecl, state: TenantState, declared: ResourceDecl['appends']): RenderOptions {
   /** Counters are shown as the caller sees them (a personal project counts only for its owner). */
   const viewerId = requireSession(call).principal.userId
-  const options: RenderOptions = { noExpand: queryFlag(call.request, 'no_expand'), jsonDates: formatOf(call.request) !== 'xml' }
+  // Dates as `/Date(ms)/` text already unless the answer is XML or asks for ISO dates (OutDate then: jsonDates.ts).
+  const options: RenderOptions = { noExpand: queryFlag(call.request, 'no_expand'), jsonDates: formatOf(call.request) !== 'xml' && jsonDateFormOf(call.request) === 'ms' }
   if (declared.length > 0) {
     options.counters = (rec: Rec) => {
       const values: Record<string, number> = {}
@@ -105,10 +107,10 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): Rend
   return renderOptionsWith(call, decl, state, appendedCounters(call, decl))
 }
 
-/** The render options of an answer that shows records; in JSON with the text kept across answers (renderedJson.ts). */
+/** The render options of an answer that shows records; in JSON with `/Date(ms)/` dates with the text kept across answers (renderedJson.ts). */
 function shownOptions(call: Call, decl: ResourceDecl, state: TenantState): RenderOptions {
   const options = renderOptions(call, decl, state)
-  if (formatOf(call.request) === 'json') options.renderedJson = renderedJsonOf(state)
+  if (options.jsonDates === true && formatOf(call.request) === 'json') options.renderedJson = renderedJsonOf(state)
   return options
 }
 
@@ -275,7 +277,7 @@ async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<
 /** `$set?field=value&…`: a PUT from query parameters; the version is checked only when the query names it (and not version_ignore). */
 async function setFields(call: Call, decl: ResourceDecl, id: string, fixed: Record<string, unknown>): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
-  const reserved = new Set(['token', 'format', 'callback', 'suppress_response_code', 'response_object', 'no_expand', 'version', 'version_ignore', 'method', 'apikey'])
+  const reserved = new Set(['token', 'format', 'callback', 'suppress_response_code', 'response_object', 'no_expand', 'version', 'version_ignore', 'method', 'apikey', DATES_OPTION])
   const values = Object.assign(fieldsFromText(decl, [...call.request.query].filter(([name]) => !reserved.has(name))), fixed)
   const versionText = call.request.query.get('version')
   const version = versionText === undefined || queryFlag(call.request, 'version_ignore') ? null : readVersion({ version: versionText }, 'text')
