@@ -86,7 +86,11 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
       body: jsonBody(
         {
           type: 'object',
-          properties: { account: schemaRef('AccountInput'), owner: schemaRef('UserInput') },
+          properties: {
+            // The account's urlPrefix is read-only on the account, but sign-up chooses it (routes/registration.ts).
+            account: { allOf: [schemaRef('AccountInput'), { type: 'object', properties: { urlPrefix: { type: 'string', description: 'the tenant part of the host, chosen once at sign-up' } }, required: ['urlPrefix'] }] },
+            owner: schemaRef('UserInput'),
+          },
           required: ['account', 'owner'],
           examples: [{ account: { name: 'Acme Ltd', urlPrefix: 'acme' }, owner: { firstName: 'Olive', lastName: 'Owner', email: 'olive@acme.test', password: 'a long password' } }],
         },
