@@ -194,5 +194,22 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
       }),
     },
   ],
-  ['GET openapi', { documentedPath: '/openapi.json', summary: 'this description of the API (OpenAPI 3.1)', tag: 'Reference', security: OPEN, answers: answers({ '200': { description: 'the OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } }) }],
+  [
+    'GET openapi',
+    {
+      documentedPath: '/openapi.json',
+      summary: 'this description of the API (OpenAPI 3.1)',
+      tag: 'Reference',
+      security: OPEN,
+      query: [
+        {
+          name: 'tags',
+          in: 'query',
+          description: 'a part of the description: the operations of these tags (comma-separated) with the components they use; empty: the outline without operations (the /docs page loads a tag’s part when it is opened)',
+          schema: { type: 'string' },
+        },
+      ],
+      answers: answers({ '200': { description: 'the OpenAPI document, or the part asked for', content: { 'application/json': { schema: { type: 'object' } } } } }),
+    },
+  ],
 ])

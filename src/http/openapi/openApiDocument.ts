@@ -192,6 +192,7 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
       { name: 'Registration', description: 'sign up a new account (public address)' },
       ...exposed.map((decl) => ({ name: decl.type, description: decl.description })),
       { name: 'Reports', description: 'totals of time records by group, range and period' },
+      { name: 'Changes', description: 'the change feed: every change the caller may see, live (WebSocket or Server-Sent Events)' },
       { name: 'Storage', description: 'a small key/value text store' },
       { name: 'Files', description: 'signatures, logos, receipts' },
       { name: 'Batch', description: 'many requests in one call' },

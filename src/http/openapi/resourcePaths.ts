@@ -1,7 +1,8 @@
 /*
  * The operations of the declared resources, as the generic endpoints
- * (routes/resources.ts) answer them, for every path and alias a
- * declaration has:
+ * (routes/resources.ts) answer them, for every resource path (an alias,
+ * such as `projects` for `time/projects`, is described once: its list,
+ * saying that everything below the path answers below the alias too):
  *
  *   /{path}                 GET list, POST create (when creatable)
  *   /{path}/{id}            GET, PUT and PATCH (when updatable), DELETE (when removable)
@@ -210,11 +211,28 @@ function actionOperations(decl: ResourceDecl, path: string, parents: Parameter[]
   }
 }
 
-/** The paths of every resource path and alias of the declarations given. */
+/**
+ * An alias of a resource path (`projects` for `time/projects`), described once: its list, saying that every path
+ * below the resource's own answers the same below the alias. Describing each again doubled the resource's operations
+ * (and those of its inner collections' types) in the description and on the reference page.
+ */
+function aliasOperations(decl: ResourceDecl, alias: string, path: string): Record<string, Operation> {
+  return {
+    get: operation('GET', alias, decl, `list ${decl.type} objects (/${alias} is /${path})`, {
+      description: `\`/${alias}\` is another name of \`/${path}\`: every path and operation below \`/${path}\` (objects, PATCH and PUT, \`$count\`, \`$metadata\`, \`$dummy\`, \`summary\`, views, actions, inner collections) answers the same below \`/${alias}\`, and is described once, under \`/${path}\`.`,
+      parameters: [...LIST_OPTIONS, ...appendParameter(decl), ...FORMAT],
+      responses: listAnswers(`the ${decl.type} objects that match, one page`, listOf(decl)),
+    }),
+  }
+}
+
+/** The paths of every resource path of the declarations given, and their aliases once each. */
 export function resourcePaths(decls: readonly ResourceDecl[]): Paths {
   const paths: Paths = {}
   for (const decl of decls) {
-    for (const path of [decl.path, ...decl.aliases]) if (path !== null) collectionOperations(decl, path, [], paths)
+    if (decl.path === null) continue
+    collectionOperations(decl, decl.path, [], paths)
+    for (const alias of decl.aliases) paths[`/${alias}`] = aliasOperations(decl, alias, decl.path)
   }
   return paths
 }
