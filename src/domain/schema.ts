@@ -7,7 +7,9 @@
  *
  * In memory a stored object is a `Rec` (record.ts). Derived fields
  * (`derive`) are never stored: render, $filter and $orderby compute them
- * from the record and the live aggregates of the state.
+ * from the record and the live aggregates of the state. Fields a resource
+ * derives when a record is written (`deriveOnWrite`: a time record's stop
+ * or duration from the other two) are stored with it.
  */
 import type { Caller } from './caller.js'
 import type { DisplayContext, Rec } from './record.js'
