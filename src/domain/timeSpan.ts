@@ -17,13 +17,13 @@
  * duration (`summary=sum(duration)` used to miss the records written with
  * a start and a stop only, which the reports counted):
  *
- *   * with a start and a stop, the duration is stop − start, unless the
- *     write gives a duration itself (then it is checked, as above) or
- *     gives the duration without the stop (below);
- *   * with a start and a duration (0 or more) and no stop, the stop is
- *     start + duration; so is it when the write gives the duration and not
- *     the stop: a changed duration moves the stop, a changed stop or start
- *     the duration (the stop stays where it was).
+ *   * with a start and a duration (0 or more), the stop is start +
+ *     duration, unless the write gives the stop: a changed start moves the
+ *     record (its duration stays, the stop follows; a start moved past the
+ *     old stop is no error), a changed duration moves the stop;
+ *   * with a start and a stop given by the write (or no duration), the
+ *     duration is stop − start, unless the write gives a duration too
+ *     (then it is checked, as above): a changed stop changes the duration.
  *
  * So a record with a start has either both or neither of the others: an
  * open record (a start alone) stays open, and a write that clears the stop
@@ -54,11 +54,11 @@ const NOTHING_DERIVED: Readonly<Record<string, unknown>> = Object.freeze({})
 export function completedTimeSpan(rec: Rec, given: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
   const { start, stop, duration } = rec
   if (typeof start !== 'number') return NOTHING_DERIVED
-  const durationGiven = Object.hasOwn(given, 'duration')
-  if (typeof duration === 'number' && duration >= 0 && (typeof stop !== 'number' || (durationGiven && !Object.hasOwn(given, 'stop')))) {
+  const stopGiven = Object.hasOwn(given, 'stop') && typeof stop === 'number'
+  if (typeof duration === 'number' && duration >= 0 && !stopGiven) {
     return stop === start + duration ? NOTHING_DERIVED : { stop: start + duration }
   }
-  if (typeof stop === 'number' && stop >= start && (typeof duration !== 'number' || !durationGiven)) {
+  if (typeof stop === 'number' && stop >= start && (typeof duration !== 'number' || !Object.hasOwn(given, 'duration'))) {
     return duration === stop - start ? NOTHING_DERIVED : { duration: stop - start }
   }
   return NOTHING_DERIVED
