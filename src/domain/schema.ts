@@ -7,7 +7,9 @@
  *
  * In memory a stored object is a `Rec` (record.ts). Derived fields
  * (`derive`) are never stored: render, $filter and $orderby compute them
- * from the record and the live aggregates of the state.
+ * from the record and the live aggregates of the state. Fields a resource
+ * derives when a record is written (`deriveOnWrite`: a time record's stop
+ * or duration from the other two) are stored with it.
  */
 import type { Caller } from './caller.js'
 import type { DisplayContext, Rec } from './record.js'
@@ -68,6 +70,17 @@ export interface FieldDecl {
 }
 
 export type DeriveValue = (rec: Rec, context: DisplayContext) => unknown
+
+/**
+ * Fields a resource derives from a record's other fields whenever the record is written through the generic write
+ * path (a create, an update, `$set`, PATCH, an action that creates or changes one: domain/operations/createObject.ts,
+ * updateObject.ts), stored with it: `rec` is the record as the write would store it, `given` the values the write
+ * itself names (a field may be named with null), `nowMs` the write's time, decided before the write is logged (so a
+ * replay of the log stores the same: the derived values travel in the logged record). Returns the values to store
+ * over the record's (the same empty object when there are none); the permission, the locks, the write options
+ * (calculate_price) and the constraints then see the record with them.
+ */
+export type DeriveOnWrite = (rec: Rec, given: Readonly<Record<string, unknown>>, nowMs: number) => Readonly<Record<string, unknown>>
 
 /** A hook run on a new record before it is validated and stored; `creator` is null for internal writes. */
 export type OnCreate = (tx: Tx, rec: Rec, creator: Caller | null) => Rec
@@ -162,6 +175,8 @@ export interface ResourceDecl {
   readonly inner: readonly InnerCollection[]
   /** Live sums over children, read by derived fields. */
   readonly sums: readonly LiveSum[]
+  /** Fields derived and stored with every write of a record through the generic write path (DeriveOnWrite). */
+  readonly deriveOnWrite?: DeriveOnWrite
   /** Runs on every new record before validation (generated numbers, defaults from the creator). */
   readonly onCreate?: OnCreate
   /** Runs after every change of a stored record (consequences such as ending a user's sessions). */
@@ -375,6 +390,7 @@ export interface ResourceOptions {
   appends?: AppendCounter[]
   inner?: InnerCollection[]
   sums?: LiveSum[]
+  deriveOnWrite?: DeriveOnWrite
   onCreate?: OnCreate
   onChange?: OnChange
   standsFor?: StandsFor
@@ -421,6 +437,7 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     sums: options.sums ?? [],
     indexOrder: options.indexOrder ?? null,
     lockedByDate: options.lockedByDate ?? null,
+    ...(options.deriveOnWrite === undefined ? {} : { deriveOnWrite: options.deriveOnWrite }),
     ...(options.onCreate === undefined ? {} : { onCreate: options.onCreate }),
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
     ...(options.standsFor === undefined ? {} : { standsFor: options.standsFor }),

@@ -71,7 +71,7 @@ import { StreamedBody } from './streamedBody.js'
 import { TENANT_PATH_PREFIX, tenantAddressOf } from './tenantAddress.js'
 import { listenExclusive, loadNativeUws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_socket_context_t } from './uws.js'
 
-const OVERRIDABLE = new Set(['PUT', 'DELETE'])
+const OVERRIDABLE = new Set(['PUT', 'PATCH', 'DELETE'])
 
 /** The body of a request without one (zero bytes: nothing can write into it). */
 const NO_BODY = Buffer.alloc(0)

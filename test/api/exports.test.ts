@@ -2,8 +2,8 @@
  * Exports over HTTP (src/http/export/): time record lists, summaries and the
  * five reports as CSV (format=csv or Accept: text/csv) and XLSX
  * (format=xlsx or Accept: the XLSX type). CSV is read back with an RFC 4180
- * parser written here (quoted fields with commas, quotes and line breaks;
- * CRLF rows), XLSX with exceljs. Checked: the columns come from the
+ * parser (helpers/exportFiles.ts: quoted fields with commas, quotes and line
+ * breaks; CRLF rows), XLSX with exceljs. Checked: the columns come from the
  * declaration (write-only fields absent, references as id and name), dates
  * in the account's time zone (Europe/Berlin, summer and winter offsets),
  * the list's filter, order and paging, each report against its JSON answer,
@@ -15,11 +15,12 @@
 import http from 'node:http'
 import zlib from 'node:zlib'
 import type { AddressInfo } from 'node:net'
-import ExcelJS from 'exceljs'
+import type ExcelJS from 'exceljs'
 import t from 'tap'
 import { HttpForwarder } from '../../src/cluster/httpForwarder.js'
 import { StreamedBody, wholeBody } from '../../src/http/streamedBody.js'
 import { strictCalls } from '../helpers/api.js'
+import { csvObjects, parseCsv, readXlsx } from '../helpers/exportFiles.js'
 import { TestClient } from '../helpers/http.js'
 import { startInProcess, tempDataDir } from '../helpers/server.js'
 
@@ -35,73 +36,6 @@ const { token } = await client.createTenant(tenant)
 const { post, get, put } = strictCalls(client, tenant, token)
 const getRaw = (path: string, query: Record<string, string | number | boolean> = {}, headers: Record<string, string> = {}) =>
   client.request('GET', `/v1/${path}`, { tenant, query: { token, ...query }, headers })
-
-/** RFC 4180: rows of fields; a quoted field may hold commas, doubled quotes and line breaks; rows end in CRLF. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let field = ''
-  let index = 0
-  let quoted = false
-  while (index < text.length) {
-    const char = text[index] as string
-    if (quoted) {
-      if (char === '"' && text[index + 1] === '"') {
-        field += '"'
-        index += 2
-      } else if (char === '"') {
-        quoted = false
-        index += 1
-      } else {
-        field += char
-        index += 1
-      }
-    } else if (char === '"' && field === '') {
-      quoted = true
-      index += 1
-    } else if (char === ',') {
-      row.push(field)
-      field = ''
-      index += 1
-    } else if (char === '\r' && text[index + 1] === '\n') {
-      row.push(field)
-      rows.push(row)
-      row = []
-      field = ''
-      index += 2
-    } else {
-      if (char === '\n' || char === '\r' || char === '"') throw new Error(`bare ${JSON.stringify(char)} outside quotes at ${index}`)
-      field += char
-      index += 1
-    }
-  }
-  if (quoted) throw new Error('unterminated quoted field')
-  if (field !== '' || row.length > 0) throw new Error('the last row does not end in CRLF')
-  return rows
-}
-
-/** Rows as objects keyed by the header row. */
-function csvObjects(text: string): { header: string[]; rows: Record<string, string>[] } {
-  const [header, ...rows] = parseCsv(text)
-  if (header === undefined) throw new Error('no header row')
-  for (const row of rows) if (row.length !== header.length) throw new Error(`a row of ${row.length} fields under ${header.length} columns`)
-  return { header, rows: rows.map((row) => Object.fromEntries(header.map((name, index) => [name, row[index] as string]))) }
-}
-
-async function readXlsx(body: Buffer): Promise<{ header: string[]; rows: Record<string, ExcelJS.CellValue>[]; sheet: ExcelJS.Worksheet }> {
-  const workbook = new ExcelJS.Workbook()
-  await workbook.xlsx.load(body as unknown as ExcelJS.Buffer)
-  const sheet = workbook.worksheets[0]
-  if (sheet === undefined) throw new Error('no sheet')
-  const header = (sheet.getRow(1).values as ExcelJS.CellValue[]).slice(1).map(String)
-  const rows: Record<string, ExcelJS.CellValue>[] = []
-  sheet.eachRow((row, number) => {
-    if (number === 1) return
-    const values = row.values as ExcelJS.CellValue[]
-    rows.push(Object.fromEntries(header.map((name, index) => [name, values[index + 1] ?? null])))
-  })
-  return { header, rows, sheet }
-}
 
 /** A GET read raw, counting its chunks; with `pauseMs` the reading stops that long after the first chunk. */
 function rawDownload(path: string, pauseMs = 0): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer; chunks: number }> {

@@ -74,11 +74,17 @@ t.test('every route of the route table is described', async (t) => {
 t.test('every declared resource path and alias, view, action and inner collection is described', async (t) => {
   for (const decl of RESOURCES) {
     if (decl.internal || decl.path === null) continue
-    for (const path of [decl.path, ...decl.aliases]) {
+    for (const alias of decl.aliases) {
+      // An alias is described once (issue 38): its list, naming the path everything below it is described under.
+      t.match(doc.paths[`/${alias}`]?.get?.description, new RegExp(`\`/${alias}\` is another name of \`/${decl.path}\``), `GET /${alias}, an alias of /${decl.path}`)
+      t.notOk(Object.keys(doc.paths).some((path) => path.startsWith(`/${alias}/`)), `nothing below /${alias} is described again`)
+    }
+    for (const path of [decl.path]) {
       t.ok(doc.paths[`/${path}`]?.get, `GET /${path}`)
       t.equal(Boolean(doc.paths[`/${path}`]?.post), decl.creatable || decl.type === 'SecretKey', `POST /${path} exactly when creatable`)
       t.ok(doc.paths[`/${path}/{id}`]?.get, `GET /${path}/{id}`)
       t.equal(Boolean(doc.paths[`/${path}/{id}`]?.put), decl.updatable, `PUT /${path}/{id} exactly when updatable`)
+      t.equal(Boolean(doc.paths[`/${path}/{id}`]?.patch), decl.updatable, `PATCH /${path}/{id} exactly when updatable`)
       for (const tail of ['$count', '$metadata', '$dummy', 'summary', '@deleted']) t.ok(doc.paths[`/${path}/${tail}`]?.get, `GET /${path}/${tail}`)
       for (const view of viewNamesOf(decl.type)) t.ok(doc.paths[`/${path}/${view}`]?.get, `view ${path}/${view}`)
       for (const inner of decl.inner) t.ok(doc.paths[`/${path}/{parentId}/${inner.name}`]?.get, `inner collection ${path}/{parentId}/${inner.name}`)

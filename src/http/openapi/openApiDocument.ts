@@ -197,7 +197,7 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
       summary: 'Time tracking and project management, one account (tenant) per address',
       description: [
         'Every call of a tenant goes to the tenant’s address, `http://<urlPrefix>.<BASE_DOMAIN>/v1/…` (or, the same, `http://<BASE_DOMAIN>/tenant/<urlPrefix>/v1/…`); registration and the password change without a token go to the public address, `http://<BASE_DOMAIN>/v1/…`.',
-        'Log in with `GET /auth/login` (API key and Basic credentials) for a token, then send it as `?token=` or `Authorization: Bearer`. Answers are JSON (dates as `/Date(ms)/`) or XML with `format=xml`; errors have the body `Error` with a code of the README’s catalogue.',
+        'Log in with `GET /auth/login` (API key and Basic credentials) for a token, then send it as `?token=` or `Authorization: Bearer`. Answers are JSON (dates as `/Date(ms)/`, or ISO 8601 text with `dates=iso` or `Accept: application/json; dates=iso`) or XML with `format=xml`; errors have the body `Error` with a code of the README’s catalogue.',
       ].join('\n\n'),
     },
     servers: host === 'tenant' ? [here, tenantPathServer, tenantServer, publicServer] : [tenantPathServer, tenantServer, publicServer],
@@ -207,6 +207,7 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
       { name: 'Registration', description: 'sign up a new account (public address)' },
       ...exposed.map((decl) => ({ name: decl.type, description: decl.description })),
       { name: 'Reports', description: 'totals of time records by group, range and period' },
+      { name: 'Changes', description: 'the change feed: every change the caller may see, live (WebSocket or Server-Sent Events)' },
       { name: 'Storage', description: 'a small key/value text store' },
       { name: 'Files', description: 'signatures, logos, receipts' },
       { name: 'Batch', description: 'many requests in one call' },

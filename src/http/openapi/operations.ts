@@ -75,6 +75,11 @@ export function jsonBody(schema: JsonSchema, description: string, required = tru
   return { description, required, content: { 'application/json': { schema }, 'application/xml': { schema: { type: 'string' } } } }
 }
 
+/** A PATCH's body: a JSON Merge Patch (RFC 7396) of the object, as `application/merge-patch+json` or plain JSON (or XML). */
+export function mergePatchBody(schema: JsonSchema, description: string): Record<string, unknown> {
+  return { description, required: true, content: { 'application/merge-patch+json': { schema }, 'application/json': { schema }, 'application/xml': { schema: { type: 'string' } } } }
+}
+
 /** The caller signs in with a token: query parameter `token` or `Authorization: Bearer`. */
 export const SIGNED_IN: Record<string, string[]>[] = [{ token: [] }, { bearer: [] }]
 /** Public calls: the API key (query or X-Api-Key header), no token. */

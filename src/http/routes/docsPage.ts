@@ -8,7 +8,10 @@
  * Nothing is loaded from the internet: the page, its script and its styles
  * come from the package installed with the service (read on first use and
  * kept), the initializer is ours (no inline script), and Swagger UI's
- * online validator badge is off. Served on the public address and on every
+ * online validator badge is off. The page opens on the description's
+ * outline and loads a tag's operations when the tag is opened (INITIALIZER
+ * below), so its first screen comes at once however large the description
+ * is. Served on the public address and on every
  * tenant's: opened on a tenant's address (`http://acme.localhost:8080/docs`)
  * the document's first server is that tenant's `/v1`, so "try it" calls
  * the tenant from its own origin; opened on the public address, it is
@@ -35,7 +38,6 @@ import type { ApiResponse } from '../response.js'
 const ASSETS: ReadonlyMap<string, string> = new Map([
   ['swagger-ui.css', 'text/css; charset=utf-8'],
   ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
-  ['swagger-ui-standalone-preset.js', 'text/javascript; charset=utf-8'],
   ['favicon-32x32.png', 'image/png'],
   ['favicon-16x16.png', 'image/png'],
 ])
@@ -60,18 +62,92 @@ function assetBody(name: string): Buffer {
   return body
 }
 
-/** Our initializer: Swagger UI on the service's document, "try it" open, the token kept across reloads of the page. */
+/**
+ * Our initializer: Swagger UI on the service's document, "try it" open, the token kept across reloads of the page.
+ * The page starts from the outline (`?tags=`: every tag, no operation; openapi/documentParts.ts), so its first
+ * screen does not wait for the whole document (over a megabyte, seconds of Swagger UI's work); a tag's operations
+ * are loaded when the tag is opened (by a click, or a deep link to it: both show it through the layout's `show`
+ * action, which the LazyTags plugin wraps) and merged into the document shown. The initializer fetches the outline
+ * itself and keeps the document shown (`shown`), so that a part merged in is never lost to a load of the outline
+ * that comes after it (a deep link opens its tag while the page starts). The base layout, without the standalone
+ * preset's top bar (a box to load another document's URL), spares its script: a second less of a first screen on
+ * a loaded machine.
+ */
 const INITIALIZER = `window.addEventListener('load', function () {
-  window.ui = SwaggerUIBundle({
-    url: '${DOCUMENT_PATH}',
-    dom_id: '#swagger-ui',
-    deepLinking: true,
-    validatorUrl: null,
-    persistAuthorization: true,
-    displayRequestDuration: true,
-    docExpansion: 'none',
-    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    layout: 'StandaloneLayout'
+  var documentUrl = '${DOCUMENT_PATH}'
+  var shown = null
+  var requested = {}
+  function fetchDocument(query) {
+    return fetch(documentUrl + query).then(function (answer) {
+      if (!answer.ok) throw new Error(documentUrl + query + ' answered ' + answer.status)
+      return answer.text()
+    })
+  }
+  // The server chosen and its variables typed in (the tenant of /tenant/{tenant}/v1) outlive a part merged in.
+  function keepingServer(update) {
+    var server = window.ui.oas3Selectors.selectedServer()
+    var values = server ? window.ui.oas3Selectors.serverVariables({ server: server }).toJS() : {}
+    update()
+    if (!server) return
+    // After the page has rendered the new document: its server list, seen as changed, sets the variables' defaults.
+    setTimeout(function () {
+      window.ui.oas3Actions.setSelectedServer(server)
+      Object.keys(values).forEach(function (key) {
+        window.ui.oas3Actions.setServerVariableValue({ server: server, key: key, val: values[key] })
+      })
+    })
+  }
+  function loadTag(tag) {
+    if (requested[tag]) return
+    requested[tag] = true
+    fetchDocument('?tags=' + encodeURIComponent(tag))
+      .then(function (text) {
+        var part = JSON.parse(text)
+        Object.assign(shown.paths, part.paths)
+        Object.keys(part.components || {}).forEach(function (kind) {
+          shown.components[kind] = Object.assign({}, shown.components[kind], part.components[kind])
+        })
+        keepingServer(function () {
+          window.ui.specActions.updateSpec(JSON.stringify(shown))
+        })
+      })
+      .catch(function (error) {
+        requested[tag] = false
+        console.error('the operations of ' + tag + ' could not be loaded:', error)
+      })
+  }
+  function LazyTags() {
+    return {
+      statePlugins: {
+        layout: {
+          wrapActions: {
+            show: function (original) {
+              return function (thing, isShown) {
+                var key = [].concat(thing && thing.toArray ? thing.toArray() : thing)
+                if (isShown && shown !== null && key[0] === 'operations-tag' && typeof key[1] === 'string') loadTag(key[1])
+                return original(thing, isShown)
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  fetchDocument('?tags=').then(function (text) {
+    shown = JSON.parse(text)
+    shown.components = shown.components || {}
+    window.ui = SwaggerUIBundle({
+      spec: JSON.parse(text),
+      dom_id: '#swagger-ui',
+      deepLinking: true,
+      validatorUrl: null,
+      persistAuthorization: true,
+      displayRequestDuration: true,
+      docExpansion: 'none',
+      presets: [SwaggerUIBundle.presets.apis],
+      plugins: [LazyTags],
+      layout: 'BaseLayout'
+    })
   })
 })
 `
@@ -87,7 +163,6 @@ const PAGE = `<!DOCTYPE html>
 <body>
 <div id="swagger-ui"></div>
 <script src="${ASSETS_PREFIX}swagger-ui-bundle.js"></script>
-<script src="${ASSETS_PREFIX}swagger-ui-standalone-preset.js"></script>
 <script src="${ASSETS_PREFIX}initializer.js"></script>
 </body>
 </html>
