@@ -9,6 +9,16 @@
  * against the same figure of the bare uWS baseline it says how much more
  * work a TimeLedger request is, whatever the machine was doing meanwhile.
  * Linux only; elsewhere the figure is null.
+ *
+ * The time is the sum of the process's threads' time on a CPU from
+ * /proc/<pid>/task/<tid>/schedstat, in nanoseconds (the scheduler's own
+ * count, which the user + system ticks of /proc/<pid>/stat are scaled to
+ * anyway); /proc/<pid>/stat's ticks of 10 ms are the fallback where
+ * schedstat is missing. The ticks made a short load's figure coarse: a
+ * server that gets a tenth of a core for a second on a loaded machine has
+ * 10 of them. A thread that exits during the load takes its time with it
+ * from the sum; a Node server's threads (main, libuv's pool, V8's workers,
+ * LMDB's writer) live as long as it does.
  */
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -26,8 +36,27 @@ export function clockTicksPerSecond(): number {
   return ticksPerSecond
 }
 
+/** Time on a CPU of the process's live threads so far, in microseconds, from schedstat; null where it is not there. */
+function schedstatMicros(pid: number): number | null {
+  let nanos = 0
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        nanos += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  } catch {
+    return null
+  }
+  return Number.isFinite(nanos) && nanos > 0 ? nanos / 1000 : null
+}
+
 /** User + system CPU time of a process so far, in microseconds; null where /proc is not there. */
 export function processCpuMicros(pid: number): number | null {
+  const precise = schedstatMicros(pid)
+  if (precise !== null) return precise
   let stat: string
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
@@ -48,4 +77,25 @@ export async function withCpuPerRequest<T extends { requests: number }>(pid: num
   const after = processCpuMicros(pid)
   const cpuMicrosPerRequest = before === null || after === null || result.requests === 0 ? null : (after - before) / result.requests
   return { ...result, cpuMicrosPerRequest }
+}
+
+/** A server counts as idle when it spends less than this share of a core between two looks. */
+const IDLE_SHARE = 0.05
+const IDLE_LOOK_MS = 20
+
+/**
+ * Waits until the process is idle: its CPU time grows by less than IDLE_SHARE of the time between two looks
+ * IDLE_LOOK_MS apart, or `timeoutMs` passed. After a load tool stops, a server still works through the requests
+ * that were in flight (50 connections of a 1.5 ms report are 75 ms of CPU); a measurement that starts before that
+ * ends counts that work as its own.
+ */
+export async function untilIdle(pid: number, timeoutMs = 5_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs
+  let last = processCpuMicros(pid)
+  while (last !== null && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, IDLE_LOOK_MS))
+    const now = processCpuMicros(pid)
+    if (now === null || now - last < IDLE_SHARE * IDLE_LOOK_MS * 1000) return
+    last = now
+  }
 }
