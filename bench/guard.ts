@@ -275,28 +275,30 @@ async function guard(opts: GuardOptions, cleanups: (() => void)[]): Promise<numb
       }
     })
   }
+  // Each side is checked and warmed up as soon as it is active: this build's while the ref still generates its data.
+  const scenarios = SCENARIOS.filter((scenario) => opts.scenarios.includes(scenario.name))
+  const warm = async (side: Side): Promise<Side> => {
+    for (const scenario of scenarios) {
+      await checkScenarioOnce(scenario, contextFor(side, scenario))
+      if (opts.warmupSeconds > 0) await measure(side, scenario, opts, tool, opts.warmupSeconds)
+    }
+    return side
+  }
   const refRoot = path.join(ref.dir, 'bench', 'data')
-  const refSideReady = worktree.run(process.execPath, [worktree.generator(), '--records', String(opts.records)]).then((generated) => {
+  const refSideReady = worktree.run(process.execPath, [worktree.generator(), '--records', String(opts.records)]).then(async (generated) => {
     const refFixture = readFixtureInfo(opts.records, refRoot)
     if (generated.code !== 0 || refFixture === null) throw new NoVerdict(`the generator of ${worktree.label()} failed (exit ${generated.code}):\n${generated.output.slice(-2000)}`)
     if (!sameShape(thisFixture, refFixture)) throw new NoVerdict(`${worktree.label()}'s generator made another tenant than this build's (records per project differ): the builds would not do the same work`)
-    return startSide(ref.commit.slice(0, 7), path.join(refRoot, String(opts.records), 'data'), refFixture, ref.cli, onStarted)
+    log(`${worktree.label()}'s fixture generated; starting its server`)
+    return warm(await startSide(ref.commit.slice(0, 7), path.join(refRoot, String(opts.records), 'data'), refFixture, ref.cli, onStarted))
   })
   const thisData = copyFixture(opts.records, 'guard')
   cleanups.push(() => fs.rmSync(thisData, { recursive: true, force: true }))
-  const settled = await Promise.allSettled([startSide('this', thisData, thisFixture, undefined, onStarted), refSideReady])
+  const thisSideReady = startSide('this', thisData, thisFixture, undefined, onStarted).then(warm)
+  const settled = await Promise.allSettled([thisSideReady, refSideReady])
   for (const result of settled) if (result.status === 'rejected') throw result.reason
   for (const result of settled) if (result.status === 'fulfilled') sides.push(result.value)
   const [thisSide, refSide] = sides as [Side, Side]
-
-  const scenarios = SCENARIOS.filter((scenario) => opts.scenarios.includes(scenario.name))
-  for (const scenario of scenarios) {
-    // Unmeasured, so both builds at once.
-    await Promise.all(sides.map(async (side) => {
-      await checkScenarioOnce(scenario, contextFor(side, scenario))
-      if (opts.warmupSeconds > 0) await measure(side, scenario, opts, tool, opts.warmupSeconds)
-    }))
-  }
   log(`both servers ready and warm after ${((performance.now() - started) / 1000).toFixed(0)} s; ${opts.rounds} rounds of ${scenarios.length} scenarios × 2 builds × ${opts.durationSeconds} s …`)
 
   const rounds = new Map<string, Rounds>(scenarios.map((scenario) => [scenario.name, { thisMicros: [], refMicros: [], bad: 0, dropped: 0 }]))
