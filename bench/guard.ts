@@ -6,7 +6,9 @@
  *
  * 1. The ref is built in a temporary git worktree (refWorktree.ts) while
  *    this build's fixture is made or reused (bench/data/<records>/).
- * 2. The ref generates its own fixture with its own generator in its
+ * 2. The ref's server starts on a copy of this build's fixture. When it
+ *    cannot serve it (another data format: it exits or its login fails),
+ *    the ref generates its own fixture with its own generator in its
  *    worktree: the data format may differ between commits, the data may
  *    not. Both generators draw the tenant from the same seeded PRNG
  *    (dataset.ts); the run checks that both made the same shape (records
@@ -50,7 +52,7 @@ import { CONFIDENCE, SLOWER_LIMIT, summarizeRatios, verdictOf, type RatioSummary
 import { BenchClient } from './httpClient.js'
 import { runLoad, wrkAvailable, type LoadTool } from './loadgen.js'
 import { untilIdle, withCpuPerRequest } from './processCpu.js'
-import { REPO_ROOT, RefWorktree } from './refWorktree.js'
+import { REPO_ROOT, RefWorktree, type RefBuild } from './refWorktree.js'
 import { checkScenarioOnce, ownerLogin, scenarioContext, scenarioLoad, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js'
 import { NO_AUTO_SNAPSHOTS, startServer, type BenchServer } from './serverProcess.js'
 
@@ -249,6 +251,34 @@ function describeCheckout(): string {
   }
 }
 
+/**
+ * The ref's server: on a copy of this build's fixture when it can serve it (the same data, and no generation: the
+ * common case, a ref whose data format is this build's), else on a fixture the ref's own generator makes in its
+ * worktree, which must have the same shape as this build's.
+ */
+async function startRefSide(worktree: RefWorktree, ref: RefBuild, thisFixture: FixtureInfo, records: number, cleanups: (() => void)[], onStarted: (server: BenchServer) => void): Promise<Side> {
+  const label = ref.commit.slice(0, 7)
+  const copy = copyFixture(records, 'guard-ref')
+  cleanups.push(() => fs.rmSync(copy, { recursive: true, force: true }))
+  let tried: BenchServer | null = null
+  try {
+    return await startSide(label, copy, thisFixture, ref.cli, (server) => {
+      tried = server
+      onStarted(server)
+    })
+  } catch (error) {
+    await (tried as BenchServer | null)?.stop(0)
+    fs.rmSync(copy, { recursive: true, force: true })
+    log(`${worktree.label()} cannot serve this build's fixture (${(error instanceof Error ? error.message : String(error)).split('\n')[0]}); it generates its own …`)
+  }
+  const generated = await worktree.run(process.execPath, [worktree.generator(), '--records', String(records)])
+  const root = path.join(ref.dir, 'bench', 'data')
+  const fixture = readFixtureInfo(records, root)
+  if (generated.code !== 0 || fixture === null) throw new NoVerdict(`the generator of ${worktree.label()} failed (exit ${generated.code}):\n${generated.output.slice(-2000)}`)
+  if (!sameShape(thisFixture, fixture)) throw new NoVerdict(`${worktree.label()}'s generator made another tenant than this build's (records per project differ): the builds would not do the same work`)
+  return startSide(label, path.join(root, String(records), 'data'), fixture, ref.cli, onStarted)
+}
+
 /** Builds the ref, starts both servers and measures; the verdict's exit code. `cleanups` undo what it made. */
 async function guard(opts: GuardOptions, cleanups: (() => void)[]): Promise<number> {
   const started = performance.now()
@@ -263,7 +293,7 @@ async function guard(opts: GuardOptions, cleanups: (() => void)[]): Promise<numb
   const loadAtStart = loadAverage()
   log(`building ${worktree.label()} in ${worktree.dir}; this build's fixture of ${opts.records.toLocaleString('en')} records meanwhile (load average ${loadAtStart.toFixed(1)})`)
   const [ref, thisFixture] = await Promise.all([worktree.build(log), ensureFixture(opts.records)])
-  log(`${worktree.label()} built in ${(ref.buildMs / 1000).toFixed(1)} s (node_modules ${ref.nodeModules}); it generates its fixture with its own generator; both servers start …`)
+  log(`${worktree.label()} built in ${(ref.buildMs / 1000).toFixed(1)} s (node_modules ${ref.nodeModules}); both servers start …`)
 
   const sides: Side[] = []
   const onStarted = (server: BenchServer) => {
@@ -284,17 +314,10 @@ async function guard(opts: GuardOptions, cleanups: (() => void)[]): Promise<numb
     }
     return side
   }
-  const refRoot = path.join(ref.dir, 'bench', 'data')
-  const refSideReady = worktree.run(process.execPath, [worktree.generator(), '--records', String(opts.records)]).then(async (generated) => {
-    const refFixture = readFixtureInfo(opts.records, refRoot)
-    if (generated.code !== 0 || refFixture === null) throw new NoVerdict(`the generator of ${worktree.label()} failed (exit ${generated.code}):\n${generated.output.slice(-2000)}`)
-    if (!sameShape(thisFixture, refFixture)) throw new NoVerdict(`${worktree.label()}'s generator made another tenant than this build's (records per project differ): the builds would not do the same work`)
-    log(`${worktree.label()}'s fixture generated; starting its server`)
-    return warm(await startSide(ref.commit.slice(0, 7), path.join(refRoot, String(opts.records), 'data'), refFixture, ref.cli, onStarted))
-  })
   const thisData = copyFixture(opts.records, 'guard')
   cleanups.push(() => fs.rmSync(thisData, { recursive: true, force: true }))
   const thisSideReady = startSide('this', thisData, thisFixture, undefined, onStarted).then(warm)
+  const refSideReady = startRefSide(worktree, ref, thisFixture, opts.records, cleanups, onStarted).then(warm)
   const settled = await Promise.allSettled([thisSideReady, refSideReady])
   for (const result of settled) if (result.status === 'rejected') throw result.reason
   for (const result of settled) if (result.status === 'fulfilled') sides.push(result.value)

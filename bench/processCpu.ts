@@ -79,23 +79,35 @@ export async function withCpuPerRequest<T extends { requests: number }>(pid: num
   return { ...result, cpuMicrosPerRequest }
 }
 
-/** A server counts as idle when it spends less than this share of a core between two looks. */
-const IDLE_SHARE = 0.05
-const IDLE_LOOK_MS = 20
+/** How often untilIdle looks, and how many looks in a row must find the process waiting. */
+const IDLE_LOOK_MS = 10
+const IDLE_LOOKS = 3
+
+/** The state of the process's main thread (R running or runnable, S sleeping, D in disk wait …); null without /proc. */
+function mainThreadState(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.charAt(stat.lastIndexOf(')') + 2)
+  } catch {
+    return null
+  }
+}
 
 /**
- * Waits until the process is idle: its CPU time grows by less than IDLE_SHARE of the time between two looks
- * IDLE_LOOK_MS apart, or `timeoutMs` passed. After a load tool stops, a server still works through the requests
- * that were in flight (50 connections of a 1.5 ms report are 75 ms of CPU); a measurement that starts before that
- * ends counts that work as its own.
+ * Waits until the process is idle: its main thread found waiting (not running or runnable) IDLE_LOOKS times in a
+ * row, IDLE_LOOK_MS apart, or `timeoutMs` passed. After a load tool stops, a server still works through the
+ * requests that were in flight (49 queued reports of 1.5 ms are 75 ms of CPU, a second on a machine that gives it
+ * a fourteenth of a core); a measurement that starts before that ends counts that work as its own. The thread's
+ * state, not its CPU time, says it: a busy server that the machine hardly lets run gains almost no CPU time
+ * between two looks, but stays runnable.
  */
 export async function untilIdle(pid: number, timeoutMs = 5_000): Promise<void> {
   const deadline = performance.now() + timeoutMs
-  let last = processCpuMicros(pid)
-  while (last !== null && performance.now() < deadline) {
+  let waiting = 0
+  while (waiting < IDLE_LOOKS && performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, IDLE_LOOK_MS))
-    const now = processCpuMicros(pid)
-    if (now === null || now - last < IDLE_SHARE * IDLE_LOOK_MS * 1000) return
-    last = now
+    const state = mainThreadState(pid)
+    if (state === null) return
+    waiting = state === 'R' ? 0 : waiting + 1
   }
 }
