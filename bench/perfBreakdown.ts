@@ -47,7 +47,7 @@ import { runLoad, startProcess, wrkAvailable, type LoadOptions, type StartedProc
 import { phaseShares, readSamples, type PhaseShare, type Sample } from './perfPhases.js'
 import { untilIdle, withCpuPerRequest } from './processCpu.js'
 import { checkScenarioOnce, ownerLogin, scenarioContext, scenarioLoad, SCENARIOS, type ScenarioContext } from './scenarios.js'
-import { NO_AUTO_SNAPSHOTS, startServer } from './serverProcess.js'
+import { NO_AUTO_SNAPSHOTS, startServer, type BenchServer } from './serverProcess.js'
 
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url))
 const SAMPLES_PER_SECOND = 1999
@@ -138,10 +138,12 @@ async function main(): Promise<void> {
   const lmdbDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lmdb-put-baseline-'))
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'timeledger-perf-'))
   const nodeOptions = `${PERF_FLAGS}${noInlining ? ' --no-turbo-inlining' : ''}`
-  const server = await startServer({ dataDir, env: NO_AUTO_SNAPSHOTS, nodeArgs: nodeOptions.split(' ') })
   const baselines: StartedProcess[] = []
-  const maps = [server.pid]
+  const maps: number[] = []
+  let server: BenchServer | null = null
   try {
+    server = await startServer({ dataDir, env: NO_AUTO_SNAPSHOTS, nodeArgs: nodeOptions.split(' ') })
+    maps.push(server.pid)
     const client = new BenchClient(server.port)
     const { token } = await ownerLogin(client, fixture)
     client.close()
@@ -210,7 +212,7 @@ async function main(): Promise<void> {
     fs.writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), records, seconds, rounds, connections, noInlining, loadAverage: { atStart: loadAtStart, atEnd: os.loadavg() }, breakdowns }, null, 2) + '\n')
     console.log(`\nwrote ${out}`)
   } finally {
-    await server.stop(0)
+    await server?.stop(0)
     await Promise.all(baselines.map((baseline) => baseline.stop()))
     for (const dir of [work, dataDir, lmdbDir]) fs.rmSync(dir, { recursive: true, force: true })
     for (const pid of maps) fs.rmSync(`/tmp/perf-${pid}.map`, { force: true })
