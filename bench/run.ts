@@ -43,7 +43,7 @@ import { PortPicker, parsePortRange } from './portRange.js'
 import { scriptArgs, type ScriptDoc } from './cliOptions.js'
 import { summarizeProfile } from './profileSummary.js'
 import { markdownReport, type RunReport, type SameBytesFigure, type ScenarioResult, type ServerFigures } from './runReport.js'
-import { ownerLogin, scenarioContext, SCENARIO_NAMES, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js'
+import { checkScenarioOnce, ownerLogin, scenarioContext, scenarioLoad, SCENARIO_NAMES, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js'
 import { NO_AUTO_SNAPSHOTS, startServer, type BenchServer } from './serverProcess.js'
 import { measureBatchVsSingle, measureServerTimes } from './serverTimes.js'
 import { evaluateTargets } from './targets.js'
@@ -175,31 +175,10 @@ async function measureEmptyServer(ports: PortPicker): Promise<{ startupMs: numbe
   }
 }
 
-/** One request before the load, so a broken scenario fails loudly; its answer's text. */
-async function checkOnce(port: number, request: ReturnType<Scenario['request']>): Promise<string> {
-  const client = new BenchClient(port)
-  try {
-    const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]))
-    return (await client.expect(request.expectStatus, request.method, request.path, { headers, ...(request.body === undefined ? {} : { body: request.body }) })).text
-  } finally {
-    client.close()
-  }
-}
-
 async function runScenario(scenario: Scenario, context: ScenarioContext, options: RunOptions, baselines: BaselineReport | null, dataDir: string, serverPid: number): Promise<ScenarioResult> {
-  const request = scenario.request(context)
-  const connections = Math.min(options.connections, scenario.maxConnections ?? Number.POSITIVE_INFINITY)
-  const answer = await checkOnce(context.port, request)
-  const load = {
-    url: `http://127.0.0.1:${context.port}${request.path}`,
-    method: request.method,
-    headers: request.headers,
-    connections,
-    pipelining: 1 as const,
-    tool: options.tool,
-    ...(request.body === undefined ? {} : { body: request.body }),
-    ...(request.bodies === undefined || options.tool === 'wrk' ? {} : { bodies: request.bodies }),
-  }
+  const load = scenarioLoad(scenario, context, options.connections, options.tool)
+  const connections = load.connections
+  const answer = await checkScenarioOnce(scenario, context)
   if (options.warmupSeconds > 0) await runLoad({ ...load, durationSeconds: options.warmupSeconds })
   const before = snapshotNames(dataDir, context.fixture.tenant)
   const result = await withCpuPerRequest(serverPid, () => runLoad({ ...load, durationSeconds: options.durationSeconds }))
