@@ -13,16 +13,23 @@ import { PROMETHEUS_CONTENT_TYPE, PrometheusText } from '../observability/promet
 import type { RequestMetrics } from '../observability/requestMetrics.js'
 import type { Storage } from '../persist/ports.js'
 import type { AdminServer } from './adminServer.js'
-import type { ClusterNode } from '../cluster/clusterNode.js'
 
 export interface MetricSources {
   readonly requests: RequestMetrics
   readonly registry: TenantRegistry
   readonly store: Storage
   /** Cluster mode: this node's leases, forwards and claims; null embedded. */
-  readonly cluster?: ClusterNode | null
+  readonly cluster?: ClusterCounters | null
   /** The webhooks' delivery counters (webhooks/webhookDeliverer.ts). */
   readonly webhooks?: WebhookCounters | null
+}
+
+/** What /metrics shows of a cluster node (cluster/clusterNode.ts): its leases, forwards and claims. */
+export interface ClusterCounters {
+  readonly nodeId: string
+  readonly keeper: { readonly count: number; readonly renewalFailures: number; readonly lost: number }
+  readonly placement: { readonly claims: number; readonly takeovers: number }
+  readonly forwarder: { readonly forwards: number; readonly failures: number }
 }
 
 /** What /metrics shows of the webhooks' deliveries. */
@@ -107,7 +114,7 @@ function logFamilies(text: PrometheusText, store: Storage): void {
   text.sample('timeledger_snapshots_corrupt_total', {}, store.snapshots.faults.count)
 }
 
-function clusterFamilies(text: PrometheusText, node: ClusterNode): void {
+function clusterFamilies(text: PrometheusText, node: ClusterCounters): void {
   const { keeper, placement, forwarder } = node
   const counter = (name: string, help: string, value: number) => text.family(name, 'counter', help).sample(name, {}, value)
   text.family('timeledger_cluster_node_info', 'gauge', "This node's id in the cluster (always 1).").sample('timeledger_cluster_node_info', { node: node.nodeId }, 1)

@@ -11,9 +11,7 @@
  * cannot be replayed to the point 412 TL01-1106.
  */
 import { ApiError } from '../domain/errors.js'
-import { RestorePointError } from '../persist/history.js'
-import { LogCorruptError } from '../persist/ports.js'
-import { SnapshotInvalidError } from '../persist/snapshotFile.js'
+import { LogCorruptError, RestorePointError, SnapshotInvalidError } from '../persist/ports.js'
 import { RecoveryError } from '../tenants/recovery.js'
 import { FileTooLarge, TenantClosed, TenantRenamed, TenantNameTaken, TenantRefusal } from '../tenants/tenantErrors.js'
 

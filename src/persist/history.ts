@@ -21,7 +21,7 @@
  * path are decoded; one that cannot be decoded shows its time as unknown,
  * and a restore that has to replay it stops with an error naming it.
  */
-import { LogCorruptError, type Storage, type TenantLog } from './ports.js'
+import { LogCorruptError, RestorePointError, type Storage, type TenantLog } from './ports.js'
 
 export interface SnapshotPoint {
   seq: number
@@ -51,8 +51,6 @@ export interface TenantHistory {
 }
 
 /** A point outside the reachable history (the CLI and the admin endpoint answer it as a clear error). */
-export class RestorePointError extends Error {}
-
 function logRuns(store: TenantLog, tenant: string): { fromSeq: number; toSeq: number }[] {
   const runs: { fromSeq: number; toSeq: number }[] = []
   let current: { fromSeq: number; toSeq: number } | undefined

@@ -48,6 +48,12 @@ export class LogCorruptError extends Error {
   }
 }
 
+/** A restore point outside what the log and the snapshots still hold (answered 400 TL01-1105). */
+export class RestorePointError extends Error {}
+
+/** Bytes that are not a valid TimeLedger snapshot: bad magic, truncated, a failed check (answered 400 TL01-1105 on a restore). */
+export class SnapshotInvalidError extends Error {}
+
 export interface TenantLog {
   /** Queues the entry into the current group commit; resolves with its size once it is durable (ARCHITECTURE.md §2.2). */
   append(tenant: string, seq: number, entry: LogEntry): Promise<number>

@@ -70,7 +70,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './privateFiles.js'
 import { SnapshotFaults } from './snapshotFaults.js'
 import { runNow, type Steps } from '../engine/steps.js'
 import { TextPool } from '../engine/textPool.js'
-import type { SnapshotBody, SnapshotHeader, SnapshotListing } from './ports.js'
+import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, SnapshotInvalidError } from './ports.js'
 import { resolveStringTable, SliceStringsError, withStringTable, type SliceOfRecords } from './sliceStrings.js'
 
 const MAGIC = Buffer.from('TLSNAP01', 'ascii')
@@ -269,8 +269,6 @@ function withTextsShared(slice: SliceOfRecords, texts: TextPool): SliceOfRecords
   }
   return slice
 }
-
-export class SnapshotInvalidError extends Error {}
 
 /** The header and where the body starts; the body is not checked here. */
 function decodeHeader(bytes: Buffer): { header: SnapshotHeader; bodyOffset: number } {

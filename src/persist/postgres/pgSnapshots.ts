@@ -16,9 +16,9 @@
  * read again to be checked: rows are never changed once written.
  */
 import type { Steps } from '../../engine/steps.js'
-import type { SnapshotBody, SnapshotHeader, SnapshotListing, SnapshotStore } from '../ports.js'
+import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotStore, SnapshotInvalidError } from '../ports.js'
 import { SnapshotFaults } from '../snapshotFaults.js'
-import { encodeSnapshotInSlices, pruneSnapshotSet, snapshotBytesProblem, snapshotBytesSteps, SnapshotInvalidError, snapshotHeaderOf } from '../snapshotFile.js'
+import { encodeSnapshotInSlices, pruneSnapshotSet, snapshotBytesProblem, snapshotBytesSteps, snapshotHeaderOf } from '../snapshotFile.js'
 import type { Sql, TxSql } from './connection.js'
 import { parseSnapshotName, snapshotBytes, snapshotListing, snapshotName, type PreparedTenant, type StoredSnapshot } from './preparedTenant.js'
 

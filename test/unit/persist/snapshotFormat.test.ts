@@ -28,10 +28,9 @@ import {
   SLICE_RECORDS,
   SNAPSHOT_FORMAT,
   snapshotFileSteps,
-  SnapshotInvalidError,
-  type SnapshotBody,
   writeSnapshotInSlices,
 } from '../../../src/persist/snapshotFile.js'
+import { type SnapshotBody, SnapshotInvalidError } from '../../../src/persist/ports.js'
 
 const records = Array.from({ length: SLICE_RECORDS * 2 + 17 }, (_, index) =>
   buildRecord(resourceByType('TimeRecord'), { user: `user-${index % 3}`, duration: index, description: index % 2 === 0 ? 'é€😀' : null }, index),
