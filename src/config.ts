@@ -100,7 +100,7 @@ export interface Config {
   readonly readSliceMs: number
   /** CPU ms per second a tenant's heavy reads may take; past it they get 429 (tenants/heavyReadBudget.ts; 0: no budget). */
   readonly tenantHeavyReadMsPerS: number
-  /** Webhook URLs may resolve to private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE=1; webhooks/addressGuard.ts). */
+  /** Webhook URLs may resolve to private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE=1; the guard in webhooks/webhookPost.ts). */
   readonly webhookAllowPrivate: boolean
   /** The first retry of a failed delivery waits this long; each next one twice as long (with jitter). */
   readonly webhookRetryBaseMs: number

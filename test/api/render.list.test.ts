@@ -5,7 +5,7 @@
  * expanded, stubs with no_expand, in JSON and in XML, and a change of a
  * referenced object shows in the next answer. A JSON list keeps the JSON
  * of referenced objects across answers while the state is unchanged
- * (referenceFragments.ts), so the last tests change what an embedded object
+ * (domain/renderedJson.ts), so the last tests change what an embedded object
  * shows without changing its own record (its client's name), and change
  * state inside a batch group that is then rolled back.
  */

@@ -126,7 +126,7 @@ function itemRequest(call: Call, item: BatchItem): ApiRequest {
 
 function answerOf(id: string, response: ApiResponse): ItemAnswer {
   const whole = response.body
-  // An export's streamed body never comes here: exports refuse batch items (export/exportResponse.ts).
+  // An export's streamed body never comes here: exports refuse batch items (export/exportAnswer.ts).
   if (whole instanceof StreamedBody) assertionFailed(`batch item '${id}' was answered with a streamed body`)
   const body = Buffer.isBuffer(whole) ? whole.toString('utf8') : whole
   // A body written into a lent buffer (a list) is copied into the text: the buffer goes back for the next answer.

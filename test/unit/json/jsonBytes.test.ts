@@ -1,6 +1,6 @@
 /*
  * jsonListBody writes a list answer a chunk at a time into a lent buffer
- * (json/answerBuffers.ts; test/answerBuffers.test.ts tests the lending). Its bytes must be exactly `Buffer.from(JSON.stringify(list))`:
+ * (json/answerBuffers.ts; test/api/answerBuffers.test.ts tests the lending). Its bytes must be exactly `Buffer.from(JSON.stringify(list))`:
  * for empty and one-element lists, for values JSON turns into null, for
  * text that UTF-8 needs two, three and four bytes for, for objects with
  * toJSON, for lists much longer than one chunk, for elements larger than
