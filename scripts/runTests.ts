@@ -3,9 +3,12 @@
  * run fails when any stage failed. (It was `tap && npm run test:cluster`:
  * when tap failed, the cluster stage silently did not run.)
  *
- *   1. tap      every test file (unit, HTTP, crash, browser, cluster):
+ *   1. lint     the project checks itself (npm run lint): the layers of
+ *               src/README.md as dependency-cruiser rules, and every
+ *               file a comment names exists;
+ *   2. tap      every test file (unit, HTTP, crash, browser, cluster):
  *               tap with the configuration in package.json;
- *   2. cluster  the HTTP suites again, each server they start being a
+ *   3. cluster  the HTTP suites again, each server they start being a
  *               two-node cluster behind HAProxy (npm run test:cluster).
  *
  * Each stage's own output goes through as it comes; a line announces the
@@ -52,6 +55,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url))
 const ROOT = path.basename(path.dirname(HERE)) === 'dist' ? path.resolve(HERE, '..', '..') : path.resolve(HERE, '..')
 
 export const STAGES: readonly Stage[] = [
+  { name: 'lint', about: "the layers of src/README.md and the files comments name", command: ['npm', 'run', '--silent', 'lint'], needs: [] },
   { name: 'tap', about: 'every test file: unit, HTTP, crash, browser, cluster', command: [path.join(ROOT, 'node_modules', '.bin', 'tap')], needs: [] },
   { name: 'cluster', about: 'the HTTP suites again, through a two-node cluster behind HAProxy', command: ['npm', 'run', '--silent', 'test:cluster'], needs: ['postgresql', 'haproxy'] },
 ]
