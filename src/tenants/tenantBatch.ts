@@ -27,6 +27,7 @@
  * budget.
  */
 import { SlicedRead } from './slicedRead.js'
+import { decideInSlices } from './slicedWrite.js'
 import type { Steps } from '../engine/steps.js'
 import type { TenantActor } from './tenantActor.js'
 import type { TenantState } from '../engine/tenantState.js'
@@ -65,6 +66,17 @@ export class BatchAccess {
     const savepoint = this.tx.savepoint()
     try {
       return decide(this.tx)
+    } catch (error) {
+      this.tx.rollbackTo(savepoint)
+      throw error
+    }
+  }
+
+  /** A write in slices (slicedWrite.ts) on the batch's transaction, under a savepoint like `write`. */
+  async writeInSlices<T>(decide: (tx: WriteTx) => Steps<T>): Promise<T> {
+    const savepoint = this.tx.savepoint()
+    try {
+      return await decideInSlices(decide(this.tx), this.actor.sliceMs)
     } catch (error) {
       this.tx.rollbackTo(savepoint)
       throw error
