@@ -22,6 +22,7 @@ import { report } from './routes/reports.js'
 import { checkEmail, checkUrl, confirmAccount, findUrl, signUp } from './routes/registration.js'
 import { openApiAnswer } from './routes/docsOpenApi.js'
 import { openChanges } from './routes/changes.js'
+import { importRecords } from './routes/imports.js'
 import { ApiError } from '../domain/errors.js'
 import { LOGO, SIGNATURE } from '../domain/files.js'
 import { RECEIPT } from '../domain/operations/expenseReceipt.js'
@@ -94,6 +95,8 @@ export const ROUTES: readonly Route[] = [
   ...fileRoutes('time/expenses/:id/receipt', RECEIPT),
   // Issue 30: the change feed (WebSocket or Server-Sent Events).
   { method: 'GET', scope: 'tenant', pattern: 'changes', auth: true, handle: openChanges },
+  // Issue 43 (3): moving in from other tools: a CSV export becomes time records.
+  { method: 'POST', scope: 'tenant', pattern: 'import/:source', auth: true, handle: importRecords },
   // Issue 29: the OpenAPI description (`/v1/openapi.json`; the router sees the path without `.json`), made from this table.
   { method: 'GET', scope: 'public', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
   { method: 'GET', scope: 'tenant', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },

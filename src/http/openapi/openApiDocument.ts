@@ -211,6 +211,7 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
       { name: 'Storage', description: 'a small key/value text store' },
       { name: 'Files', description: 'signatures, logos, receipts' },
       { name: 'Batch', description: 'many requests in one call' },
+      { name: 'Import', description: 'time records from the CSV exports of Toggl Track, Clockify, Harvest, Kimai, or any CSV' },
       { name: 'Reference', description: 'this description' },
     ],
     paths: joinPaths(resourcePaths(exposed), fixedPaths(routes, servers)),
