@@ -327,7 +327,7 @@ export class TenantActor {
   /**
    * A write too long for one event-loop turn (an import), written as steps: decided a slice at a time on one WriteTx
    * while the tenant is held (its requests wait; the other tenants go on between the slices: slicedWrite.ts), then
-   * logged as ONE entry like any write. A step that throws rolls the whole write back.
+   * logged as ONE entry like any write. A step that throws rolls the whole write back (in slices too).
    */
   async writeInSlices<T>(decide: (tx: WriteTx) => Steps<T>): Promise<T> {
     return this.exclusive(async () => {
@@ -335,13 +335,7 @@ export class TenantActor {
       this.barrier.refuseWhileFailed()
       this.space.refuseWhileFull()
       const tx = new WriteTx(this.state, Date.now(), this.space.refuseUnlessRoomFor)
-      let result: T
-      try {
-        result = await decideInSlices(decide(tx), this.sliceMs)
-      } catch (error) {
-        tx.rollback()
-        throw error
-      }
+      const result = await decideInSlices(tx, 0, decide(tx), this.sliceMs)
       await this.commit(tx)
       return result
     })

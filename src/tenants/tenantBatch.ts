@@ -74,13 +74,7 @@ export class BatchAccess {
 
   /** A write in slices (slicedWrite.ts) on the batch's transaction, under a savepoint like `write`. */
   async writeInSlices<T>(decide: (tx: WriteTx) => Steps<T>): Promise<T> {
-    const savepoint = this.tx.savepoint()
-    try {
-      return await decideInSlices(decide(this.tx), this.actor.sliceMs)
-    } catch (error) {
-      this.tx.rollbackTo(savepoint)
-      throw error
-    }
+    return decideInSlices(this.tx, this.tx.savepoint(), decide(this.tx), this.actor.sliceMs)
   }
 }
 
