@@ -14,6 +14,7 @@ import { answers, dataAnswer, exportable, jsonBody, LOGIN, OPEN, WITH_API_KEY } 
 import { parameterRef, type Parameter } from './parameters.js'
 import type { FixedRouteDescription } from './fixedRouteDescription.js'
 import { IMPORT_DESCRIPTIONS } from './importDescriptions.js'
+import { CALENDAR_DESCRIPTIONS } from './calendarDescriptions.js'
 
 export type { FixedRouteDescription }
 
@@ -186,6 +187,7 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
     },
   ],
   ...IMPORT_DESCRIPTIONS,
+  ...CALENDAR_DESCRIPTIONS,
   [
     'GET openapi',
     {
