@@ -13,7 +13,7 @@
  * the line a record starts on (the header is line 1; a quoted line break
  * makes a record span lines) and, where the parser knows it, the column.
  * Limits: MAX_IMPORT_COLUMNS columns, MAX_IMPORT_RECORD_CHARS characters
- * in one record, MAX_IMPORT_ROWS rows (412 TL01-9002, read no further);
+ * in one record, `maxRows` rows (MAX_IMPORT_ROWS; 412 TL01-9002, read no further);
  * the body itself is bounded by MAX_IMPORT_BYTES (server.ts).
  *
  * The text is handed to the parser a piece at a time with a turn of the
@@ -25,7 +25,6 @@ import { pipeline } from 'node:stream/promises'
 import { CsvError, parse, type Info } from 'csv-parse'
 import { ApiError, wrongParameter } from '../domain/errors.js'
 import type { ImportLine } from '../domain/imports/interpretRow.js'
-import { MAX_IMPORT_ROWS } from '../domain/operations/importTimeRecords.js'
 
 export const MAX_IMPORT_COLUMNS = 256
 export const MAX_IMPORT_RECORD_CHARS = 128 * 1024
@@ -109,7 +108,7 @@ function parseRefusal(error: CsvError, header: readonly string[]): ApiError {
 }
 
 /** The file's header and lines (see the top); `delimiter` null: detected. */
-export async function readImportFile(body: string, delimiter: string | null): Promise<ImportFile> {
+export async function readImportFile(body: string, delimiter: string | null, maxRows: number): Promise<ImportFile> {
   // One kind of line break: csv-parse counts a CRLF inside a quoted field as two lines (and the lines are named).
   const text = body.replace(/\r\n?/g, '\n')
   const chosen = delimiter ?? detectDelimiter(text)
@@ -138,8 +137,8 @@ export async function readImportFile(body: string, delimiter: string | null): Pr
           header = record.map((name) => name.trim())
           continue
         }
-        if (lines.length === MAX_IMPORT_ROWS) {
-          refuse(new ApiError('TL01-9002', `an import takes at most ${MAX_IMPORT_ROWS} rows; line ${startLine(info, raw)} is past them: split the file`))
+        if (lines.length === maxRows) {
+          refuse(new ApiError('TL01-9002', `an import takes at most ${maxRows} rows (MAX_IMPORT_ROWS); line ${startLine(info, raw)} is past them: split the file`))
         }
         lines.push({ line: startLine(info, raw), cells: record })
       }

@@ -25,7 +25,8 @@ import { addUser, type TestUser } from '../helpers/users.js'
 import type { TestResponse } from '../helpers/http.js'
 
 const MAX_IMPORT_BYTES = 3 * 1024 * 1024
-const server = await startInProcess(undefined, { MAX_IMPORT_BYTES: String(MAX_IMPORT_BYTES) })
+const MAX_IMPORT_ROWS = 2000
+const server = await startInProcess(undefined, { MAX_IMPORT_BYTES: String(MAX_IMPORT_BYTES), MAX_IMPORT_ROWS: String(MAX_IMPORT_ROWS) })
 t.teardown(() => server.stop())
 const { client } = server
 
@@ -341,9 +342,11 @@ t.test('another user’s personal project is never matched, nor shown', async (t
 t.test('limits: rows, bytes, columns, the length of a record', async (t) => {
   const acme = await freshTenant()
   const row = `ada@${acme.name}.test,2025-03-03,1\n`
-  const tooManyRows = await importFile(acme, 'harvest', `Email,Date,Hours\n${row.repeat(100_001)}`)
-  expectError(t, tooManyRows, 412, 'TL01-9002', '100,001 rows')
-  t.match(tooManyRows.json.message, /at most 100000 rows; line 100002 is past them/)
+  const tooManyRows = await importFile(acme, 'harvest', `Email,Date,Hours\n${row.repeat(MAX_IMPORT_ROWS + 1)}`)
+  expectError(t, tooManyRows, 412, 'TL01-9002', 'a row over MAX_IMPORT_ROWS')
+  t.match(tooManyRows.json.message, /at most 2000 rows \(MAX_IMPORT_ROWS\); line 2002 is past them/)
+  const asMany = await importFile(acme, 'harvest', `Email,Date,Hours\n${row.repeat(MAX_IMPORT_ROWS)}`, { dry_run: true, preview: 0 })
+  t.match(asMany.json, { rows: MAX_IMPORT_ROWS }, 'MAX_IMPORT_ROWS rows are taken')
   const tooManyBytes = await importFile(acme, 'harvest', `Email,Date,Hours\n${row.repeat(Math.ceil(MAX_IMPORT_BYTES / row.length))}`)
   expectError(t, tooManyBytes, 413, 'TL01-9006', 'over MAX_IMPORT_BYTES')
   t.match(tooManyBytes.json.message, /MAX_IMPORT_BYTES/)

@@ -45,8 +45,6 @@ import type { ColumnPlan } from '../imports/importLayouts.js'
 import { interpretRow, refusedAt, type ImportLine, type InterpretedRow, type ValueOptions } from '../imports/interpretRow.js'
 import { createObject } from './createObject.js'
 
-/** Rows of one import at most (and so time records of one write). */
-export const MAX_IMPORT_ROWS = 100_000
 /** Rows an import decides between two pauses. */
 const STEP_ROWS = 256
 
@@ -61,6 +59,8 @@ export interface ImportInput {
   readonly unknownUsers: UnknownUsers
   /** How many rows' interpretation the outcome shows. */
   readonly previewRows: number
+  /** Rows of one import at most, and so time records of one write (MAX_IMPORT_ROWS). */
+  readonly maxRows: number
 }
 
 /** A client, project, task or tag a row names: an existing one (its id) or one the import makes. */
@@ -285,7 +285,7 @@ class NamedObjects {
 /** The import (see the top), as steps; its outcome once every record is made. */
 export function* importTimeRecords(tx: Tx, caller: Caller, input: ImportInput): Generator<void, ImportOutcome, void> {
   const { state } = tx
-  if (input.lines.length > MAX_IMPORT_ROWS) throw new ApiError('TL01-9002', `an import takes at most ${MAX_IMPORT_ROWS} rows; this one has ${input.lines.length}: split the file`)
+  if (input.lines.length > input.maxRows) throw new ApiError('TL01-9002', `an import takes at most ${input.maxRows} rows (MAX_IMPORT_ROWS); this one has ${input.lines.length}: split the file`)
   const timeZone = input.timeZone ?? String(accountOf(state).timeZone ?? 'UTC')
   const options: ValueOptions = { ...input.values, timeZone }
   const finder = new UserFinder(state, caller, input.unknownUsers, input.plan)

@@ -6,7 +6,6 @@
  */
 import { IMPORT_FIELDS, IMPORT_SOURCES } from '../../domain/imports/importLayouts.js'
 import { DATE_FORMATS, DURATION_UNITS } from '../../domain/imports/importValues.js'
-import { MAX_IMPORT_ROWS } from '../../domain/operations/importTimeRecords.js'
 import { MAX_PREVIEW_ROWS } from '../routes/imports.js'
 import type { FixedRouteDescription } from './fixedRouteDescription.js'
 import { closedObject, nullable, type JsonSchema } from './jsonSchema.js'
@@ -56,7 +55,7 @@ const OUTCOME = closedObject(
 
 const DESCRIPTION = [
   `The CSV file of a tool’s detailed time report becomes time records — one per row — with the clients, projects, tasks and tags they name, matched by name (without regard to case) to those the caller sees or made; users are found by e-mail (Harvest: by first and last name). Sources: ${IMPORT_SOURCES.join(', ')} (generic: the columns named by map.<field>=<header>; fields ${IMPORT_FIELDS.join(', ')}).`,
-  `One write, all or nothing, at most ${MAX_IMPORT_ROWS} rows and MAX_IMPORT_BYTES bytes; each object is made under the caller’s write rules (records of other users need an admin, or a project manager owning the project). A refusal (400 bad value, 403, 412) names the line and the column. It shows in the change feed like any write.`,
+  `One write, all or nothing, at most MAX_IMPORT_ROWS rows (100,000 by default) and MAX_IMPORT_BYTES bytes (32 MiB); each object is made under the caller’s write rules (records of other users need an admin, or a project manager owning the project). A refusal (400 bad value, 403, 412) names the line and the column. It shows in the change feed like any write.`,
 ].join('\n\n')
 
 export const IMPORT_DESCRIPTIONS: readonly [string, FixedRouteDescription][] = [

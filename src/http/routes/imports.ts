@@ -150,7 +150,8 @@ export async function importRecords(call: Call, params: Record<string, string>):
   if (!isImportSource(source)) throw new ApiError('TL01-9003', `no import from '${source.slice(0, 32)}': the sources are ${IMPORT_SOURCES.join(', ')}`)
   checkContentType(call.request.headers.get('content-type'))
   const options = parseOptions(call.request.query)
-  const file = await readImportFile(importText(call.request.body), options.delimiter)
+  const maxRows = call.services.config.maxImportRows
+  const file = await readImportFile(importText(call.request.body), options.delimiter, maxRows)
   const plan = planColumns(source, file.header, options.mapping, options.unknownUsers === 'self')
   const input: ImportInput = {
     plan,
@@ -159,6 +160,7 @@ export async function importRecords(call: Call, params: Record<string, string>):
     values: { dateFormat: options.dateFormat, durationUnit: options.durationUnit, tagSeparator: options.tagSeparator },
     unknownUsers: options.unknownUsers,
     previewRows: options.dryRun ? options.previewRows : 0,
+    maxRows,
   }
   if (!options.dryRun) {
     const outcome = await tenant.writeInSlices((tx) => importTimeRecords(tx, principal, input))
