@@ -3,7 +3,7 @@
  * rows — written as steps (engine/steps.ts: the operation pauses every few
  * hundred rows) and decided a slice at a time: the steps run until a slice
  * (READ_SLICE_MS) is used up, then give the event loop a turn, so the other
- * tenants' requests go on between the slices (design §2.4).
+ * tenants' requests go on between the slices (ARCHITECTURE.md §2.4).
  *
  * A step that throws rolls back what the write applied, also a slice at a
  * time (ROLLBACK_STEP_OPS operations between two looks at the clock): the
