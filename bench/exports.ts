@@ -19,11 +19,11 @@ import http from 'node:http'
 import { scriptArgs } from './cliOptions.js'
 import { copyFixture, readFixtureInfo } from './fixture.js'
 import { processCpuMicros } from './processCpu.js'
+import { rssOf, rssSampler } from './rssSampler.js'
 import { BenchClient, hostOf } from './httpClient.js'
 import { ownerLogin } from './scenarios.js'
 import { NO_AUTO_SNAPSHOTS, startServer, type BenchServer } from './serverProcess.js'
 
-const SAMPLE_MS = 20
 const SETTLE_MS = 1000
 const JSON_PAGE = 1000
 
@@ -53,21 +53,6 @@ function download(port: number, tenant: string, path: string): Promise<Download>
     request.setTimeout(600_000, () => request.destroy(new Error(`${path} timed out`)))
     request.on('error', reject)
   })
-}
-
-function rssOf(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return match === null ? 0 : Number(match[1]) * 1024
-}
-
-/** Samples the server's RSS until stopped; gives the highest seen. */
-function rssSampler(pid: number): () => number {
-  let peak = rssOf(pid)
-  const timer = setInterval(() => (peak = Math.max(peak, rssOf(pid))), SAMPLE_MS)
-  return () => {
-    clearInterval(timer)
-    return Math.max(peak, rssOf(pid))
-  }
 }
 
 interface Way {

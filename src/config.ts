@@ -58,6 +58,10 @@ export interface Config {
   /** At a full store, the least time between two reclaims of one tenant's log (tenants/logSpace.ts). */
   readonly reclaimMinIntervalMs: number
   readonly maxFileBytes: number
+  /** Largest body of an import (`POST /v1/import/{source}`: a CSV file; MAX_IMPORT_BYTES). */
+  readonly maxImportBytes: number
+  /** Most rows of one import (and so time records of one write; MAX_IMPORT_ROWS). */
+  readonly maxImportRows: number
   readonly rateLimitRequests: number
   readonly rateLimitWindowMs: number
   /** Failed logins allowed per (tenant, login name, client address) in a window; then refused for a window (0: off). */
@@ -182,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lmdbMapSizeBytes: integer(env, 'LMDB_MAP_SIZE_BYTES', 16 * 1024 * 1024 * 1024),
     reclaimMinIntervalMs: integer(env, 'RECLAIM_MIN_INTERVAL_MS', 10_000),
     maxFileBytes: integer(env, 'MAX_FILE_BYTES', 5 * 1024 * 1024),
+    maxImportBytes: integer(env, 'MAX_IMPORT_BYTES', 32 * 1024 * 1024),
+    maxImportRows: integer(env, 'MAX_IMPORT_ROWS', 100_000),
     rateLimitRequests: integer(env, 'RATE_LIMIT_REQUESTS', 500),
     rateLimitWindowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 10_000),
     loginFailuresAllowed: integer(env, 'LOGIN_FAILURES_ALLOWED', 10),

@@ -18,14 +18,16 @@
  *
  * Any other change is a reset: by the owner or an admin (a PUT of the
  * user), or by whoever holds a confirmation id that went by mail. A reset
- * ends every session of the user and revokes every secret key of theirs
- * too (secretKeys.ts): whoever resets may be taking the account back from
- * someone who held a credential, and a secret key made with a stolen token
- * would otherwise outlive it.
+ * ends every session of the user and revokes every secret key and the
+ * calendar secret of theirs too (secretKeys.ts, calendarSecrets.ts):
+ * whoever resets may be taking the account back from someone who held a
+ * credential, and a secret made with a stolen token would otherwise
+ * outlive it.
  *
  * Both are User's onChange hook (userChanged), so every path that stores a
  * new password passes here.
  */
+import { revokeCalendarSecretsOf } from './calendarSecrets.js'
 import { accessDenied } from './errors.js'
 import type { ChangeSession, KnownPassword, Rec } from './schema.js'
 import { revokeSecretKeysOf } from './secretKeys.js'
@@ -57,13 +59,16 @@ function ownChange(before: Rec, by: ChangeSession | null | undefined): by is Cha
 
 /**
  * User's onChange hook: one's own new password or e-mail needs the proof; a new password by anyone else is a reset
- * (keys revoked); then the sessions it ends (sessions.ts).
+ * (keys and calendar secret revoked); then the sessions it ends (sessions.ts).
  */
 export function userChanged(tx: Tx, before: Rec, after: Rec | undefined, by: ChangeSession | null = null): void {
   if (after !== undefined) {
     const own = ownChange(before, by)
     if (own && SIGN_IN_FIELDS.some((name) => after[name] !== before[name])) checkOwnPasswordProof(before, by.knownPassword)
-    if (!own && after.password !== before.password) revokeSecretKeysOf(tx, before.id)
+    if (!own && after.password !== before.password) {
+      revokeSecretKeysOf(tx, before.id)
+      revokeCalendarSecretsOf(tx, before.id)
+    }
   }
   endSessionsOnUserChange(tx, before, after, by)
 }

@@ -2,9 +2,10 @@
  * Ending a user's sessions.
  *
  * When the user can no longer sign in — deactivated (`active` false), moved
- * to the trash, or removed — every AuthToken and pending
- * PasswordConfirmation of the user is deleted in the same write, so
- * reactivating or restoring the user does not bring an old token back.
+ * to the trash, or removed — every AuthToken, pending PasswordConfirmation
+ * and the calendar secret (calendarSecrets.ts) of the user is deleted in
+ * the same write, so reactivating or restoring the user does not bring an
+ * old token or calendar URL back.
  * (authenticate.ts refuses tokens of such users anyway; this keeps the
  * state clean and the refusal permanent.)
  *
@@ -21,7 +22,7 @@ import type { Tx } from './tx.js'
 import type { ChangeSession, Rec } from './schema.js'
 import { removeAllOfUser } from './userRecords.js'
 
-export const SESSION_TYPES = ['AuthToken', 'PasswordConfirmation'] as const
+export const SESSION_TYPES = ['AuthToken', 'PasswordConfirmation', 'CalendarSecret'] as const
 
 function maySignIn(user: Rec | undefined): boolean {
   return user !== undefined && user.active === true && user.trashItem === null

@@ -45,6 +45,11 @@ export interface TenantAccess {
    */
   inspect<T>(query: (state: TenantState) => T): MaybePromise<T>
   write<T>(decide: (tx: WriteTx) => T): Promise<T>
+  /**
+   * A write too long for one event-loop turn (an import), written as steps: decided in slices while the tenant is
+   * held, logged as ONE entry, rolled back whole when a step throws (tenants/slicedWrite.ts).
+   */
+  writeInSlices<T>(decide: (tx: WriteTx) => Steps<T>): Promise<T>
 }
 
 export interface Principal {

@@ -22,6 +22,8 @@ import { report } from './routes/reports.js'
 import { checkEmail, checkUrl, confirmAccount, findUrl, signUp } from './routes/registration.js'
 import { openApiAnswer } from './routes/docsOpenApi.js'
 import { openChanges } from './routes/changes.js'
+import { importRecords } from './routes/imports.js'
+import { calendarFeed, createCalendarSecret, deleteCalendarSecret, readCalendarSecret } from './routes/calendar.js'
 import { ApiError } from '../domain/errors.js'
 import { LOGO, SIGNATURE } from '../domain/files.js'
 import { RECEIPT } from '../domain/operations/expenseReceipt.js'
@@ -94,6 +96,13 @@ export const ROUTES: readonly Route[] = [
   ...fileRoutes('time/expenses/:id/receipt', RECEIPT),
   // Issue 30: the change feed (WebSocket or Server-Sent Events).
   { method: 'GET', scope: 'tenant', pattern: 'changes', auth: true, handle: openChanges },
+  // Issue 43 (3): moving in from other tools: a CSV export becomes time records.
+  { method: 'POST', scope: 'tenant', pattern: 'import/:source', auth: true, handle: importRecords },
+  // Issue 43 (4): the caller's time records as a calendar feed; its secret signs the feed in (and nothing else).
+  { method: 'GET', scope: 'tenant', pattern: 'users/@self/calendar.ics', auth: false, handle: calendarFeed },
+  { method: 'POST', scope: 'tenant', pattern: 'users/@self/calendar/secret', auth: true, handle: createCalendarSecret },
+  { method: 'GET', scope: 'tenant', pattern: 'users/@self/calendar/secret', auth: true, handle: readCalendarSecret },
+  { method: 'DELETE', scope: 'tenant', pattern: 'users/@self/calendar/secret', auth: true, handle: deleteCalendarSecret },
   // Issue 29: the OpenAPI description (`/v1/openapi.json`; the router sees the path without `.json`), made from this table.
   { method: 'GET', scope: 'public', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
   { method: 'GET', scope: 'tenant', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },

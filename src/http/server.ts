@@ -205,17 +205,24 @@ function send(res: HttpResponse, exchange: Exchange, observers: FrontEndObserver
   else giveBack(body)
 }
 
-// Uploads (paths ending in /upload) may carry a file up to maxFileBytes; every other body up to maxBodyBytes.
+// Uploads (paths ending in /upload) may carry a file up to maxFileBytes, imports (import/{source}) up to
+// maxImportBytes; every other body up to maxBodyBytes.
 
 function isUpload(segments: readonly string[]): boolean {
   return segments[segments.length - 1] === 'upload'
 }
 
+function isImport(segments: readonly string[]): boolean {
+  return segments.length === 2 && segments[0] === 'import'
+}
+
 function bodyLimitBytes(segments: readonly string[], config: Config): number {
+  if (isImport(segments)) return config.maxImportBytes
   return isUpload(segments) ? config.maxFileBytes : config.maxBodyBytes
 }
 
 function bodyTooLarge(segments: readonly string[], config: Config): ApiError {
+  if (isImport(segments)) return new ApiError('TL01-9006', `the import file is larger than ${config.maxImportBytes} bytes (MAX_IMPORT_BYTES)`)
   if (isUpload(segments)) return new ApiError('TL01-1109', `the file is larger than ${config.maxFileBytes} bytes (MAX_FILE_BYTES)`)
   return new ApiError('TL01-9006', `the body is larger than ${config.maxBodyBytes} bytes (MAX_BODY_BYTES)`)
 }

@@ -25,8 +25,9 @@
  * for the durable barrier like any read. The slices' time is spent from the
  * tenant's heavy-read budget (heavyReadBudget.ts).
  *
- * Exclusive jobs. Activation, a batch and an online restore need the tenant
- * to themselves across awaits; they run one at a time and other requests wait
+ * Exclusive jobs. Activation, a batch, a write in slices (an import:
+ * slicedWrite.ts) and an online restore need the tenant to themselves
+ * across awaits; they run one at a time and other requests wait
  * for them (the mailbox).
  *
  * Renaming. A tenant moved to another name (tenantRename.ts) leaves its
@@ -73,6 +74,7 @@ import { HeavyReadBudget } from './heavyReadBudget.js'
 import { LOG_ENTRY_FORMAT, type LogEntry } from '../engine/logEntry.js'
 import { reloadAfterFailedAppend } from './reloadAfterFailure.js'
 import { SlicedRead } from './slicedRead.js'
+import { decideInSlices } from './slicedWrite.js'
 import { SnapshotSchedule, type SnapshotResult } from './snapshotSchedule.js'
 import { SpaceGuard } from './spaceGuard.js'
 import { TenantMoved } from './tenantErrors.js'
@@ -320,6 +322,23 @@ export class TenantActor {
     }
     await this.commit(tx)
     return result
+  }
+
+  /**
+   * A write too long for one event-loop turn (an import), written as steps: decided a slice at a time on one WriteTx
+   * while the tenant is held (its requests wait; the other tenants go on between the slices: slicedWrite.ts), then
+   * logged as ONE entry like any write. A step that throws rolls the whole write back (in slices too).
+   */
+  async writeInSlices<T>(decide: (tx: WriteTx) => Steps<T>): Promise<T> {
+    return this.exclusive(async () => {
+      if (this.moved) throw new TenantRenamed(this.tenant)
+      this.barrier.refuseWhileFailed()
+      this.space.refuseWhileFull()
+      const tx = new WriteTx(this.state, Date.now(), this.space.refuseUnlessRoomFor)
+      const result = await decideInSlices(tx, 0, decide(tx), this.sliceMs)
+      await this.commit(tx)
+      return result
+    })
   }
 
   /** Logs what a WriteTx applied (nothing when it applied nothing) and waits for it to be durable. */

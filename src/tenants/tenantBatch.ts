@@ -27,6 +27,7 @@
  * budget.
  */
 import { SlicedRead } from './slicedRead.js'
+import { decideInSlices } from './slicedWrite.js'
 import type { Steps } from '../engine/steps.js'
 import type { TenantActor } from './tenantActor.js'
 import type { TenantState } from '../engine/tenantState.js'
@@ -69,6 +70,11 @@ export class BatchAccess {
       this.tx.rollbackTo(savepoint)
       throw error
     }
+  }
+
+  /** A write in slices (slicedWrite.ts) on the batch's transaction, under a savepoint like `write`. */
+  async writeInSlices<T>(decide: (tx: WriteTx) => Steps<T>): Promise<T> {
+    return decideInSlices(this.tx, this.tx.savepoint(), decide(this.tx), this.actor.sliceMs)
   }
 }
 

@@ -6,8 +6,8 @@
  * survives a restart). The public step 1 answers 202 and nothing else for a
  * known and an unknown e-mail alike; the id goes to the user by mail (the
  * file outbox, read from DATA_DIR/outbox); only the user themself gets it
- * in an answer. A reset by mail ends every session and secret key of the
- * user.
+ * in an answer. A reset by mail ends every session, secret key and
+ * calendar secret of the user.
  */
 import t from 'tap'
 import { startInProcess, tempDataDir } from '../helpers/server.js'
@@ -76,6 +76,8 @@ t.test('password change, public step 1: 202 without the id, the id by mail', asy
   const before = await client.login('keys', 'pia@keys.test', 'pia-password')
   const key = await client.request('POST', '/v1/users/@self/secretkeys', { tenant: 'keys', query: { token: before }, body: { name: 'pia key' } })
   t.equal(key.status, 201)
+  const calendar = await client.request('POST', '/v1/users/@self/calendar/secret', { tenant: 'keys', query: { token: before } })
+  t.equal(calendar.status, 201)
 
   const request = await requestPublic(client, 'Pia@Keys.test')
   t.equal(request.status, 202, 'accepted')
@@ -103,6 +105,8 @@ t.test('password change, public step 1: 202 without the id, the id by mail', asy
   t.equal((await loginRaw(client, 'keys', 'pia@keys.test', 'pia-new-password')).status, 200, 'the new password')
   expectError(t, await whoAmI(client, 'keys', before), 401, 'TL01-1010', 'a token from before the change')
   expectError(t, await loginRaw(client, 'keys', key.json.secretKey, ''), 401, 'TL01-1001', 'a reset by mail ends the secret keys too')
+  const feed = await client.request('GET', '/v1/users/@self/calendar.ics', { tenant: 'keys', query: { secret: calendar.json.secret } })
+  expectError(t, feed, 401, 'TL01-1010', 'and the calendar secret')
   expectError(t, await confirmPublic(client, id, 'pia-third-password'), 400, 'TL01-1006', 'a confirmation works once')
 })
 

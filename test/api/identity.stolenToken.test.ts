@@ -7,8 +7,9 @@
  * mailed there) are 403 TL01-1008 and change nothing, the victim's other
  * sessions go on; wrong guesses count in the login limits (429 past them).
  * A reset by anyone else — the owner or an admin by PUT — ends every
- * session of the user and revokes their secret keys, so a key made with
- * the stolen token does not outlive it. Before, the thief set a new
+ * session of the user and revokes their secret keys and calendar secret,
+ * so a key (or a calendar URL) made with the stolen token does not outlive
+ * it. Before, the thief set a new
  * password with the token alone, ending the victim's sessions, and a key
  * made with it survived the owner's reset.
  */
@@ -82,7 +83,12 @@ t.test("one's own change with the current password: the session stays, the other
   t.type(asked.json.id, 'string')
 })
 
-t.test("a key made with a stolen token does not outlive the owner's or an admin's reset", async (t) => {
+/** Whether a calendar secret still opens its user's calendar feed. */
+async function feedOpens(secret: string): Promise<boolean> {
+  return (await client.request('GET', '/v1/users/@self/calendar.ics', { tenant: TENANT, query: { secret } })).status === 200
+}
+
+t.test("a key or calendar secret made with a stolen token does not outlive the owner's or an admin's reset", async (t) => {
   for (const [label, resetter] of [
     ['the owner', ownerApi],
     ['an admin', adminApi],
@@ -92,10 +98,14 @@ t.test("a key made with a stolen token does not outlive the owner's or an admin'
     t.equal(key.status, 201, key.text)
     const own = await vic.own.post('users/@self/secretkeys', { name: 'mine' })
     t.ok(await keyLogsIn(key.json.secretKey), `${label}: the thief's key logs in before`)
+    const calendar = await vic.thief.post('users/@self/calendar/secret')
+    t.equal(calendar.status, 201, calendar.text)
+    t.ok(await feedOpens(calendar.json.secret), `${label}: the thief's calendar secret opens the feed before`)
     const reset = await resetter.put(`users/${vic.id}`, { password: 'reset-by-superuser' }, { version_ignore: true })
     t.equal(reset.status, 200, `${label}: the reset (no current password needed) ${reset.text}`)
     t.notOk(await keyLogsIn(key.json.secretKey), `${label}: the thief's key no longer logs in`)
     t.notOk(await keyLogsIn(own.json.secretKey), `${label}: nor any other key of the user`)
+    t.notOk(await feedOpens(calendar.json.secret), `${label}: nor the calendar secret`)
     expectError(t, await vic.thief.get('users/@self'), 401, 'TL01-1010', `${label}: the stolen token ends`)
     expectError(t, await vic.own.get('users/@self'), 401, 'TL01-1010', `${label}: every session of the user ends`)
     t.ok(await logsIn(vic.email, 'reset-by-superuser'), `${label}: the new password logs in`)

@@ -100,7 +100,7 @@ t.test('every declared resource path and alias, view, action and inner collectio
   }
 })
 
-t.test('security schemes: token in the query, Bearer, the API key, Basic for login', async (t) => {
+t.test('security schemes: token in the query, Bearer, the API key, Basic for login, the calendar secret for the feed', async (t) => {
   const schemes = doc.components.securitySchemes
   t.match(schemes.token, { type: 'apiKey', in: 'query', name: 'token' })
   t.match(schemes.bearer, { type: 'http', scheme: 'bearer' })
@@ -108,6 +108,9 @@ t.test('security schemes: token in the query, Bearer, the API key, Basic for log
   t.match(schemes.basic, { type: 'http', scheme: 'basic' })
   t.same(doc.paths['/auth/login'].get.security[0], { apikey: [], basic: [] })
   t.same(doc.paths['/openapi.json'].get.security, [{}], 'the description needs no credentials')
+  t.match(schemes.calendarSecret, { type: 'apiKey', in: 'query', name: 'secret' })
+  t.same(doc.paths['/users/@self/calendar.ics'].get.security, [{ token: [] }, { bearer: [] }, { calendarSecret: [] }], 'the feed: a token, or the calendar secret')
+  t.same(doc.paths['/users/@self/calendar/secret'].post.security, [{ token: [] }, { bearer: [] }], 'the secret is made with a token only')
   const listParameters = doc.paths['/time/projects'].get.parameters.map((parameter: Json) => parameter.$ref ?? parameter.name)
   for (const name of ['filter', 'orderby', 'top', 'skip', 'no_expand', 'format']) t.ok(listParameters.includes(`#/components/parameters/${name}`), `list takes ${name}`)
   t.ok(listParameters.includes('append'), 'projects take append')
@@ -237,6 +240,15 @@ t.test('real answers match their response schemas', async (t) => {
   await call('GET', '/storage/settings', {}, 200)
   await call('POST', '/batch', { body: [{ id: 'a', method: 'GET', path: '/v1/time/projects?$top=1' }] }, 200)
   await call('GET', '/time/projects/$dummy', {}, 200)
+  const csv = { rawBody: 'Email,Project,Start date,Start time,Duration\nowner@acme.test,Imported,2025-03-03,09:00:00,01:30:00\n', headers: { 'content-type': 'text/csv' } }
+  await call('POST', '/import/toggl', { ...csv, query: { dry_run: true } }, 200)
+  await call('POST', '/import/toggl', csv, 201)
+  await call('POST', '/import/toggl', { ...csv, rawBody: 'Email\nowner@acme.test\n' }, 400)
+  const calendarSecret = await call('POST', '/users/@self/calendar/secret', {}, 201)
+  await call('GET', '/users/@self/calendar/secret', {}, 200)
+  await call('GET', '/users/@self/calendar.ics', { query: { from: '2025-03-01', to: '2025-03-31' } }, 200)
+  await call('GET', '/users/@self/calendar.ics', { query: { token: '', secret: calendarSecret.json.secret } }, 200)
+  await call('DELETE', '/users/@self/calendar/secret', {}, 200)
   const login = await client.request('GET', '/v1/auth/login', {
     tenant: 'acme',
     query: { apikey: client.apiKey },

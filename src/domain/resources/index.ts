@@ -11,6 +11,7 @@ import { AuthToken } from './authToken.js'
 import { Bill } from './bill.js'
 import { BillItem } from './billItem.js'
 import { BillVat } from './billVat.js'
+import { CalendarSecret } from './calendarSecret.js'
 import { Client } from './client.js'
 import { ContactPerson } from './contactPerson.js'
 import { Department } from './department.js'
@@ -45,6 +46,7 @@ export const RESOURCES: readonly ResourceDecl[] = [
   Bill,
   BillItem,
   BillVat,
+  CalendarSecret,
   Client,
   ContactPerson,
   Department,

@@ -12,19 +12,11 @@
 import { schemaRef, type JsonSchema } from './jsonSchema.js'
 import { answers, dataAnswer, exportable, jsonBody, LOGIN, OPEN, WITH_API_KEY } from './operations.js'
 import { parameterRef, type Parameter } from './parameters.js'
+import type { FixedRouteDescription } from './fixedRouteDescription.js'
+import { IMPORT_DESCRIPTIONS } from './importDescriptions.js'
+import { CALENDAR_DESCRIPTIONS } from './calendarDescriptions.js'
 
-export interface FixedRouteDescription {
-  readonly summary: string
-  readonly description?: string
-  readonly tag: string
-  /** Credentials other than the token of a signed-in user (which `auth: true` routes take). */
-  readonly security?: Record<string, string[]>[]
-  readonly query?: readonly (Parameter | { $ref: string })[]
-  readonly body?: Record<string, unknown>
-  readonly answers: Record<string, unknown>
-  /** The path as clients write it, when it is not the pattern's (`openapi` is asked for as `openapi.json`). */
-  readonly documentedPath?: string
-}
+export type { FixedRouteDescription }
 
 function required(name: string, description: string, schema: JsonSchema = { type: 'string' }): Parameter {
   return { name, in: 'query', description, required: true, schema }
@@ -194,6 +186,8 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
       }),
     },
   ],
+  ...IMPORT_DESCRIPTIONS,
+  ...CALENDAR_DESCRIPTIONS,
   [
     'GET openapi',
     {

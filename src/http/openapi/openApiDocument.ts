@@ -24,7 +24,8 @@
  * names the public URL as its server; one that answers on both (the
  * confirmation) names both. Security schemes: the access token in the
  * query (`token`) or as `Authorization: Bearer`, the API key (`apikey`
- * or `X-Api-Key`), Basic credentials for login.
+ * or `X-Api-Key`), Basic credentials for login, the calendar secret
+ * (`secret`, the calendar feed only).
  *
  * The document depends on the configuration and that host alone: it is
  * built once per running service and host kind, and its JSON text kept
@@ -211,6 +212,8 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
       { name: 'Storage', description: 'a small key/value text store' },
       { name: 'Files', description: 'signatures, logos, receipts' },
       { name: 'Batch', description: 'many requests in one call' },
+      { name: 'Import', description: 'time records from the CSV exports of Toggl Track, Clockify, Harvest, Kimai, or any CSV' },
+      { name: 'Calendar', description: 'the caller’s time records as a calendar feed (iCalendar), and the secret that opens it for calendar applications' },
       { name: 'Reference', description: 'this description' },
     ],
     paths: joinPaths(resourcePaths(exposed), fixedPaths(routes, servers)),
@@ -225,6 +228,7 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
         apikey: { type: 'apiKey', in: 'query', name: 'apikey', description: 'the API key (login, refresh, public calls)' },
         apikeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'the API key as a header' },
         basic: { type: 'http', scheme: 'basic', description: 'login: e-mail and password, or a secret key and no password' },
+        calendarSecret: { type: 'apiKey', in: 'query', name: 'secret', description: 'the calendar secret of POST /users/@self/calendar/secret: opens the caller’s calendar feed, and nothing else' },
       },
     },
   }
