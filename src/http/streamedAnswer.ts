@@ -6,7 +6,8 @@
  * (uWS sends the body chunked, as it does for any `write` before `end`);
  * when `write` says the socket's buffer is full, the next chunk is pulled
  * only after `onWritable` (or once the client went away: `onAbort`, which
- * the listener's onAborted calls). A source that fails after the head is
+ * the listener's onAborted calls; while the next chunk is awaited, that
+ * tells the body's `clientGone`). A source that fails after the head is
  * out cannot change the status any more: the connection is closed, so the
  * client sees a cut answer rather than a short one that looks whole. An
  * answer ended early (client gone, source failed) ends its source's
@@ -56,7 +57,10 @@ export async function writeStreamed(res: HttpResponse, exchange: StreamedExchang
     for (;;) {
       let next: IteratorResult<Buffer>
       try {
+        // A source may wait long for its next chunk (a quiet change feed): it hears at once of a client gone meanwhile.
+        exchange.onAbort = body.clientGone
         next = await iterator.next()
+        exchange.onAbort = null
       } catch (error) {
         finished = true
         if (!headWritten) return { kind: 'failedBeforeHead', error }
