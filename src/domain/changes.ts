@@ -19,7 +19,10 @@
  * 'never'`: the webhooks' own records, which change with every delivery),
  * never someone else's personal project or what belongs to it, nor a trash
  * item of such a thing; a record only its user reads (readRule
- * `userOnly`: a secret key) reaches that user alone. A
+ * `userOnly`: a secret key) reaches that user alone. A record
+ * that is gone by now (a subscriber resuming from the log reads it as it
+ * was) and that belonged to a project the state no longer holds reaches
+ * nobody: whether that project was personal is unknown. A
  * declaration's `changeEvents` may give an internal resource an event
  * resource, audience and object of its own: the key/value storage entries
  * appear as `storage`, public ones to everyone, private ones to their
