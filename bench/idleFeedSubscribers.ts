@@ -32,13 +32,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import WebSocket from 'ws'
-import { positiveIntegerOption, textOption } from './cliOptions.js'
+import { scriptArgs } from './cliOptions.js'
 import { BenchClient, basicAuth, withQuery } from './httpClient.js'
 import { signUpAndLogin } from './mixedLoad.js'
 import { processCpuMicros } from './processCpu.js'
 import { BENCH_API_KEY, NO_AUTO_SNAPSHOTS, startServer, UNLIMITED_FEED } from './serverProcess.js'
 
-const OPTIONS = ['subscribers', 'users', 'writers', 'duration', 'only', 'profile', 'cli', 'help']
 const CONNECT_CONCURRENCY = 100
 const NOTE = 'n'.repeat(1000)
 interface SubscriberJob {
@@ -147,24 +146,30 @@ async function measure(placement: Placement, options: { subscribers: number; use
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2)
-  if (argv.includes('--help')) {
-    console.log('node dist/bench/idleFeedSubscribers.js [--subscribers 3000] [--users 30] [--writers 16] [--duration 10] [--only \'every event\'] [--profile dir] [--cli dist/src/cli.js]')
-    return
-  }
-  const unknown = argv.filter((arg) => arg.startsWith('--') && !OPTIONS.includes(arg.slice(2)))
-  if (unknown.length > 0) throw new Error(`unknown option ${unknown.join(' ')}`)
-  const cli = textOption(argv, 'cli')
-  const profileDir = textOption(argv, 'profile')
+  const args = scriptArgs({
+    usage: 'node dist/bench/idleFeedSubscribers.js [options]',
+    about: 'What idle change feed subscribers cost the writes: write latency and server CPU per write with none, on a tenant not written, on the written tenant asking for other resources, and getting every event (a fresh server each).',
+    options: {
+      subscribers: { value: 'n', help: 'WebSocket subscribers (default 3000)' },
+      users: { value: 'n', help: 'users of their tenant they are spread over (default 30)' },
+      writers: { value: 'n', help: 'keep-alive connections writing (default 16)' },
+      duration: { value: 's', help: 'seconds of writes per placement (default 10)' },
+      only: { value: 'placement', help: "one placement: 'none', 'other tenant', 'not chosen' or 'every event'" },
+      profile: { value: 'dir', help: "writes the server's CPU profile of each placement there" },
+      cli: { value: 'file', help: 'the server build to run (default dist/src/cli.js)' },
+    },
+  })
+  const cli = args.text('cli')
+  const profileDir = args.text('profile')
   const options = {
-    subscribers: positiveIntegerOption(argv, 'subscribers', 3000),
-    users: positiveIntegerOption(argv, 'users', 30),
-    writers: positiveIntegerOption(argv, 'writers', 16),
-    durationS: positiveIntegerOption(argv, 'duration', 10),
+    subscribers: args.positiveInteger('subscribers', 3000),
+    users: args.positiveInteger('users', 30),
+    writers: args.positiveInteger('writers', 16),
+    durationS: args.positiveInteger('duration', 10),
     ...(cli === undefined ? {} : { cli: path.resolve(cli) }),
     ...(profileDir === undefined ? {} : { profileDir: path.resolve(profileDir) }),
   }
-  const only = textOption(argv, 'only')
+  const only = args.text('only')
   const placements = (['none', 'other tenant', 'not chosen', 'every event'] as const).filter((placement) => only === undefined || placement === only)
   console.log(`${options.writers} writers for ${options.durationS} s; subscribers spread over ${options.users} users`)
   console.log('placement     subscr.  writes/s   p50 ms   p99 ms   max ms  cpu ms/w    events rss MB')
