@@ -51,7 +51,7 @@ import { signUpAndLogin } from './mixedLoad.js'
 import { parsePortRange, PortPicker } from './portRange.js'
 import { processCpuMicros } from './processCpu.js'
 import { summarizeProfile } from './profileSummary.js'
-import { NO_AUTO_SNAPSHOTS, startServer, type BenchServer } from './serverProcess.js'
+import { NO_AUTO_SNAPSHOTS, startServer, UNLIMITED_FEED, type BenchServer } from './serverProcess.js'
 
 const P99_TARGET_MS = 20
 const RATIO_TARGET = 0.8
@@ -480,7 +480,7 @@ const profileDir = profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'bench-change
 const ports: Record<string, string> = picker === null ? {} : { PORT: String(await picker.next()), ADMIN_PORT: String(await picker.next()) }
 const server = await startServer({
   dataDir,
-  env: { ...NO_AUTO_SNAPSHOTS, PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_PASSES: '1', ...ports },
+  env: { ...NO_AUTO_SNAPSHOTS, ...UNLIMITED_FEED, PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_PASSES: '1', ...ports },
   ...(profileDir === undefined ? {} : { cpuProfileDir: profileDir }),
   ...(cli === undefined ? {} : { cli }),
 })

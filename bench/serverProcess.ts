@@ -42,6 +42,18 @@ export interface BenchServer {
 /** Server settings that turn automatic snapshots off, so that none lands in the middle of a measurement. */
 export const NO_AUTO_SNAPSHOTS: Readonly<Record<string, string>> = { SNAPSHOT_EVERY_COMMANDS: '1000000000', SNAPSHOT_EVERY_LOG_BYTES: '1000000000000' }
 
+/**
+ * Server settings that turn the change feed's limits off, for the runs that measure its fan-out with many
+ * subscribers per user and the subscribers' own pace (its limits and budget are tested in test/api/changes.limits.test.ts
+ * and changes.memory.test.ts).
+ */
+export const UNLIMITED_FEED: Readonly<Record<string, string>> = {
+  CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_USER: '0',
+  CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_TENANT: '0',
+  CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_NODE: '0',
+  CHANGE_FEED_MAX_BUFFERED_BYTES_PER_NODE: '0',
+}
+
 export function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   return { PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEYS: BENCH_API_KEY, RATE_LIMIT_REQUESTS: '0', QUIET: '1', ...extra }
 }

@@ -47,6 +47,12 @@ export interface Config {
   readonly compressionMinBytes: number
   /** A change feed subscriber with more than this waiting for it is disconnected (4409: too slow). */
   readonly changeFeedMaxBufferedBytes: number
+  /** What all change feed subscribers of this node may have waiting for them together; past it the slowest are cut (0: no budget). */
+  readonly changeFeedMaxBufferedBytesPerNode: number
+  /** Change feed subscriptions open at once per user of a tenant, per tenant and on this node (0: no limit); past one, 429. */
+  readonly changeFeedMaxSubscriptionsPerUser: number
+  readonly changeFeedMaxSubscriptionsPerTenant: number
+  readonly changeFeedMaxSubscriptionsPerNode: number
   readonly tokenLifetimeMs: number
   readonly refreshedTokenLifetimeMs: number
   readonly refreshTokenLifetimeMs: number
@@ -176,6 +182,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES ?? ''),
     compressionMinBytes: integer(env, 'COMPRESSION_MIN_BYTES', DEFAULT_COMPRESSION_MIN_BYTES),
     changeFeedMaxBufferedBytes: integer(env, 'CHANGE_FEED_MAX_BUFFERED_BYTES', 4 * 1024 * 1024),
+    changeFeedMaxBufferedBytesPerNode: integer(env, 'CHANGE_FEED_MAX_BUFFERED_BYTES_PER_NODE', 64 * 1024 * 1024),
+    changeFeedMaxSubscriptionsPerUser: integer(env, 'CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_USER', 20),
+    changeFeedMaxSubscriptionsPerTenant: integer(env, 'CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_TENANT', 500),
+    changeFeedMaxSubscriptionsPerNode: integer(env, 'CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_NODE', 10_000),
     tokenLifetimeMs: integer(env, 'TOKEN_LIFETIME_MS', 60 * MINUTE_MS),
     refreshedTokenLifetimeMs: integer(env, 'REFRESHED_TOKEN_LIFETIME_MS', 7 * DAY_MS),
     refreshTokenLifetimeMs: integer(env, 'REFRESH_TOKEN_LIFETIME_MS', 30 * DAY_MS),

@@ -54,6 +54,7 @@ import { TenantRegistry } from './tenants/tenantRegistry.js'
 import { TenantRefusal } from './tenants/tenantErrors.js'
 import type { Services } from './http/call.js'
 import { abuseLimits } from './http/abuseLimits.js'
+import { FeedLimits } from './http/changes/feedLimits.js'
 import { startHttpServer } from './http/server.js'
 import { outboxFor } from './mail/outbox.js'
 import { LogStore } from './persist/logStore.js'
@@ -153,6 +154,7 @@ export async function startService(config: Config): Promise<RunningService> {
     registry,
     apiKeys: apiKeysFor(config),
     limits: abuseLimits(config),
+    feedLimits: new FeedLimits(config),
     outbox: outboxFor(config),
     forwarder: node?.forwarder ?? null,
   }
@@ -164,7 +166,7 @@ export async function startService(config: Config): Promise<RunningService> {
     requestLog: config.requestLog ? new RequestLog() : null,
     requestIds: new RequestIds(),
   }
-  registerMetricsRoute(admin, { requests: observers.requests, registry, store, cluster: node, webhooks })
+  registerMetricsRoute(admin, { requests: observers.requests, registry, store, cluster: node, webhooks, feeds: services.feedLimits })
   const restores = new OnlineRestores(registry, node?.historyFetch ?? null)
   registerRestoreRoute(admin, restores)
   let server: Awaited<ReturnType<typeof startHttpServer>> | null = null

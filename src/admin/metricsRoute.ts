@@ -22,6 +22,24 @@ export interface MetricSources {
   readonly cluster?: ClusterCounters | null
   /** The webhooks' delivery counters (webhooks/webhookDeliverer.ts). */
   readonly webhooks?: WebhookCounters | null
+  /** The change feed's subscriptions and the bytes waiting for them (http/changes/feedLimits.ts). */
+  readonly feeds?: FeedCounters | null
+}
+
+/** What /metrics shows of the change feed's streams on this node. */
+export interface FeedCounters {
+  readonly open: number
+  readonly refused: number
+  readonly bufferedBytes: number
+  readonly budgetCuts: number
+}
+
+function feedFamilies(text: PrometheusText, feeds: FeedCounters): void {
+  const family = (name: string, type: 'gauge' | 'counter', help: string, value: number) => text.family(name, type, help).sample(name, {}, value)
+  family('timeledger_change_feed_subscriptions', 'gauge', 'Change feed subscriptions (WebSocket and event stream) open on this node.', feeds.open)
+  family('timeledger_change_feed_refusals_total', 'counter', 'Change feed requests refused 429 at a CHANGE_FEED_MAX_SUBSCRIPTIONS_* limit since start.', feeds.refused)
+  family('timeledger_change_feed_buffered_bytes', 'gauge', 'Bytes waiting for all change feed streams of this node (their budget is CHANGE_FEED_MAX_BUFFERED_BYTES_PER_NODE).', feeds.bufferedBytes)
+  family('timeledger_change_feed_budget_cuts_total', 'counter', 'Change feed streams cut (4409) since start because all streams together held more than CHANGE_FEED_MAX_BUFFERED_BYTES_PER_NODE.', feeds.budgetCuts)
 }
 
 /** What /metrics shows of a cluster node (cluster/clusterNode.ts): its leases, forwards and claims. */
@@ -144,6 +162,7 @@ export function renderMetrics(sources: MetricSources): string {
   logFamilies(text, sources.store)
   if (sources.cluster != null) clusterFamilies(text, sources.cluster)
   if (sources.webhooks != null) webhookFamilies(text, sources.webhooks)
+  if (sources.feeds != null) feedFamilies(text, sources.feeds)
   processFamilies(text)
   return text.toString()
 }

@@ -26,10 +26,8 @@
  * handed on as it comes (the feed is never compressed, compression.ts), the
  * hop's idle limit FORWARD_TIMEOUT_MS is above the feed's keep-alive
  * interval, and the client going away ends the iteration, which destroys
- * the forwarded request (the holding node's subscription ends with it):
- * at the next chunk, so within one keep-alive interval of a quiet feed, as
- * on the holding node itself (streamedAnswer.ts pulls no chunk after the
- * client left, and a quiet source is only asked again when it yields). A
+ * the forwarded request (the holding node's subscription ends with it),
+ * at once even on a quiet feed (the body's `clientGone`, streamedBody.ts). A
  * WebSocket upgrade of the change feed is proxied as a WebSocket of its own
  * (http/changes/forwardedWebSocket.ts).
  */
@@ -144,7 +142,7 @@ export class HttpForwarder implements RequestForwarder {
       const outgoing = http.request(options, (incoming) => {
         if (incoming.headers['content-length'] === undefined && incoming.headers['transfer-encoding'] !== undefined) {
           incoming.on('error', (error) => console.error(`a streamed answer of tenant '${tenant}' from ${nodeUrl} broke off: ${error.message}`))
-          resolve({ status: incoming.statusCode ?? 502, headers: answerHeaders(incoming), body: new StreamedBody(chunksOf(incoming), () => incoming.destroy()) })
+          resolve({ status: incoming.statusCode ?? 502, headers: answerHeaders(incoming), body: new StreamedBody(chunksOf(incoming), () => incoming.destroy(), () => incoming.destroy()) })
           return
         }
         const chunks: Buffer[] = []

@@ -11,26 +11,38 @@
  * entry (changesOfEntry.ts says how); the same rules give the same kinds
  * live and when a subscriber resumes from the log.
  *
- * Who sees a change. Exactly whom a GET of the object would show it
- * (policy.ts canSee): never an internal record (sessions, password
- * confirmations, uploaded files' metadata) nor one whose declaration says
- * its changes are never events (`changeEvents: 'never'`: the webhooks' own
- * records, which change with every delivery), never someone else's personal
- * project or what belongs to it, never another user's own-record objects
- * (secret keys). A declaration's `changeEvents` may give an internal
- * resource an event resource, visibility and object of its own: the
- * key/value storage entries appear as `storage`, public ones to everyone,
- * private ones to their owner. A removed object is judged by
- * nothing but its type: its record is gone, so a `removed` event of a
- * resource the caller may list reaches them with the id only.
+ * Who sees a change. Its audience (audience.ts): whom a GET of the object
+ * would show it (policy.ts audienceOf, canSee for every caller at once),
+ * judged against the state when the event is sent: never an internal record
+ * (sessions, password confirmations, uploaded files' metadata) nor one
+ * whose declaration says its changes are never events (`changeEvents:
+ * 'never'`: the webhooks' own records, which change with every delivery),
+ * never someone else's personal project or what belongs to it, nor a trash
+ * item of such a thing; a record only its user reads (readRule
+ * `userOnly`: a secret key) reaches that user alone. A record
+ * that is gone by now (a subscriber resuming from the log reads it as it
+ * was) and that belonged to a project the state no longer holds reaches
+ * nobody: whether that project was personal is unknown. A
+ * declaration's `changeEvents` may give an internal resource an event
+ * resource, audience and object of its own: the key/value storage entries
+ * appear as `storage`, public ones to everyone, private ones to their
+ * owner. A record removed for good is gone when its event is sent, so its
+ * removal is logged with the audience it had just before
+ * (engine/writeTx.ts, `removalAudienceText`), and its `removed` event goes
+ * to that audience, live and on a resume from the log alike. A removal
+ * logged by an older build, without it, is judged by its type alone: only
+ * callers who see every record of the resource get it
+ * (policy.ts audienceOfEveryRecord; nobody, for records that can be
+ * personal, private or stand for another).
  *
  * The event. `{seq, op, at, resource, type, id, kind, version, object}`,
  * the object as GET renders it (or its stub), JSON text made once per
  * change and form (and form of dates: `/Date(ms)/`, or ISO 8601 for a
  * subscriber that asks) and shared by every subscriber who gets it.
  */
+import { admits, audienceText, NOBODY, type Audience } from './audience.js'
 import type { Caller } from './caller.js'
-import { canSee } from './policy.js'
+import { audienceOf, audienceOfEveryRecord, namesMissingProject } from './policy.js'
 import { renderRecord, renderStub, type OutObject } from './render.js'
 import { RESOURCES } from './resources/index.js'
 import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
@@ -50,6 +62,8 @@ export interface Change {
   readonly kind: ChangeKind
   /** The record after the change; null when removed. */
   readonly rec: Rec | null
+  /** Removed: who could see the record just before, as its removal was logged; null when the log does not say (an older build). */
+  readonly removedFrom: Audience | null
 }
 
 /**
@@ -89,15 +103,34 @@ export function eventDeclOf(resource: string): ResourceDecl | undefined {
   return declsByEventResource.get(resource)
 }
 
-/** Whether `caller` may see the change now (see the top). */
-export function changeVisibleTo(caller: Caller, change: Change, context: DisplayContext): boolean {
-  const { decl, rec } = change
+/** Who gets the events of changes of `rec` in `context` (see the top): whom a GET of it would show it. */
+export function eventAudienceOf(decl: ResourceDecl, rec: Rec, context: DisplayContext): Audience {
   const events = decl.changeEvents
-  if (events === 'never') return false
-  if (events !== null) return rec === null || events.visibleTo(caller, rec)
-  if (decl.internal) return false
-  if (rec === null) return decl.readRule === 'everyone' || caller.superuser
-  return canSee(caller, decl, rec, context)
+  if (events === 'never') return NOBODY
+  if (events !== null) return events.audience(rec)
+  // Gone by now (a resume reads it from the log) with the project it belonged to: whether that was personal is unknown.
+  if (context.get(decl.type, rec.id) === undefined && namesMissingProject(decl, rec, context)) return NOBODY
+  return audienceOf(decl, rec, context)
+}
+
+/** The audience a removal of `rec` is logged with (engine/writeTx.ts): its events' audience just before it goes. */
+export function removalAudienceText(decl: ResourceDecl, rec: Rec, context: DisplayContext): string {
+  return audienceText(eventAudienceOf(decl, rec, context))
+}
+
+/** Who gets a change's event now: the record's audience, or for a removal the one it was logged with. */
+export function changeAudience(change: Change, context: DisplayContext): Audience {
+  const { decl, rec } = change
+  if (rec !== null) return eventAudienceOf(decl, rec, context)
+  if (change.removedFrom !== null) return change.removedFrom
+  // An older build's removal: only those who see every record of the type (a user's own records: nobody else).
+  if (decl.changeEvents !== null) return NOBODY
+  return audienceOfEveryRecord(decl)
+}
+
+/** Whether `caller` gets the change's event (see the top): a function of the change and the caller alone, given the state. */
+export function changeVisibleTo(caller: Caller, change: Change, context: DisplayContext): boolean {
+  return admits(changeAudience(change, context), caller)
 }
 
 /** The object of an event; its dates as `/Date(ms)/` text, or as OutDate (isoDates) for the replacer that writes them as ISO text. */
@@ -125,24 +158,30 @@ export function changeEventJson(change: Change, form: EventForm, context: Displa
   return isoDates ? JSON.stringify(event, isoDatesReplacer) : JSON.stringify(event)
 }
 
+/** An event as JSON text: made once per change and form, and the same object for every subscriber who gets it. */
+export interface EventText {
+  readonly change: Change
+  readonly json: string
+}
+
 /**
  * The events' JSON texts of one delivery round, made once per change and form however many subscribers get them
  * (the state they render from is the same for all of them).
  */
 export class EventTexts {
-  private readonly made = new Map<Change, Partial<Record<EventForm, string>>>()
+  private readonly made = new Map<Change, Partial<Record<EventForm, EventText>>>()
   /** The same with ISO dates, for the subscribers that ask for them (made only when one does). */
-  private readonly madeIso = new Map<Change, Partial<Record<EventForm, string>>>()
+  private readonly madeIso = new Map<Change, Partial<Record<EventForm, EventText>>>()
 
   constructor(readonly context: DisplayContext) {}
 
-  text(change: Change, form: EventForm, isoDates = false): string {
+  text(change: Change, form: EventForm, isoDates = false): EventText {
     const made = isoDates ? this.madeIso : this.made
     let forms = made.get(change)
     if (forms === undefined) {
       forms = {}
       made.set(change, forms)
     }
-    return (forms[form] ??= changeEventJson(change, form, this.context, isoDates))
+    return (forms[form] ??= { change, json: changeEventJson(change, form, this.context, isoDates) })
   }
 }

@@ -18,8 +18,11 @@
  * unseen, to a superuser who may change the record's user: an admin
  * revokes the keys of any user but the account owner, the owner anyone's
  * (mayRevoke). `mayChange` answers the same question as a write check
- * without throwing, for lists of what the caller may edit.
+ * without throwing, for lists of what the caller may edit. `audienceOf`
+ * answers canSee for every caller at once (audience.ts), for the change
+ * feed.
  */
+import { EVERYONE, NOBODY, onlyUser, SUPERUSERS, type Audience } from './audience.js'
 import type { Caller } from './caller.js'
 import { accessDenied } from './errors.js'
 import { findResourceByType } from './resources/index.js'
@@ -83,6 +86,71 @@ export function visibilityFor(caller: Caller, decl: ResourceDecl, context: Displ
     const project = personalProjects.get(rec[projectField] as string)
     return project === undefined || !projectHiddenFrom(caller, project)
   }
+}
+
+/**
+ * Who sees both: what two of canSee's rules allow together. Where no audience says it exactly (a superuser-only or
+ * own-record resource inside someone's personal project: no declaration is both, a test checks it), the narrower
+ * nobody.
+ */
+function bothOf(a: Audience, b: Audience): Audience {
+  if (a.kind === 'everyone') return b
+  if (b.kind === 'everyone') return a
+  if (a.kind === 'nobody' || b.kind === 'nobody') return NOBODY
+  if (a.kind === 'superusers' && b.kind === 'superusers') return SUPERUSERS
+  if (a.kind === 'user' && b.kind === 'user') {
+    if (a.userId === b.userId) return { kind: 'user', userId: a.userId, superusers: a.superusers && b.superusers }
+    return a.superusers && b.superusers ? SUPERUSERS : NOBODY
+  }
+  const user = a.kind === 'user' ? a : b.kind === 'user' ? b : null
+  return user !== null && user.superusers ? SUPERUSERS : NOBODY
+}
+
+/** The audience of what a read rule alone allows (the project's rule aside). */
+function readRuleAudience(decl: ResourceDecl, rec: Rec): Audience {
+  switch (decl.readRule) {
+    case 'everyone':
+      return EVERYONE
+    case 'superuser':
+      return SUPERUSERS
+    case 'userOnly':
+      return onlyUser(rec.user)
+  }
+}
+
+/** Whether records of the resource belong to a project, whose being personal hides them (projectOf). */
+function belongsToProjects(decl: ResourceDecl): boolean {
+  return decl.type === 'Project' || decl.fieldsByName.get('project')?.ref === 'Project'
+}
+
+/** canSee for every caller at once: the callers it admits (audience.ts) are exactly those canSee lets see `rec`. */
+export function audienceOf(decl: ResourceDecl, rec: Rec, context: DisplayContext): Audience {
+  if (decl.internal) return NOBODY
+  if (decl.standsFor !== undefined) {
+    const target = decl.standsFor(rec)
+    const targetDecl = findResourceByType(target.type)
+    const object = targetDecl === undefined ? undefined : context.get(targetDecl.type, target.id)
+    return targetDecl === undefined || object === undefined ? NOBODY : audienceOf(targetDecl, object, context)
+  }
+  const project = projectOf(decl, rec, context)
+  const projectAudience = project === undefined || project.personal !== true ? EVERYONE : onlyUser(project.owner)
+  return bothOf(readRuleAudience(decl, rec), projectAudience)
+}
+
+/** Whether the record belongs to a project the state does not hold (removed for good since: a dangling reference). */
+export function namesMissingProject(decl: ResourceDecl, rec: Rec, context: DisplayContext): boolean {
+  if (decl.type === 'Project' || !belongsToProjects(decl) || typeof rec.project !== 'string') return false
+  return context.get('Project', rec.project) === undefined
+}
+
+/**
+ * Who sees every record of the resource, whatever its fields say: for a record that is known only by its type (a
+ * removal logged without its audience, by an older build). A record that can belong to a personal project, to one
+ * user, or stand for another object may be hidden from anyone: nobody.
+ */
+export function audienceOfEveryRecord(decl: ResourceDecl): Audience {
+  if (decl.internal || decl.standsFor !== undefined || belongsToProjects(decl) || decl.readRule === 'userOnly') return NOBODY
+  return decl.readRule === 'everyone' ? EVERYONE : SUPERUSERS
 }
 
 function isProjectManager(caller: Caller, context: DisplayContext): boolean {

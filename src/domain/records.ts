@@ -76,7 +76,7 @@ export function inRecordShape(decl: ResourceDecl, decoded: Rec): Rec {
 }
 
 /**
- * A record logged as field names and values (log format 2: persist/codec.ts)
+ * A record logged as field names and values (log formats 2 and 3: persist/codec.ts)
  * in its declaration's shape: a copy of the template with each value
  * written over it by name, so a stored field the entry lacks gets its
  * default, as in inRecordShape.

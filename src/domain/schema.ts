@@ -11,6 +11,7 @@
  * derives when a record is written (`deriveOnWrite`: a time record's stop
  * or duration from the other two) are stored with it.
  */
+import type { Audience } from './audience.js'
 import type { Caller } from './caller.js'
 import type { DisplayContext, Rec } from './record.js'
 import type { Tx } from './tx.js'
@@ -124,7 +125,8 @@ export type ChangeEvents =
   | 'never'
   | {
       readonly resource: string
-      readonly visibleTo: (caller: Caller, rec: Rec) => boolean
+      /** Who sees a record's events (audience.ts); a removed record's is logged with its removal. */
+      readonly audience: (rec: Rec) => Audience
       readonly object: (rec: Rec) => Record<string, unknown>
     }
 

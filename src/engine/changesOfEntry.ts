@@ -21,7 +21,11 @@
  * Operations on types this build does not declare, and on records that are
  * never events (eventResourceOf), give no change; `op` still counts every
  * operation of the entry, so an event's id does not depend on who reads it.
+ * A removal carries the audience it was logged with (`seenBy`, from format
+ * 3 on; null before, or when this build cannot read it: domain/changes.ts
+ * judges such a removal by its type alone).
  */
+import { audienceFromText } from '../domain/audience.js'
 import { ACCESS_RECORD_TYPES, eventResourceOf, type Change, type ChangeKind } from '../domain/changes.js'
 import { recordFromFields } from '../domain/records.js'
 import { findResourceByType } from '../domain/resources/index.js'
@@ -51,12 +55,13 @@ export function changesOfEntry(seq: number, entry: LogEntry | LoggedEntry): Chan
     const decl = findResourceByType(op.type)
     if (decl === undefined || eventResourceOf(decl) === null) continue
     if (op.op === 'del') {
-      changes.push({ seq, op: index, atMs: entry.at, decl, id: op.id, kind: 'removed', rec: null })
+      const removedFrom = op.seenBy === undefined ? null : audienceFromText(op.seenBy)
+      changes.push({ seq, op: index, atMs: entry.at, decl, id: op.id, kind: 'removed', rec: null, removedFrom })
       continue
     }
     const rec = recordOf(op)
     if (rec === undefined) continue
-    changes.push({ seq, op: index, atMs: entry.at, decl, id: rec.id, kind: kindOf(rec, entry.at, removesTrashItems), rec })
+    changes.push({ seq, op: index, atMs: entry.at, decl, id: rec.id, kind: kindOf(rec, entry.at, removesTrashItems), rec, removedFrom: null })
   }
   return changes
 }

@@ -7,18 +7,21 @@
  *
  * A write logs a LogEntry; the log gives back a LoggedEntry, whose puts are
  * either whole records (format 1) or a record's field names and values in
- * their order (format 2, which writes use: persist/codec.ts says why).
+ * their order (formats 2 and 3, which writes use: persist/codec.ts says
+ * why). From format 3 on, the removal of a record that the change feed
+ * tells carries who could see it just before (`seenBy`, domain/audience.ts
+ * as text): its `removed` event goes to them alone (domain/changes.ts).
  */
 import type { Rec } from '../domain/schema.js'
 
 export type Op =
   /** Insert or replace a whole record. */
   | { op: 'put'; type: string; rec: Rec }
-  /** Remove a record for good. */
-  | { op: 'del'; type: string; id: string }
+  /** Remove a record for good; `seenBy`: who could see it just before (for records whose changes are events). */
+  | { op: 'del'; type: string; id: string; seenBy?: string }
 
 /** The format written; entries of every earlier format still read. */
-export const LOG_ENTRY_FORMAT = 2
+export const LOG_ENTRY_FORMAT = 3
 
 export interface LogEntry {
   /** Format version of the entry. */
@@ -28,7 +31,7 @@ export interface LogEntry {
   ops: Op[]
 }
 
-/** A put as format 2 logs it: the record's field names and, in the same order, their values. */
+/** A put as formats 2 and 3 log it: the record's field names and, in the same order, their values. */
 export interface LoggedFieldsPut {
   op: 'putFields'
   type: string

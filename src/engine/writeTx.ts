@@ -8,7 +8,17 @@
  * one transaction group and keep the others. Bytes the write stores outside
  * the log (an upload's) are declared with storeBeside before they are put,
  * so a store without room for them refuses the write first.
+ *
+ * A removal of a record whose changes are events is logged with who could
+ * see it just before (domain/changes.ts removalAudienceText), judged on the
+ * state as the write left it so far, with the records it removed earlier
+ * still in view: a cascade that removes a personal project before what
+ * belongs to it (or an object before its trash item) still judges the
+ * later removals by it.
  */
+import { eventResourceOf, removalAudienceText } from '../domain/changes.js'
+import type { DisplayContext } from '../domain/record.js'
+import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
 import type { Tx } from '../domain/tx.js'
 import type { Op } from './logEntry.js'
@@ -46,9 +56,44 @@ export class WriteTx implements Tx {
   }
 
   del(type: string, id: string): void {
-    const op: Op = { op: 'del', type, id }
-    this.undo.push(this.state.applyOp(op))
+    const seenBy = this.audienceBeforeRemoval(type, id)
+    const op: Op = seenBy === undefined ? { op: 'del', type, id } : { op: 'del', type, id, seenBy }
+    const inverse = this.state.applyOp(op)
+    this.undo.push(inverse)
     this.ops.push(op)
+    if (inverse.op === 'put' && seenBy !== undefined) this.removedOf(type).set(id, inverse.rec)
+  }
+
+  /** Records whose changes are events this write removed so far, by type and id, for judging later removals (see the top). */
+  private removed: Map<string, Map<string, Rec>> | null = null
+
+  private removedOf(type: string): Map<string, Rec> {
+    this.removed ??= new Map()
+    let ofType = this.removed.get(type)
+    if (ofType === undefined) {
+      ofType = new Map()
+      this.removed.set(type, ofType)
+    }
+    return ofType
+  }
+
+  /** For a record whose changes are events: who could see it before this removal, as the log keeps it. */
+  private audienceBeforeRemoval(type: string, id: string): string | undefined {
+    const decl = findResourceByType(type)
+    const rec = this.state.get(type, id)
+    if (decl === undefined || rec === undefined || eventResourceOf(decl) === null) return undefined
+    return removalAudienceText(decl, rec, this.removed === null ? this.state : (this.stateWithRemoved ??= this.withRemoved(this.removed)))
+  }
+
+  /** The state with the records this write removed still in view (made at its first removal that needs it). */
+  private stateWithRemoved: DisplayContext | null = null
+
+  private withRemoved(removed: ReadonlyMap<string, ReadonlyMap<string, Rec>>): DisplayContext {
+    const { state } = this
+    return {
+      get: (type, id) => state.get(type, id) ?? removed.get(type)?.get(id),
+      displayNameOf: (type, id) => state.displayNameOf(type, id),
+    }
   }
 
   /** The records of `type` this write removed or replaced, as they were before (each such `del`'s or `put`'s inverse). */
@@ -68,7 +113,8 @@ export class WriteTx implements Tx {
   rollbackTo(savepoint: number): void {
     while (this.ops.length > savepoint) {
       const inverse = this.undo.pop()
-      this.ops.pop()
+      const op = this.ops.pop()
+      if (op?.op === 'del') this.removed?.get(op.type)?.delete(op.id)
       if (inverse !== undefined) this.state.applyOp(inverse)
     }
   }

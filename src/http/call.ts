@@ -13,6 +13,7 @@ import type { MaybePromise } from '../maybePromise.js'
 import type { WriteTx } from '../engine/writeTx.js'
 import type { Outbox } from '../mail/outbox.js'
 import type { AbuseLimits } from './abuseLimits.js'
+import type { FeedLimits } from './changes/feedLimits.js'
 import type { RequestForwarder } from './forwarding.js'
 import type { ApiRequest } from './request.js'
 import type { ApiResponse } from './response.js'
@@ -23,6 +24,8 @@ export interface Services {
   readonly apiKeys: ReadonlySet<string>
   /** In-memory abuse counters of this server (rateLimiter.ts). */
   readonly limits: AbuseLimits
+  /** The change feed's subscriptions open and the budget of bytes waiting for them (changes/feedLimits.ts). */
+  readonly feedLimits: FeedLimits
   /** Where mails go once the write that decided them is durable (src/mail/outbox.ts). */
   readonly outbox: Outbox
   /** Cluster mode: sends a request for a tenant another node holds to that node (forwarding.ts); null embedded. */

@@ -120,7 +120,7 @@ export function compressAnswer(response: ApiResponse, acceptEncoding: string | u
   const coding = chooseCoding(acceptEncoding)
   if (coding === null) return { ...response, headers: varied }
   const compressed =
-    body instanceof StreamedBody ? new StreamedBody(compressedChunks(body.chunks, coding), body.discard) : compressBytes(typeof body === 'string' ? Buffer.from(body) : body, coding)
+    body instanceof StreamedBody ? new StreamedBody(compressedChunks(body.chunks, coding), body.discard, body.clientGone) : compressBytes(typeof body === 'string' ? Buffer.from(body) : body, coding)
   return { ...response, headers: { ...weakened(varied), 'Content-Encoding': coding }, body: compressed }
 }
 

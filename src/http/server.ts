@@ -297,7 +297,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
     }
   }
   // The change feed as a WebSocket, at both addresses of a tenant: routed like any request, then upgraded (changes/webSocketFeed.ts).
-  const feedBehavior = changeFeedBehavior(config.changeFeedMaxBufferedBytes, (res, req, context) =>
+  const feedBehavior = changeFeedBehavior(config.changeFeedMaxBufferedBytes, services.feedLimits.budget, (res, req, context) =>
     handle(res, req, {
       key: req.getHeader('sec-websocket-key'),
       protocol: req.getHeader('sec-websocket-protocol'),

@@ -6,7 +6,8 @@
  * (uWS sends the body chunked, as it does for any `write` before `end`);
  * when `write` says the socket's buffer is full, the next chunk is pulled
  * only after `onWritable` (or once the client went away: `onAbort`, which
- * the listener's onAborted calls). A source that fails after the head is
+ * the listener's onAborted calls; while the next chunk is awaited, that
+ * tells the body's `clientGone`). A source that fails after the head is
  * out cannot change the status any more: the connection is closed, so the
  * client sees a cut answer rather than a short one that looks whole. An
  * answer ended early (client gone, source failed) ends its source's
@@ -31,16 +32,42 @@ export type StreamOutcome =
   /** The source failed after the head was written: the connection was closed. */
   | { kind: 'failedAfterHead'; error: unknown; bytes: number }
 
-/** Resolves once the socket can take more, or the client went away. */
-function writable(res: HttpResponse, exchange: StreamedExchange): Promise<void> {
-  return new Promise((resolve) => {
-    exchange.onAbort = resolve
-    res.onWritable(() => {
-      exchange.onAbort = null
-      resolve()
-      return true
+/**
+ * The writable events of one answer. uWS calls a response's writable handler through a borrow: it takes the
+ * handler, calls it, and puts it back unless the handler was cleared, so a handler registered meanwhile is
+ * overwritten. uWS.js runs the promise reactions of the call before that, so a writer that registers a new handler
+ * for each wait (after resuming from the last one) loses it, and a later wait is never woken: the answer stalls for
+ * good. So one handler is registered for the whole answer, at its first wait, and each wait only says whom it wakes.
+ * uWS also writes out what it holds for a response by itself only while no writable handler is set: the handler
+ * does it (an empty cork), or the last chunks written could wait for the next write (a quiet change feed's).
+ */
+class WritableEvents {
+  private waiter: (() => void) | null = null
+  private registered = false
+
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly exchange: StreamedExchange,
+  ) {}
+
+  /** Resolves once the socket can take more, or the client went away. */
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiter = resolve
+      this.exchange.onAbort = resolve
+      if (this.registered) return
+      this.registered = true
+      this.res.onWritable(() => {
+        this.res.cork(() => {})
+        const waiter = this.waiter
+        if (waiter === null) return true
+        this.waiter = null
+        this.exchange.onAbort = null
+        waiter()
+        return true
+      })
     })
-  })
+  }
 }
 
 /**
@@ -49,6 +76,7 @@ function writable(res: HttpResponse, exchange: StreamedExchange): Promise<void> 
  */
 export async function writeStreamed(res: HttpResponse, exchange: StreamedExchange, body: StreamedBody, writeHead: () => void, close: boolean): Promise<StreamOutcome> {
   const iterator = body.chunks[Symbol.asyncIterator]()
+  const writable = new WritableEvents(res, exchange)
   let headWritten = false
   let bytes = 0
   let finished = false
@@ -56,7 +84,10 @@ export async function writeStreamed(res: HttpResponse, exchange: StreamedExchang
     for (;;) {
       let next: IteratorResult<Buffer>
       try {
+        // A source may wait long for its next chunk (a quiet change feed): it hears at once of a client gone meanwhile.
+        exchange.onAbort = body.clientGone
         next = await iterator.next()
+        exchange.onAbort = null
       } catch (error) {
         finished = true
         if (!headWritten) return { kind: 'failedBeforeHead', error }
@@ -80,7 +111,7 @@ export async function writeStreamed(res: HttpResponse, exchange: StreamedExchang
       })
       headWritten = true
       bytes += chunk.byteLength
-      if (!ok) await writable(res, exchange)
+      if (!ok) await writable.next()
       if (exchange.aborted) return { kind: 'clientGone', bytes }
     }
   } finally {

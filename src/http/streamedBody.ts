@@ -5,15 +5,22 @@
  * only once the socket took the last one (streamedAnswer.ts), so the source
  * runs at the client's pace; a source that holds resources releases them in
  * its `finally` (the listener ends the iteration early, calling `return`,
- * when the client goes away), or in `discard` when it is never read. Whatever changes the bytes on the way (a
+ * when the client goes away), or in `discard` when it is never read; a
+ * source that may wait long for its next chunk learns of a client gone
+ * meanwhile from `clientGone`. Whatever changes the bytes on the way (a
  * compressor) wraps `chunks` in a new StreamedBody.
  */
 
 export class StreamedBody {
-  /** `discard`: releases the source when its body is never read (a HEAD answer, a client gone before the answer). */
+  /**
+   * `discard`: releases the source when its body is never read (a HEAD answer, a client gone before the answer).
+   * `clientGone`: told at once when the client goes away while the listener waits for the next chunk (a quiet change
+   * feed), so that the source may end now instead of when it next has something to send.
+   */
   constructor(
     readonly chunks: AsyncIterable<Buffer>,
     readonly discard: () => void = () => {},
+    readonly clientGone: () => void = () => {},
   ) {}
 }
 

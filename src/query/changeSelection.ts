@@ -12,7 +12,7 @@
  * object left to test: it passes.
  */
 import type { Caller } from '../domain/caller.js'
-import { changeVisibleTo, eventDeclOf, EventTexts, type Change, type EventForm } from '../domain/changes.js'
+import { changeVisibleTo, eventDeclOf, EventTexts, type Change, type EventForm, type EventText } from '../domain/changes.js'
 import { ApiError, wrongParameter } from '../domain/errors.js'
 import type { ResourceDecl } from '../domain/schema.js'
 import { compiledFilter } from './compiledFilters.js'
@@ -29,11 +29,8 @@ export interface ChangeSelectionOptions {
   readonly isoDates?: boolean
 }
 
-/** One event chosen for a subscriber. */
-export interface ChosenEvent {
-  readonly change: Change
-  readonly json: string
-}
+/** One event chosen for a subscriber: the text shared by every subscriber who gets it. */
+export type ChosenEvent = EventText
 
 export class ChangeSelection {
   private constructor(
@@ -75,7 +72,7 @@ export class ChangeSelection {
       if (!this.covers(change.decl) || !changeVisibleTo(caller, change, texts.context)) continue
       const filter = this.resources?.get(change.decl) ?? null
       if (filter !== null && change.rec !== null && !filter.test(change.rec, texts.context)) continue
-      chosen.push({ change, json: texts.text(change, this.form, this.isoDates) })
+      chosen.push(texts.text(change, this.form, this.isoDates))
     }
     return chosen
   }

@@ -59,7 +59,7 @@ function waiter(events: FeedEvent[]): { notify(): void; waitFor(count: number, t
   }
 }
 
-/** Opens the feed as a WebSocket; rejects with the HTTP status and body when the server refuses the upgrade. */
+/** Opens the feed as a WebSocket; rejects with the HTTP status, body and headers when the server refuses the upgrade. */
 export function openWebSocketFeed(port: number, tenant: string, token: string, query: Record<string, string> = {}, options: { paused?: boolean } = {}): Promise<FeedClient & { socket: WebSocket }> {
   const socket = new WebSocket(`ws://127.0.0.1:${port}/v1/changes?${feedQuery(token, query)}`, { headers: { host: `${tenant}.localhost` } })
   const events: FeedEvent[] = []
@@ -77,7 +77,9 @@ export function openWebSocketFeed(port: number, tenant: string, token: string, q
     socket.once('unexpected-response', (_request, response) => {
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => chunks.push(chunk))
-      response.on('end', () => reject(Object.assign(new Error(`upgrade refused: ${response.statusCode}`), { status: response.statusCode, body: Buffer.concat(chunks).toString() })))
+      response.on('end', () =>
+        reject(Object.assign(new Error(`upgrade refused: ${response.statusCode}`), { status: response.statusCode, body: Buffer.concat(chunks).toString(), headers: response.headers })),
+      )
     })
     socket.once('error', reject)
   })

@@ -4,6 +4,7 @@
  * (owner null) is shared by the tenant. The id is derived from the address
  * (storage.ts), so storing again under the same address replaces the entry.
  */
+import { EVERYONE, onlyUser } from '../audience.js'
 import { declareResource, field, pattern } from '../schema.js'
 
 /** Group and key names: 1 to 128 characters of letters, digits, dot, underscore and hyphen. */
@@ -16,7 +17,7 @@ export const StorageEntry = declareResource({
   // In the change feed as resource `storage`: public entries reach everyone, private ones their owner (storage.ts).
   changeEvents: {
     resource: 'storage',
-    visibleTo: (caller, rec) => rec.publicScope === true || rec.owner === caller.userId,
+    audience: (rec) => (rec.publicScope === true ? EVERYONE : onlyUser(rec.owner)),
     object: (rec) => ({
       id: rec.id,
       group: rec.group,

@@ -16,7 +16,9 @@
  * (query/changeSelection.ts) and writes each one. When more than
  * CHANGE_FEED_MAX_BUFFERED_BYTES wait for the client, it ends with 4409: a
  * slow client never holds up the tenant or the other subscribers, and it
- * resumes with `since`. A resume from the log writes an entry only while
+ * resumes with `since`. The node's budget for all streams together
+ * (feedBudget.ts) may end it sooner, through its outlet, which tells it as
+ * the client going away (`gone`). A resume from the log writes an entry only while
  * less than a quarter of that waits (`ready`), else it waits until the
  * client took what was written (`whenReady`).
  */
@@ -55,9 +57,9 @@ export class ChangeSubscription implements ChangeSubscriber {
       this.close(FEED_CLOSE.accessLost)
       return
     }
-    for (const event of this.selection.choose(this.principal, changes, texts)) {
-      this.outlet.send(`${event.change.seq}.${event.change.op}`, event.json)
-    }
+    const chosen = this.selection.choose(this.principal, changes, texts)
+    if (chosen.length === 0) return
+    for (const event of chosen) this.outlet.send(event)
     if (this.outlet.bufferedBytes() > this.maxBufferedBytes) this.close(FEED_CLOSE.tooSlow)
   }
 

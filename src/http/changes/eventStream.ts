@@ -1,63 +1,100 @@
 /*
  * The change feed as Server-Sent Events (text/event-stream): a FeedOutlet
- * whose events wait in a queue that the HTTP listener drains at the
- * client's pace (a StreamedBody: streamedAnswer.ts pulls the next chunk only
- * once the socket took the last one), so `bufferedBytes` is what the client
- * has not taken yet. Each event is
+ * whose events wait in a queue (byteQueue.ts) that the HTTP listener drains
+ * at the client's pace (a StreamedBody: streamedAnswer.ts pulls the next
+ * chunk only once the socket took the last one), so `bufferedBytes` is
+ * what the client has not taken yet; the node's budget (feedBudget.ts)
+ * counts it with every other stream's. Each event is
  *
  *   id: <seq>.<op>
  *   event: change
  *   data: <the event's JSON>
  *
- * (an EventSource sends the last id back as Last-Event-ID when it
- * reconnects, which resumes the feed). A comment line every
- * KEEP_ALIVE_MS keeps proxies from closing a quiet stream. The stream's end is an
- * `event: end` whose data says the close code and reason of the WebSocket
- * feed (changeSubscription.ts FEED_CLOSE); then the answer ends.
+ * its bytes made once for all the streams it goes to (the same message
+ * object reaches each of them). An EventSource sends the last id back as
+ * Last-Event-ID when it reconnects, which resumes the feed. A comment line
+ * every KEEP_ALIVE_MS keeps proxies from closing a quiet stream. The
+ * stream's end is an `event: end` whose data says the close code and
+ * reason of the WebSocket feed (feedOutlet.ts FEED_CLOSE), sent at once:
+ * what still waited is dropped (the client resumes after the last event it
+ * got); then the answer ends. A client that goes away ends the stream at
+ * once, even while it waits quietly for the next event (the body's
+ * `clientGone`): its subscription and its place end with it.
  */
 import { StreamedBody } from '../streamedBody.js'
-import type { FeedClose, FeedOutlet } from './feedOutlet.js'
+import { ByteQueue } from './byteQueue.js'
+import type { BudgetedStream, FeedBudget } from './feedBudget.js'
+import { FEED_CLOSE, type FeedClose, type FeedMessage, type FeedOutlet } from './feedOutlet.js'
 
 export const KEEP_ALIVE_MS = 25_000
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n')
 
-export class EventStreamOutlet implements FeedOutlet {
-  private readonly queue: Buffer[] = []
-  private queuedBytes = 0
+/** Each message's bytes as an event of the stream, made once however many streams it goes to. */
+const messageBytes = new WeakMap<FeedMessage, Buffer>()
+
+function bytesOf(message: FeedMessage): Buffer {
+  let bytes = messageBytes.get(message)
+  if (bytes === undefined) {
+    const id = message.change === undefined ? '' : `id: ${message.change.seq}.${message.change.op}\n`
+    bytes = Buffer.from(`${id}event: change\ndata: ${message.json}\n\n`)
+    messageBytes.set(message, bytes)
+  }
+  return bytes
+}
+
+export class EventStreamOutlet implements FeedOutlet, BudgetedStream {
+  private readonly queue = new ByteQueue()
   private ended = false
   /** The listener waiting for the next chunk. */
   private wake: (() => void) | null = null
   /** Resumes waiting for the queue to empty. */
   private readonly drainWaiters: (() => void)[] = []
   private keepAlive: NodeJS.Timeout | null = null
-  /** Told when the client went away (the listener ended the iteration). */
-  onGone: () => void = () => {}
+  /** Told once the stream ended, from either side (the client went away, or `close`). */
+  onEnded: () => void = () => {}
+  private endTold = false
 
-  send(id: string, json: string): void {
-    this.push(Buffer.from(`id: ${id}\nevent: change\ndata: ${json}\n\n`))
+  constructor(private readonly budget: FeedBudget) {}
+
+  send(message: FeedMessage): void {
+    this.push(bytesOf(message))
   }
 
   bufferedBytes(): number {
-    return this.queuedBytes
+    return this.queue.bytes
   }
 
   close(end: FeedClose): void {
     if (this.ended) return
+    this.queue.clear()
     this.push(Buffer.from(`event: end\ndata: ${JSON.stringify({ code: end.code, reason: end.reason })}\n\n`))
     this.ended = true
+    this.budget.gone(this)
     this.wakeUp()
+    this.tellEnded()
+  }
+
+  private tellEnded(): void {
+    if (this.endTold) return
+    this.endTold = true
+    this.onEnded()
+  }
+
+  /** The budget's cut: ends the stream as too slow. */
+  cut(): void {
+    this.close(FEED_CLOSE.overBudget)
   }
 
   drained(): Promise<void> {
-    if (this.queuedBytes === 0 || this.ended) return Promise.resolve()
+    if (this.queue.bytes === 0 || this.ended) return Promise.resolve()
     return new Promise((resolve) => this.drainWaiters.push(resolve))
   }
 
   private push(chunk: Buffer): void {
     if (this.ended) return
     this.queue.push(chunk)
-    this.queuedBytes += chunk.byteLength
+    this.budget.holds(this, this.queue.bytes)
     this.wakeUp()
   }
 
@@ -69,6 +106,8 @@ export class EventStreamOutlet implements FeedOutlet {
 
   private stopped(): void {
     this.ended = true
+    this.queue.clear()
+    this.budget.gone(this)
     if (this.keepAlive !== null) clearInterval(this.keepAlive)
     this.keepAlive = null
     for (const resolve of this.drainWaiters.splice(0)) resolve()
@@ -76,35 +115,33 @@ export class EventStreamOutlet implements FeedOutlet {
 
   private async *chunks(): AsyncGenerator<Buffer> {
     this.keepAlive = setInterval(() => this.push(KEEP_ALIVE), KEEP_ALIVE_MS)
-    let finished = false
     try {
       // The head goes out at once: the client knows the stream is open before the first event.
       yield KEEP_ALIVE
       for (;;) {
         const chunk = this.queue.shift()
         if (chunk !== undefined) {
-          this.queuedBytes -= chunk.byteLength
-          if (this.queuedBytes === 0) for (const resolve of this.drainWaiters.splice(0)) resolve()
+          if (!this.ended) this.budget.holds(this, this.queue.bytes)
+          if (this.queue.bytes === 0) for (const resolve of this.drainWaiters.splice(0)) resolve()
           yield chunk
           continue
         }
-        if (this.ended) {
-          finished = true
-          return
-        }
+        if (this.ended) return
         await new Promise<void>((resolve) => (this.wake = resolve))
       }
     } finally {
       this.stopped()
-      if (!finished) this.onGone()
+      this.tellEnded()
     }
   }
 
-  /** The answer's body; `discard` (never read: the client left first) counts as the client going away. */
+  /** The answer's body; `discard` (never read: the client left first) and `clientGone` (left while it waited) end it at once. */
   body(): StreamedBody {
-    return new StreamedBody(this.chunks(), () => {
+    const gone = () => {
       this.stopped()
-      this.onGone()
-    })
+      this.tellEnded()
+      this.wakeUp()
+    }
+    return new StreamedBody(this.chunks(), gone, gone)
   }
 }

@@ -82,7 +82,7 @@ function pipeTo(upstream: WebSocket, maxBufferedBytes: number): WebSocketStart {
     const lowWaterBytes = Math.floor(maxBufferedBytes / 4)
     const forward = (text: string): void => {
       if (!clientOpen) return
-      outlet.send('', text)
+      outlet.send({ json: text })
       const buffered = outlet.bufferedBytes()
       if (buffered > maxBufferedBytes) {
         endClient(FEED_CLOSE.tooSlow)

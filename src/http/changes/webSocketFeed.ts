@@ -3,24 +3,38 @@
  * `GET /v1/changes` that asks for it once the route accepted it
  * (routes/changes.ts answers with a `webSocket` start instead of a body);
  * `open` then starts the subscription on a WebSocketOutlet, `drain` tells it
- * the client took what was buffered, `close` that the client went away.
+ * the socket took some of what waited, `close` that the socket closed.
  *
- * Each event is one text message, encoded once for all the sockets it goes
- * to (`bytesOf`). uWS buffers what the socket does not take
- * at once; `bufferedBytes` is that buffer, which the subscription keeps
- * under CHANGE_FEED_MAX_BUFFERED_BYTES (4409 past it). uWS's own ceiling
- * (maxBackpressure) is set far above ours; should a message still be
- * dropped there (send answers DROPPED), the socket is closed at once as too
- * slow, so a client never sees a gap: what it got is a prefix of the feed,
- * and it resumes after its last event. The client's own messages are read
- * and ignored (at most MAX_CLIENT_MESSAGE_BYTES each).
+ * Each event is one text message, its bytes made once for all the sockets
+ * it goes to (`bytesOf`: the same message object reaches every socket of
+ * an event). uWS copies what a socket does not take at once into a buffer
+ * of that socket's own; the outlet hands uWS a message only while that
+ * buffer holds less than SOCKET_BUFFER_BYTES, and keeps the rest in a queue
+ * of its own (byteQueue.ts), which holds the shared bytes, not copies, and
+ * is handed on as the socket drains. `bufferedBytes` is both together: the
+ * subscription keeps it under CHANGE_FEED_MAX_BUFFERED_BYTES (4409 past
+ * it), and the node's budget (feedBudget.ts) counts it with every other
+ * stream's and cuts the streams holding the most first. A stream that ends
+ * drops its queue at once, so the close frame follows at most
+ * SOCKET_BUFFER_BYTES (and one message) of what uWS held: the memory of a
+ * cut stream goes with it, and its client gets the close code soon after
+ * its last event. uWS's own ceiling (maxBackpressure) is set far above
+ * that; should a message still be dropped there (send answers DROPPED),
+ * the socket is closed at once as too slow, so a client never sees a gap:
+ * what it got is a prefix of the feed, and it resumes after its last event.
+ * The client's own messages are read and ignored (at most
+ * MAX_CLIENT_MESSAGE_BYTES each).
  */
 import type { WebSocket, WebSocketBehavior } from 'uWebSockets.js'
 import type { WebSocketStart } from '../response.js'
-import { FEED_CLOSE, type FeedClose, type FeedOutlet } from './feedOutlet.js'
+import { ByteQueue } from './byteQueue.js'
+import type { BudgetedStream, FeedBudget } from './feedBudget.js'
+import { FEED_CLOSE, type FeedClose, type FeedMessage, type FeedOutlet } from './feedOutlet.js'
 
 const MAX_CLIENT_MESSAGE_BYTES = 4096
-/** uWS's per-socket ceiling as a multiple of ours (see the top). */
+/** What uWS may hold for a socket before further events wait in the outlet's queue (see the top). */
+export const SOCKET_BUFFER_BYTES = 64 * 1024
+/** uWS's per-socket ceiling as a multiple of CHANGE_FEED_MAX_BUFFERED_BYTES or SOCKET_BUFFER_BYTES, the larger (see the top). */
 const UWS_CEILING_FACTOR = 16
 /** uWS's send status for a message it dropped (over maxBackpressure). */
 const DROPPED = 2
@@ -32,60 +46,81 @@ export interface FeedSocketData {
   subscription?: ReturnType<WebSocketStart>
 }
 
-/**
- * The last event text sent and its UTF-8 bytes: an event goes to every subscriber of its tenant one after another,
- * so it is encoded once, not once per socket (the same string compares equal at once, by reference).
- */
-let lastText = ''
-let lastBytes = Buffer.alloc(0)
+/** Each message's bytes, made once however many sockets it goes to; kept while a message is referenced. */
+const messageBytes = new WeakMap<FeedMessage, Buffer>()
 
-function bytesOf(text: string): Buffer {
-  if (text !== lastText) {
-    lastText = text
-    lastBytes = Buffer.from(text)
+function bytesOf(message: FeedMessage): Buffer {
+  let bytes = messageBytes.get(message)
+  if (bytes === undefined) {
+    bytes = Buffer.from(message.json)
+    messageBytes.set(message, bytes)
   }
-  return lastBytes
+  return bytes
 }
 
-export class WebSocketOutlet implements FeedOutlet {
+export class WebSocketOutlet implements FeedOutlet, BudgetedStream {
   private open = true
+  private readonly waiting = new ByteQueue()
   private readonly drainWaiters: (() => void)[] = []
 
   constructor(
     private readonly ws: WebSocket<FeedSocketData>,
     private readonly lowWaterBytes: number,
+    private readonly budget: FeedBudget,
   ) {}
 
-  send(_id: string, json: string): void {
+  send(message: FeedMessage): void {
     if (!this.open) return
-    if (this.ws.send(bytesOf(json), false) === DROPPED) this.close(FEED_CLOSE.tooSlow)
+    const bytes = bytesOf(message)
+    if (this.waiting.length === 0 && this.ws.getBufferedAmount() < SOCKET_BUFFER_BYTES) this.handOver(bytes)
+    else this.waiting.push(bytes)
+    if (this.open) this.budget.holds(this, this.bufferedBytes())
+  }
+
+  private handOver(bytes: Buffer): void {
+    if (this.ws.send(bytes, false) === DROPPED) this.close(FEED_CLOSE.tooSlow)
   }
 
   bufferedBytes(): number {
-    return this.open ? this.ws.getBufferedAmount() : 0
+    return this.open ? this.ws.getBufferedAmount() + this.waiting.bytes : 0
   }
 
   close(end: FeedClose): void {
     if (!this.open) return
     this.open = false
+    this.waiting.clear()
+    this.budget.gone(this)
     this.ws.end(end.code, end.reason)
     this.released()
   }
 
+  /** The budget's cut: closes as too slow (the listener's close handler then tells the subscription). */
+  cut(): void {
+    this.close(FEED_CLOSE.overBudget)
+  }
+
   drained(): Promise<void> {
-    if (!this.open || this.ws.getBufferedAmount() <= this.lowWaterBytes) return Promise.resolve()
+    if (!this.open || this.bufferedBytes() <= this.lowWaterBytes) return Promise.resolve()
     return new Promise((resolve) => this.drainWaiters.push(resolve))
   }
 
-  /** uWS: the socket's buffer drained. */
+  /** uWS: the socket took some of its buffer: hand it what waits, up to SOCKET_BUFFER_BYTES. */
   onDrain(): void {
-    if (this.open && this.ws.getBufferedAmount() > this.lowWaterBytes) return
-    this.released()
+    if (!this.open) return
+    for (let next = this.waiting.shift(); next !== undefined; next = this.waiting.shift()) {
+      this.handOver(next)
+      if (!this.open || this.ws.getBufferedAmount() >= SOCKET_BUFFER_BYTES) break
+    }
+    if (!this.open) return
+    this.budget.holds(this, this.bufferedBytes())
+    if (this.bufferedBytes() <= this.lowWaterBytes) this.released()
   }
 
   /** uWS: the socket closed (the client, a timeout, or our own end). */
   onClose(): void {
     this.open = false
+    this.waiting.clear()
+    this.budget.gone(this)
     this.released()
   }
 
@@ -95,16 +130,20 @@ export class WebSocketOutlet implements FeedOutlet {
 }
 
 /** The behaviour of the feed's WebSocket route; `upgrade` is the listener's (it routes the request first). */
-export function changeFeedBehavior(maxBufferedBytes: number, upgrade: NonNullable<WebSocketBehavior<FeedSocketData>['upgrade']>): WebSocketBehavior<FeedSocketData> {
+export function changeFeedBehavior(
+  maxBufferedBytes: number,
+  budget: FeedBudget,
+  upgrade: NonNullable<WebSocketBehavior<FeedSocketData>['upgrade']>,
+): WebSocketBehavior<FeedSocketData> {
   return {
     maxPayloadLength: MAX_CLIENT_MESSAGE_BYTES,
-    maxBackpressure: maxBufferedBytes * UWS_CEILING_FACTOR,
+    maxBackpressure: Math.max(maxBufferedBytes, SOCKET_BUFFER_BYTES) * UWS_CEILING_FACTOR,
     idleTimeout: 120,
     sendPingsAutomatically: true,
     upgrade,
     open: (ws) => {
       const data = ws.getUserData()
-      const outlet = new WebSocketOutlet(ws, Math.floor(maxBufferedBytes / 4))
+      const outlet = new WebSocketOutlet(ws, Math.floor(maxBufferedBytes / 4), budget)
       data.outlet = outlet
       data.subscription = data.start(outlet)
     },

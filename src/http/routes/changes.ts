@@ -5,7 +5,10 @@
  * ordinary error answer before the stream starts: the options (resources,
  * $filter, fields, no_expand, dates: query/changeSelection.ts), `since`
  * (or an EventSource's Last-Event-ID) ahead of the log (400) or older than the log
- * still holds (410 TL01-1111), a request that asks for neither form (406).
+ * still holds (410 TL01-1111), a request that asks for neither form (406),
+ * and one past the limits on subscriptions open at once, per user, tenant
+ * and node (429 TL01-9010 with Retry-After: changes/subscriptionLimits.ts,
+ * whose place the subscription holds until it ends).
  * Then the subscription (changes/changeSubscription.ts) joins the tenant's
  * feed (tenants/changeFeed.ts): at once, or after reading the log from
  * `since` on.
@@ -68,10 +71,13 @@ export async function openChanges(call: Call): Promise<ApiResponse> {
   const actor = services.registry.get(call.tenantName ?? '')
   if (actor === undefined) throw new ApiError('TL01-1005', `there is no account at '${call.tenantName ?? ''}'`)
   checkSince(actor.changes, since)
+  const place = services.feedLimits.subscriptions.take(actor.tenant, principal.userId)
   const start = (outlet: FeedOutlet): ChangeSubscription => {
+    place.started()
     const subscription = new ChangeSubscription(principal, selection, outlet, services.config.changeFeedMaxBufferedBytes, () => {
       actor.changes.unsubscribe(subscription)
       clearInterval(tokenCheck)
+      place.release()
     })
     // A quiet stream's token may expire between events.
     const tokenCheck = setInterval(() => checkStillSignedIn(actor, subscription), TOKEN_CHECK_MS)
@@ -83,9 +89,9 @@ export async function openChanges(call: Call): Promise<ApiResponse> {
     return subscription
   }
   if (form === 'webSocket') return { status: 101, headers: {}, body: '', webSocket: start }
-  const outlet = new EventStreamOutlet()
+  const outlet = new EventStreamOutlet(services.feedLimits.budget)
   const subscription = start(outlet)
-  outlet.onGone = () => subscription.gone()
+  outlet.onEnded = () => subscription.gone()
   return {
     status: 200,
     headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },

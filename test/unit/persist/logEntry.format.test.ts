@@ -1,10 +1,12 @@
 /*
- * The log's entry formats (persist/codec.ts): format 2, written now, is
- * `[2, at, ops]` with each put a field list and its values in order; format
- * 1, a map per record, is what logs written before hold. Both must replay
- * into the records that were written, in their declaration's shape; a
- * logged field list other than the declaration's (a field declared since,
- * another order) is read by name; anything else is not a log entry.
+ * The log's entry formats (persist/codec.ts): format 3, written now, is
+ * `[3, at, ops]` with each put a field list and its values in order and a
+ * removal of a record the change feed tells saying who could see it
+ * (`seenBy`); format 2, the same without `seenBy`, and format 1, a map per
+ * record, are what logs written before hold. All must replay into the
+ * records that were written, in their declaration's shape; a logged field
+ * list other than the declaration's (a field declared since, another
+ * order) is read by name; anything else is not a log entry.
  */
 import t from 'tap'
 import v8 from 'node:v8'
@@ -35,16 +37,19 @@ function replayed(...entries: Uint8Array[]): TenantState {
   return state
 }
 
-t.test('format 2: arrays, each put a field list and its values, read by a fresh decoder', async (t) => {
+t.test('format 3: arrays, each put a field list and its values, read by a fresh decoder', async (t) => {
   const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: NOW, ops: [{ op: 'put', type: 'Project', rec: project }, { op: 'put', type: 'TimeRecord', rec: first }] }
   const bytes = encodeLogEntry(entry)
   const wire = freshDecoder().unpack(bytes) as unknown[]
-  t.same(wire.slice(0, 2), [2, NOW])
+  t.same(wire.slice(0, 2), [3, NOW])
   const [, , ops] = wire as [number, number, unknown[][]]
   t.same(ops[1]?.slice(0, 3), ['put', 'TimeRecord', Object.keys(first).join(',')])
   t.same(ops[1]?.[3], Object.values(first), 'the values in the order of the field list')
-  const deleted = encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW + 5, ops: [{ op: 'del', type: 'TimeRecord', id: first.id }] })
-  t.same(freshDecoder().unpack(deleted), [2, NOW + 5, [['del', 'TimeRecord', first.id]]])
+  const deleted = encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW + 5, ops: [{ op: 'del', type: 'TimeRecord', id: first.id, seenBy: 'all' }] })
+  t.same(freshDecoder().unpack(deleted), [3, NOW + 5, [['del', 'TimeRecord', first.id, 'all']]], 'a removal says who could see the record')
+  t.same(decodeLogEntry(deleted).ops, [{ op: 'del', type: 'TimeRecord', id: first.id, seenBy: 'all' }])
+  const tokenGone = encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW + 5, ops: [{ op: 'del', type: 'AuthToken', id: 'hash' }] })
+  t.same(freshDecoder().unpack(tokenGone), [3, NOW + 5, [['del', 'AuthToken', 'hash']]], 'or not, for a record that is never an event')
 
   const state = replayed(bytes, encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW + 1, ops: [{ op: 'put', type: 'TimeRecord', rec: second }] }))
   for (const [type, rec] of [['Project', project], ['TimeRecord', first], ['TimeRecord', second]] as const) {
@@ -56,6 +61,15 @@ t.test('format 2: arrays, each put a field list and its values, read by a fresh 
   t.same([...state.collection('TimeRecord').lookup('project', project.id)].map((rec) => rec.id), [first.id], 'indexed')
   const afterDelete = replayed(bytes, deleted)
   t.equal(afterDelete.get('TimeRecord', first.id), undefined, 'a del removes')
+})
+
+t.test('format 2: entries written before format 3 still replay, their removals without seenBy', async (t) => {
+  const names = Object.keys(first)
+  const put = encodePlain([2, NOW, [['put', 'TimeRecord', names.join(','), Object.values(first)]]])
+  const del = encodePlain([2, NOW + 5, [['del', 'TimeRecord', first.id]]])
+  t.same(replayed(put).get('TimeRecord', first.id), first)
+  t.same(decodeLogEntry(del).ops, [{ op: 'del', type: 'TimeRecord', id: first.id }])
+  t.equal(replayed(put, del).get('TimeRecord', first.id), undefined)
 })
 
 t.test('format 1: entries written before format 2 still replay into the same records', async (t) => {
@@ -77,7 +91,10 @@ t.test('a field list other than the declaration’s is read by name; a field it 
 t.test('anything else is not a log entry', async (t) => {
   const list = Object.keys(first).join(',')
   const notEntries: [string, unknown][] = [
-    ['a format it does not know', [3, NOW, []]],
+    ['a format it does not know', [4, NOW, []]],
+    ['a seenBy in format 2', [2, NOW, [['del', 'TimeRecord', first.id, 'all']]]],
+    ['a seenBy that is no text', [3, NOW, [['del', 'TimeRecord', first.id, 7]]]],
+    ['a del with a fifth element', [3, NOW, [['del', 'TimeRecord', first.id, 'all', 'x']]]],
     ['a time that is not a number', [2, 'now', []]],
     ['ops that are not a list', [2, NOW, {}]],
     ['a fourth element', [2, NOW, [], 1]],
@@ -88,6 +105,7 @@ t.test('anything else is not a log entry', async (t) => {
     ['an operation that is not a list', [2, NOW, [{ op: 'del', type: 'TimeRecord', id: first.id }]]],
     ['a map without ops', { v: 1, at: NOW }],
     ['a map of format 2', { v: 2, at: NOW, ops: [] }],
+    ['a map of format 3', { v: 3, at: NOW, ops: [] }],
     ['a string', 'entry'],
   ]
   for (const [what, value] of notEntries) t.throws(() => decodeLogEntry(encodePlain(value)), /not a log entry/, what)
