@@ -13,7 +13,7 @@
 import { constantTimeEqual } from '../domain/credentials.js'
 import { ApiError } from '../domain/errors.js'
 import type { Call } from './call.js'
-import { tooManyRequests } from './rateLimiter.js'
+import { tooManyRequests } from './tooManyRequests.js'
 
 export function requireApiKey(call: Call): void {
   const { config, limits, apiKeys } = call.services

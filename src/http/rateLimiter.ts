@@ -44,12 +44,8 @@
 import { ApiError } from '../domain/errors.js'
 import type { Call } from './call.js'
 import { rateLimitHeaders, rateLimitUsage, type RateLimitUsage } from './rateLimitHeaders.js'
+import { tooManyRequests } from './tooManyRequests.js'
 import type { WindowCounter } from './windowCounter.js'
-
-export function tooManyRequests(waitMs: number, message: string): ApiError {
-  const seconds = Math.max(1, Math.ceil(waitMs / 1000))
-  return new ApiError('TL01-9010', `${message}; retry in ${seconds} s`, null, [], { 'Retry-After': String(seconds) })
-}
 
 /**
  * Counts an authenticated request of the caller; 429 past the limit of its user in its tenant. Returns the quota left

@@ -35,7 +35,7 @@ export type StreamOutcome =
 /**
  * The writable events of one answer. uWS calls a response's writable handler through a borrow: it takes the
  * handler, calls it, and puts it back unless the handler was cleared, so a handler registered meanwhile is
- * overwritten. uWS.js runs the promise reactions of the call before that, so a writer that registers a new handler
+ * overwritten. uWebSockets.js runs the promise reactions of the call before that, so a writer that registers a new handler
  * for each wait (after resuming from the last one) loses it, and a later wait is never woken: the answer stalls for
  * good. So one handler is registered for the whole answer, at its first wait, and each wait only says whom it wakes.
  * uWS also writes out what it holds for a response by itself only while no writable handler is set: the handler

@@ -13,7 +13,7 @@
  * mode) takes its place there, where the subscription is.
  */
 import type { Config } from '../../config.js'
-import { tooManyRequests } from '../rateLimiter.js'
+import { tooManyRequests } from '../tooManyRequests.js'
 
 /** How long a place waits for its stream to start before it is given back. */
 export const UNSTARTED_MS = 10_000
