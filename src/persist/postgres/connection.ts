@@ -18,6 +18,14 @@
  * of appends only is sent again whole (groupCommit.ts): the log's key
  * refuses its entries a second time should the first COMMIT have happened.
  *
+ * The client is patched at install (patches/, by patch-package): a
+ * connection that closes fails every query it still holds, also one the
+ * pool handed it after its socket failed and before it closed (unpatched,
+ * such a query never settles: a group commit sent in that moment, right
+ * after the one that failed, left its node appending nothing more), and a
+ * write queued on a connection already closed fails its queries instead of
+ * throwing from a timer.
+ *
  * A transaction holds its tenants' lease rows FOR SHARE until it ends
  * (fencedTransaction.ts, groupCommit.ts), and a takeover waits for them. A
  * node paused or cut off in the middle of one would hold the takeover back
