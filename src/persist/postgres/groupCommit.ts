@@ -5,8 +5,9 @@
  * returned (synchronous_commit on: flushed, and on a synchronous standby).
  *
  * A group of appends only is one round trip: the fenced INSERT alone, a
- * transaction of its own (appendsInOneRoundTrip). A group with directory writes is a transaction of its own round trips
- * (their statements depend on which tenants the fenced INSERT found live).
+ * transaction of its own (appendsInOneRoundTrip). A group with directory
+ * writes is a transaction of its own round trips (their statements depend
+ * on which tenants the fenced INSERT found live).
  *
  * Only one group transaction is in flight at a time; the next group
  * gathers meanwhile and starts as soon as it ends. So a tenant's entries

@@ -192,7 +192,7 @@ if (installed(t, ['postgresql'])) {
     local.start()
     const [after, other] = await Promise.all([node.append('acme', 3, timeRecordEntry('acme 3')).catch((error: unknown) => error), node.append('beta', 1, timeRecordEntry('beta 1'))])
     t.match(after, /earlier group commit failed/, 'a later append of the tenant is refused, not written after the gap')
-    t.ok(other > 0, 'another tenant of the same group commits, on a new connection (the BEGIN found the old ones lost)')
+    t.ok(other > 0, 'another tenant of the same group commits, on a new connection (its INSERT found the old ones lost)')
     await node.truncateAfter('acme', 1)
     await node.append('acme', 2, timeRecordEntry('acme 2 again'))
     t.same([...node.seqs('acme')], [1, 2], 'after the reload (truncateAfter) appends go in again, without a gap')
