@@ -9,7 +9,10 @@
  *   2. tap      every test file (unit, HTTP, crash, browser, cluster):
  *               tap with the configuration in package.json;
  *   3. cluster  the HTTP suites again, each server they start being a
- *               two-node cluster behind HAProxy (npm run test:cluster).
+ *               two-node cluster behind HAProxy, and the short form of the
+ *               randomized fault test (test/cluster/nemesis.test.ts, which
+ *               the tap stage leaves out: package.json's tap.exclude)
+ *               (npm run test:cluster).
  *
  * Each stage's own output goes through as it comes; a line announces the
  * stage, and at the end one summary line per stage says passed, FAILED
@@ -57,7 +60,7 @@ const ROOT = path.basename(path.dirname(HERE)) === 'dist' ? path.resolve(HERE, '
 export const STAGES: readonly Stage[] = [
   { name: 'lint', about: "the layers of src/README.md and the files comments name", command: ['npm', 'run', '--silent', 'lint'], needs: [] },
   { name: 'tap', about: 'every test file: unit, HTTP, crash, browser, cluster', command: [path.join(ROOT, 'node_modules', '.bin', 'tap')], needs: [] },
-  { name: 'cluster', about: 'the HTTP suites again, through a two-node cluster behind HAProxy', command: ['npm', 'run', '--silent', 'test:cluster'], needs: ['postgresql', 'haproxy'] },
+  { name: 'cluster', about: 'the HTTP suites again, through a two-node cluster behind HAProxy; the fault test, short', command: ['npm', 'run', '--silent', 'test:cluster'], needs: ['postgresql', 'haproxy'] },
 ]
 
 function duration(ms: number): string {

@@ -7,7 +7,10 @@
  * host named (HAProxy's default check is HTTP/1.0 without a Host). A node
  * marked down has its connections shut, and a request whose connection to
  * a node failed is sent to another (redispatch): it was never received, so
- * the retry cannot apply a write twice.
+ * the retry cannot apply a write twice. Only those: a request whose node
+ * closed the connection without an answer (a node killed or cut off while
+ * it handled it) may have been applied, and is answered 502, never sent
+ * again (test/cluster/haproxyRetries.test.ts).
  *
  * The hash key is the tenant's, whichever of its two addresses a request
  * uses (http/tenantAddress.ts): the host name in lower case without its
@@ -85,10 +88,12 @@ export function haproxyConfig(options: HaproxyOptions): string {
     '  # An upgraded WebSocket (the change feed): above the 120 s after which the nodes ping an idle one.',
     '  timeout tunnel 180s',
     '  timeout http-keep-alive 10s',
-    '  # A connection that failed never carried the request: send it to another node.',
+    '  # A connection that failed never carried the request: send it to another node. Never a request a node may',
+    '  # have received (a node killed after it applied a write closes without an answer): sent again, it could apply',
+    '  # twice or be refused for what it did itself.',
     '  retries 3',
     '  option redispatch 1',
-    '  retry-on conn-failure empty-response',
+    '  retry-on conn-failure',
     '',
     'frontend timeledger',
     `  bind ${options.bind}`,

@@ -18,6 +18,14 @@
  * of appends only is sent again whole (groupCommit.ts): the log's key
  * refuses its entries a second time should the first COMMIT have happened.
  *
+ * The client is patched at install (patches/, by patch-package): a
+ * connection that closes fails every query it still holds, also one the
+ * pool handed it after its socket failed and before it closed (unpatched,
+ * such a query never settles: a lease claim, or a group commit sent right
+ * after one that failed, would wait for good), and a write queued on a
+ * connection already closed fails its queries instead of throwing from a
+ * timer.
+ *
  * A transaction holds its tenants' lease rows FOR SHARE until it ends
  * (fencedTransaction.ts, groupCommit.ts), and a takeover waits for them. A
  * node paused or cut off in the middle of one would hold the takeover back
@@ -48,7 +56,6 @@ const INT8_OID = 20
 
 export type Sql = postgres.Sql<{}>
 export type TxSql = postgres.TransactionSql<{}>
-export type ReservedSql = postgres.ReservedSql<{}>
 
 /** The longest a transaction may sit idle by default (openSql's `idleInTransactionMs`). */
 const IDLE_IN_TRANSACTION_MS = 5_000

@@ -4,10 +4,10 @@
  * PostgreSQL transaction, and an append resolves only once its COMMIT
  * returned (synchronous_commit on: flushed, and on a synchronous standby).
  *
- * A group of appends only is one round trip: BEGIN, the fenced INSERT and
- * COMMIT written together on a reserved connection (appendsInOneRoundTrip).
- * A group with directory writes is a transaction of its own round trips
- * (their statements depend on which tenants the fenced INSERT found live).
+ * A group of appends only is one round trip: the fenced INSERT alone, a
+ * transaction of its own (appendsInOneRoundTrip). A group with directory
+ * writes is a transaction of its own round trips (their statements depend
+ * on which tenants the fenced INSERT found live).
  *
  * Only one group transaction is in flight at a time; the next group
  * gathers meanwhile and starts as soon as it ends. So a tenant's entries
@@ -40,7 +40,7 @@
  */
 import { GroupCommitStats } from '../groupCommitStats.js'
 import type { TenantInfo } from '../ports.js'
-import { isLostConnection, type ReservedSql, type Sql, type TxSql } from './connection.js'
+import { isLostConnection, type Sql, type TxSql } from './connection.js'
 import { CHANNEL, type DirectoryMirror, type MirrorChange } from './directoryMirror.js'
 import { FencedError } from './fencedError.js'
 
@@ -226,30 +226,22 @@ export class GroupCommit {
   }
 
   /**
-   * A group of appends only (the common case): BEGIN, the fenced INSERT and COMMIT written together on a reserved
-   * connection, one round trip. Should the INSERT fail, the COMMIT after it ends the aborted transaction as a
-   * ROLLBACK. A connection found lost fails all three at once, without saying whether the COMMIT got there; the group
-   * is then sent again on another connection: should the first one have committed, the log's (tenant, seq) key
-   * refuses the second, the group fails and its tenants reload (their entries are in the log, unacknowledged).
+   * A group of appends only (the common case): the fenced INSERT alone, a transaction of its own (a statement outside
+   * BEGIN commits when it ends, its lease rows locked FOR SHARE until then), one round trip on any pooled connection.
+   * A connection found lost fails it without saying whether its COMMIT got there; the group is then sent again: should
+   * the first one have committed, the log's (tenant, seq) key refuses the second, the group fails and its tenants
+   * reload (their entries are in the log, unacknowledged). No connection is reserved for it: the client strands a
+   * reserve() queued behind a connection that closes and connects anew (porsager/postgres#1195), which left the
+   * group, and every group after it, waiting for good.
    */
   private async appendsInOneRoundTrip(appends: readonly QueuedAppend[]): Promise<Set<string>> {
     for (let attempt = 1; ; attempt += 1) {
-      const reserved = await this.sql.reserve()
-      let inserted: { tenant: string }[]
       try {
-        ;[, inserted] = await Promise.all([reserved`BEGIN`, fencedInsert(reserved, appends), reserved`COMMIT`])
+        const inserted = await fencedInsert(this.sql, appends)
+        return new Set(inserted.map((row) => row.tenant))
       } catch (error) {
-        if (!isLostConnection(error)) {
-          reserved.release()
-          throw error
-        }
-        // Not released: the client has put the lost connection among its closed ones, to connect it anew; a release
-        // would hand it out again as open.
-        if (attempt >= BEGIN_ATTEMPTS) throw error
-        continue
+        if (!isLostConnection(error) || attempt >= BEGIN_ATTEMPTS) throw error
       }
-      reserved.release()
-      return new Set(inserted.map((row) => row.tenant))
     }
   }
 
@@ -293,7 +285,7 @@ async function lockAndInsert(tx: TxSql, appends: readonly QueuedAppend[], writes
 }
 
 /** The appends whose tenant's lease is at their epoch go in, those lease rows locked FOR SHARE; answers their tenants. */
-function fencedInsert(tx: TxSql | ReservedSql, appends: readonly QueuedAppend[]): Promise<{ tenant: string }[]> {
+function fencedInsert(tx: Sql | TxSql, appends: readonly QueuedAppend[]): Promise<{ tenant: string }[]> {
   return tx<{ tenant: string }[]>`
     INSERT INTO log (tenant, seq, at, entry)
     SELECT g.tenant, g.seq, g.at, decode(g.entry, 'hex')

@@ -14,10 +14,12 @@
  */
 import t from 'tap'
 import postgres from 'postgres'
+import { isLostConnection } from '../../../src/persist/postgres/connection.js'
 import { FencedError } from '../../../src/persist/postgres/index.js'
 import { holdTenant, openNode, timeRecordEntry, twoNodes } from '../../helpers/pgStorage.js'
 import { startPostgres, type PostgresServer } from '../../helpers/postgresServer.js'
 import { installed } from '../../helpers/systemPrograms.js'
+import { startTcpProxy } from '../../helpers/tcpProxy.js'
 
 if (installed(t, ['postgresql'])) {
   let pg: PostgresServer
@@ -190,9 +192,62 @@ if (installed(t, ['postgresql'])) {
     local.start()
     const [after, other] = await Promise.all([node.append('acme', 3, timeRecordEntry('acme 3')).catch((error: unknown) => error), node.append('beta', 1, timeRecordEntry('beta 1'))])
     t.match(after, /earlier group commit failed/, 'a later append of the tenant is refused, not written after the gap')
-    t.ok(other > 0, 'another tenant of the same group commits, on a new connection (the BEGIN found the old ones lost)')
+    t.ok(other > 0, 'another tenant of the same group commits, on a new connection (its INSERT found the old ones lost)')
     await node.truncateAfter('acme', 1)
     await node.append('acme', 2, timeRecordEntry('acme 2 again'))
     t.same([...node.seqs('acme')], [1, 2], 'after the reload (truncateAfter) appends go in again, without a gap')
   })
+
+  t.test('a group commit waiting for busy connections settles when they are lost, and the group commit goes on', async (t) => {
+    // Found by the fault test (test/cluster/nemesis.test.ts): a group commit queued while every pooled connection was
+    // busy, whose connections were then lost and connected anew (a failover, a network cut), never settled: the node
+    // appended nothing more, for any tenant, while its lease renewals went on, so no other node took its tenants. The
+    // client strands a reserve() queued behind a connection that closes and reconnects (porsager/postgres#1195); the
+    // group commit no longer reserves a connection.
+    const url = await pg.freshDatabase()
+    const proxy = await startTcpProxy(pg.port)
+    t.teardown(() => proxy.close())
+    const proxied = new URL(url)
+    proxied.port = String(proxy.port)
+    const node = await openNode(proxied.toString(), 'a')
+    // Bounded: closing waits for the group commit in flight, which the stranded client never ends.
+    t.teardown(() => within(node.close(), 5_000))
+    await holdTenant(node, 'acme')
+    // Every pooled connection (connection.ts: 6) busy with a statement that would run for a minute.
+    const busy = Array.from({ length: 6 }, () => node.sql`SELECT pg_sleep(60)`.catch(() => undefined))
+    const sleepers = async () => (await query<{ count: number }>(url, "SELECT count(*)::int AS count FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND state = 'active'"))[0]?.count ?? 0
+    const deadline = Date.now() + 15_000
+    while ((await sleepers()) < 6 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    let settled: string | null = null
+    const append = node.append('acme', 1, timeRecordEntry('acme 1')).then(
+      () => (settled = 'acknowledged'),
+      (error: unknown) => (settled = `failed: ${String(error)}`),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    t.equal(settled, null, 'the append waits for a connection')
+    // The network drops every connection, and lets new ones through at once: the client connects anew.
+    proxy.cut()
+    proxy.heal()
+    await Promise.all(busy)
+    const outcome = await within(append.then(() => settled), 20_000)
+    t.match(outcome, /^(acknowledged$|failed: )/, `the append settles: committed on a new connection, or failed, never acknowledged (${outcome})`)
+    // A failed group leaves its tenant to be held again (a node reactivates it), and it appends from where the log ends.
+    // The first statements may find their connections lost still (the pool connects anew): as a node, try again.
+    if (outcome !== 'acknowledged') {
+      const holdDeadline = Date.now() + 30_000
+      for (;;) {
+        const held = await holdTenant(node, 'acme').catch((error: unknown) => error)
+        if (typeof held === 'number') break
+        if (!isLostConnection(held) || Date.now() > holdDeadline) throw held
+      }
+    }
+    const next = outcome === 'acknowledged' ? 2 : 1
+    t.equal(typeof (await within(node.append('acme', next, timeRecordEntry(`acme ${next}`)), 20_000)), 'number', 'the group commit goes on: the next append commits')
+    t.same([...node.seqs('acme')], outcome === 'acknowledged' ? [1, 2] : [1], 'the log holds what was acknowledged, without a gap')
+  })
+
+  /** The promise's value, or 'still waiting after <ms> ms' once that long passed. */
+  function within<T>(promise: Promise<T>, ms: number): Promise<T | string> {
+    return Promise.race([promise, new Promise<string>((resolve) => setTimeout(() => resolve(`still waiting after ${ms} ms`), ms).unref())])
+  }
 }
