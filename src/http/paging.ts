@@ -22,7 +22,7 @@
  */
 import { wrongParameter } from '../domain/errors.js'
 import { parsePaging, type Paging } from '../query/listQuery.js'
-import type { ApiRequest } from './request.js'
+import { queryPartName, type ApiRequest } from './request.js'
 import { normalizedPath } from './requestTarget.js'
 
 /** Whether the list is asked for its total count: `$inlinecount=allpages`; 400 for a value other than it or `none`. */
@@ -50,7 +50,7 @@ function targetWithSkip(request: ApiRequest, skip: number): string {
 
 /** Whether a raw `name=value` part of a query names `$skip` or a credential, read as parseQuery reads it (`%24skip`, `%74oken` too). */
 function namesLeftOut(part: string): boolean {
-  const name = new URLSearchParams(part).keys().next().value ?? ''
+  const name = queryPartName(part)
   return name === '$skip' || CREDENTIAL_PARAMETERS.has(name)
 }
 
