@@ -110,8 +110,9 @@ interface AnswerConventions {
 function withConventions(response: ApiResponse, exchange: Exchange): ApiResponse {
   const conventions = exchange.conventions
   if (conventions === null) return response
-  const headers = withCorsHeaders(conventions.corsOrigins, conventions.origin, response.headers)
-  return compressAnswer({ ...response, headers }, conventions.acceptEncoding, conventions.compressionMinBytes, exchange.method === 'HEAD')
+  // CORS off (no CORS_ORIGINS): the answer's headers stay as they are, and are not copied.
+  const headers = conventions.corsOrigins === null ? response.headers : withCorsHeaders(conventions.corsOrigins, conventions.origin, response.headers)
+  return compressAnswer(headers === response.headers ? response : { ...response, headers }, conventions.acceptEncoding, conventions.compressionMinBytes, exchange.method === 'HEAD')
 }
 
 function record(observers: FrontEndObservers, exchange: Exchange, status: number, bytes: number): void {
