@@ -510,8 +510,8 @@ export function startHttpServer(services: Services, port: number, host: string, 
     const body = new LimitedBody(limitBytes)
     res.onData((chunk, isLast) => {
       if (state.aborted) return
-      // uWS frees the chunk after this callback: the body keeps a copy.
-      if (!body.add(Buffer.from(new Uint8Array(chunk).slice()))) {
+      // uWS frees the chunk after this callback: the body keeps a copy (one: the Buffer is a view of the copied bytes).
+      if (!body.add(Buffer.from(chunk.slice(0)))) {
         tooLarge()
         return
       }
