@@ -1,18 +1,19 @@
 /*
  * Who is calling: the access token from the `token` query parameter (or
  * `Authorization: Bearer`) is looked up by its SHA-256 in the tenant's
- * AuthToken collection. Missing → 400 TL01-1002; unknown, expired, or of a
+ * AuthToken collection (the SHA-256 of a token sent before is remembered:
+ * tokenIds.ts). Missing → 400 TL01-1002; unknown, expired, or of a
  * user who is inactive or in the trash → 401 TL01-1010. A token of another
  * tenant is simply unknown here.
  */
 import { ApiError } from '../domain/errors.js'
 import { accountOf } from '../domain/account.js'
-import { secretId } from '../domain/credentials.js'
 import type { Rec } from '../domain/schema.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { Call, Principal } from './call.js'
 import { accessTokenRequired } from './requireSession.js'
+import { rememberedTokenId } from './tokenIds.js'
 
 export function tokenOf(call: Call): string | undefined {
   const fromQuery = call.request.query.get('token')
@@ -32,7 +33,7 @@ export function authenticate(call: Call): MaybePromise<Principal> {
   if (call.tenant === null) throw new ApiError('TL01-1005', 'this call needs a tenant address')
   const token = tokenOf(call)
   if (token === undefined) throw accessTokenRequired(' (query parameter token)')
-  const tokenId = secretId(token)
+  const tokenId = rememberedTokenId(token)
   const now = Date.now()
   // The token check needs no durability barrier: whatever the request answers waits for one.
   return call.tenant.inspect((state) => {

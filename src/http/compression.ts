@@ -76,7 +76,22 @@ export function chooseCoding(acceptEncoding: string | undefined): ContentCoding 
 
 /** Whether a Content-Type is text worth compressing (images, archives and XLSX are compressed already). */
 export function isCompressibleType(contentType: string | undefined): boolean {
-  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+  if (contentType === undefined) return false
+  let known = compressibleTypes.get(contentType)
+  if (known === undefined) {
+    known = compressibleType(contentType)
+    if (compressibleTypes.size < COMPRESSIBLE_TYPES_KEPT_MAX) compressibleTypes.set(contentType, known)
+  }
+  return known
+}
+
+/** The answer of isCompressibleType by Content-Type as written: an answer's type is one of a few (an uploaded file's are more). */
+const compressibleTypes = new Map<string, boolean>()
+/** Content-Types whose answer is kept (past it, they are worked out each time). */
+const COMPRESSIBLE_TYPES_KEPT_MAX = 64
+
+function compressibleType(contentType: string): boolean {
+  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? ''
   // An event stream is written as events happen: a compressor would hold them back until its block fills.
   if (type === 'text/event-stream') return false
   return type.startsWith('text/') || /^application\/(?:json|xml|javascript|[\w.-]+\+(?:json|xml))$/.test(type) || type === 'image/svg+xml'
@@ -100,9 +115,20 @@ export function compressionStream(coding: ContentCoding): Transform {
   return zlib.createGzip({ level: GZIP_LEVEL })
 }
 
+/** The header `name` (lower case) under any capitalisation: the name's length is compared before the letters. */
 function header(headers: Readonly<Record<string, string>>, name: string): string | undefined {
-  for (const key in headers) if (key.toLowerCase() === name) return headers[key]
+  for (const key in headers) if (key.length === name.length && key.toLowerCase() === name) return headers[key]
   return undefined
+}
+
+/** Whether a body is shorter than `minBytes` in UTF-8, a string measured only when its length cannot tell. */
+function shorterThan(body: string | Buffer | StreamedBody, minBytes: number): boolean {
+  // A streamed answer's length is not known before it is written; it is large by nature (an export).
+  if (body instanceof StreamedBody) return false
+  if (typeof body !== 'string') return body.byteLength < minBytes
+  // A UTF-16 unit is 1 to 3 bytes of UTF-8.
+  if (body.length >= minBytes) return false
+  return body.length * 3 < minBytes || Buffer.byteLength(body) < minBytes
 }
 
 /**
@@ -113,9 +139,7 @@ function header(headers: Readonly<Record<string, string>>, name: string): string
 export function compressAnswer(response: ApiResponse, acceptEncoding: string | undefined, minBytes: number, head: boolean): ApiResponse {
   const { status, headers, body } = response
   if (minBytes === 0 || head || status === 204 || status === 304 || status < 200) return response
-  // A streamed answer's length is not known before it is written; it is large by nature (an export).
-  const length = body instanceof StreamedBody ? Infinity : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
-  if (length < minBytes || header(headers, 'content-encoding') !== undefined || !isCompressibleType(header(headers, 'content-type'))) return response
+  if (shorterThan(body, minBytes) || header(headers, 'content-encoding') !== undefined || !isCompressibleType(headers['Content-Type'] ?? header(headers, 'content-type'))) return response
   const varied = withVary(headers, 'Accept-Encoding')
   const coding = chooseCoding(acceptEncoding)
   if (coding === null) return { ...response, headers: varied }
@@ -144,7 +168,7 @@ async function* compressedChunks(chunks: AsyncIterable<Buffer>, coding: ContentC
  * (If-None-Match compares weakly, If-Match reads the version in it: both still match it).
  */
 function weakened(headers: Record<string, string>): Record<string, string> {
-  const name = Object.keys(headers).find((key) => key.toLowerCase() === 'etag')
+  const name = Object.keys(headers).find((key) => key.length === 4 && key.toLowerCase() === 'etag')
   const tag = name === undefined ? undefined : headers[name]
   if (name === undefined || tag === undefined || tag.startsWith('W/')) return headers
   return { ...headers, [name]: `W/${tag}` }

@@ -24,12 +24,14 @@
  * elsewhere in the tenant): a missed 304, never a wrong one. It is known
  * before the list is run, so a matching `If-None-Match` skips the query, the
  * rendering and the body entirely; hashing a list's body instead would cost
- * a pass over up to a megabyte per answer. `$count` and summaries are
+ * a pass over up to a megabyte per answer. The digest of a key asked for
+ * lately is remembered (recentResults.ts). `$count` and summaries are
  * tagged the same way. Inside a batch the state moves without a new
  * sequence number, so lists there get no tag.
  */
 import crypto from 'node:crypto'
 import { JsonFragment } from '../json/fragment.js'
+import { RecentResults } from './recentResults.js'
 import type { ApiRequest } from './request.js'
 import { formatOf, type ApiResponse } from './response.js'
 import { StreamedBody } from './streamedBody.js'
@@ -49,12 +51,18 @@ export function objectEtag(version: number, body: string | Buffer): string {
 /** The query parameters that do not change what a list shows (credentials). */
 const NOT_SHAPING = new Set(['token', 'apikey'])
 
+/** List keys whose digest is kept: a client asks for the same lists again and again (the key's digest is all it needs). */
+const MAX_KEPT_LIST_DIGESTS = 1024
+/** Longest list key whose digest is kept: a path and a query of a few filters. */
+const MAX_KEPT_LIST_KEY_CHARS = 2048
+const listKeyDigests = new RecentResults(digest, MAX_KEPT_LIST_DIGESTS, MAX_KEPT_LIST_KEY_CHARS)
+
 /** The weak tag of a list answer at sequence number `seq`, for the caller `userId` (see the top). */
 export function listEtag(request: ApiRequest, seq: number, userId: string): string {
   // The Accept header as sent, not only the format read from it: an answer in another type it may choose is another list.
   let key = `${request.tenant ?? ''}\u0000${userId}\u0000${formatOf(request)}\u0000${request.headers.get('accept') ?? ''}\u0000${request.method}\u0000${request.segments.join('/')}`
   for (const [name, value] of request.query) if (!NOT_SHAPING.has(name)) key += `\u0000${name}=${value}`
-  return `W/"${seq}-${digest(key)}"`
+  return `W/"${seq}-${listKeyDigests.get(key)}"`
 }
 
 /** The tag of a list-like read (a list, count or summary) and, when `If-None-Match` names it, its 304. */

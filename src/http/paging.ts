@@ -22,7 +22,7 @@
  */
 import { wrongParameter } from '../domain/errors.js'
 import { parsePaging, type Paging } from '../query/listQuery.js'
-import type { ApiRequest } from './request.js'
+import { queryPartName, type ApiRequest } from './request.js'
 import { normalizedPath } from './requestTarget.js'
 
 /** Whether the list is asked for its total count: `$inlinecount=allpages`; 400 for a value other than it or `none`. */
@@ -39,18 +39,33 @@ const NOT_IN_LINK = /[^\x21-\x7e]|[<>"\\^`{|}]/g
 /** Query parameters that carry a credential: never repeated in a link. */
 export const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set(['token', 'apikey', 'refresh_token'])
 
+/** The request's target without `$skip` and credentials, escaped for a Link: what every link of its page starts from. */
+interface LinkBase {
+  /** The path, and the kept parameters of the query ('' for none). */
+  readonly path: string
+  readonly kept: string
+}
+
+function linkBase(request: ApiRequest): LinkBase {
+  let kept = ''
+  for (const part of request.rawQuery.split('&')) if (part !== '' && !namesLeftOut(part)) kept = kept === '' ? part : `${kept}&${part}`
+  return { path: inLink(normalizedPath(request)), kept: inLink(kept) }
+}
+
+/** The text with the characters a Link's URI cannot carry percent-encoded. */
+function inLink(text: string): string {
+  return text.replace(NOT_IN_LINK, (char) => encodeURIComponent(char))
+}
+
 /** The request's target with `$skip` set to `skip` (0: left out), every other parameter but credentials as written. */
-function targetWithSkip(request: ApiRequest, skip: number): string {
-  const path = normalizedPath(request)
-  const kept = request.rawQuery.split('&').filter((part) => part !== '' && !namesLeftOut(part))
-  if (skip > 0) kept.push(`$skip=${skip}`)
-  const whole = kept.length === 0 ? path : `${path}?${kept.join('&')}`
-  return whole.replace(NOT_IN_LINK, (char) => encodeURIComponent(char))
+function targetWithSkip({ path, kept }: LinkBase, skip: number): string {
+  const query = skip === 0 ? kept : kept === '' ? `$skip=${skip}` : `${kept}&$skip=${skip}`
+  return query === '' ? path : `${path}?${query}`
 }
 
 /** Whether a raw `name=value` part of a query names `$skip` or a credential, read as parseQuery reads it (`%24skip`, `%74oken` too). */
 function namesLeftOut(part: string): boolean {
-  const name = new URLSearchParams(part).keys().next().value ?? ''
+  const name = queryPartName(part)
   return name === '$skip' || CREDENTIAL_PARAMETERS.has(name)
 }
 
@@ -62,11 +77,15 @@ export function pagingHeaders(request: ApiRequest, paging: Paging, returned: num
   const headers: Record<string, string> = {}
   if (total !== null) headers['X-Total-Count'] = String(total)
   if (request.addressPrefix === null) return headers
-  const links: string[] = []
   const full = paging.top > 0 && returned >= paging.top
-  if (full && (total === null || paging.skip + returned < total)) links.push(`<${targetWithSkip(request, paging.skip + paging.top)}>; rel="next"`)
-  if (paging.skip > 0 && paging.top > 0) links.push(`<${targetWithSkip(request, Math.max(0, paging.skip - paging.top))}>; rel="prev"`)
-  if (links.length > 0) headers.Link = links.join(', ')
+  const next = full && (total === null || paging.skip + returned < total)
+  const prev = paging.skip > 0 && paging.top > 0
+  if (!next && !prev) return headers
+  const base = linkBase(request)
+  const links: string[] = []
+  if (next) links.push(`<${targetWithSkip(base, paging.skip + paging.top)}>; rel="next"`)
+  if (prev) links.push(`<${targetWithSkip(base, Math.max(0, paging.skip - paging.top))}>; rel="prev"`)
+  headers.Link = links.join(', ')
   return headers
 }
 

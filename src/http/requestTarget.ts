@@ -18,8 +18,12 @@ import type { ApiRequest } from './request.js'
 /** Characters of a path segment that encodeURIComponent escapes but RFC 3986 allows as they are (pchar: sub-delims, ':', '@'). */
 const ALLOWED_IN_SEGMENT = /%(24|26|2B|2C|3B|3D|3A|40)/g
 
+/** A segment that encodes as itself: unreserved characters and the pchar ones ALLOWED_IN_SEGMENT restores (an id, a name). */
+const ENCODED_AS_IS = /^[A-Za-z0-9\-_.!~*'()$&+,;=:@]*$/
+
 /** A path segment percent-encoded: it stays one segment, whatever it holds. */
 export function encodePathSegment(segment: string): string {
+  if (ENCODED_AS_IS.test(segment)) return segment
   return encodeURIComponent(segment).replace(ALLOWED_IN_SEGMENT, (escape) => decodeURIComponent(escape))
 }
 

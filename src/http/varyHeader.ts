@@ -8,8 +8,16 @@
 
 /** `headers` with `name` added to its Vary (found under any capitalisation). */
 export function withVary(headers: Readonly<Record<string, string>>, name: string): Record<string, string> {
-  const key = Object.keys(headers).find((candidate) => candidate.toLowerCase() === 'vary') ?? 'Vary'
-  const current = headers[key] ?? ''
+  let key = 'Vary'
+  // The name's length is compared before its letters: most answers have no Vary yet.
+  for (const candidate in headers) {
+    if (candidate.length === 4 && candidate.toLowerCase() === 'vary') {
+      key = candidate
+      break
+    }
+  }
+  const current = headers[key]
+  if (current === undefined) return { ...headers, [key]: name }
   const names = current.split(',').map((item) => item.trim()).filter((item) => item !== '')
   if (names.includes('*') || names.some((item) => item.toLowerCase() === name.toLowerCase())) return { ...headers }
   return { ...headers, [key]: [...names, name].join(', ') }

@@ -32,12 +32,30 @@ function exportOfRange(range: string): ExportFormat | null {
 }
 
 interface MediaRange {
-  type: string
-  quality: number
+  readonly type: string
+  readonly quality: number
 }
 
+/** No Accept header: no media range. */
+const NO_RANGES: readonly MediaRange[] = []
+
+/**
+ * The last Accept header read and its ranges: every answer reads it (response.ts dataResponse), and a client sends
+ * the same header with each request, so one entry spares most of them the parse.
+ */
+let lastAccept = ''
+let lastRanges: readonly MediaRange[] = NO_RANGES
+
 /** The Accept header's media ranges of quality above 0, best first (stable: equal qualities in written order). */
-function acceptedRanges(accept: string): MediaRange[] {
+function acceptedRanges(accept: string): readonly MediaRange[] {
+  if (accept !== lastAccept) {
+    lastRanges = parsedRanges(accept)
+    lastAccept = accept
+  }
+  return lastRanges
+}
+
+function parsedRanges(accept: string): readonly MediaRange[] {
   const ranges: MediaRange[] = []
   for (const part of accept.split(',')) {
     const [typeText, ...parameters] = part.split(';')
