@@ -152,6 +152,12 @@ t.test('malformed keys and calls that take none get a clear 400', async (t) => {
   t.equal(await projectsNamed('hostile too long'), 0)
   const signUp = await server.client.request('POST', '/v1/register/signup', { query: { apikey: server.client.apiKey }, body: {}, headers: { 'Idempotency-Key': 'x' } })
   t.equal(signUp.json.code, 'TL01-1112', 'a call without a signed-in user takes no key')
+  const me = (await owner.get('users/@self')).json.id as string
+  const upload = await owner.call('POST', `users/${me}/signature/upload`, { rawBody: 'png bytes', query: { filename: 's.png' }, headers: { 'content-type': 'image/png', 'Idempotency-Key': 'file-1' } })
+  t.equal(upload.json.code, 'TL01-1112', 'a file’s upload takes no key')
+  t.equal((await owner.get(`users/${me}/signature`)).status, 404, 'and stored nothing')
+  const moved = await owner.call('POST', 'accounts/@own/$setUrlPrefix', { query: { urlPrefix: 'keys-moved' }, headers: { 'Idempotency-Key': 'move-1' } })
+  t.equal(moved.json.code, 'TL01-1112', '$setUrlPrefix takes no key (it needs the tenant the keyed write holds)')
   const read = await owner.call('GET', 'time/projects', { headers: { 'Idempotency-Key': '' } })
   t.equal(read.status, 200, 'a read does not look at the header')
 })
