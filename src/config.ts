@@ -85,6 +85,10 @@ export interface Config {
   readonly apiKeyFailuresAllowed: number
   /** How long a password-change confirmation works. */
   readonly passwordConfirmationLifetimeMs: number
+  /** How long a request's Idempotency-Key answers its kept answer (http/keyedWrite.ts). */
+  readonly idempotencyKeyLifetimeMs: number
+  /** Most kept answers of Idempotency-Keys a tenant holds; past it the oldest go first (domain/operations/keptAnswers.ts). */
+  readonly idempotencyKeysPerTenant: number
   /** Argon2id cost of new password hashes (PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_PASSES; one lane). */
   readonly passwordCost: PasswordCost
   /** How long a sign-up waits for its confirmation; past it its address and owner e-mail are free again. */
@@ -208,6 +212,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginFailureWindowMs: integer(env, 'LOGIN_FAILURE_WINDOW_MS', MINUTE_MS),
     apiKeyFailuresAllowed: integer(env, 'API_KEY_FAILURES_ALLOWED', 10),
     passwordConfirmationLifetimeMs: integer(env, 'PASSWORD_CONFIRMATION_LIFETIME_MS', DAY_MS),
+    idempotencyKeyLifetimeMs: integer(env, 'IDEMPOTENCY_KEY_LIFETIME_MS', DAY_MS),
+    idempotencyKeysPerTenant: Math.max(1, integer(env, 'IDEMPOTENCY_KEYS_PER_TENANT', 10_000)),
     passwordCost: {
       memoryKiB: Math.max(8, integer(env, 'PASSWORD_HASH_MEMORY_KIB', OWASP_PASSWORD_COST.memoryKiB)),
       passes: Math.max(1, integer(env, 'PASSWORD_HASH_PASSES', OWASP_PASSWORD_COST.passes)),

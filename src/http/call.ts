@@ -63,12 +63,21 @@ export interface Principal {
   readonly tokenId: string
 }
 
+/** A call made with an Idempotency-Key (keyedWrite.ts): the key, and how a route that holds its tenant itself keeps its answer. */
+export interface KeyedCall {
+  readonly key: string
+  /** Keeps `response` as the key's answer in the write `tx`, before that write is logged (the batch's). */
+  keep(tx: WriteTx, response: ApiResponse): void
+}
+
 export interface Call {
   readonly services: Services
   readonly request: ApiRequest
   readonly tenantName: string | null
   readonly tenant: TenantAccess | null
   principal: Principal | null
+  /** Set for a write made with an Idempotency-Key (keyedWrite.ts). */
+  readonly keyed?: KeyedCall
 }
 
 export type Handler = (call: Call) => Promise<ApiResponse>

@@ -32,7 +32,7 @@ export const PREFLIGHT_MAX_AGE_SECONDS = 600
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
 
 /** What a preflight allows when the browser names no headers: those a client of this API sends. */
-const DEFAULT_ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, If-Match, If-None-Match, X-Api-Key, X-Request-Id'
+const DEFAULT_ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, If-Match, If-None-Match, Idempotency-Key, X-Api-Key, X-Request-Id'
 
 /** The answer's headers a browser script may read. */
 export const EXPOSED_HEADERS = [
@@ -46,6 +46,7 @@ export const EXPOSED_HEADERS = [
   'RateLimit-Policy',
   'Retry-After',
   'Content-Disposition',
+  'Idempotent-Replayed',
 ].join(', ')
 
 /** A comma-separated list of header names, as Access-Control-Request-Headers has (RFC 9110 token characters). */

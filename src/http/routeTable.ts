@@ -33,6 +33,8 @@ export interface Route {
   scope: 'public' | 'tenant'
   pattern: string
   auth: boolean
+  /** The route holds its tenant itself (the batch): with an Idempotency-Key it keeps its answer in its own write (keyedWrite.ts). */
+  holdsTenant?: boolean
   handle(call: Call, params: Record<string, string>, routeRequest: RequestRouter): Promise<ApiResponse>
 }
 
@@ -65,7 +67,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'auth/refreshtoken', auth: false, handle: refresh },
   { method: 'GET', scope: 'tenant', pattern: 'auth/logout', auth: true, handle: logout },
   { method: 'DELETE', scope: 'tenant', pattern: 'auth/token', auth: true, handle: logout },
-  { method: 'POST', scope: 'tenant', pattern: 'batch', auth: true, handle: runBatch },
+  { method: 'POST', scope: 'tenant', pattern: 'batch', auth: true, holdsTenant: true, handle: runBatch },
   { method: 'POST', scope: 'public', pattern: 'users/requestconfirmation', auth: false, handle: requestConfirmation },
   { method: 'POST', scope: 'public', pattern: 'auth/confirm/:id', auth: false, handle: confirmPassword },
   { method: 'POST', scope: 'tenant', pattern: 'users/@self/secretkeys', auth: true, handle: createSecretKey },

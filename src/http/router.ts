@@ -32,6 +32,8 @@ import { errorResponse, internalError, type ApiResponse } from './response.js'
 import { fixedRouteLabel, resourceRouteLabel } from './routeLabel.js'
 import { matchingRoutes } from './routeTable.js'
 import { handleResource, MethodNotAllowed } from './routes/resources.js'
+import { idempotencyKeyOf } from './idempotencyKey.js'
+import { keyedWrite, type KeyedRoute } from './keyedWrite.js'
 
 /** The resource paths split into segments, longest first (as RESOURCE_PATHS), with their declaration. */
 const RESOURCE_PATH_SEGMENTS = RESOURCE_PATHS.map((path) => {
@@ -75,8 +77,25 @@ export interface RouteTrace {
   route: RouteLabel
 }
 
+/**
+ * A write with an Idempotency-Key, once its caller is known (keyedWrite.ts): the route's answer, failures rendered, is
+ * what is kept. A batch's items run inside the batch's keyed write: their keys are not read.
+ */
+function keyed(call: Call, key: string, holdsItself: boolean, handle: (call: Call) => MaybePromise<ApiResponse>): Promise<ApiResponse> {
+  const route: KeyedRoute = async (held) => {
+    try {
+      return await handle(held)
+    } catch (error) {
+      return failure(held.request, error)
+    }
+  }
+  return keyedWrite(call, key, holdsItself, route)
+}
+
 function dispatch(call: Call, trace: RouteTrace | undefined): MaybePromise<ApiResponse> {
   const { request } = call
+  // A write's Idempotency-Key, refused at once when malformed (idempotencyKey.ts); batch items' keys are not read.
+  const key = request.inBatch ? undefined : idempotencyKeyOf(request)
   // Exports answer GET only: a write that insists on one is refused before it is made (export/exportFormat.ts).
   const insisted = request.method === 'GET' ? null : exportRequired(request)
   if (insisted !== null) throw exportNotOffered(insisted, `${request.method} answers JSON or XML`)
@@ -91,6 +110,10 @@ function dispatch(call: Call, trace: RouteTrace | undefined): MaybePromise<ApiRe
       continue
     }
     if (trace !== undefined) trace.route = fixedRouteLabel(fixed)
+    if (key !== undefined) {
+      if (!fixed.auth || scope === 'public') throw new ApiError('TL01-1112', 'an Idempotency-Key is taken on the writes of a signed-in user, not on this call')
+      return signedIn(call, () => keyed(call, key, fixed.holdsTenant === true, (held) => fixed.handle(held, params, route)))
+    }
     return fixed.auth ? signedIn(call, () => fixed.handle(call, params, route)) : fixed.handle(call, params, route)
   }
   if (allowed.length > 0) throw new MethodNotAllowed(request.method, allowed)
@@ -100,6 +123,7 @@ function dispatch(call: Call, trace: RouteTrace | undefined): MaybePromise<ApiRe
   }
   const { decl, path, rest } = resource
   if (trace !== undefined) trace.route = resourceRouteLabel(decl, path, rest)
+  if (key !== undefined) return signedIn(call, () => keyed(call, key, false, (held) => handleResource(held, decl, rest, path)))
   return signedIn(call, () => handleResource(call, decl, rest, path))
 }
 

@@ -12,7 +12,9 @@
  * `transaction` value run together, at the place of the group's first
  * item; if one of them fails, the whole group is rolled back to before it
  * and its other items are not applied (the route answers them 424
- * TL01-1108). Whatever remains is committed as ONE log entry — one group
+ * TL01-1108). Whatever remains — with what the caller adds once it has
+ * every answer (`beforeCommit`: an answer kept for an Idempotency-Key) —
+ * is committed as ONE log entry — one group
  * commit for the whole batch, and a crash can never keep half of a
  * transaction group — and the answers are released once it is on disk.
  *
@@ -92,6 +94,11 @@ export interface BatchItems<Answer> {
   run(index: number, access: BatchAccess): Promise<BatchItemOutcome<Answer>>
   /** The answer of group member `index`, not applied because member `cause` of its group failed. */
   notApplied(index: number, cause: number): Answer
+  /**
+   * Called with the answers once every item ran, before the batch's entry is logged: what it writes on `tx` goes
+   * into that entry (the batch's answer kept for its Idempotency-Key, http/keyedWrite.ts). A throw fails the batch.
+   */
+  beforeCommit?(tx: WriteTx, answers: readonly Answer[]): void
 }
 
 /**
@@ -109,14 +116,17 @@ export async function runTenantBatch<Answer>(actor: BatchTenant, items: BatchIte
       if (outcome.failed) tx.rollbackTo(savepoint)
       return outcome
     }
+    let ordered: Answer[]
     try {
       await runInOrder(items, runItem, answers, tx)
+      ordered = items.transactions.map((_, index) => answers.get(index) as Answer)
+      items.beforeCommit?.(tx, ordered)
     } catch (error) {
       tx.rollback()
       throw error
     }
     await actor.commit(tx)
-    return items.transactions.map((_, index) => answers.get(index) as Answer)
+    return ordered
   })
 }
 

@@ -8,9 +8,10 @@
  * address is refused or not found, and B's lists, counts, summaries,
  * reports, trash, batch answers and error messages never show anything of
  * A (its ids beyond the one B itself sent, its names, e-mails or tokens).
- * Each internal family (tokens, files, storage, password confirmations)
- * has its own case, and a family without one fails the test. B's log does
- * not move for any of it.
+ * Each internal family (tokens, files, storage, password confirmations,
+ * kept answers of Idempotency-Keys) has its own case, and a family without
+ * one fails the test. B's log does not move for any of it (but for the
+ * write B makes itself with the key A used).
  */
 import t, { type Test } from 'tap'
 import { RESOURCES } from '../../src/domain/resources/index.js'
@@ -245,6 +246,16 @@ const INTERNAL_CASES: Record<string, (t: Test) => Promise<void>> = {
     const own = await b.get('storage/BravoGroup/BravoKey')
     t.equal(own.status, 200, "B's own key works")
     scan("B's own storage entry", own)
+  },
+  async KeptAnswer(t) {
+    const body = { name: 'kept answer project' }
+    const atA = await a.call('POST', 'time/projects', { body, headers: { 'Idempotency-Key': 'isolation-key' } })
+    t.equal(atA.status, 201)
+    const atB = await b.call('POST', 'time/projects', { body, headers: { 'Idempotency-Key': 'isolation-key' } })
+    scan("A's Idempotency-Key at B", atB)
+    t.equal(atB.status, 201, "A's key is no key at B: a write of B's own")
+    t.equal(atB.headers['idempotent-replayed'], undefined, "A's kept answer is not answered at B")
+    t.not(atB.json.id, atA.json.id)
   },
   async PasswordConfirmation(t) {
     const id = await requestConfirmationByMail(client, server.dataDir, ownerA.email)

@@ -328,3 +328,22 @@ t.test('the pages forbid framing and everything they do not load themselves', as
     t.equal(response.headers['x-frame-options'], 'DENY', `${label}: X-Frame-Options`)
   }
 })
+
+t.test('Idempotency-Key on every signed-in write, Idempotent-Replayed on their answers', async (t) => {
+  const keyed: string[] = []
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const refs = ((operation.parameters ?? []) as { $ref?: string }[]).map((parameter) => parameter.$ref)
+      if (refs.includes('#/components/parameters/idempotencyKey')) keyed.push(`${method.toUpperCase()} ${path}`)
+    }
+  }
+  for (const write of ['POST /time/projects', 'PUT /time/projects/{id}', 'PATCH /time/projects/{id}', 'DELETE /time/projects/{id}', 'POST /time/projects/{id}/$set', 'POST /batch']) {
+    t.ok(keyed.includes(write), `${write} takes an Idempotency-Key`)
+  }
+  for (const refusing of ['GET /time/projects', 'POST /register/signup', 'POST /users/{id}/signature/upload', 'DELETE /users/{id}/signature']) {
+    t.notOk(keyed.includes(refusing), `${refusing} takes none`)
+  }
+  t.match(doc.components.parameters.idempotencyKey, { name: 'Idempotency-Key', in: 'header', schema: { maxLength: 255 } })
+  t.ok(doc.paths['/time/projects'].post.responses['201'].headers['Idempotent-Replayed'], 'a create names the replay header')
+  t.ok(doc.components.headers['Idempotent-Replayed'])
+})

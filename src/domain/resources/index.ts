@@ -21,6 +21,7 @@ import { ExpenseType } from './expenseType.js'
 import { ExternalSystem } from './externalSystem.js'
 import { FileMetadata } from './fileMetadata.js'
 import { Impulse } from './impulse.js'
+import { KeptAnswer } from './keptAnswer.js'
 import { Lock } from './lock.js'
 import { PasswordConfirmation } from './passwordConfirmation.js'
 import { Project } from './project.js'
@@ -56,6 +57,7 @@ export const RESOURCES: readonly ResourceDecl[] = [
   ExternalSystem,
   FileMetadata,
   Impulse,
+  KeptAnswer,
   Lock,
   PasswordConfirmation,
   Project,

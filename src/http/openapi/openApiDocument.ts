@@ -10,7 +10,8 @@
  *     description (fixedRouteDescriptions.ts) — a route without one, or a
  *     description without its route, is an error at build time, as are an
  *     action or a report without a description;
- *   - the error catalogue (domain/errors.ts) for the error body.
+ *   - the error catalogue (domain/errors.ts) for the error body;
+ *   - the Idempotency-Key of every signed-in write (idempotencyKeys.ts).
  *
  * Servers: the address the document was loaded from (relative `/v1`, so
  * "try it" on a tenant's own /docs page calls that tenant), a tenant by
@@ -43,6 +44,7 @@ import { FIXED_ROUTE_DESCRIPTIONS, REPORT_DESCRIPTIONS, type FixedRouteDescripti
 import type { JsonSchema } from './jsonSchema.js'
 import { ANSWER_HEADERS, operationIdOf, SIGNED_IN, type Operation } from './operations.js'
 import { PARAMETERS, pathParameter } from './parameters.js'
+import { IDEMPOTENCY_KEY_PARAMETER, REPLAYED_ANSWER_HEADER, withIdempotencyKeys } from './idempotencyKeys.js'
 import { resourcePaths } from './resourcePaths.js'
 import { answerSchemaName, answerSchemaOf, requestSchemaName, requestSchemaOf } from './resourceSchemas.js'
 
@@ -216,11 +218,11 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
       { name: 'Calendar', description: 'the caller’s time records as a calendar feed (iCalendar), and the secret that opens it for calendar applications' },
       { name: 'Reference', description: 'this description' },
     ],
-    paths: joinPaths(resourcePaths(exposed), fixedPaths(routes, servers)),
+    paths: withIdempotencyKeys(joinPaths(resourcePaths(exposed), fixedPaths(routes, servers))),
     components: {
       schemas: componentSchemas(),
-      parameters: PARAMETERS,
-      headers: ANSWER_HEADERS,
+      parameters: { ...PARAMETERS, idempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
+      headers: { ...ANSWER_HEADERS, 'Idempotent-Replayed': REPLAYED_ANSWER_HEADER },
       responses: { Error: { description: 'an error: the error body with its code', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, 'application/xml': { schema: { type: 'string' } } } } },
       securitySchemes: {
         token: { type: 'apiKey', in: 'query', name: 'token', description: 'the access token of GET /auth/login' },

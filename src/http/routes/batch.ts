@@ -167,10 +167,15 @@ export async function runBatch(call: Call, _params: Record<string, string>, rout
   const actor = tenantName === null ? undefined : call.services.registry.get(tenantName)
   if (actor === undefined) throw new ApiError('TL01-1005', 'batch calls are made on a tenant address')
   const items = parseItems(call)
+  const render = (answers: readonly ItemAnswer[]): ApiResponse => dataResponse(call.request, answers, { root: 'batch', item: 'response' })
+  const keyed = call.keyed
+  let kept: ApiResponse | null = null
   const answers = await runTenantBatch(actor, {
     transactions: items.map((item) => item.transaction),
     run: (index, access) => runItem(call, items[index] as BatchItem, access, routeRequest),
     notApplied: (index, cause) => failedDependency(items[index] as BatchItem, items[cause]?.id ?? ''),
+    // With an Idempotency-Key, the batch's answer is kept in the batch's own entry (http/keyedWrite.ts).
+    beforeCommit: keyed === undefined ? undefined : (tx, done) => keyed.keep(tx, (kept = render(done))),
   })
-  return dataResponse(call.request, answers, { root: 'batch', item: 'response' })
+  return kept ?? render(answers)
 }

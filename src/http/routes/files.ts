@@ -64,6 +64,8 @@ function fileCall(call: Call): FileCall {
 
 function refuseInBatch(call: Call, slot: FileSlot): void {
   if (call.request.inBatch) throw new ApiError('TL01-1103', `a ${slot.name} cannot be uploaded or removed inside a batch`)
+  // A keyed write holds its tenant as a batch does (http/keyedWrite.ts), and its bytes are stored beside the log.
+  if (call.keyed !== undefined) throw new ApiError('TL01-1112', `a ${slot.name} is uploaded or removed without an Idempotency-Key`)
 }
 
 function metadataOf(state: TenantState, slot: FileSlot, params: Params, callerId: string): Rec {

@@ -18,6 +18,8 @@ const setUrlPrefix: ResourceAction = {
     const id = onObjectOnly(call, '$setUrlPrefix', rawId, ['POST', 'PUT'])
     const { tenant, principal } = requireSession(call)
     if (call.request.inBatch) throw new ApiError('TL01-1103', 'the URL prefix cannot be changed inside a batch')
+    // A keyed write holds its tenant (http/keyedWrite.ts); the move needs the tenant to itself.
+    if (call.keyed !== undefined) throw new ApiError('TL01-1112', 'the URL prefix is changed without an Idempotency-Key')
     const urlPrefix = normalUrlPrefix(stringParameter(call, '$setUrlPrefix', 'urlPrefix'))
     const account = await tenant.read((state) => checkUrlPrefixChange(state, principal, id, urlPrefix))
     if (account.urlPrefix === urlPrefix || call.tenantName === null) return objectAnswer(call, tenant, decl, account)
