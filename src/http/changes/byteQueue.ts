@@ -37,6 +37,14 @@ export class ByteQueue {
     return buffer
   }
 
+  /** Everything queued as one buffer (the one buffer itself, not a copy, when there is one), taken out; undefined when empty. */
+  takeAll(): Buffer | undefined {
+    if (this.length <= 1) return this.shift()
+    const all = Buffer.concat(this.head === 0 ? this.items : this.items.slice(this.head), this.bytes)
+    this.clear()
+    return all
+  }
+
   /** Drops everything queued. */
   clear(): void {
     this.items = []
