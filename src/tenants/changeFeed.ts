@@ -18,7 +18,8 @@
  * durable meanwhile together (`due`). So the fan-out to many subscribers
  * never delays an answer, and a subscriber's outlet gets the events of a
  * whole group in one round, which it writes to its socket at once
- * (http/changes/). Still only durable entries are handed out, and
+ * (http/changes/). A tenant without subscribers hands an entry out at once
+ * (its number is all it costs). Still only durable entries are handed out, and
  * `publishedSeq` moves only when an entry is: an entry that is durable but
  * not yet handed out is neither read by a resume nor missed by it.
  *
@@ -34,8 +35,9 @@
  * restore took the history back) ends the subscription: HistoryGone.
  *
  * Watchers. Besides subscribers, the feed tells entry watchers of every
- * entry it hands out (the raw entry, before any change is derived) and of a
- * history rewritten (`null`): the webhooks' deliverer watches for writes to
+ * durable entry, in order, as soon as it is due (the raw entry, before any
+ * change is derived; before its events are handed out) and of a history
+ * rewritten (`null`): the webhooks' deliverer watches for writes to
  * its own records this way. A watcher costs nothing per change and, unlike
  * a subscriber, does not keep the tenant awake.
  *
@@ -90,7 +92,7 @@ export class SinceAhead extends Error {
   }
 }
 
-/** Told of each entry handed out, in order, and of a history rewritten (null): see the top. */
+/** Told of each durable entry, in order, and of a history rewritten (null): see the top. */
 export type EntryWatcher = (seq: number, entry: LogEntry | null) => void
 
 export class ChangeFeed {
@@ -127,12 +129,23 @@ export class ChangeFeed {
       if (seq > last) this.early.set(seq, entry)
       return
     }
-    this.due.push({ seq, entry })
+    this.becameDue(seq, entry)
     for (let next = this.early.get(seq + 1); next !== undefined; next = this.early.get(seq + 1)) {
       this.early.delete(seq + 1)
       seq += 1
-      this.due.push({ seq, entry: next })
+      this.becameDue(seq, next)
     }
+  }
+
+  /** The next entry in order is durable: the watchers hear of it now; the subscribers get it after the answers. */
+  private becameDue(seq: number, entry: LogEntry): void {
+    if (this.watchers.size > 0) this.tellWatchers(seq, entry)
+    if (this.due.length === 0 && this.live.size === 0 && this.resuming.size === 0) {
+      // Nobody to hand it to: it costs only the number, now.
+      this.publishedSeq = seq
+      return
+    }
+    this.due.push({ seq, entry })
     if (!this.handOutScheduled) {
       this.handOutScheduled = true
       setImmediate(() => this.handOut())
@@ -159,7 +172,6 @@ export class ChangeFeed {
 
   private publish(seq: number, entry: LogEntry): void {
     this.publishedSeq = seq
-    if (this.watchers.size > 0) this.tellWatchers(seq, entry)
     if (this.live.size === 0) return
     // An entry without events may still end a session (a logout): it is delivered too.
     const changes = changesOfEntry(seq, entry)
