@@ -108,11 +108,18 @@ export class WebSocketOutlet implements FeedOutlet, BudgetedStream {
     this.tookSome()
   }
 
-  /** Hands uWS queued messages while its buffer for the socket holds less than SOCKET_BUFFER_BYTES, corked. */
+  /**
+   * Hands uWS queued messages while its buffer for the socket holds less than SOCKET_BUFFER_BYTES, corked; a lone
+   * message goes without a cork (one system call either way, and a cork is a call back into JavaScript).
+   */
   private handOverWaiting(): void {
     while (this.open && this.waiting.length > 0) {
       let room = SOCKET_BUFFER_BYTES - this.ws.getBufferedAmount()
       if (room <= 0) return
+      if (this.waiting.length === 1) {
+        if (this.ws.send(this.waiting.shift() as Buffer, false) === DROPPED) this.close(FEED_CLOSE.tooSlow)
+        return
+      }
       let dropped = false
       this.ws.cork(() => {
         for (let next = this.waiting.shift(); next !== undefined; next = this.waiting.shift()) {
