@@ -49,7 +49,7 @@ import { scriptArgs } from './cliOptions.js'
 import { BenchClient, withQuery } from './httpClient.js'
 import { signUpAndLogin } from './mixedLoad.js'
 import { parsePortRange, PortPicker } from './portRange.js'
-import { processCpuMicros } from './processCpu.js'
+import { processCpuMicros, processCpuSplitMicros } from './processCpu.js'
 import { summarizeProfile } from './profileSummary.js'
 import { NO_AUTO_SNAPSHOTS, startServer, UNLIMITED_FEED, type BenchServer } from './serverProcess.js'
 
@@ -145,6 +145,10 @@ function cpuOf(pids: readonly number[]): number {
   return pids.reduce((sum, pid) => sum + (processCpuMicros(pid) ?? Number.NaN), 0)
 }
 
+function systemCpuOf(pid: number): number {
+  return processCpuSplitMicros(pid)?.system ?? Number.NaN
+}
+
 function openFiles(pid: number): number {
   try {
     return fs.readdirSync(`/proc/${pid}/fd`).length
@@ -176,6 +180,10 @@ interface Run {
   writerCores: number
   subscriberCores: number
   serverCpuMicrosPerWrite: number
+  /** The share of the server's CPU spent in the kernel (system calls; on loopback the receiving TCP side too). */
+  serverSystemShare: number
+  /** Events delivered per write: the subscribers of a written tenant (0 without subscribers). */
+  eventsPerWrite: number
   /** From the writers' end until the last expected event arrived (or the drain gave up). */
   drainMs: number
   events?: {
@@ -263,7 +271,7 @@ class FeedBench {
     return { result, started }
   }
 
-  private figures(subscribers: number, round: number, result: WriterResult, wallMs: number, cpu: { server: number; writer: number; subscribers: number }, drainMs: number): Run {
+  private figures(subscribers: number, round: number, result: WriterResult, wallMs: number, cpu: { server: number; serverSystem: number; writer: number; subscribers: number }, drainMs: number): Run {
     const requestMs = result.requestMs.slice().sort()
     return {
       subscribers,
@@ -277,6 +285,8 @@ class FeedBench {
       writerCores: cpu.writer / 1000 / wallMs,
       subscriberCores: cpu.subscribers / 1000 / wallMs,
       serverCpuMicrosPerWrite: cpu.server / result.writes,
+      serverSystemShare: cpu.serverSystem / cpu.server,
+      eventsPerWrite: 0,
       drainMs,
     }
   }
@@ -284,10 +294,10 @@ class FeedBench {
   /** Run A: the writers alone. */
   async withoutSubscribers(subscribers: number, round: number): Promise<Run> {
     const pids = { server: [this.server.pid], writer: [this.writer.pid], subscribers: this.subscriberProcesses.map((child) => child.pid) }
-    const before = { server: cpuOf(pids.server), writer: cpuOf(pids.writer), subscribers: cpuOf(pids.subscribers) }
+    const before = { server: cpuOf(pids.server), serverSystem: systemCpuOf(this.server.pid), writer: cpuOf(pids.writer), subscribers: cpuOf(pids.subscribers) }
     const { result, started } = await this.write()
     const wallMs = performance.now() - started
-    const cpu = { server: cpuOf(pids.server) - before.server, writer: cpuOf(pids.writer) - before.writer, subscribers: cpuOf(pids.subscribers) - before.subscribers }
+    const cpu = { server: cpuOf(pids.server) - before.server, serverSystem: systemCpuOf(this.server.pid) - before.serverSystem, writer: cpuOf(pids.writer) - before.writer, subscribers: cpuOf(pids.subscribers) - before.subscribers }
     return this.figures(subscribers, round, result, wallMs, cpu, 0)
   }
 
@@ -314,7 +324,7 @@ class FeedBench {
       const readyMs = performance.now() - readyStarted
 
       const pids = { server: [this.server.pid], writer: [this.writer.pid], subscribers: this.subscriberProcesses.map((child) => child.pid) }
-      const before = { server: cpuOf(pids.server), writer: cpuOf(pids.writer), subscribers: cpuOf(pids.subscribers) }
+      const before = { server: cpuOf(pids.server), serverSystem: systemCpuOf(this.server.pid), writer: cpuOf(pids.writer), subscribers: cpuOf(pids.subscribers) }
       const { result, started } = await this.write()
       const wroteAt = performance.now()
       const expected = result.acks.reduce((sum, tenant, index) => sum + tenant.ids.length * (perTenant[index] as number), 0)
@@ -333,8 +343,9 @@ class FeedBench {
       }
       const drainMs = (received >= expected ? lastChange : performance.now()) - wroteAt
       const wallMs = performance.now() - started
-      const cpu = { server: cpuOf(pids.server) - before.server, writer: cpuOf(pids.writer) - before.writer, subscribers: cpuOf(pids.subscribers) - before.subscribers }
+      const cpu = { server: cpuOf(pids.server) - before.server, serverSystem: systemCpuOf(this.server.pid) - before.serverSystem, writer: cpuOf(pids.writer) - before.writer, subscribers: cpuOf(pids.subscribers) - before.subscribers }
       const run = this.figures(count, round, result, wallMs, cpu, drainMs)
+      run.eventsPerWrite = count / this.tenants.length
 
       const collected = await Promise.all(this.subscriberProcesses.map((child) => child.ask<'collect'>({ kind: 'collect', acks: result.acks as TenantAcks[] })))
       const sum = (field: keyof Omit<Collected, 'latencies'>) => collected.reduce((total, part) => total + (part[field] as number), 0)
@@ -404,27 +415,31 @@ function runRow(run: Run): string {
     events === undefined ? '' : fixed(run.drainMs / 1000, 1),
     `${fixed(run.serverCores, 2)} / ${fixed(run.writerCores, 2)} / ${fixed(run.subscriberCores, 2)}`,
     fixed(run.serverCpuMicrosPerWrite, 0),
+    `${fixed(100 * run.serverSystemShare, 0)} %`,
   ].join(' | ')
 }
 
 function printRuns(runs: readonly Run[]): void {
-  console.log('| subscribers | round | run | writes/s | POST p50 / p99 ms | events | ack→event p50 / p90 / p99 / max ms | sent→event p50 / p99 ms | negative (most) | missing / dup / unexpected / out of order | closed by server | drain s | CPU cores server / writers / subscribers | server CPU µs per write |')
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+  console.log('| subscribers | round | run | writes/s | POST p50 / p99 ms | events | ack→event p50 / p90 / p99 / max ms | sent→event p50 / p99 ms | negative (most) | missing / dup / unexpected / out of order | closed by server | drain s | CPU cores server / writers / subscribers | server CPU µs per write | server CPU in the kernel |')
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const run of runs) console.log(`| ${runRow(run)} |`)
 }
 
 function printVerdicts(runs: readonly Run[], counts: readonly number[], paced: boolean): void {
-  console.log('\n| subscribers | writes/s A (mean) | writes/s B (mean) | B/A | worst p99 ack→event ms | every event once, in order | target p99 < 20 ms | target B/A ≥ 0.8 |')
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
+  console.log('\n| subscribers | writes/s A (mean) | writes/s B (mean) | B/A | server CPU µs per event | worst p99 ack→event ms | worst POST p99 ms A / B | every event once, in order | target p99 < 20 ms | target B/A ≥ 0.8 |')
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const count of counts) {
     const a = runs.filter((run) => run.subscribers === count && !run.withSubscribers)
     const b = runs.filter((run) => run.subscribers === count && run.withSubscribers)
     if (a.length === 0 || b.length === 0) continue
     const ratio = mean(b.map((run) => run.writesPerSecond)) / mean(a.map((run) => run.writesPerSecond))
+    // What the events added to a write's server CPU, spread over the events of a write.
+    const perEvent = (mean(b.map((run) => run.serverCpuMicrosPerWrite)) - mean(a.map((run) => run.serverCpuMicrosPerWrite))) / mean(b.map((run) => run.eventsPerWrite))
+    const postP99 = `${fixed(Math.max(...a.map((run) => run.postP99Ms)))} / ${fixed(Math.max(...b.map((run) => run.postP99Ms)))}`
     const worstP99 = Math.max(...b.map((run) => run.events?.p99 ?? Number.NaN))
     const complete = b.every((run) => run.events !== undefined && run.events.missing + run.events.duplicates + run.events.unexpected + run.events.outOfOrder === 0 && Object.keys(run.events.closedByServer).length === 0)
     console.log(
-      `| ${count.toLocaleString('en-US')} | ${whole(mean(a.map((run) => run.writesPerSecond)))} | ${whole(mean(b.map((run) => run.writesPerSecond)))} | ${fixed(ratio, 2)} | ${fixed(worstP99)} | ${complete ? 'yes' : '**no**'} | ${complete && worstP99 < P99_TARGET_MS ? 'met' : '**not met**'} | ${paced ? 'not measured (writes paced)' : complete && ratio >= RATIO_TARGET ? 'met' : '**not met**'} |`,
+      `| ${count.toLocaleString('en-US')} | ${whole(mean(a.map((run) => run.writesPerSecond)))} | ${whole(mean(b.map((run) => run.writesPerSecond)))} | ${fixed(ratio, 2)} | ${fixed(perEvent, 2)} | ${fixed(worstP99)} | ${postP99} | ${complete ? 'yes' : '**no**'} | ${complete && worstP99 < P99_TARGET_MS ? 'met' : '**not met**'} | ${paced ? 'not measured (writes paced)' : complete && ratio >= RATIO_TARGET ? 'met' : '**not met**'} |`,
     )
   }
 }

@@ -57,6 +57,12 @@ function schedstatMicros(pid: number): number | null {
 export function processCpuMicros(pid: number): number | null {
   const precise = schedstatMicros(pid)
   if (precise !== null) return precise
+  const split = processCpuSplitMicros(pid)
+  return split === null ? null : split.user + split.system
+}
+
+/** User and system (kernel: system calls, and on loopback the receiving side's TCP too) CPU time so far, µs. */
+export function processCpuSplitMicros(pid: number): { user: number; system: number } | null {
   let stat: string
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
@@ -65,9 +71,8 @@ export function processCpuMicros(pid: number): number | null {
   }
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at field 3.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  const userTicks = Number(fields[11])
-  const systemTicks = Number(fields[12])
-  return ((userTicks + systemTicks) * 1_000_000) / clockTicksPerSecond()
+  const perTick = 1_000_000 / clockTicksPerSecond()
+  return { user: Number(fields[11]) * perTick, system: Number(fields[12]) * perTick }
 }
 
 /** Runs `load` and returns its result with the server's CPU microseconds per request (null when unknown). */

@@ -38,7 +38,10 @@
  * The event. `{seq, op, at, resource, type, id, kind, version, object}`,
  * the object as GET renders it (or its stub), JSON text made once per
  * change and form (and form of dates: `/Date(ms)/`, or ISO 8601 for a
- * subscriber that asks) and shared by every subscriber who gets it.
+ * subscriber that asks) and shared by every subscriber who gets it. Its
+ * audience is judged once per change as well (`EventTexts.audience`), so
+ * what each subscriber pays is a comparison (audience.ts admits: everyone,
+ * a superuser, its own user id), not a policy evaluation.
  */
 import { admits, audienceText, NOBODY, type Audience } from './audience.js'
 import type { Caller } from './caller.js'
@@ -172,8 +175,19 @@ export class EventTexts {
   private readonly made = new Map<Change, Partial<Record<EventForm, EventText>>>()
   /** The same with ISO dates, for the subscribers that ask for them (made only when one does). */
   private readonly madeIso = new Map<Change, Partial<Record<EventForm, EventText>>>()
+  private readonly audiences = new Map<Change, Audience>()
 
   constructor(readonly context: DisplayContext) {}
+
+  /** Who gets the change's event (changeAudience), judged once for every subscriber of the round. */
+  audience(change: Change): Audience {
+    let audience = this.audiences.get(change)
+    if (audience === undefined) {
+      audience = changeAudience(change, this.context)
+      this.audiences.set(change, audience)
+    }
+    return audience
+  }
 
   text(change: Change, form: EventForm, isoDates = false): EventText {
     const made = isoDates ? this.madeIso : this.made

@@ -3,8 +3,9 @@
  * (`resources=`, `$filter`, `fields=stub`, `no_expand`, `dates=iso`) and
  * the same fields of a webhook — and the choice of them among one entry's changes for one
  * caller: the changes of the chosen resources that the caller may see now
- * (domain/changes.ts changeVisibleTo) and that pass the filter, each as its
- * event's JSON text.
+ * (the change's audience, judged once per change for all subscribers:
+ * domain/changes.ts EventTexts.audience; here only compared with the
+ * caller) and that pass the filter, each as its event's JSON text.
  *
  * The filter is compiled once per chosen resource, so it must name fields
  * each of them has (400 otherwise), and it needs `resources=`: a filter
@@ -12,7 +13,8 @@
  * object left to test: it passes.
  */
 import type { Caller } from '../domain/caller.js'
-import { changeVisibleTo, eventDeclOf, EventTexts, type Change, type EventForm, type EventText } from '../domain/changes.js'
+import { admits } from '../domain/audience.js'
+import { eventDeclOf, EventTexts, type Change, type EventForm, type EventText } from '../domain/changes.js'
 import { ApiError, wrongParameter } from '../domain/errors.js'
 import type { ResourceDecl } from '../domain/schema.js'
 import { compiledFilter } from './compiledFilters.js'
@@ -69,7 +71,7 @@ export class ChangeSelection {
   choose(caller: Caller, changes: readonly Change[], texts: EventTexts): ChosenEvent[] {
     const chosen: ChosenEvent[] = []
     for (const change of changes) {
-      if (!this.covers(change.decl) || !changeVisibleTo(caller, change, texts.context)) continue
+      if (!this.covers(change.decl) || !admits(texts.audience(change), caller)) continue
       const filter = this.resources?.get(change.decl) ?? null
       if (filter !== null && change.rec !== null && !filter.test(change.rec, texts.context)) continue
       chosen.push(texts.text(change, this.form, this.isoDates))

@@ -11,6 +11,18 @@
  * those before it were handed out. `publishedSeq` is the last entry handed
  * out; with no subscriber an entry costs only that number.
  *
+ * When. The answers come first: a group commit makes its entries durable in
+ * one event-loop turn, and their writes' answers are written in that turn's
+ * promise reactions; the feed hands the entries out only after them, in the
+ * turn's check phase (`setImmediate`), all entries of the tenant that became
+ * durable meanwhile together (`due`). So the fan-out to many subscribers
+ * never delays an answer, and a subscriber's outlet gets the events of a
+ * whole group in one round, which it writes to its socket at once
+ * (http/changes/). A tenant without subscribers hands an entry out at once
+ * (its number is all it costs). Still only durable entries are handed out, and
+ * `publishedSeq` moves only when an entry is: an entry that is durable but
+ * not yet handed out is neither read by a resume nor missed by it.
+ *
  * Resume. A subscriber that gives `since` (an event id: entry `seq`, and
  * optionally the place `op` of its last change in that entry) first reads
  * the entries after it from the log (TenantLog.readEntries), a slice at a
@@ -23,8 +35,9 @@
  * restore took the history back) ends the subscription: HistoryGone.
  *
  * Watchers. Besides subscribers, the feed tells entry watchers of every
- * entry it hands out (the raw entry, before any change is derived) and of a
- * history rewritten (`null`): the webhooks' deliverer watches for writes to
+ * durable entry, in order, as soon as it is due (the raw entry, before any
+ * change is derived; before its events are handed out) and of a history
+ * rewritten (`null`): the webhooks' deliverer watches for writes to
  * its own records this way. A watcher costs nothing per change and, unlike
  * a subscriber, does not keep the tenant awake.
  *
@@ -79,7 +92,7 @@ export class SinceAhead extends Error {
   }
 }
 
-/** Told of each entry handed out, in order, and of a history rewritten (null): see the top. */
+/** Told of each durable entry, in order, and of a history rewritten (null): see the top. */
 export type EntryWatcher = (seq: number, entry: LogEntry | null) => void
 
 export class ChangeFeed {
@@ -89,6 +102,9 @@ export class ChangeFeed {
   private readonly resuming = new Set<ChangeSubscriber>()
   /** Entries told durable before an earlier one was: handed out in order later. */
   private readonly early = new Map<number, LogEntry>()
+  /** Durable entries in order, to hand out once this turn's answers are written (see the top). */
+  private due: { seq: number; entry: LogEntry }[] = []
+  private handOutScheduled = false
   private readonly watchers = new Set<EntryWatcher>()
 
   constructor(
@@ -106,22 +122,56 @@ export class ChangeFeed {
     return this.live.size + this.resuming.size
   }
 
-  /** The barrier's word that the entry at `seq` is durable. */
+  /** The barrier's word that the entry at `seq` is durable: handed out after this turn's answers (see the top). */
   durable(seq: number, entry: LogEntry): void {
-    if (seq !== this.publishedSeq + 1) {
-      if (seq > this.publishedSeq) this.early.set(seq, entry)
+    const last = this.due.length === 0 ? this.publishedSeq : (this.due[this.due.length - 1] as { seq: number }).seq
+    if (seq !== last + 1) {
+      if (seq > last) this.early.set(seq, entry)
       return
     }
-    this.publish(seq, entry)
-    for (let next = this.early.get(seq + 1); next !== undefined; next = this.early.get(this.publishedSeq + 1)) {
-      this.early.delete(this.publishedSeq + 1)
-      this.publish(this.publishedSeq + 1, next)
+    this.becameDue(seq, entry)
+    for (let next = this.early.get(seq + 1); next !== undefined; next = this.early.get(seq + 1)) {
+      this.early.delete(seq + 1)
+      seq += 1
+      this.becameDue(seq, next)
+    }
+  }
+
+  /** The next entry in order is durable: the watchers hear of it now; the subscribers get it after the answers. */
+  private becameDue(seq: number, entry: LogEntry): void {
+    if (this.watchers.size > 0) this.tellWatchers(seq, entry)
+    if (this.due.length === 0 && this.live.size === 0 && this.resuming.size === 0) {
+      // Nobody to hand it to: it costs only the number, now.
+      this.publishedSeq = seq
+      return
+    }
+    this.due.push({ seq, entry })
+    if (!this.handOutScheduled) {
+      this.handOutScheduled = true
+      setImmediate(() => this.handOut())
+    }
+  }
+
+  /** Hands out the due entries, in order. */
+  private handOut(): void {
+    this.handOutScheduled = false
+    const due = this.due
+    this.due = []
+    for (const { seq, entry } of due) {
+      // A reset or rewind meanwhile took these entries back.
+      if (seq !== this.publishedSeq + 1) continue
+      try {
+        this.publish(seq, entry)
+      } catch (error) {
+        // A bug deriving the entry's changes: nobody may miss them silently; the subscribers resume with since.
+        console.error(`tenant '${this.tenant}': handing out entry ${seq} failed, ending its subscriptions:`, error)
+        this.endAll('failed')
+      }
     }
   }
 
   private publish(seq: number, entry: LogEntry): void {
     this.publishedSeq = seq
-    if (this.watchers.size > 0) this.tellWatchers(seq, entry)
     if (this.live.size === 0) return
     // An entry without events may still end a session (a logout): it is delivered too.
     const changes = changesOfEntry(seq, entry)
@@ -246,6 +296,7 @@ export class ChangeFeed {
   reset(seq: number): void {
     this.endAll('historyRewritten')
     this.early.clear()
+    this.due = []
     this.publishedSeq = seq
     if (this.watchers.size > 0) this.tellWatchers(seq, null)
   }
@@ -253,6 +304,7 @@ export class ChangeFeed {
   /** The state went back to what the log holds up to `seq` (a failed append): what waited after it never comes. */
   rewind(seq: number): void {
     for (const waiting of this.early.keys()) if (waiting > seq) this.early.delete(waiting)
+    this.due = this.due.filter((due) => due.seq <= seq)
     if (this.publishedSeq > seq) this.reset(seq)
   }
 }

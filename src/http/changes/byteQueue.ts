@@ -37,6 +37,25 @@ export class ByteQueue {
     return buffer
   }
 
+  /**
+   * The buffers at the front as one buffer of at most `maxBytes` (the first one whole, however long; alone, itself
+   * and not a copy), taken out; undefined when empty.
+   */
+  takeUpTo(maxBytes: number): Buffer | undefined {
+    let count = 0
+    let bytes = 0
+    for (let index = this.head; index < this.items.length; index += 1) {
+      const length = (this.items[index] as Buffer).byteLength
+      if (count > 0 && bytes + length > maxBytes) break
+      count += 1
+      bytes += length
+    }
+    if (count <= 1) return this.shift()
+    const taken = this.items.slice(this.head, this.head + count)
+    for (let index = 0; index < count; index += 1) this.shift()
+    return Buffer.concat(taken, bytes)
+  }
+
   /** Drops everything queued. */
   clear(): void {
     this.items = []

@@ -11,7 +11,12 @@
  *   data: <the event's JSON>
  *
  * its bytes made once for all the streams it goes to (the same message
- * object reaches each of them). An EventSource sends the last id back as
+ * object reaches each of them). The listener takes what is queued as one
+ * chunk (up to MAX_CHUNK_BYTES), which it writes in one `res.cork`: the
+ * events of a group commit, handed out in one round
+ * (tenants/changeFeed.ts), cost the stream one system call, each still an
+ * event of its own. The cap keeps what uWS holds for a slow client after
+ * one write as small as the socket layer of a WebSocket stream holds. An EventSource sends the last id back as
  * Last-Event-ID when it reconnects, which resumes the feed. A comment line
  * every KEEP_ALIVE_MS keeps proxies from closing a quiet stream. The
  * stream's end is an `event: end` whose data says the close code and
@@ -27,6 +32,8 @@ import type { BudgetedStream, FeedBudget } from './feedBudget.js'
 import { FEED_CLOSE, type FeedClose, type FeedMessage, type FeedOutlet } from './feedOutlet.js'
 
 export const KEEP_ALIVE_MS = 25_000
+/** The most bytes of queued events written as one chunk (see the top). */
+const MAX_CHUNK_BYTES = 64 * 1024
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n')
 
@@ -119,7 +126,7 @@ export class EventStreamOutlet implements FeedOutlet, BudgetedStream {
       // The head goes out at once: the client knows the stream is open before the first event.
       yield KEEP_ALIVE
       for (;;) {
-        const chunk = this.queue.shift()
+        const chunk = this.queue.takeUpTo(MAX_CHUNK_BYTES)
         if (chunk !== undefined) {
           if (!this.ended) this.budget.holds(this, this.queue.bytes)
           if (this.queue.bytes === 0) for (const resolve of this.drainWaiters.splice(0)) resolve()

@@ -7,11 +7,17 @@
  *
  * Each event is one text message, its bytes made once for all the sockets
  * it goes to (`bytesOf`: the same message object reaches every socket of
- * an event). uWS copies what a socket does not take at once into a buffer
- * of that socket's own; the outlet hands uWS a message only while that
- * buffer holds less than SOCKET_BUFFER_BYTES, and keeps the rest in a queue
- * of its own (byteQueue.ts), which holds the shared bytes, not copies, and
- * is handed on as the socket drains. `bufferedBytes` is both together: the
+ * an event). A message sent goes first into the outlet's queue
+ * (byteQueue.ts, which holds the shared bytes, not copies); the queues are
+ * written at the end of the round that filled them (one microtask for all
+ * outlets: the feed hands out a tenant's entries of a group commit in one
+ * round, tenants/changeFeed.ts), each socket's messages inside one
+ * `ws.cork`, so a socket costs one system call per round, however many
+ * events the round brought it: each event is still a message of its own.
+ * uWS copies what a socket does not take at once into a buffer of that
+ * socket's own; the outlet hands uWS messages only while that buffer holds
+ * less than SOCKET_BUFFER_BYTES, and keeps the rest queued, handed on as
+ * the socket drains. `bufferedBytes` is both together: the
  * subscription keeps it under CHANGE_FEED_MAX_BUFFERED_BYTES (4409 past
  * it), and the node's budget (feedBudget.ts) counts it with every other
  * stream's and cuts the streams holding the most first. A stream that ends
@@ -58,10 +64,29 @@ function bytesOf(message: FeedMessage): Buffer {
   return bytes
 }
 
+/** Outlets whose queue holds messages not yet handed to uWS: written together when the round ends (see the top). */
+let dueOutlets: WebSocketOutlet[] = []
+
+function writeDueOutlets(): void {
+  const outlets = dueOutlets
+  dueOutlets = []
+  for (const outlet of outlets) {
+    try {
+      outlet.writeQueued()
+    } catch (error) {
+      // One socket's failure must not keep the others' events back.
+      console.error('a change feed socket failed to write, closing it:', error)
+      outlet.failed()
+    }
+  }
+}
+
 export class WebSocketOutlet implements FeedOutlet, BudgetedStream {
   private open = true
   private readonly waiting = new ByteQueue()
   private readonly drainWaiters: (() => void)[] = []
+  /** Listed in dueOutlets. */
+  private due = false
 
   constructor(
     private readonly ws: WebSocket<FeedSocketData>,
@@ -71,14 +96,43 @@ export class WebSocketOutlet implements FeedOutlet, BudgetedStream {
 
   send(message: FeedMessage): void {
     if (!this.open) return
-    const bytes = bytesOf(message)
-    if (this.waiting.length === 0 && this.ws.getBufferedAmount() < SOCKET_BUFFER_BYTES) this.handOver(bytes)
-    else this.waiting.push(bytes)
-    if (this.open) this.budget.holds(this, this.bufferedBytes())
+    this.waiting.push(bytesOf(message))
+    if (this.due) return
+    this.due = true
+    if (dueOutlets.push(this) === 1) queueMicrotask(writeDueOutlets)
   }
 
-  private handOver(bytes: Buffer): void {
-    if (this.ws.send(bytes, false) === DROPPED) this.close(FEED_CLOSE.tooSlow)
+  /** The round ended: hands uWS what the queue holds, up to SOCKET_BUFFER_BYTES, in one cork. */
+  writeQueued(): void {
+    this.due = false
+    this.tookSome()
+  }
+
+  /**
+   * Hands uWS queued messages while its buffer for the socket holds less than SOCKET_BUFFER_BYTES, corked; a lone
+   * message goes without a cork (one system call either way, and a cork is a call back into JavaScript).
+   */
+  private handOverWaiting(): void {
+    while (this.open && this.waiting.length > 0) {
+      let room = SOCKET_BUFFER_BYTES - this.ws.getBufferedAmount()
+      if (room <= 0) return
+      if (this.waiting.length === 1) {
+        if (this.ws.send(this.waiting.shift() as Buffer, false) === DROPPED) this.close(FEED_CLOSE.tooSlow)
+        return
+      }
+      let dropped = false
+      this.ws.cork(() => {
+        for (let next = this.waiting.shift(); next !== undefined; next = this.waiting.shift()) {
+          if (this.ws.send(next, false) === DROPPED) {
+            dropped = true
+            return
+          }
+          room -= next.byteLength
+          if (room <= 0) return
+        }
+      })
+      if (dropped) this.close(FEED_CLOSE.tooSlow)
+    }
   }
 
   bufferedBytes(): number {
@@ -94,6 +148,15 @@ export class WebSocketOutlet implements FeedOutlet, BudgetedStream {
     this.released()
   }
 
+  /** Writing failed (a bug): ends the stream, as the feed ends a subscriber whose delivery threw. */
+  failed(): void {
+    try {
+      this.close(FEED_CLOSE.failed)
+    } catch {
+      this.onClose()
+    }
+  }
+
   /** The budget's cut: closes as too slow (the listener's close handler then tells the subscription). */
   cut(): void {
     this.close(FEED_CLOSE.overBudget)
@@ -106,14 +169,17 @@ export class WebSocketOutlet implements FeedOutlet, BudgetedStream {
 
   /** uWS: the socket took some of its buffer: hand it what waits, up to SOCKET_BUFFER_BYTES. */
   onDrain(): void {
+    this.tookSome()
+  }
+
+  /** Hands on what waits; tells the budget what is held now, and a resume waiting for room that there is some. */
+  private tookSome(): void {
     if (!this.open) return
-    for (let next = this.waiting.shift(); next !== undefined; next = this.waiting.shift()) {
-      this.handOver(next)
-      if (!this.open || this.ws.getBufferedAmount() >= SOCKET_BUFFER_BYTES) break
-    }
+    this.handOverWaiting()
     if (!this.open) return
-    this.budget.holds(this, this.bufferedBytes())
-    if (this.bufferedBytes() <= this.lowWaterBytes) this.released()
+    const held = this.bufferedBytes()
+    this.budget.holds(this, held)
+    if (held <= this.lowWaterBytes) this.released()
   }
 
   /** uWS: the socket closed (the client, a timeout, or our own end). */

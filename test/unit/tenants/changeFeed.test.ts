@@ -1,6 +1,8 @@
 /*
  * The tenant's change feed (src/tenants/changeFeed.ts) without HTTP:
- * entries told durable out of order are handed out in order; a subscriber
+ * entries told durable out of order are handed out in order, and only in
+ * the turn's check phase, after the promise reactions that answer the
+ * writes (a write's caller hears of it before any subscriber); a subscriber
  * resuming from `since` (an entry, or a place inside one) reads the log,
  * then gets live entries, with no gap and no duplicate, even while entries
  * arrive during its read; a log that no longer holds what follows `since`
@@ -58,16 +60,53 @@ class Recorder implements ChangeSubscriber {
 
 const state = new TenantState('acme')
 
+/** Until the feed handed out what was told durable (its check phase: after every promise reaction of the turn). */
+const handedOut = () => new Promise((resolve) => setImmediate(resolve))
+
 t.test('entries told out of order are handed out in order', async (t) => {
   const feed = new ChangeFeed('acme', fakeLog(new Map()), 0, () => state)
   const live = new Recorder()
   await feed.subscribe(live, null)
   feed.durable(2, entryOf(1))
+  await handedOut()
   t.same(live.got, [], 'entry 2 waits for entry 1')
   feed.durable(1, entryOf(2))
   feed.durable(3, entryOf(1))
+  await handedOut()
   t.same(live.got, ['1.0', '1.1', '2.0', '3.0'])
   t.equal(feed.publishedSeq, 3)
+})
+
+t.test('durable entries are handed out after the answers of their turn, all of a turn in one round', async (t) => {
+  const feed = new ChangeFeed('acme', fakeLog(new Map()), 0, () => state)
+  const live = new Recorder()
+  await feed.subscribe(live, null)
+  // As the durability barrier tells it: in the promise reactions of a group commit's flush, which also answer the writes.
+  const seenByAnswers: string[][] = []
+  await Promise.resolve().then(() => {
+    feed.durable(1, entryOf(1))
+    feed.durable(2, entryOf(1))
+  }).then(() => seenByAnswers.push([...live.got]))
+  t.same(seenByAnswers, [[]], 'nothing reached a subscriber before the answers')
+  t.equal(feed.publishedSeq, 0, 'nor counts as handed out: a resume reads only what the live subscribers got')
+  await handedOut()
+  t.same(live.got, ['1.0', '2.0'])
+  t.equal(feed.publishedSeq, 2)
+})
+
+t.test('a rewind takes back what was due and not handed out yet', async (t) => {
+  const feed = new ChangeFeed('acme', fakeLog(new Map()), 0, () => state)
+  const live = new Recorder()
+  await feed.subscribe(live, null)
+  feed.durable(1, entryOf(1))
+  feed.durable(2, entryOf(1))
+  feed.rewind(1)
+  await handedOut()
+  t.same(live.got, ['1.0'])
+  t.equal(feed.publishedSeq, 1)
+  feed.durable(2, entryOf(2))
+  await handedOut()
+  t.same(live.got, ['1.0', '2.0', '2.1'])
 })
 
 t.test('a resume reads the log, then goes live, with no gap and no duplicate', async (t) => {
@@ -78,6 +117,7 @@ t.test('a resume reads the log, then goes live, with no gap and no duplicate', a
     feed.durable(seq, logged.get(seq) as LogEntry)
   }
   for (let seq = 1; seq <= 600; seq += 1) publish(seq, 2)
+  await handedOut()
   const resumed = new Recorder()
   const subscribed = feed.subscribe(resumed, { seq: 3, op: 0 })
   // Entries keep coming while the log is read.
@@ -87,6 +127,7 @@ t.test('a resume reads the log, then goes live, with no gap and no duplicate', a
   }
   await subscribed
   publish(611, 1)
+  await handedOut()
   const expected = ['3.1']
   for (let seq = 4; seq <= 610; seq += 1) expected.push(`${seq}.0`, `${seq}.1`)
   expected.push('611.0')
