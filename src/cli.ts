@@ -41,6 +41,7 @@ import { installState, objectCount } from './tenants/installState.js'
 import { LogStore } from './persist/logStore.js'
 import { parseRestoreSource, rebuildState, recoverShowingProgress, type RestoreSource } from './tenants/restoreSource.js'
 import { exportTenant, importTenant } from './tenants/tenantTransfer.js'
+import { directoryRow, tenantNames } from './tenants/tenantDirectory.js'
 import { historyText, restoreOutcomeText, statusText, type RestoreOutcome } from './operatorReports.js'
 import { progress, progressAfter, type ProgressFactory } from './progress.js'
 import { startService } from './service.js'
@@ -152,7 +153,7 @@ const COMMANDS: Record<string, Command> = {
     async run(_line, config) {
       await withStore(config, async (store, { prepare }) => {
         const rows = [['tenant', 'objects', 'log entries', 'last seq', 'last snapshot']]
-        const names = [...store.tenants.getKeys()]
+        const names = tenantNames(store)
         // Counting a tenant's objects loads it: seconds for a million records. Each load that takes longer than
         // PROGRESS_GRACE_MS shows its progress, and one line in the end says what was read (stderr; the table is stdout).
         const reading = progress('read tenants', 'tenants', names.length)
@@ -179,10 +180,10 @@ const COMMANDS: Record<string, Command> = {
       refuseInCluster(config, 'snapshot')
       refuseWhileServing(config.dataDir, 'snapshot')
       await withStore(config, async (store) => {
-        const names = line.flag('all') ? [...store.tenants.getKeys()] : line.positionals.slice(0, 1)
+        const names = line.flag('all') ? tenantNames(store) : line.positionals.slice(0, 1)
         if (names.length === 0) throw new UsageError('name a tenant or --all')
         for (const tenant of names) {
-          if (store.tenants.get(tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
+          if (directoryRow(store, tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
           const replay = progress(`replay ${tenant}`, 'entries', entriesToReplay(tenant, store))
           const actor = TenantActor.recover(tenant, config, store, (done) => replay.update(done))
           replay.finish()
@@ -221,7 +222,7 @@ const COMMANDS: Record<string, Command> = {
       if (cluster !== null) {
         await withStore(config, (store, tools) =>
           tools.asWriter(tenant, false, async () => {
-            if (store.tenants.get(tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
+            if (directoryRow(store, tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
             await restoreHere(tenant, store, source)
           }),
         )
@@ -286,7 +287,7 @@ const COMMANDS: Record<string, Command> = {
       if (tenant === undefined) throw new UsageError('history needs <tenant>')
       await withStore(config, async (store, { prepare }) => {
         await prepare(tenant)
-        if (store.tenants.get(tenant) === undefined && store.snapshots.list(tenant).length === 0) throw new Error(`no tenant '${tenant}'`)
+        if (directoryRow(store, tenant) === undefined && store.snapshots.list(tenant).length === 0) throw new Error(`no tenant '${tenant}'`)
         console.log(historyText(readHistory(tenant, store)))
       })
     },
@@ -337,7 +338,7 @@ const COMMANDS: Record<string, Command> = {
       if (cluster === null) throw new Error("'cluster' needs DATABASE_URL: it reads the cluster store")
       await withClusterStore(cluster, async (store) => {
         const [nodes, leases, now] = [await store.nodes(), await store.leases(), Date.now()]
-        console.log(clusterReport(nodes, leases, [...store.tenants.getKeys()], now, cluster.leaseMs))
+        console.log(clusterReport(nodes, leases, tenantNames(store), now, cluster.leaseMs))
       })
     },
   },
