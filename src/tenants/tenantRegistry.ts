@@ -216,8 +216,8 @@ export class TenantRegistry {
     this.refuseUnopenable(tenant)
     const resting = this.resting.get(tenant)
     if (resting !== undefined) {
-      // Touching the state reloads it; the actor's wake-up moves it back among the active ones.
-      this.closed.loadOrClose(tenant, () => resting.state)
+      // Loading the state wakes the actor, which moves it back among the active ones.
+      this.closed.loadOrClose(tenant, () => resting.loadAtOnce())
       resting.lastUsedMs = Date.now()
       return resting
     }
@@ -359,7 +359,7 @@ export class TenantRegistry {
         }
         await this.placement.release(from)
         return decided
-      })
+      }, 'request')
     } catch (error) {
       if (!installed) await this.placement.release(to)
       throw error
