@@ -211,9 +211,10 @@ export class TenantRegistry {
       return active
     }
     if (this.activations.has(tenant)) throw new TenantLoading(tenant)
+    if (this.moving.has(tenant)) throw new TenantRenamed(tenant)
     // A node of a cluster activates a tenant only after claiming its lease, which waits for PostgreSQL: never at once.
     if (!this.placement.keepsTenants) throw new TenantMoved(tenant)
-    this.refuseUnopenable(tenant)
+    this.closed.refuse(tenant)
     const resting = this.resting.get(tenant)
     if (resting !== undefined) {
       // Loading the state wakes the actor, which moves it back among the active ones.
