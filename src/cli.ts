@@ -32,7 +32,8 @@
 import path from 'node:path'
 import { adminTarget, callAdminWithProgress, fetchAdmin, ServerStarting, type AdminTarget } from './admin/adminClient.js'
 import type { ServerStatus } from './admin/statusRoute.js'
-import { parseCommandLine, UsageError, type CommandLine, type OptionSpecs } from './commandLine.js'
+import { parseCommandLine, UsageError, type Command } from './commandLine.js'
+import { CLUSTER_COMMANDS } from './clusterCommands.js'
 import { loadConfig, type Config } from './config.js'
 import { refuseWhileServing, runningServer } from './persist/dataDirLock.js'
 import { TenantActor } from './tenants/tenantActor.js'
@@ -41,24 +42,12 @@ import { installState, objectCount } from './tenants/installState.js'
 import { LogStore } from './persist/logStore.js'
 import { parseRestoreSource, rebuildState, recoverShowingProgress, type RestoreSource } from './tenants/restoreSource.js'
 import { exportTenant, importTenant } from './tenants/tenantTransfer.js'
+import { directoryRow, tenantNames } from './tenants/tenantDirectory.js'
 import { historyText, restoreOutcomeText, statusText, type RestoreOutcome } from './operatorReports.js'
 import { progress, progressAfter, type ProgressFactory } from './progress.js'
 import { startService } from './service.js'
-import { haproxyConfig } from './cluster/haproxyConfig.js'
-import { runDemo } from './cluster/localDemo.js'
-import { asTenantWriter, clusterReport, restoreOnline, withClusterStore } from './cluster/clusterTools.js'
+import { asTenantWriter, restoreOnline, withClusterStore } from './cluster/clusterTools.js'
 import type { Storage } from './persist/ports.js'
-
-interface Command {
-  summary: string
-  usage: string
-  /** The options it takes (commandLine.ts); `--help` is every command's. */
-  options: OptionSpecs
-  /** The most positional arguments it takes. */
-  positionals: number
-  /** Resolves when done (exit code 0), or with the exit code of an answer that is no success (status: not running). */
-  run(line: CommandLine, config: Config): Promise<void | number>
-}
 
 /** A step of operator work that ends within this shows no progress; one that takes longer shows it as it goes. */
 const PROGRESS_GRACE_MS = 1000
@@ -152,7 +141,7 @@ const COMMANDS: Record<string, Command> = {
     async run(_line, config) {
       await withStore(config, async (store, { prepare }) => {
         const rows = [['tenant', 'objects', 'log entries', 'last seq', 'last snapshot']]
-        const names = [...store.tenants.getKeys()]
+        const names = tenantNames(store)
         // Counting a tenant's objects loads it: seconds for a million records. Each load that takes longer than
         // PROGRESS_GRACE_MS shows its progress, and one line in the end says what was read (stderr; the table is stdout).
         const reading = progress('read tenants', 'tenants', names.length)
@@ -179,10 +168,10 @@ const COMMANDS: Record<string, Command> = {
       refuseInCluster(config, 'snapshot')
       refuseWhileServing(config.dataDir, 'snapshot')
       await withStore(config, async (store) => {
-        const names = line.flag('all') ? [...store.tenants.getKeys()] : line.positionals.slice(0, 1)
+        const names = line.flag('all') ? tenantNames(store) : line.positionals.slice(0, 1)
         if (names.length === 0) throw new UsageError('name a tenant or --all')
         for (const tenant of names) {
-          if (store.tenants.get(tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
+          if (directoryRow(store, tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
           const replay = progress(`replay ${tenant}`, 'entries', entriesToReplay(tenant, store))
           const actor = TenantActor.recover(tenant, config, store, (done) => replay.update(done))
           replay.finish()
@@ -221,7 +210,7 @@ const COMMANDS: Record<string, Command> = {
       if (cluster !== null) {
         await withStore(config, (store, tools) =>
           tools.asWriter(tenant, false, async () => {
-            if (store.tenants.get(tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
+            if (directoryRow(store, tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
             await restoreHere(tenant, store, source)
           }),
         )
@@ -286,7 +275,7 @@ const COMMANDS: Record<string, Command> = {
       if (tenant === undefined) throw new UsageError('history needs <tenant>')
       await withStore(config, async (store, { prepare }) => {
         await prepare(tenant)
-        if (store.tenants.get(tenant) === undefined && store.snapshots.list(tenant).length === 0) throw new Error(`no tenant '${tenant}'`)
+        if (directoryRow(store, tenant) === undefined && store.snapshots.list(tenant).length === 0) throw new Error(`no tenant '${tenant}'`)
         console.log(historyText(readHistory(tenant, store)))
       })
     },
@@ -327,74 +316,7 @@ const COMMANDS: Record<string, Command> = {
       })
     },
   },
-  cluster: {
-    summary: 'cluster mode: the nodes, their leases and where each tenant lives',
-    usage: 'cluster\n\nReads the cluster store named by DATABASE_URL (with CLUSTER_SECRET, as the nodes run).',
-    options: {},
-    positionals: 0,
-    async run(_line, config) {
-      const cluster = config.cluster
-      if (cluster === null) throw new Error("'cluster' needs DATABASE_URL: it reads the cluster store")
-      await withClusterStore(cluster, async (store) => {
-        const [nodes, leases, now] = [await store.nodes(), await store.leases(), Date.now()]
-        console.log(clusterReport(nodes, leases, [...store.tenants.getKeys()], now, cluster.leaseMs))
-      })
-    },
-  },
-  'demo-cluster': {
-    summary: 'run a local demo cluster: PostgreSQL, three nodes and HAProxy on this machine',
-    usage:
-      'demo-cluster [--dir <dir>] [--port <n>] [--nodes <n>] [--postgres-port <n>]\n\n' +
-      'Everything is kept under --dir (default ./cluster-demo). HAProxy listens on --port (default 8000); node n on\n' +
-      'port+n, its admin listener on port+10+n, its internal listener on port+20+n; PostgreSQL on --postgres-port\n' +
-      "(default 5433). Needs Debian's postgresql and haproxy packages. Ctrl-C stops everything.",
-    options: { dir: 'value', port: 'value', nodes: 'value', 'postgres-port': 'value' },
-    positionals: 0,
-    async run(line) {
-      const number = (name: string, fallback: number, min: number, max: number) => {
-        const text = line.text(name) ?? String(fallback)
-        const value = Number(text)
-        if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${text}'`)
-        return value
-      }
-      await runDemo({
-        dir: line.text('dir') ?? 'cluster-demo',
-        port: number('port', 8000, 1, 65_500),
-        nodes: number('nodes', 3, 1, 9),
-        postgresPort: number('postgres-port', 5433, 1, 65_535),
-      })
-    },
-  },
-  'haproxy-config': {
-    summary: 'print the HAProxy configuration for the nodes of a cluster',
-    usage:
-      'haproxy-config --nodes <host:port,host:port,…> [--bind <address:port>] [--public-host <host>] [--check-every-ms <n>]\n' +
-      '               [--max-connections <n>] [--stats <address:port>]\n\n' +
-      "--nodes lists the nodes' public listeners (PORT of each). HAProxy listens on --bind (default 127.0.0.1:8000), sends each\n" +
-      'Host to one node by consistent hashing and checks GET /readyz on each node every --check-every-ms (default 500) with\n' +
-      'Host: --public-host (default BASE_DOMAIN). --max-connections (default 4096) needs about twice as many file descriptors.\n' +
-      '--stats adds a statistics page.',
-    options: { nodes: 'value', bind: 'value', 'public-host': 'value', 'check-every-ms': 'value', 'max-connections': 'value', stats: 'value' },
-    positionals: 0,
-    async run(line, config) {
-      const nodes = line.text('nodes')
-      if (nodes === undefined) throw new UsageError('haproxy-config needs --nodes')
-      const checkEvery = line.text('check-every-ms') ?? '500'
-      if (!/^\d{2,6}$/.test(checkEvery)) throw new UsageError(`--check-every-ms must be a number of milliseconds, got '${checkEvery}'`)
-      const maxConnections = line.text('max-connections') ?? '4096'
-      if (!/^\d{1,6}$/.test(maxConnections) || Number(maxConnections) < 1) throw new UsageError(`--max-connections must be a positive number, got '${maxConnections}'`)
-      process.stdout.write(
-        haproxyConfig({
-          nodes: nodes.split(',').map((node) => node.trim()).filter((node) => node !== ''),
-          bind: line.text('bind') ?? '127.0.0.1:8000',
-          publicHost: line.text('public-host') ?? config.baseDomain,
-          checkEveryMs: Number(checkEvery),
-          stats: line.text('stats') ?? null,
-          maxConnections: Number(maxConnections),
-        }),
-      )
-    },
-  },
+  ...CLUSTER_COMMANDS,
 }
 
 /** Rebuilds a tenant from its history or a snapshot file and installs the result, in this process. */

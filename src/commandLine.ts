@@ -9,6 +9,7 @@
  * command's usage and exits with 2, the usual code of a usage error.
  */
 import { parseArgs } from 'node:util'
+import type { Config } from './config.js'
 
 /** An option of a command: `value` takes text (`--out file`), `flag` none (`--all`). */
 export type OptionKind = 'value' | 'flag'
@@ -72,4 +73,16 @@ export function parseCommandLine(command: string, args: readonly string[], optio
     throw new UsageError(maxPositionals === 0 ? `'${command}' takes no arguments, got '${extra}'` : `unexpected argument '${extra}' for '${command}'`)
   }
   return new CommandLine(parsed.values, parsed.positionals, help)
+}
+
+/** An operator command (cli.ts): its help, what it takes, and what it does. */
+export interface Command {
+  summary: string
+  usage: string
+  /** The options it takes (see the top); `--help` is every command's. */
+  options: OptionSpecs
+  /** The most positional arguments it takes. */
+  positionals: number
+  /** Resolves when done (exit code 0), or with the exit code of an answer that is no success (status: not running). */
+  run(line: CommandLine, config: Config): Promise<void | number>
 }

@@ -110,6 +110,8 @@ export interface Config {
   readonly idleEvictMs: number
   /** Most tenants held in memory at once; past it the least recently used is evicted (0: no cap). */
   readonly maxActiveTenants: number
+  /** Most requests waiting in one tenant's mailbox for its exclusive job; past it a request gets 503 (tenants/mailbox.ts; 0: no limit). */
+  readonly tenantMailboxMaxRequests: number
   /** Longest slice of a long read (scan, sort, summary, report) before it yields to the event loop (tenants/slicedRead.ts). */
   readonly readSliceMs: number
   /** CPU ms per second a tenant's heavy reads may take; past it they get 429 (tenants/heavyReadBudget.ts; 0: no budget). */
@@ -163,6 +165,13 @@ export function parseTrustedProxies(text: string): string[] {
  * "Compression").
  */
 const DEFAULT_COMPRESSION_MIN_BYTES = 1024
+
+/**
+ * Requests one tenant may have waiting for its exclusive job (a batch, a long read in slices, a restore, an eviction's
+ * snapshot): far more than its users' connections send in the seconds the longest such job takes, few enough that a
+ * burst against one held tenant cannot hold requests (and their bodies) in memory without bound.
+ */
+const DEFAULT_TENANT_MAILBOX_MAX_REQUESTS = 1000
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const text = env[name]
@@ -229,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     recoverOnStart: env.RECOVER_ON_START === '1',
     idleEvictMs: integer(env, 'IDLE_EVICT_MS', 30 * MINUTE_MS),
     maxActiveTenants: integer(env, 'MAX_ACTIVE_TENANTS', 10_000),
+    tenantMailboxMaxRequests: integer(env, 'TENANT_MAILBOX_MAX_REQUESTS', DEFAULT_TENANT_MAILBOX_MAX_REQUESTS),
     readSliceMs: integer(env, 'READ_SLICE_MS', 4),
     tenantHeavyReadMsPerS: integer(env, 'TENANT_HEAVY_READ_MS_PER_S', 500),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',

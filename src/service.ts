@@ -99,7 +99,7 @@ function apiKeysFor(config: Config): Set<string> {
  */
 async function activateAll(registry: TenantRegistry): Promise<void> {
   // Cluster mode: tenants settle where HAProxy sends their requests; a node that claimed them all would hold them all.
-  if (registry.placement !== null) return
+  if (!registry.placement.keepsTenants) return
   const max = registry.config.maxActiveTenants
   const names = registry.names()
   const total = max > 0 ? Math.min(max, names.length) : names.length
@@ -146,7 +146,7 @@ async function openBackend(config: Config): Promise<Backend> {
 export async function startService(config: Config): Promise<RunningService> {
   const { store, node, close: closeBackend } = await openBackend(config)
   rebuildGlobalIndexesIfOld(store, config.quiet ? undefined : console.log)
-  const registry = new TenantRegistry(config, store, node?.placement ?? null)
+  const registry = new TenantRegistry(config, store, node?.placement)
   // Before any tenant is activated: it hears of every one (webhooks/webhookDeliverer.ts).
   const webhooks = new WebhookDeliverer(registry, config)
   const services: Services = {

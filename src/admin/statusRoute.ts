@@ -61,7 +61,7 @@ export function serverStatus(sources: StatusSources): ServerStatus {
     host: config.host,
     baseDomain: config.baseDomain,
     ports: sources.ports(),
-    tenants: { known: registry.names().length, inMemory: registry.activeCount, closed: registry.closedTenants().size },
+    tenants: { known: registry.names().length, inMemory: registry.activeCount, closed: registry.closed.all.size },
     memory: { residentBytes: memory.rss, heapUsedBytes: memory.heapUsed, heapTotalBytes: memory.heapTotal },
     log: { entries: store.logEntryCount(), storeBytes: embedded ? store.space.measure() : null, storeLimitBytes: embedded ? store.space.limitBytes : null },
   }

@@ -18,12 +18,15 @@
  * to an operator (releaseCall.ts) is not claimed again for a short while.
  */
 import type { Placed, Placement } from '../tenants/placement.js'
+import { directoryRow } from '../tenants/tenantDirectory.js'
 import type { ClusterStore } from './clusterStore.js'
 import type { LeaseKeeper } from './leaseKeeper.js'
 import type { Membership } from './membership.js'
 import { HAND_BACK_MS } from './releaseCall.js'
 
 export class ClusterPlacement implements Placement {
+  /** Another node may take a tenant this one lets go of (placement.ts). */
+  readonly keepsTenants = false
   /** Tenants claimed by this node since start, and those among them taken over from another node (/metrics). */
   claims = 0
   takeovers = 0
@@ -46,7 +49,7 @@ export class ClusterPlacement implements Placement {
       if (Date.now() < handedBackUntilMs) return { kind: 'elsewhere', nodeId: 'operator', nodeUrl: '' }
       this.handedBack.delete(tenant)
     }
-    if (this.store.tenants.get(tenant) === undefined && (await this.store.refreshTenant(tenant)) === undefined) return { kind: 'unknown' }
+    if (directoryRow(this.store, tenant) === undefined && (await this.store.refreshTenant(tenant)) === undefined) return { kind: 'unknown' }
     const claimed = await this.claim(tenant)
     if (claimed !== true) return claimed
     await this.store.prepare(tenant)

@@ -37,7 +37,7 @@ export const ERROR_CATALOGUE = {
   'TL01-9006': { status: 413, when: 'request body larger than the limit' },
   'TL01-9007': { status: 406, when: 'answer format not offered here (an export asked of an answer that is no list, summary or report)' },
   'TL01-9010': { status: 429, when: 'too many requests' },
-  'TL01-9011': { status: 503, when: 'engine cannot accept writes now' },
+  'TL01-9011': { status: 503, when: 'engine cannot accept writes now, or the tenant has too many requests waiting (TENANT_MAILBOX_MAX_REQUESTS)' },
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE

@@ -6,15 +6,18 @@
  * flush of the newest append covers every earlier one: waiting until `seq`
  * is durable is waiting for that newest flush, then comparing.
  *
- * Once an append fails, nothing from that entry on is acknowledged
- * (`failedFromSeq`): its own caller and every later one get
- * WritesUnavailable, and the tenant is told once (`onFailed`) so that it
- * reloads what is on disk (reloadAfterFailure.ts) and resets the barrier.
+ * Once an append fails, nothing from that entry on is acknowledged: its own
+ * caller and every later one get WritesUnavailable. The tenant is told
+ * (`onFailed`, again only for a failure of an earlier entry) and keeps the
+ * sequence number in its phase (tenantActor.ts: 'failed', or 'released' in
+ * cluster mode), which the barrier asks (`failedFrom`) until the tenant has
+ * reloaded what is on disk (reloadAfterFailure.ts) and reset the barrier.
  *
  * The callbacks are given once, at construction: an append allocates no
  * more than the promise chain of the log's own append.
  */
 import type { LogEntry } from '../engine/logEntry.js'
+import { assert } from '../assert.js'
 import type { TenantLog } from '../persist/ports.js'
 import { WritesUnavailable } from './tenantErrors.js'
 
@@ -23,8 +26,6 @@ export class DurabilityBarrier {
   durableSeq: number
   /** The flush of the newest appended entry (it covers every earlier one). */
   private lastFlush: Promise<void> = Promise.resolve()
-  /** Set when an append failed: entries from this sequence on are not durable. */
-  private failedFromSeq: number | null = null
 
   constructor(
     private readonly log: TenantLog,
@@ -32,8 +33,10 @@ export class DurabilityBarrier {
     seq: number,
     /** Hears the size of each entry that became durable. */
     private readonly onLogged: (bytes: number) => void,
-    /** Hears the first failed append (the sequence number from which nothing is durable). */
+    /** Hears a failed append (the sequence number from which nothing is durable), unless one before it failed already. */
     private readonly onFailed: (seq: number, error: unknown) => void,
+    /** The sequence number from which nothing is acknowledged since an append failed; null while none did. */
+    private readonly failedFrom: () => number | null,
     /** Hears each entry that became durable (the change feed). */
     private readonly onDurable: (seq: number, entry: LogEntry) => void,
   ) {
@@ -44,7 +47,8 @@ export class DurabilityBarrier {
   append(seq: number, entry: LogEntry): Promise<void> {
     const flush = this.log.append(this.tenant, seq, entry).then(
       (bytes) => {
-        if (this.failedFromSeq !== null && seq >= this.failedFromSeq) throw new WritesUnavailable()
+        const failedFrom = this.failedFrom()
+        if (failedFrom !== null && seq >= failedFrom) throw new WritesUnavailable()
         if (seq > this.durableSeq) this.durableSeq = seq
         this.onLogged(bytes)
         this.onDurable(seq, entry)
@@ -62,23 +66,19 @@ export class DurabilityBarrier {
   async durable(seq: number): Promise<void> {
     if (seq <= this.durableSeq) return
     await this.lastFlush
-    if (this.failedFromSeq !== null || seq > this.durableSeq) throw new WritesUnavailable()
-  }
-
-  /** Writes are refused from a failed append until the tenant has reloaded (reset). */
-  refuseWhileFailed(): void {
-    if (this.failedFromSeq !== null) throw new WritesUnavailable()
+    if (this.failedFrom() !== null || seq > this.durableSeq) throw new WritesUnavailable()
   }
 
   /** The state in memory is what the log holds up to `seq` (reloaded, or replaced by a restore). */
   reset(seq: number): void {
+    assert(this.failedFrom() === null, 'the barrier is reset while the tenant still counts a failed append')
     this.durableSeq = seq
-    this.failedFromSeq = null
   }
 
   private fail(seq: number, error: unknown): void {
-    if (this.failedFromSeq !== null && this.failedFromSeq <= seq) return
-    this.failedFromSeq = seq
+    const failedFrom = this.failedFrom()
+    if (failedFrom !== null && failedFrom <= seq) return
     this.onFailed(seq, error)
+    assert(this.failedFrom() === seq, 'a failed append is not counted by the tenant')
   }
 }

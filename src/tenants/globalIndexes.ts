@@ -21,11 +21,10 @@
  * same event-loop turn as the log entry, so they share its commit. The
  * tenant's state stays the judge; the index only says where to look.
  *
- * The tenant directory's `webhooks` marker (TenantInfo) is kept the same
- * way: a write that made a webhook start or stop delivering (not the
- * deliveries' own bookkeeping) sets it when the tenant has an active one
- * after the write and clears it when not, so a restart wakes exactly the
- * tenants whose deliveries must go on (webhooks/).
+ * The tenant directory's `webhooks` marker (tenantDirectory.ts) is kept
+ * from the same writes: one that made a webhook start or stop delivering
+ * (not the deliveries' own bookkeeping) has the marker say whether the
+ * tenant has an active webhook after it.
  *
  * Layout. The string key `\u0001layout` of the emails table names the layout. A data
  * directory without it (written when the tables held `e-mail → tenant`,
@@ -34,8 +33,9 @@
  * derived data.
  */
 import type { Rec } from '../domain/schema.js'
-import { LogCorruptError, type GlobalDirectory, type GlobalIndexKey, type Storage, type TenantInfo } from '../persist/ports.js'
+import { LogCorruptError, type GlobalDirectory, type GlobalIndexKey, type Storage } from '../persist/ports.js'
 import { recoverTenant, RecoveryError } from './recovery.js'
+import { markWebhooks, tenantNames } from './tenantDirectory.js'
 import { liveUserWithEmail } from '../domain/resources/user.js'
 import { EMAIL_MAX_LENGTH } from '../domain/values.js'
 import { webhookDelivers } from '../domain/webhooks.js'
@@ -129,7 +129,7 @@ export function indexGlobals(store: GlobalDirectory, tenant: string, tx: WriteTx
     if (op.type === 'User' && op.op === 'put') noteEmail(emails, op.rec)
     else if (op.type === 'PasswordConfirmation') indexConfirmation(store, tenant, op)
   }
-  if (tx.ops.some((op) => op.type === WEBHOOK_TYPE) && webhookTurned(tx)) markWebhooks(store, tenant, tx.state)
+  if (tx.ops.some((op) => op.type === WEBHOOK_TYPE) && webhookTurned(tx)) markWebhooks(store, tenant, hasActiveWebhook(tx.state))
   for (const previous of tx.previousRecords('User')) noteEmail(emails, previous)
   for (const email of emails) {
     const key = keyOf(email, tenant)
@@ -152,23 +152,10 @@ function webhookTurned(tx: WriteTx): boolean {
   return false
 }
 
-/** Whether the state holds an active webhook. */
-function hasActiveWebhook(state: TenantState): boolean {
+/** Whether the state holds an active webhook (what the directory's `webhooks` marker says). */
+export function hasActiveWebhook(state: TenantState): boolean {
   for (const webhook of state.collection(WEBHOOK_TYPE).values()) if (webhookDelivers(webhook)) return true
   return false
-}
-
-/** The directory row with the `webhooks` marker as the state says (see the top). */
-export function withWebhooksMarker(info: TenantInfo, state: TenantState): TenantInfo {
-  const { webhooks: _was, ...rest } = info
-  return hasActiveWebhook(state) ? { ...rest, webhooks: true } : rest
-}
-
-/** Sets or clears the tenant's `webhooks` marker when it differs from what the state says. */
-export function markWebhooks(store: GlobalDirectory, tenant: string, state: TenantState): void {
-  const info = store.tenants.get(tenant)
-  if (info === undefined || (info.webhooks === true) === hasActiveWebhook(state)) return
-  void store.tenants.put(tenant, withWebhooksMarker(info, state))
 }
 
 function indexConfirmation(store: GlobalDirectory, tenant: string, op: Op): void {
@@ -183,7 +170,7 @@ function indexConfirmation(store: GlobalDirectory, tenant: string, op: Op): void
  * once, over all tenants: an operator action, not a request path.
  */
 export function indexGlobalsOfState(store: GlobalDirectory, tenant: string, state: TenantState): void {
-  markWebhooks(store, tenant, state)
+  markWebhooks(store, tenant, hasActiveWebhook(state))
   const emails = liveEmailsOf(state)
   const confirmations = confirmationHashesOf(state)
   for (const email of emails) void store.emails.put(keyOf(email, tenant), '')
@@ -215,7 +202,7 @@ export function rebuildGlobalIndexesIfOld(store: Storage, say?: (line: string) =
   const emailKeys: [string, string][] = []
   const confirmationKeys: [string, string][] = []
   const result: IndexRebuild = { tenants: 0, emails: 0, confirmations: 0, skipped: [] }
-  for (const tenant of store.tenants.getKeys()) {
+  for (const tenant of tenantNames(store)) {
     let state: TenantState
     try {
       state = recoverTenant(tenant, store).state

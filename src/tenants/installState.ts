@@ -10,10 +10,11 @@
  * directory gets its row if it had none. The snapshot is written first: a
  * crash before it leaves the tenant as it was.
  */
-import { indexGlobalsOfState, withWebhooksMarker } from './globalIndexes.js'
+import { hasActiveWebhook, indexGlobalsOfState } from './globalIndexes.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { Storage } from '../persist/ports.js'
 import { snapshotBodyOf } from './recovery.js'
+import { installRow } from './tenantDirectory.js'
 
 export interface InstalledState {
   /** The sequence number the state now has; the next write gets the one after. */
@@ -47,7 +48,7 @@ export async function installState(
   const { file, bytes } = await store.snapshots.write(tenant, seq, at, snapshotBodyOf(state), options.onProgress)
   state.seq = seq
   indexGlobalsOfState(store, tenant, state)
-  if (store.tenants.get(tenant) === undefined) void store.tenants.put(tenant, withWebhooksMarker({ createdAt: options.createdAt ?? Date.now() }, state))
+  installRow(store, tenant, options.createdAt ?? Date.now(), hasActiveWebhook(state))
   await store.flushed()
   return { seq, file, at, bytes, objects: objectCount(state), previousLastSeq }
 }

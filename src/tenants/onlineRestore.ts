@@ -104,7 +104,7 @@ export class OnlineRestores {
         const installed = await installState(state, registry.store, { onProgress: (done) => encode?.update(done) })
         encode?.finish()
         actor?.replaceState(state, installed.at)
-        registry.reopen(tenant)
+        registry.closed.reopen(tenant)
         return installed
       }
       note?.(`swap ${tenant}: the restored state is written as a snapshot and put in place; the tenant's requests wait meanwhile`)

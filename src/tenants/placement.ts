@@ -1,8 +1,9 @@
 /*
- * Placement: which node serves a tenant, the one question cluster mode adds
- * to the registry (ARCHITECTURE.md §8). The embedded default has no placement (every
- * tenant is this process's); in cluster mode src/cluster/ answers it from the
- * tenant's lease in PostgreSQL.
+ * Placement: which process serves a tenant, the one question cluster mode
+ * adds to the registry (ARCHITECTURE.md §8). The registry always has one:
+ * the embedded default's (EmbeddedPlacement, below) answers at once that
+ * every tenant in the directory is this process's, for good; in cluster
+ * mode src/cluster/ answers it from the tenant's lease in PostgreSQL.
  *
  * The registry asks `acquire` before it activates a tenant: 'mine' once this
  * node holds the tenant's lease and the storage has what recovery reads
@@ -14,11 +15,23 @@
  * stops answering for the tenant before another node can take it. When the
  * placement finds a lease lost (a renewal refused, a fenced append) it tells
  * the registry through `onLost`, which drops the actor at once.
+ *
+ * `keepsTenants` is what follows from there being one server or several. A
+ * process that is its tenants' only server keeps what it once loaded: a
+ * tenant put to rest stays as a resting actor (its state reloaded from disk
+ * when used again), a tenant whose append failed reloads in place, a tenant
+ * it created stays active, and one may be loaded at once (operator tools).
+ * A node of a cluster keeps nothing it lets go of, since another node may
+ * take the tenant from then on and the state here would go stale.
  */
+import type { GlobalDirectory } from '../persist/ports.js'
+import { directoryRow } from './tenantDirectory.js'
 
 export type Placed = { readonly kind: 'mine' } | { readonly kind: 'elsewhere'; readonly nodeUrl: string; readonly nodeId: string } | { readonly kind: 'unknown' }
 
 export interface Placement {
+  /** Whether this process is its tenants' only server and keeps what it once loaded (see the top). */
+  readonly keepsTenants: boolean
   /** Claims the tenant for this node unless another node holds a live lease; 'unknown' for a tenant that does not exist. */
   acquire(tenant: string): Promise<Placed>
   /** The tenant's actor is built: what was fetched for its recovery may go. */
@@ -31,4 +44,31 @@ export interface Placement {
   serving(tenant: string): boolean
   /** Where the registry hears of a tenant this node lost (an actor to drop at once). */
   onLost(listener: (tenant: string) => void): void
+}
+
+/** The embedded default: this process is the only server of every tenant in its directory. */
+export class EmbeddedPlacement implements Placement {
+  readonly keepsTenants = true
+
+  constructor(private readonly directory: GlobalDirectory) {}
+
+  async acquire(tenant: string): Promise<Placed> {
+    return directoryRow(this.directory, tenant) === undefined ? { kind: 'unknown' } : { kind: 'mine' }
+  }
+
+  recovered(): void {}
+
+  /** The registry has checked the name is free; nothing else can take it. */
+  async claimNew(): Promise<boolean> {
+    return true
+  }
+
+  async release(): Promise<void> {}
+
+  serving(): boolean {
+    return true
+  }
+
+  /** Nothing is ever lost. */
+  onLost(): void {}
 }

@@ -9,6 +9,7 @@
  */
 import type { Storage } from '../persist/ports.js'
 import { recoverTenant, type Recovered } from './recovery.js'
+import { TenantRefusal } from './tenantErrors.js'
 
 export interface ReloadableTenant {
   readonly tenant: string
@@ -19,9 +20,14 @@ export interface ReloadableTenant {
 
 export function reloadAfterFailedAppend(tenant: ReloadableTenant, store: Storage, seq: number, error: unknown): void {
   console.error(`tenant '${tenant.tenant}': log append of entry ${seq} failed, reloading from disk:`, error instanceof Error ? error.message : error)
-  void tenant.exclusive(async () => {
-    await store.flushed().catch(() => undefined)
-    await store.truncateAfter(tenant.tenant, seq - 1).catch(() => undefined)
-    tenant.reloadedAfterFailure(recoverTenant(tenant.tenant, store))
-  })
+  tenant
+    .exclusive(async () => {
+      await store.flushed().catch(() => undefined)
+      await store.truncateAfter(tenant.tenant, seq - 1).catch(() => undefined)
+      tenant.reloadedAfterFailure(recoverTenant(tenant.tenant, store))
+    })
+    .catch((refused: unknown) => {
+      // Renamed away or released meanwhile: nothing is served from this actor any more. Anything else stays fatal.
+      if (!(refused instanceof TenantRefusal)) throw refused
+    })
 }

@@ -13,49 +13,29 @@
  * no response shows state that a crash could take back (ARCHITECTURE.md §2.3).
  * When the tenant is idle and all of it is durable already (no write in
  * flight), the answer is returned as it is, not as a promise: a GET then
- * answers inside the HTTP handler that received it (maybePromise.ts).
+ * answers inside the HTTP handler that received it (maybePromise.ts). A
+ * long read (scan, sort, summary, report) runs in slices (slicedRead.ts):
+ * from the end of its first slice to its last the actor holds the tenant,
+ * so it answers one state while the other tenants go on between slices.
  *
- * Long reads. A scan, sort, summary or report is written as steps and
- * read in slices (readInSlices, slicedRead.ts): its first slice runs at
- * once like any read; should it need more, the actor holds the tenant from
- * that moment (synchronously, so no write comes between) until its last
- * slice, one slice per event-loop turn. The read therefore answers one
- * state, as a read of one piece would; the tenant's own requests wait for
- * it, the other tenants' go on between its slices. Its answer then waits
- * for the durable barrier like any read. The slices' time is spent from the
- * tenant's heavy-read budget (heavyReadBudget.ts).
+ * Exclusive jobs. Loading, a batch, a write in slices (an import:
+ * slicedWrite.ts), an online restore, a rename and an eviction need the
+ * tenant to themselves across awaits; they run one at a
+ * time and whoever comes meanwhile waits in the mailbox (mailbox.ts), which
+ * refuses a request past TENANT_MAILBOX_MAX_REQUESTS waiting (503).
  *
- * Exclusive jobs. Activation, a batch, a write in slices (an import:
- * slicedWrite.ts) and an online restore need the tenant to themselves
- * across awaits; they run one at a time and other requests wait
- * for them (the mailbox).
+ * Phases (tenantPhase.ts): serving, resting, loading, failed, released,
+ * moved, each holding only what is valid in it. A resting tenant is loaded
+ * explicitly by its next caller: a request wakes it a slice per turn (wake;
+ * a request in flight that holds the actor waits for it), an operator tool
+ * loads it at once (loadAtOnce). A released or moved actor refuses all.
  *
- * Renaming. A tenant moved to another name (tenantRename.ts) leaves its
- * actor retired: what waited for the move, and any later write given this
- * actor, is refused as TenantRenamed.
- *
- * Rest. An idle tenant may be put to rest (hibernate(), inside an exclusive
- * job, after its snapshot): its state is dropped and reloaded from disk the
- * moment anything touches `state` again, so a reference held by a request
- * in flight stays valid. Callers waiting for an exclusive job are counted
- * (`waiting`, the mailbox depth).
- *
- * Release (cluster mode). A tenant this node stops serving (lease lost or
- * given back) is released: its state is dropped and never reloaded here,
- * since another node may write to it from now on; whatever still holds the
- * actor gets TenantMoved, and a retry reaches the tenant's new owner.
- *
- * The actor itself is the mailbox and the write funnel; its other duties
- * are pieces of their own, each with its comment:
- *
- *   durabilityBarrier.ts   which applied entries are on disk; the append of
- *                          each entry to the tenant log (persist/ports.ts)
- *   reloadAfterFailure.ts  after a failed append: truncate, reload from disk
- *                          (nothing from that entry on is acknowledged:
- *                          WritesUnavailable, and callers may retry)
- *   snapshotSchedule.ts    when to snapshot, the snapshot, pruning after it
- *   spaceGuard.ts          writes against the store's ceiling (StoreFull,
- *                          FileTooLarge) and reclaiming the log's space
+ * The actor itself is the write funnel; its other duties are pieces of
+ * their own, each with its comment: durabilityBarrier.ts (which applied
+ * entries are on disk; the append of each), reloadAfterFailure.ts (after a
+ * failed append: truncate, reload; nothing from that entry on is
+ * acknowledged), snapshotSchedule.ts (when to snapshot, pruning after it),
+ * spaceGuard.ts (writes against the store's ceiling).
  *
  * One path for a write: decide on a WriteTx (the route's closure) → applied
  * to the state as it goes → the global indexes learn what it did
@@ -63,7 +43,7 @@
  * the caller's answer.
  */
 import type { Config } from '../config.js'
-import { assert } from '../assert.js'
+import { assert, assertionFailed } from '../assert.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { Storage } from '../persist/ports.js'
 import { recoverTenant, recoverTenantInTurns, type Recovered, type RecoveryReport } from './recovery.js'
@@ -72,15 +52,16 @@ import { DurabilityBarrier } from './durabilityBarrier.js'
 import { indexGlobals } from './globalIndexes.js'
 import { HeavyReadBudget } from './heavyReadBudget.js'
 import { LOG_ENTRY_FORMAT, type LogEntry } from '../engine/logEntry.js'
+import { Mailbox, type Waiter } from './mailbox.js'
 import { reloadAfterFailedAppend } from './reloadAfterFailure.js'
 import { SlicedRead } from './slicedRead.js'
 import { decideInSlices } from './slicedWrite.js'
 import { SnapshotSchedule, type SnapshotResult } from './snapshotSchedule.js'
 import { SpaceGuard } from './spaceGuard.js'
-import { TenantMoved } from './tenantErrors.js'
+import { TenantMoved, TenantRenamed, WritesUnavailable } from './tenantErrors.js'
+import { afterFailedAppend, failedFromSeq, stateOf, type TenantPhase } from './tenantPhase.js'
 import type { Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
-import { TenantRenamed } from './tenantErrors.js'
 import { WriteTx } from '../engine/writeTx.js'
 
 /**
@@ -90,23 +71,15 @@ import { WriteTx } from '../engine/writeTx.js'
 export type AppendFailurePolicy = (actor: TenantActor, seq: number, error: unknown) => void
 
 export class TenantActor {
-  /** The state in memory; null while the tenant rests. */
-  private loaded: TenantState | null = null
-  /** Cluster mode: this node no longer serves the tenant; nothing reloads the state here any more. */
-  private released = false
-  private busy: Promise<void> | null = null
+  /** Where the tenant is in its life (tenantPhase.ts); only the transitions below change it. */
+  private current: TenantPhase
+  private readonly mailbox: Mailbox
   private readonly barrier: DurabilityBarrier
   private readonly snapshots: SnapshotSchedule
   private readonly space: SpaceGuard
   lastRecovery: RecoveryReport
-  /** Callers waiting for an exclusive job to finish (the mailbox depth). */
-  waiting = 0
   /** When a request last asked for this tenant (idle eviction, least recently used). */
   lastUsedMs = Date.now()
-  /** Told when a resting tenant is loaded again. */
-  private onWake: (() => void) | null = null
-  /** Set when the tenant moved to another name (retire()): what still waits here is refused. */
-  private moved = false
   /** The CPU budget of this tenant's heavy reads (heavyReadBudget.ts, slicedRead.ts). */
   readonly heavyReads: HeavyReadBudget
   /** The durable entries' changes, for the change feed's subscribers and the webhooks (changeFeed.ts). */
@@ -120,14 +93,20 @@ export class TenantActor {
     report: RecoveryReport,
     appendFailure: AppendFailurePolicy | undefined,
   ) {
-    this.state = state
+    this.current = { kind: 'serving', state }
+    this.mailbox = new Mailbox(tenant, config.tenantMailboxMaxRequests)
     this.changes = new ChangeFeed(tenant, store, state.seq, () => this.state)
+    const afterFailure: AppendFailurePolicy = appendFailure ?? ((actor, seq, error) => reloadAfterFailedAppend(actor, store, seq, error))
     this.barrier = new DurabilityBarrier(
       store,
       tenant,
       state.seq,
       (bytes) => this.snapshots.noteLogged(bytes),
-      appendFailure === undefined ? (seq, error) => reloadAfterFailedAppend(this, store, seq, error) : (seq, error) => appendFailure(this, seq, error),
+      (seq, error) => {
+        this.appendFailed(seq)
+        afterFailure(this, seq, error)
+      },
+      () => failedFromSeq(this.current),
       (seq, entry) => this.changes.durable(seq, entry),
     )
     this.lastRecovery = report
@@ -155,62 +134,29 @@ export class TenantActor {
     return new TenantActor(tenant, config, store, new TenantState(tenant), report, appendFailure)
   }
 
-  /**
-   * The tenant's state; a resting tenant is reloaded from disk (its newest snapshot and the log after it) at once,
-   * holding up every tenant meanwhile: requests wake it with `wake` first.
-   */
+  /** The state while in memory (serving, failed); TenantMoved, TenantRenamed once it left; at rest a bug (load it first). */
   get state(): TenantState {
-    if (this.loaded !== null) return this.loaded
-    if (this.released) throw new TenantMoved(this.tenant)
-    return this.reloaded(recoverTenant(this.tenant, this.store))
+    const phase = this.current
+    const state = stateOf(phase)
+    if (state !== null) return state
+    if (phase.kind === 'released') throw new TenantMoved(this.tenant)
+    if (phase.kind === 'moved') throw new TenantRenamed(this.tenant)
+    return assertionFailed(`the state of tenant '${this.tenant}' is touched while ${phase.kind}: it is loaded first (wake, loadAtOnce)`)
   }
 
-  /**
-   * Reloads a resting tenant a slice per event-loop turn, as an exclusive job (its requests wait in the mailbox).
-   * Should something touch `state` meanwhile (reloading it at once), that state is kept: writes may have gone to it.
-   */
-  async wake(): Promise<void> {
-    if (this.loaded !== null) return
-    if (this.released) throw new TenantMoved(this.tenant)
-    await this.exclusive(async () => {
-      if (this.loaded !== null) return
-      const recovered = await recoverTenantInTurns(this.tenant, this.store)
-      if (this.loaded === null) this.reloaded(recovered)
-    })
+  /** Whether the state is not in memory here: at rest or loading, or for good (released, moved). */
+  get resting(): boolean {
+    return stateOf(this.current) === null
   }
 
-  private reloaded({ state, report }: Recovered): TenantState {
-    this.lastRecovery = report
-    this.snapshots.restart(report.replayedEntries)
-    this.state = state
-    return state
-  }
-
-  /** Takes the state recovered after a failed append (reloadAfterFailure.ts); writes are accepted again. */
-  reloadedAfterFailure({ state, report }: Recovered): void {
-    this.state = state
-    this.barrier.reset(state.seq)
-    this.changes.rewind(state.seq)
-    this.lastRecovery = report
-  }
-
-  set state(state: TenantState) {
-    const wasResting = this.loaded === null
-    this.loaded = state
-    if (wasResting && this.onWake !== null) {
-      const onWake = this.onWake
-      this.onWake = null
-      onWake()
-    }
+  /** Callers waiting for an exclusive job to finish (the mailbox depth). */
+  get waiting(): number {
+    return this.mailbox.waiting
   }
 
   /** Longest slice of a long read (READ_SLICE_MS). */
   get sliceMs(): number {
     return this.config.readSliceMs
-  }
-
-  get resting(): boolean {
-    return this.loaded === null
   }
 
   get logEntriesSinceSnapshot(): number {
@@ -222,12 +168,82 @@ export class TenantActor {
     return this.snapshots.lastSnapshotAt
   }
 
+  /** The state when a caller may use it at once: in memory, and no job holds the tenant; null otherwise. */
+  private stateNow(): TenantState | null {
+    return this.mailbox.held ? null : stateOf(this.current)
+  }
+
+  /** One step towards stateNow(): waits for the job holding the tenant, or loads a resting one; refuses one that left. */
+  private async towardsServing(who: Waiter): Promise<void> {
+    if (this.mailbox.held) return this.mailbox.waitTurn(who)
+    const { kind } = this.current
+    if (kind === 'resting') return this.wake()
+    if (kind === 'released' || kind === 'moved') return void this.state // refused: TenantMoved, TenantRenamed
+    assertionFailed(`tenant '${this.tenant}' is ${kind}, and free: nothing to wait for`)
+  }
+
+  /** Loads a resting tenant a slice per turn, as an exclusive job; one loaded at once meanwhile keeps that state (written to). */
+  async wake(): Promise<void> {
+    while (this.mailbox.held) await this.mailbox.waitTurn('tenant')
+    const resting = this.current
+    if (resting.kind !== 'resting') return void this.state // loaded meanwhile; or refused once it left
+    await this.mailbox.hold(async () => {
+      this.current = { kind: 'loading', onWake: resting.onWake }
+      let recovered: Recovered
+      try {
+        recovered = await recoverTenantInTurns(this.tenant, this.store)
+      } catch (error) {
+        if (this.current.kind === 'loading') this.current = resting
+        throw error
+      }
+      if (this.current.kind === 'loading') this.loaded(recovered)
+    })
+    assert(this.current.kind !== 'resting' && this.current.kind !== 'loading', 'a tenant woke without its state')
+  }
+
+  /** Loads a resting (or loading) tenant at once, holding up every tenant: operator tools (TenantRegistry.get), tests. */
+  loadAtOnce(): TenantState {
+    const { kind } = this.current
+    if (kind !== 'resting' && kind !== 'loading') return this.state
+    return this.loaded(recoverTenant(this.tenant, this.store))
+  }
+
+  private loaded({ state, report }: Recovered): TenantState {
+    const phase = this.current
+    assert(phase.kind === 'resting' || phase.kind === 'loading', `a tenant is loaded while ${phase.kind}`)
+    assert(state.seq === this.barrier.durableSeq, 'a tenant is loaded without every entry it made durable')
+    this.current = { kind: 'serving', state }
+    this.lastRecovery = report
+    this.snapshots.restart(report.replayedEntries)
+    phase.onWake()
+    return state
+  }
+
   /** Drops the state from memory (the caller holds the tenant exclusively, and everything logged is durable). */
   hibernate(onWake: () => void): void {
-    assert(this.busy !== null, 'hibernate outside an exclusive job')
-    assert(this.barrier.durableSeq >= (this.loaded?.seq ?? 0), 'hibernate with entries not yet durable')
-    this.loaded = null
-    this.onWake = onWake
+    const phase = this.current
+    assert(this.mailbox.held, 'hibernate outside an exclusive job')
+    assert(phase.kind === 'serving' && this.barrier.durableSeq >= phase.state.seq, 'hibernate of a tenant not serving, or with entries not yet durable')
+    this.current = { kind: 'resting', onWake }
+  }
+
+  /** An append failed (durabilityBarrier.ts): nothing from `seq` on is acknowledged. */
+  private appendFailed(seq: number): void {
+    const failed = afterFailedAppend(this.current, seq)
+    if (failed === null) assertionFailed(`tenant '${this.tenant}': an append failed while ${this.current.kind}, when none can be in flight`)
+    this.current = failed
+  }
+
+  /** Takes the state recovered after a failed append (reloadAfterFailure.ts); writes are accepted again. */
+  reloadedAfterFailure({ state, report }: Recovered): void {
+    const phase = this.current
+    assert(this.mailbox.held, 'a reload outside an exclusive job')
+    // Released or moved meanwhile: nothing of the tenant is served here any more.
+    if (phase.kind !== 'failed' && phase.kind !== 'serving') return
+    this.current = { kind: 'serving', state }
+    this.barrier.reset(state.seq)
+    this.changes.rewind(state.seq)
+    this.lastRecovery = report
   }
 
   /**
@@ -235,30 +251,20 @@ export class TenantActor {
    * lease means another node may write already, and a write still under way here is fenced by the log.
    */
   release(): void {
-    this.released = true
-    this.loaded = null
-    this.onWake = null
+    this.current = { kind: 'released', failedFromSeq: failedFromSeq(this.current) }
     this.changes.endAll('moved')
   }
 
-  private async waitTurn(): Promise<void> {
-    this.waiting += 1
-    try {
-      await this.busy
-    } finally {
-      this.waiting -= 1
-    }
-    if (this.moved) throw new TenantRenamed(this.tenant)
-  }
-
   /**
-   * Ends this actor after its tenant moved to another name (tenantRename.ts, inside an exclusive job): the requests
-   * that waited for the job, and any write still given this actor, are refused (TenantRenamed); nothing more is logged
-   * under the old name.
+   * Ends this actor after its tenant moved to another name (tenantRename.ts, inside an exclusive job, everything it
+   * logged durable): the requests that waited for the job, and anything still given this actor, are refused
+   * (TenantRenamed); nothing more is logged under the old name.
    */
   retire(): void {
-    assert(this.busy !== null, 'retire outside an exclusive job')
-    this.moved = true
+    const phase = this.current
+    assert(this.mailbox.held, 'retire outside an exclusive job')
+    assert(phase.kind === 'released' || (phase.kind === 'serving' && this.barrier.durableSeq >= phase.state.seq), 'retire with entries not durable')
+    this.current = { kind: 'moved' }
     this.changes.endAll('moved')
   }
 
@@ -267,10 +273,14 @@ export class TenantActor {
    * a promise) when the tenant is idle and all of it already is (maybePromise.ts).
    */
   read<T>(query: (state: TenantState) => T): MaybePromise<T> {
-    if (this.busy !== null) return this.waitTurn().then(() => this.read(query))
-    const result = query(this.state)
-    const seq = this.state.seq
-    return seq <= this.barrier.durableSeq ? result : this.durable(seq).then(() => result)
+    const state = this.stateNow()
+    if (state === null) return this.towardsServing('request').then(() => this.read(query))
+    return this.onceDurable(state.seq, query(state))
+  }
+
+  /** `value` once every entry up to `seq` is durable: at once when it is already. */
+  private onceDurable<T>(seq: number, value: T): MaybePromise<T> {
+    return seq <= this.barrier.durableSeq ? value : this.durable(seq).then(() => value)
   }
 
   /**
@@ -278,41 +288,36 @@ export class TenantActor {
    * all it saw is durable; else the tenant is held until its last slice, and the answer released once durable.
    */
   readInSlices<T>(query: (state: TenantState) => Steps<T>): MaybePromise<T> {
-    if (this.busy !== null) return this.waitTurn().then(() => this.readInSlices(query))
-    const read = new SlicedRead(query(this.state), this.heavyReads, this.sliceMs)
-    if (read.first()) {
-      const seq = this.state.seq
-      return seq <= this.barrier.durableSeq ? read.value : this.durable(seq).then(() => read.value)
-    }
+    const state = this.stateNow()
+    if (state === null) return this.towardsServing('request').then(() => this.readInSlices(query))
+    const read = new SlicedRead(query(state), this.heavyReads, this.sliceMs)
+    if (read.first()) return this.onceDurable(state.seq, read.value)
     let seq = 0
-    return this.hold(async () => {
-      const value = await read.rest()
-      seq = this.state.seq
-      return value
-    }).then(async (value) => {
-      await this.durable(seq)
-      return value
-    })
+    return this.mailbox
+      .hold(async () => {
+        const value = await read.rest()
+        seq = this.state.seq
+        return value
+      })
+      .then((value) => this.onceDurable(seq, value))
   }
 
   /** Runs a synchronous read of the current state, durable or not (see TenantAccess.inspect); at once when idle. */
   inspect<T>(query: (state: TenantState) => T): MaybePromise<T> {
-    if (this.busy !== null) return this.waitTurn().then(() => this.inspect(query))
-    return query(this.state)
+    const state = this.stateNow()
+    if (state === null) return this.towardsServing('request').then(() => this.inspect(query))
+    return query(state)
   }
 
   /** Decides and applies a write, logs it, and resolves once it is on disk. */
   async write<T>(decide: (tx: WriteTx) => T): Promise<T> {
-    while (this.busy !== null) await this.waitTurn()
+    while (this.stateNow() === null) await this.towardsServing('request')
     return this.writeNow(decide)
   }
 
-  /** A write for a caller that already holds the tenant (inside an exclusive job). */
+  /** A write for a caller that already holds the tenant (inside an exclusive job), or creates it. */
   async writeNow<T>(decide: (tx: WriteTx) => T): Promise<T> {
-    if (this.moved) throw new TenantRenamed(this.tenant)
-    this.barrier.refuseWhileFailed()
-    this.space.refuseWhileFull()
-    const tx = new WriteTx(this.state, Date.now(), this.space.refuseUnlessRoomFor)
+    const tx = this.openWrite()
     let result: T
     try {
       result = decide(tx)
@@ -331,25 +336,32 @@ export class TenantActor {
    */
   async writeInSlices<T>(decide: (tx: WriteTx) => Steps<T>): Promise<T> {
     return this.exclusive(async () => {
-      if (this.moved) throw new TenantRenamed(this.tenant)
-      this.barrier.refuseWhileFailed()
-      this.space.refuseWhileFull()
-      const tx = new WriteTx(this.state, Date.now(), this.space.refuseUnlessRoomFor)
+      const tx = this.openWrite()
       const result = await decideInSlices(tx, 0, decide(tx), this.sliceMs)
       await this.commit(tx)
       return result
-    })
+    }, 'request')
+  }
+
+  /** A transaction on the serving state, refused while writes are unavailable (a failed append) or the store is full. */
+  private openWrite(): WriteTx {
+    if (this.current.kind === 'failed') throw new WritesUnavailable()
+    const state = this.state
+    this.space.refuseWhileFull()
+    return new WriteTx(state, Date.now(), this.space.refuseUnlessRoomFor)
   }
 
   /** Logs what a WriteTx applied (nothing when it applied nothing) and waits for it to be durable. */
   async commit(tx: WriteTx): Promise<void> {
-    if (tx.ops.length === 0) return this.durable(this.state.seq)
+    const state = this.state
+    assert(tx.state === state, 'a transaction is committed to a state that is not the tenant\'s')
+    if (tx.ops.length === 0) return this.durable(state.seq)
     if (this.space.isFull()) {
       // A batch decides before it commits: undo what it applied, so memory holds nothing the log did not take.
       tx.rollback()
       this.space.refuseFull()
     }
-    const seq = this.state.seq + 1
+    const seq = state.seq + 1
     const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: tx.now, ops: tx.ops }
     try {
       indexGlobals(this.store, this.tenant, tx)
@@ -358,28 +370,18 @@ export class TenantActor {
       tx.rollback()
       throw error
     }
-    this.state.seq = seq
+    state.seq = seq
     this.store.space.noteWritten(tx.storedBytes)
     return this.barrier.append(seq, entry)
   }
 
-  /** Runs a job that needs the tenant to itself across awaits. */
-  async exclusive<T>(job: () => Promise<T>): Promise<T> {
-    while (this.busy !== null) await this.waitTurn()
-    return this.hold(job)
-  }
-
-  /** Takes the tenant now (it must be free), before `job` starts, and gives it back when the job ends. */
-  private async hold<T>(job: () => Promise<T>): Promise<T> {
-    assert(this.busy === null, 'hold while the tenant is held')
-    let release!: () => void
-    this.busy = new Promise((resolve) => (release = resolve))
-    try {
-      return await job()
-    } finally {
-      this.busy = null
-      release()
-    }
+  /**
+   * Runs a job that needs the tenant to itself across awaits, once it is in memory and free. A request (a batch) is
+   * refused when the mailbox is full; the tenant layer's own jobs never are (mailbox.ts).
+   */
+  async exclusive<T>(job: () => Promise<T>, who: Waiter = 'tenant'): Promise<T> {
+    while (this.stateNow() === null) await this.towardsServing(who)
+    return this.mailbox.hold(job)
   }
 
   /** Resolves once every entry up to `seq` is on disk. */
@@ -397,14 +399,18 @@ export class TenantActor {
 
   /**
    * Replaces the whole state (online restore) by one just written as a snapshot at `state.seq`, taken at
-   * `snapshotAt`: nothing is logged since it. The caller holds the tenant exclusively.
+   * `snapshotAt`: nothing is logged since it. The caller holds the tenant exclusively. A resting tenant wakes with
+   * it; one released or moved meanwhile keeps nothing (its next owner loads the snapshot).
    */
   replaceState(state: TenantState, snapshotAt: number): void {
-    assert(this.busy !== null, 'replaceState outside an exclusive job')
-    this.state = state
+    const phase = this.current
+    assert(this.mailbox.held && phase.kind !== 'loading', 'replaceState outside an exclusive job')
+    if (phase.kind === 'released' || phase.kind === 'moved') return
+    this.current = { kind: 'serving', state }
     this.barrier.reset(state.seq)
     this.changes.reset(state.seq)
     this.snapshots.restart(0)
     this.snapshots.lastSnapshotAt = snapshotAt
+    if (phase.kind === 'resting') phase.onWake()
   }
 }

@@ -106,6 +106,7 @@ export interface BatchItems<Answer> {
  * log entry is on disk; rejects, with the batch rolled back whole, when an item's run throws.
  */
 export async function runTenantBatch<Answer>(actor: BatchTenant, items: BatchItems<Answer>): Promise<Answer[]> {
+  // A request: refused while the tenant's mailbox is full (mailbox.ts).
   return actor.exclusive(async () => {
     const tx = new WriteTx(actor.state, Date.now())
     const access = new BatchAccess(tx, actor)
@@ -127,7 +128,7 @@ export async function runTenantBatch<Answer>(actor: BatchTenant, items: BatchIte
     }
     await actor.commit(tx)
     return ordered
-  })
+  }, 'request')
 }
 
 /**

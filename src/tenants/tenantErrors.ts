@@ -35,6 +35,14 @@ export class FileTooLarge extends TenantRefusal {
   }
 }
 
+/** A request finds TENANT_MAILBOX_MAX_REQUESTS requests already waiting for the tenant's exclusive job (mailbox.ts). */
+export class MailboxFull extends TenantRefusal {
+  override name = 'MailboxFull'
+  constructor(readonly tenant: string, readonly maxWaiting: number) {
+    super(`tenant '${tenant}' has ${maxWaiting} requests waiting already (TENANT_MAILBOX_MAX_REQUESTS); try again`)
+  }
+}
+
 /** A tenant whose snapshot or log could not be recovered: closed until a restore reopens it (tenantRegistry.ts). */
 export class TenantClosed extends TenantRefusal {
   override name = 'TenantClosed'

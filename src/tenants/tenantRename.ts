@@ -32,10 +32,16 @@ import type { Storage } from '../persist/ports.js'
 import { indexGlobalsOfState } from './globalIndexes.js'
 import { installState } from './installState.js'
 import { loadSnapshotBody, snapshotBodyOf } from './recovery.js'
+import { directoryRow, removeRow } from './tenantDirectory.js'
 
 /** The file keys the state's metadata names (the bytes stored beside it under the tenant's name). */
 function fileKeysOf(state: TenantState): string[] {
   return [...state.collection(FileMetadata.type).values()].map((rec) => rec.fileKey as string)
+}
+
+/** Whether nothing is stored under the name (no directory row, log entry or snapshot): a rename may take it. */
+export function nothingStoredUnder(store: Storage, name: string): boolean {
+  return directoryRow(store, name) === undefined && store.lastSeq(name) === 0 && store.snapshots.list(name).length === 0
 }
 
 /** Step 1 and 2: the state under the new name with `decide` applied, installed as a complete tenant; what decide gave. */
@@ -59,6 +65,6 @@ export async function removeOldName(store: Storage, state: TenantState): Promise
   await store.flushed()
   await store.truncateAfter(from, 0)
   await store.snapshots.removeOlderThan(from, Number.MAX_SAFE_INTEGER)
-  void store.tenants.remove(from)
+  removeRow(store, from)
   await store.flushed()
 }

@@ -22,6 +22,7 @@ import type { Storage } from '../persist/ports.js'
 import type { ProgressFactory } from '../progress.js'
 import { loadSnapshotBody, snapshotBodyOf } from './recovery.js'
 import { recoverShowingProgress, takeTenantName } from './restoreSource.js'
+import { directoryRow } from './tenantDirectory.js'
 import { encodeSnapshotInSlices, writeFileAtomically } from '../persist/snapshotFile.js'
 
 export class TransferError extends Error {}
@@ -36,7 +37,7 @@ export interface ExportResult {
 }
 
 export async function exportTenant(tenant: string, dataDir: string, store: Storage, outFile: string, startProgress?: ProgressFactory): Promise<ExportResult> {
-  const info = store.tenants.get(tenant)
+  const info = directoryRow(store, tenant)
   if (info === undefined) throw new TransferError(`no tenant '${tenant}' in ${dataDir}`)
   const { state } = await recoverShowingProgress(tenant, store, undefined, startProgress)
   const objects = objectCount(state)
@@ -91,7 +92,7 @@ export async function importTenant(
   const content = decodeExportFile(fromFile)
   const tenant = asName ?? content.tenant
   if (!isValidTenantName(tenant)) throw new TransferError(`'${tenant}' is not a valid tenant name (lower-case letters, digits and '-', not reserved)`)
-  if (store.tenants.get(tenant) !== undefined) throw new TransferError(`tenant '${tenant}' exists in ${dataDir}; import it under another name with --as <name>`)
+  if (directoryRow(store, tenant) !== undefined) throw new TransferError(`tenant '${tenant}' exists in ${dataDir}; import it under another name with --as <name>`)
   const installed = await asWriter(tenant, async () => {
     if (store.snapshots.list(tenant).length > 0 || store.lastSeq(tenant) > 0) {
       throw new TransferError(`tenant '${tenant}' has no directory row but snapshots or log entries in ${dataDir} (an interrupted import?); remove them first`)

@@ -79,7 +79,7 @@ export class WebhookDeliverer {
   async wakeMarked(unheld?: (tenants: string[]) => Promise<string[]>): Promise<void> {
     const active = new Set<string>()
     for (const actor of this.registry.active()) active.add(actor.tenant)
-    let marked = this.registry.names().filter((tenant) => !active.has(tenant) && this.registry.store.tenants.get(tenant)?.webhooks === true)
+    let marked = this.registry.names().filter((tenant) => !active.has(tenant) && this.registry.directory.webhooksMarked(tenant))
     if (unheld !== undefined && marked.length > 0) marked = await unheld(marked)
     const wake = async (): Promise<void> => {
       for (let tenant = marked.shift(); tenant !== undefined && !this.closed; tenant = marked.shift()) {

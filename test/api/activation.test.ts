@@ -89,7 +89,7 @@ t.test('a resting tenant touched at once while it wakes in turns keeps the state
   const actor = registry.get('touched')
   t.ok(await registry.evict('touched'), 'put to rest')
   const waking = registry.open('touched')
-  const loadedAtOnce = actor?.state
+  const loadedAtOnce = actor?.loadAtOnce()
   t.equal(await waking, actor, 'the same actor woke')
   t.equal(actor?.state, loadedAtOnce, 'the state loaded at once is kept, not replaced by the one loaded in turns')
   t.equal((await api(server.client, 'touched', owner.token).get('time/projects')).status, 200)

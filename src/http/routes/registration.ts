@@ -25,6 +25,7 @@ import { isPlainObject, readFields } from '../../domain/input.js'
 import { Account } from '../../domain/resources/account.js'
 import { User } from '../../domain/resources/user.js'
 import { freshTenantsWithEmail } from '../../tenants/globalIndexes.js'
+import { refoundSignUp } from '../../tenants/tenantDirectory.js'
 import { isValidTenantName, TENANT_NAME_MAX_LENGTH } from '../../domain/tenantName.js'
 import { requireApiKey } from '../apiKey.js'
 import { parseObjectBody } from '../body.js'
@@ -69,7 +70,7 @@ export function publicUrl(services: Services): string {
 export async function tenantsHoldingEmail(services: Services, email: string): Promise<string[]> {
   const holding = await freshTenantsWithEmail(services.registry.store, email)
   const nowMs = Date.now()
-  return holding.filter((tenant) => !services.registry.expiredSignUp(tenant, nowMs))
+  return holding.filter((tenant) => !services.registry.directory.expiredSignUp(tenant, nowMs))
 }
 
 export async function checkUrl(call: Call): Promise<ApiResponse> {
@@ -78,7 +79,7 @@ export async function checkUrl(call: Call): Promise<ApiResponse> {
   const { registry } = call.services
   // A cluster node's copy of the tenant directory may not hold a sign-up another node has just made.
   await registry.store.freshen?.('tenants', url)
-  return dataResponse(call.request, { exists: registry.exists(url) && !registry.expiredSignUp(url) }, { root: 'result' })
+  return dataResponse(call.request, { exists: registry.exists(url) && !registry.directory.expiredSignUp(url) }, { root: 'result' })
 }
 
 export async function checkEmail(call: Call): Promise<ApiResponse> {
@@ -129,8 +130,8 @@ export async function signUp(call: Call): Promise<ApiResponse> {
   const passwordHash = await hashPassword(password, config.passwordCost)
   const values: SignUpValues = { owner: ownerValues, email, passwordHash, account: accountValues, urlPrefix }
   const lifetimeMs = config.signUpConfirmationLifetimeMs
-  const accountId = registry.expiredSignUp(urlPrefix)
-    ? await registry.refound(urlPrefix, (tx) => refoundTenant(tx, values, lifetimeMs))
+  const accountId = registry.directory.expiredSignUp(urlPrefix)
+    ? await refoundSignUp(registry, urlPrefix, (tx) => refoundTenant(tx, values, lifetimeMs))
     : await registry.create(urlPrefix, (tx) => foundTenant(tx, values), { unconfirmed: true })
   if (email !== '') outbox.send(signUpMail(email, accountId, tenantUrl(call.services, urlPrefix), lifetimeMs))
   return dataResponse(call.request, { id: accountId }, { root: 'account' }, 201)
@@ -144,7 +145,7 @@ export async function confirmAccount(call: Call, id: string): Promise<ApiRespons
   const { registry, config } = call.services
   const confirmed = await tenant.write((tx) => {
     const account = confirmSignUp(tx, id, config.signUpConfirmationLifetimeMs)
-    if (account !== null) registry.noteConfirmed(tenantName)
+    if (account !== null) registry.directory.noteConfirmed(tenantName)
     return account
   })
   if (confirmed === null) return null
