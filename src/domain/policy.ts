@@ -65,12 +65,27 @@ export function canSee(caller: Caller, decl: ResourceDecl, rec: Rec, context: Di
  * tenant's personal projects (`personalProjects`: id → project), usually
  * none. Same answers as canSee.
  */
+/** The field naming the project a record belongs to (a project's own id), whose personal projects hide it; null for none. */
+function projectFieldOf(decl: ResourceDecl): string | null {
+  return decl.type === 'Project' ? 'id' : decl.fieldsByName.get('project')?.ref === 'Project' ? 'project' : null
+}
+
+/**
+ * The fields of a record that visibilityFor's predicate reads, so that a scan may hand it just these
+ * (query/plan.ts); null when it reads the whole record (a resource that stands for another).
+ */
+export function visibilityFieldsOf(decl: ResourceDecl): readonly string[] | null {
+  if (decl.standsFor !== undefined) return null
+  const projectField = projectFieldOf(decl)
+  return projectField === null ? ['user'] : ['user', projectField]
+}
+
 export function visibilityFor(caller: Caller, decl: ResourceDecl, context: DisplayContext, personalProjects: ReadonlyMap<string, Rec>): (rec: Rec) => boolean {
   if (decl.internal) return () => false
   if (decl.standsFor !== undefined) return (rec) => canSeeWhatItStandsFor(caller, decl, rec, context)
   if (decl.readRule === 'superuser' && !caller.superuser) return () => false
   const ownRecordsOnly = decl.readRule === 'ownRecord' && !caller.superuser
-  const projectField = decl.type === 'Project' ? 'id' : decl.fieldsByName.get('project')?.ref === 'Project' ? 'project' : null
+  const projectField = projectFieldOf(decl)
   return (rec) => {
     if (ownRecordsOnly && rec.user !== caller.userId) return false
     if (projectField === null || personalProjects.size === 0) return true

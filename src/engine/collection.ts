@@ -131,8 +131,8 @@ export class Collection {
 
   /** Loads a record as `load` does when its id is new (replaying the log: TenantState.applyEntry); false, and nothing changed, when the id is there. */
   loadNew(rec: Rec): boolean {
-    if (this.table.rowOf(rec.id) >= 0) return false
-    const row = this.table.insert(rec)
+    const row = this.table.insertNew(rec)
+    if (row < 0) return false
     if (this.loadingFrom < 0) this.loadingFrom = row
     return true
   }
@@ -153,8 +153,12 @@ export class Collection {
     const to = this.table.rowCount
     for (const { column, index } of this.indexes.values()) {
       yield* this.inSteps(from, to, (row) => {
-        const key = keyOf(column, row)
-        if (key !== null) index.add(key.code, key.misfit, row)
+        const code = column.code(row)
+        if (code !== 0) index.add(code, null, row)
+        else {
+          const key = keyOf(column, row)
+          if (key !== null) index.add(key.code, key.misfit, row)
+        }
       })
     }
     for (const buckets of this.rangeIndexes.values()) yield* this.inSteps(from, to, (row) => buckets.add(row))

@@ -219,6 +219,13 @@ export class ColumnTable {
 
   /** Appends a record whose id the table does not hold; its row. */
   insert(rec: Rec): number {
+    const row = this.insertNew(rec)
+    if (row < 0) assertionFailed(`${this.decl.type}: ${rec.id} inserted twice`)
+    return row
+  }
+
+  /** Appends a record when its id is new (one probe of the index): its row; -1, and nothing changed, when the id is there. */
+  insertNew(rec: Rec): number {
     if (typeof rec.id !== 'string') assertionFailed(`${this.decl.type}: a record's id must be a string, not ${typeof rec.id}`)
     const row = this.rowCount
     if (row >= 2 ** 31 - 1) assertionFailed(`${this.decl.type}: no row numbers left`)
@@ -230,10 +237,14 @@ export class ColumnTable {
     }
     ;(this.alive[chunk] as Uint8Array)[row & CHUNK_MASK] = 1
     this.liveInChunk[chunk] = (this.liveInChunk[chunk] as number) + 1
+    this.ids.write(row, rec.id)
+    if (!this.index.addNew(row)) {
+      ;(this.alive[chunk] as Uint8Array)[row & CHUNK_MASK] = 0
+      this.liveInChunk[chunk] = (this.liveInChunk[chunk] as number) - 1
+      return -1
+    }
     this.rowCount = row + 1
     this.live += 1
-    this.ids.write(row, rec.id)
-    this.index.add(row)
     this.write(row, rec, true)
     return row
   }

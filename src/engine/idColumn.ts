@@ -125,7 +125,9 @@ export class IdColumn extends IdView {
       this.others.push(null)
     }
     const words = (this.words[chunk] ??= new Int32Array(CHUNK_ROWS * 4))
+    // A row written again (an insert refused for a held id left its id behind) holds only its new id.
     if (!parseUuid(id, words, (row & CHUNK_MASK) * 4)) (this.others[chunk] ??= new Map()).set(row & CHUNK_MASK, id)
+    else this.others[chunk]?.delete(row & CHUNK_MASK)
   }
 
   /** `id` parsed and hashed for lookups (the one scratch probe, overwritten by the next call). */
@@ -134,6 +136,21 @@ export class IdColumn extends IdView {
     probe.id = id
     probe.uuid = parseUuid(id, probe.words, 0)
     probe.hash = probe.uuid ? hashWords(probe.words, 0, this.seed) : hashText(id, this.seed)
+    return probe
+  }
+
+  /** The probe of the id of `row` (the one scratch probe, as `probe` gives it). */
+  probeRow(row: number): IdProbe {
+    const chunk = row >>> CHUNK_BITS
+    const offset = row & CHUNK_MASK
+    const other = this.others[chunk]?.get(offset)
+    if (other !== undefined) return this.probe(other)
+    const probe = this.scratch
+    const words = this.words[chunk] as Int32Array
+    probe.words.set(words.subarray(offset * 4, offset * 4 + 4))
+    probe.uuid = true
+    probe.id = ''
+    probe.hash = hashWords(probe.words, 0, this.seed)
     return probe
   }
 

@@ -138,12 +138,15 @@ export class RowIndex {
     return position < 0 ? -1 : (shard.rows[position] as number) - 1
   }
 
-  /** Indexes a row whose id (already in the id column) the index does not hold. */
-  add(row: number): void {
-    const hash = this.ids.hashOfRow(row)
-    this.shardOf(hash).add(hash, row)
+  /** Indexes a row whose id was just written to the id column, when no other row has that id (one probe); false otherwise. */
+  addNew(row: number): boolean {
+    const probe = this.ids.probeRow(row)
+    const shard = this.shardOf(probe.hash)
+    if (this.find(shard, probe) >= 0) return false
+    shard.add(probe.hash, row)
     this.count += 1
     if (this.shards.length === 1 && this.count >= this.shardedFrom) this.shard()
+    return true
   }
 
   /** Takes `id` out; its row, or -1 when it was not there. */

@@ -35,7 +35,8 @@ import { TenantState } from '../../../src/engine/tenantState.js'
 import { WriteTx } from '../../../src/engine/writeTx.js'
 import { decodeLogEntry, encodeLogEntry } from '../../../src/persist/codec.js'
 import { decodeSnapshot, encodeSnapshot } from '../../../src/persist/snapshotFile.js'
-import { parseSummary, runSummary } from '../../../src/query/summary.js'
+import { parseSummary, runSummary, summaryOfRowsSteps } from '../../../src/query/summary.js'
+import { runNow } from '../../../src/engine/steps.js'
 import { planList } from '../../../src/query/plan.js'
 import { compileFilter } from '../../../src/query/filterCompiler.js'
 import { loadSnapshotBody, snapshotBodyOf, snapshotSourceOf } from '../../../src/tenants/recovery.js'
@@ -221,9 +222,10 @@ function disagreement(state: TenantState, model: Model, shape: (decl: ResourceDe
       if (plan.count(state, caller, { kind: 'all' }) !== matching.length) return `count ${filter}`
     }
     for (const summary of SUMMARIES) {
-      const got = runSummary(parseSummary(TimeRecord, summary), planList(TimeRecord, new Map(filter === null ? [] : [['$filter', filter]])).run(state, caller, { kind: 'all' }), state)
+      const plan = planList(TimeRecord, new Map(filter === null ? [] : [['$filter', filter]]))
+      const got = runNow(summaryOfRowsSteps(parseSummary(TimeRecord, summary), (visit) => plan.eachMatchingRow(state, caller, { kind: 'all' }, visit), state))
       const wanted = runSummary(parseSummary(TimeRecord, summary), matching, state)
-      if (!isDeepStrictEqual(got, wanted)) return `summary ${summary} of ${filter}`
+      if (!isDeepStrictEqual(got, wanted)) return `summary ${summary} of ${filter}: ${JSON.stringify(got)} is not ${JSON.stringify(wanted)}`
     }
   }
   return null
