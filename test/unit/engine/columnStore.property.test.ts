@@ -242,7 +242,7 @@ function reloaded(state: TenantState): TenantState {
   return fresh
 }
 
-const RUNS = Number(process.env.COLUMN_STORE_RUNS ?? 40)
+const RUNS = Number(process.env.COLUMN_STORE_RUNS ?? 25)
 
 t.test('the column store answers every read as a Map of objects does, through writes, rollbacks, snapshots and replays', async (t) => {
   let checked = 0
