@@ -34,6 +34,8 @@ import { StringPool } from './stringPool.js'
 
 /** Loaded records one step of finishLoadSteps adds to one index (about 10 ms for time records). */
 export const INDEX_STEP_RECORDS = 65_536
+/** The most records made for reads by id or for pages that a collection keeps until its next change (`record`). */
+export const KEPT_RECORDS_MAX = 1024
 
 interface Indexed {
   readonly name: string
@@ -53,6 +55,13 @@ export class Collection {
   readonly table: ColumnTable
   private readonly indexes = new Map<string, Indexed>()
   readonly rangeIndexes = new Map<string, DateBuckets>()
+  /**
+   * Records made for reads of one record (`get`) and of pages (`record`), by row, until the collection's next
+   * change: while nothing changes, reading a record again gives the very object it gave before (the rendered JSON
+   * of a record is kept by its object: domain/renderedJson.ts), and costs no second making. At most KEPT_RECORDS_MAX
+   * (then it starts over); scans and `values` make records without keeping them.
+   */
+  private readonly kept = new Map<number, Rec>()
   /** Rows loaded (load) and not yet indexed (finishLoad): those from this one on; -1 when none. */
   private loadingFrom = -1
   /** The date column of the declaration's indexOrder, when it has one. */
@@ -102,7 +111,22 @@ export class Collection {
 
   get(id: string): Rec | undefined {
     const row = this.table.rowOf(id)
-    return row < 0 ? undefined : this.table.record(row, id)
+    return row < 0 ? undefined : this.keptRecord(row, id)
+  }
+
+  private keptRecord(row: number, id?: string): Rec {
+    let rec = this.kept.get(row)
+    if (rec === undefined) {
+      rec = this.table.record(row, id)
+      if (this.kept.size >= KEPT_RECORDS_MAX) this.kept.clear()
+      this.kept.set(row, rec)
+    }
+    return rec
+  }
+
+  /** The collection changes: the records kept for reads may no longer be current. */
+  private changed(): void {
+    if (this.kept.size > 0) this.kept.clear()
   }
 
   /** The row of the record with this id; -1 when there is none. */
@@ -110,9 +134,9 @@ export class Collection {
     return this.table.rowOf(id)
   }
 
-  /** The record at a live row. */
+  /** The record at a live row (kept until the next change: `kept`). */
   record(row: number): Rec {
-    return this.table.record(row)
+    return this.keptRecord(row)
   }
 
   /** The column of a stored field (undefined for one the records do not have). */
@@ -131,6 +155,7 @@ export class Collection {
 
   /** Loads a record as `load` does when its id is new (replaying the log: TenantState.applyEntry); false, and nothing changed, when the id is there. */
   loadNew(rec: Rec): boolean {
+    this.changed()
     const row = this.table.insertNew(rec)
     if (row < 0) return false
     if (this.loadingFrom < 0) this.loadingFrom = row
@@ -199,6 +224,7 @@ export class Collection {
   /** Inserts or replaces; returns the record it replaced. */
   put(rec: Rec): Rec | undefined {
     this.assertIndexed('put')
+    this.changed()
     const row = this.table.rowOf(rec.id)
     if (row < 0) {
       const added = this.table.insert(rec)
@@ -241,6 +267,7 @@ export class Collection {
 
   remove(id: string): Rec | undefined {
     this.assertIndexed('remove')
+    this.changed()
     const row = this.table.rowOf(id)
     if (row < 0) return undefined
     const before = this.table.record(row)

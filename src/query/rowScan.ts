@@ -34,7 +34,7 @@ export class RowBinding {
   /** The record at `row`, made once for consecutive asks. */
   record(row: number): Rec {
     if (row !== this.lastRow || this.lastRecord === null) {
-      this.lastRecord = this.collection.record(row)
+      this.lastRecord = this.collection.table.record(row)
       this.lastRow = row
     }
     return this.lastRecord
