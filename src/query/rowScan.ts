@@ -22,6 +22,9 @@ import { CodeColumn, type Column } from '../engine/columns.js'
 import type { ResolvedPath } from './fieldPath.js'
 import { compareValues, type OrderKey } from './orderBy.js'
 
+/** The largest string pool whose answers a memo keeps in an array of a byte per code (allocated per read). */
+const MEMO_ARRAY_MAX = 65_536
+
 /** A value of the row at `row` (the scan's subject). */
 export type RowRead = (row: number, context: DisplayContext) => unknown
 
@@ -60,17 +63,22 @@ export class RowBinding {
   memo(path: ResolvedPath, evaluate: RowRead): RowRead {
     const column = this.columnOf(path)
     if (!(column instanceof CodeColumn)) return evaluate
-    // 0: not known yet, 1 true, 2 false, 3 null (codes are below the pool's length + 1 while the read runs).
-    const answers = new Int8Array(this.collection.pool.texts.length + 1)
+    // 0: not known yet, 1 true, 2 false, 3 null. Codes are below the pool's length + 1 while the read runs; a pool
+    // too large to give each code a byte per read (unique texts) has its answers in a map.
+    const poolSize = this.collection.pool.texts.length + 1
+    const bytes = poolSize <= MEMO_ARRAY_MAX ? new Int8Array(poolSize) : null
+    const map = bytes === null ? new Map<number, number>() : null
     return (row, context) => {
       if (column.misfits !== null && column.misfits.has(row)) return evaluate(row, context)
       const code = column.code(row)
-      const known = answers[code]
+      const known = bytes !== null ? bytes[code] : map?.get(code)
       if (known !== 0 && known !== undefined) return known === 1 ? true : known === 2 ? false : null
       const value = evaluate(row, context)
-      if (value === true) answers[code] = 1
-      else if (value === false) answers[code] = 2
-      else if (value === null) answers[code] = 3
+      const answer = value === true ? 1 : value === false ? 2 : value === null ? 3 : 0
+      if (answer !== 0) {
+        if (bytes !== null) bytes[code] = answer
+        else map?.set(code, answer)
+      }
       return value
     }
   }
