@@ -14,7 +14,7 @@
 import { loadConfig } from '../src/config.js'
 import { withClusterStore } from '../src/cluster/clusterTools.js'
 import { TenantActor } from '../src/tenants/tenantActor.js'
-import { textOption } from './cliOptions.js'
+import { scriptArgs } from './cliOptions.js'
 import { clusterSettings } from './clusterNodes.js'
 import { NO_AUTO_SNAPSHOTS } from './serverProcess.js'
 
@@ -24,10 +24,14 @@ export interface ActivationPhases {
   heapUsedBytes: number
 }
 
-const argv = process.argv.slice(2)
-const databaseUrl = textOption(argv, 'database-url')
-const tenant = textOption(argv, 'tenant')
-if (databaseUrl === undefined || tenant === undefined) throw new Error('usage: activationPhases --database-url <url> --tenant <name>')
+const args = scriptArgs({
+  usage: 'node dist/bench/activationPhases.js --database-url <url> --tenant <name>',
+  about: "A cluster node's activation of one tenant split in two: prepare (reading the tenant's snapshot and log from\nPostgreSQL) and recover (decode, indexes, replay); prints ACTIVATION_PHASES {json}.",
+  options: { 'database-url': { value: '<url>', help: 'the cluster database (required)' }, tenant: { value: '<name>', help: 'the tenant to activate (required)' } },
+  startedBy: 'cluster.js (the activation figure)',
+})
+const databaseUrl = args.text('database-url') ?? args.refuse('--database-url is required')
+const tenant = args.text('tenant') ?? args.refuse('--tenant is required')
 const config = loadConfig({ ...NO_AUTO_SNAPSHOTS, ...clusterSettings(databaseUrl, 'bench-phases', null), DATA_DIR: '/nonexistent', API_KEYS: 'unused', QUIET: '1' })
 if (config.cluster === null) throw new Error('not a cluster configuration')
 const phases = await withClusterStore(config.cluster, async (store) => {

@@ -21,7 +21,7 @@
 import type { Rec } from '../src/domain/schema.js'
 import { TenantState } from '../src/engine/tenantState.js'
 import { listSnapshots, readSnapshotFile } from '../src/persist/snapshotFile.js'
-import { positiveIntegerOption } from './cliOptions.js'
+import { isMainModule, scriptArgs } from './cliOptions.js'
 import { fixtureDataDir, readFixtureInfo } from './fixture.js'
 
 const TIME_RECORD = 'TimeRecord'
@@ -82,7 +82,14 @@ export function measureAggregateCost(records: number, applyCount: number): Aggre
   }
 }
 
-if (process.argv[1]?.endsWith('aggregateCost.js') === true) {
-  const argv = process.argv.slice(2)
-  console.log(`AGGREGATE_COST ${JSON.stringify(measureAggregateCost(positiveIntegerOption(argv, 'records', 1_000_000), positiveIntegerOption(argv, 'apply', 200_000)))}`)
+if (isMainModule(import.meta.url)) {
+  const args = scriptArgs({
+    usage: 'node dist/bench/aggregateCost.js [options]',
+    about: "What the live report aggregates add to applying a time-record write, in process; prints AGGREGATE_COST {json}.",
+    options: {
+      records: { value: 'n', help: 'time records in the state first (default 1000000)' },
+      apply: { value: 'n', help: 'writes applied and timed (default 200000)' },
+    },
+  })
+  console.log(`AGGREGATE_COST ${JSON.stringify(measureAggregateCost(args.positiveInteger('records', 1_000_000), args.positiveInteger('apply', 200_000)))}`)
 }

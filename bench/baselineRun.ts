@@ -9,24 +9,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { measureBaselines, type BaselineReport } from './baselines.js'
+import { scriptArgs } from './cliOptions.js'
 import type { LoadTool } from './loadgen.js'
-
-function parseArgs(argv: readonly string[]): Map<string, string> {
-  const args = new Map<string, string>()
-  for (let i = 0; i < argv.length; i += 2) {
-    const key = argv[i]
-    const value = argv[i + 1]
-    if (key === undefined || !key.startsWith('--') || value === undefined) throw new Error(`usage: --name value pairs, got '${argv.join(' ')}'`)
-    args.set(key.slice(2), value)
-  }
-  return args
-}
-
-function positive(args: Map<string, string>, name: string, fallback: number): number {
-  const value = Number(args.get(name) ?? fallback)
-  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a non-negative number`)
-  return value
-}
 
 function printTable(report: BaselineReport): void {
   console.log(`\n${report.machine.cpuModel} (${report.machine.cpus} cpus), node ${report.machine.node}`)
@@ -39,15 +23,25 @@ function printTable(report: BaselineReport): void {
   }
 }
 
-const args = parseArgs(process.argv.slice(2))
-const tool = args.get('tool')
-if (tool !== undefined && tool !== 'wrk' && tool !== 'autocannon') throw new Error('--tool must be wrk or autocannon')
-const lmdbParentDir = args.get('lmdb-parent')
+const args = scriptArgs({
+  usage: 'npm run bench:baselines -- [options]     (or: node dist/bench/baselineRun.js [options])',
+  about: 'Measures the raw-stack baselines (bare uWebSockets.js; uWebSockets.js with one LMDB put per request), prints a\ntable and writes bench/results/baselines-<time>.json.',
+  options: {
+    connections: { value: 'n', help: 'connections (default 50)' },
+    duration: { value: 's', help: 'measured seconds per baseline (default 10)' },
+    warmup: { value: 's', help: 'unmeasured load first, seconds (default 1)' },
+    tool: { value: 'wrk|autocannon', help: 'load generator (default: wrk when it is on PATH)' },
+    'lmdb-parent': { value: 'dir', help: "where the LMDB baseline's store goes (default: the system's temporary folder)" },
+  },
+})
+const tool = args.text('tool')
+if (tool !== undefined && tool !== 'wrk' && tool !== 'autocannon') args.refuse('--tool must be wrk or autocannon')
+const lmdbParentDir = args.text('lmdb-parent')
 
 const report = await measureBaselines({
-  connections: positive(args, 'connections', 50),
-  durationSeconds: positive(args, 'duration', 10),
-  warmupSeconds: positive(args, 'warmup', 1),
+  connections: args.positiveInteger('connections', 50),
+  durationSeconds: args.positiveInteger('duration', 10),
+  warmupSeconds: args.integer('warmup', 1, 0),
   ...(tool === undefined ? {} : { tool: tool as LoadTool }),
   ...(lmdbParentDir === undefined ? {} : { lmdbParentDir }),
 })

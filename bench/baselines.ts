@@ -48,7 +48,7 @@ export interface BaselineReport {
 }
 
 /** ~300 bytes, shaped like a time entry. */
-const POST_BODY = JSON.stringify({
+export const BASELINE_POST_BODY = JSON.stringify({
   projectId: 'prj_V1StGXR8_Z5jdHi6B-myT',
   userId: 'usr_9rT2kLm4Qp_ZxW8vB3nYc',
   start: '2025-03-02T08:00:00.000Z',
@@ -58,7 +58,8 @@ const POST_BODY = JSON.stringify({
   note: 'Workshop with the client about the navigation and the landing page.',
 })
 
-const serverScript = (file: string): string => fileURLToPath(new URL(`./baselines/${file}`, import.meta.url))
+/** The compiled baseline server `file` (bareGetServer.js, lmdbPutServer.js). */
+export const baselineScript = (file: string): string => fileURLToPath(new URL(`./baselines/${file}`, import.meta.url))
 
 interface Scenario {
   name: string
@@ -83,7 +84,7 @@ export async function measureBaselines(opts: BaselineOptions): Promise<BaselineR
     }))
     figures.push(await measure(opts, tool, {
       name: 'lmdb-put', description: 'bare uWS + one lmdb put per request, 201 after flushed',
-      script: 'lmdbPutServer.js', extraArgs: [lmdbDir], method: 'POST', body: POST_BODY, expectStatus: 201,
+      script: 'lmdbPutServer.js', extraArgs: [lmdbDir], method: 'POST', body: BASELINE_POST_BODY, expectStatus: 201,
       verify: (measured) => verifyStored(lmdbDir, measured.requests),
     }))
   } finally {
@@ -109,7 +110,7 @@ export async function measureSameBytes(opts: BaselineOptions, scenarioName: stri
 
 async function measure(opts: BaselineOptions, tool: LoadTool, scenario: Scenario): Promise<BaselineFigure> {
   const port = await (opts.ports?.next() ?? freePort())
-  const server = await startProcess(process.execPath, [serverScript(scenario.script), String(port), ...scenario.extraArgs])
+  const server = await startProcess(process.execPath, [baselineScript(scenario.script), String(port), ...scenario.extraArgs])
   let result: LoadResult & { cpuMicrosPerRequest: number | null }
   try {
     const load: LoadOptions = {

@@ -24,6 +24,7 @@
  */
 import WebSocket from 'ws'
 import type { TenantAcks } from './changeWriters.js'
+import { isMainModule, scriptArgs } from './cliOptions.js'
 
 export interface Subscription {
   tenantIndex: number
@@ -311,6 +312,15 @@ async function answer(request: SubscriberRequest): Promise<SubscriberAnswer> {
   }
 }
 
+if (isMainModule(import.meta.url)) {
+  scriptArgs({
+    usage: 'node dist/bench/changeSubscribers.js subscriber-process',
+    about: "The change feed benchmark's subscribers: WebSocket clients that stamp every event they receive (see changes.ts).",
+    options: {},
+    positionals: ['subscriber-process'],
+    startedBy: 'changes.js, which forks it and talks to it over IPC',
+  })
+}
 if (process.send !== undefined && process.argv[2] === 'subscriber-process') {
   process.on('message', (request: SubscriberRequest) => {
     answer(request).then(

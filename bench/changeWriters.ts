@@ -20,6 +20,7 @@
  * the time is up are waited for and counted.
  */
 import net from 'node:net'
+import { isMainModule, scriptArgs } from './cliOptions.js'
 
 export interface WriterJob {
   kind: 'write'
@@ -168,6 +169,15 @@ export async function runWriters(job: WriterJob): Promise<WriterResult> {
 }
 
 // Run as the forked writer process: one job per message, the result sent back.
+if (isMainModule(import.meta.url)) {
+  scriptArgs({
+    usage: 'node dist/bench/changeWriters.js writer-process',
+    about: "The change feed benchmark's writers: keep-alive connections POSTing projects, each answer stamped (see changes.ts).",
+    options: {},
+    positionals: ['writer-process'],
+    startedBy: 'changes.js, which forks it and talks to it over IPC',
+  })
+}
 if (process.send !== undefined && process.argv[2] === 'writer-process') {
   process.on('message', (job: WriterJob) => {
     runWriters(job).then(

@@ -45,7 +45,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { SubscriberAnswer, SubscriberRequest, SubscriberStatus, Subscription, Collected } from './changeSubscribers.js'
 import type { TenantAcks, WriterJob, WriterResult } from './changeWriters.js'
-import { positiveIntegerOption, textOption } from './cliOptions.js'
+import { scriptArgs } from './cliOptions.js'
 import { BenchClient, withQuery } from './httpClient.js'
 import { signUpAndLogin } from './mixedLoad.js'
 import { parsePortRange, PortPicker } from './portRange.js'
@@ -53,7 +53,6 @@ import { processCpuMicros } from './processCpu.js'
 import { summarizeProfile } from './profileSummary.js'
 import { NO_AUTO_SNAPSHOTS, startServer, type BenchServer } from './serverProcess.js'
 
-const OPTIONS = ['subscribers', 'tenants', 'subscriber-processes', 'writers', 'duration', 'rounds', 'profile', 'ports', 'cli', 'rate', 'help']
 const P99_TARGET_MS = 20
 const RATIO_TARGET = 0.8
 /** Handshakes in flight per subscriber process. */
@@ -443,41 +442,36 @@ function printProfile(dir: string): void {
 
 // ---------------------------------------------------------------- main
 
-const argv = process.argv.slice(2)
-if (argv.includes('--help')) {
-  console.log(`node dist/bench/changes.js [options]
-  --subscribers 1000,10000     subscriber counts, each measured in its own rounds (spread evenly over the tenants)
-  --tenants 100                tenants signed up on the fresh server
-  --subscriber-processes 2     processes the subscribers are spread over
-  --writers 50                 writer connections (one process), POSTing projects round-robin over the tenants
-  --duration 10                seconds each run writes
-  --rate n                     pace the writers to n writes/s in all (default: as fast as the answers come), for the
-                               latency at a load the server carries
-  --rounds 2                   rounds per subscriber count, each one run A (no subscribers) and one B; the order alternates
-  --profile                    run the server with --cpu-prof and print where its time went (the whole run)
-  --ports first-last           the server listens on ports of this range
-  --cli path/to/cli.js         the server to run (default: this tree's dist/src/cli.js), e.g. an older build`)
-  process.exit(0)
-}
-for (const arg of argv) {
-  const name = arg.startsWith('--') ? arg.slice(2).split('=')[0] : null
-  if (name !== null && name !== undefined && !OPTIONS.includes(name)) {
-    console.error(`unknown option ${arg} (see --help)`)
-    process.exit(2)
-  }
-}
-const countsText = textOption(argv, 'subscribers') ?? '1000,10000'
+const args = scriptArgs({
+  usage: 'npm run bench:changes -- [options]     (or: node dist/bench/changes.js [options])',
+  about:
+    'The change feed under load: WebSocket subscribers spread over the tenants of a fresh server while writers POST\n' +
+    'projects to them; reports ack→event latency and writes/s with and without subscribers (see the top of changes.ts).',
+  options: {
+    subscribers: { value: 'a,b', help: 'subscriber counts, each measured in its own rounds, spread evenly over the tenants (default 1000,10000)' },
+    tenants: { value: 'n', help: 'tenants signed up on the fresh server (default 100)' },
+    'subscriber-processes': { value: 'n', help: 'processes the subscribers are spread over (default 2)' },
+    writers: { value: 'n', help: 'writer connections (one process), POSTing projects round-robin over the tenants (default 50)' },
+    duration: { value: 's', help: 'seconds each run writes (default 10)' },
+    rate: { value: 'n', help: 'pace the writers to n writes/s in all (default: as fast as the answers come), for the\nlatency at a load the server carries' },
+    rounds: { value: 'n', help: 'rounds per subscriber count, each one run A (no subscribers) and one B; the order alternates (default 2)' },
+    profile: { help: 'run the server with --cpu-prof and print where its time went (the whole run)' },
+    ports: { value: 'first-last', help: 'the server listens on ports of this range (default: any free port)' },
+    cli: { value: 'path/to/cli.js', help: "the server to run (default: this tree's dist/src/cli.js), e.g. an older build" },
+  },
+})
+const countsText = args.text('subscribers') ?? '1000,10000'
 const counts = countsText.split(',').map((text) => Number(text))
-if (counts.some((count) => !Number.isSafeInteger(count) || count <= 0)) throw new Error('--subscribers takes positive integers separated by commas')
-const tenantCount = positiveIntegerOption(argv, 'tenants', 100)
-const processCount = positiveIntegerOption(argv, 'subscriber-processes', 2)
-const writers = positiveIntegerOption(argv, 'writers', 50)
-const durationSeconds = positiveIntegerOption(argv, 'duration', 10)
-const rounds = positiveIntegerOption(argv, 'rounds', 2)
-const rate = textOption(argv, 'rate') === undefined ? 0 : positiveIntegerOption(argv, 'rate', 1)
-const profile = argv.includes('--profile')
-const portsText = textOption(argv, 'ports')
-const cli = textOption(argv, 'cli')
+if (counts.some((count) => !Number.isSafeInteger(count) || count <= 0)) args.refuse('--subscribers takes positive integers separated by commas')
+const tenantCount = args.positiveInteger('tenants', 100)
+const processCount = args.positiveInteger('subscriber-processes', 2)
+const writers = args.positiveInteger('writers', 50)
+const durationSeconds = args.positiveInteger('duration', 10)
+const rounds = args.positiveInteger('rounds', 2)
+const rate = args.text('rate') === undefined ? 0 : args.positiveInteger('rate', 1)
+const profile = args.flag('profile')
+const portsText = args.text('ports')
+const cli = args.text('cli')
 const picker = portsText === undefined ? null : new PortPicker(parsePortRange(portsText))
 
 const report = (line: string) => console.error(`${new Date().toISOString().slice(11, 19)} ${line}`)

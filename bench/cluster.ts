@@ -34,7 +34,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freshDatabase } from '../test/helpers/cluster.js'
 import { startPostgres } from '../test/helpers/postgresServer.js'
-import { positiveIntegerOption, textOption } from './cliOptions.js'
+import { scriptArgs } from './cliOptions.js'
 import { activation, type ActivationFigures } from './clusterActivation.js'
 import { failover } from './clusterFailover.js'
 import { clusterLog as log } from './clusterLoad.js'
@@ -46,12 +46,23 @@ const FIGURES = ['post', 'get', 'failover', 'activation', 'commits']
 const ACTIVATION_RECORDS = [100_000, 1_000_000]
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url))
 
-const argv = process.argv.slice(2)
-const figures = (textOption(argv, 'figure') ?? FIGURES.join(',')).split(',').filter((name) => name !== '')
-for (const name of figures) if (!FIGURES.includes(name)) throw new Error(`unknown figure '${name}'; figures: ${FIGURES.join(', ')}`)
-const durationSeconds = positiveIntegerOption(argv, 'duration', 10)
-const connections = positiveIntegerOption(argv, 'connections', 50)
-const rounds = positiveIntegerOption(argv, 'rounds', 3)
+const args = scriptArgs({
+  usage: 'npm run bench:cluster -- [options]     (or: node dist/bench/cluster.js [options])',
+  about:
+    'Cluster mode beside the embedded mode: its own PostgreSQL, nodes and HAProxy; writes bench/results/cluster-<time>.json\n' +
+    '(see bench/README.md, "Cluster mode"). Needs wrk, haproxy and PostgreSQL (Debian packages).',
+  options: {
+    figure: { value: 'a,b', help: `which figures (default: all): ${FIGURES.join(', ')}` },
+    duration: { value: 's', help: 'measured seconds per load (default 10)' },
+    connections: { value: 'n', help: 'connections per load (default 50)' },
+    rounds: { value: 'n', help: 'failover rounds (default 3)' },
+  },
+})
+const figures = (args.text('figure') ?? FIGURES.join(',')).split(',').filter((name) => name !== '')
+for (const name of figures) if (!FIGURES.includes(name)) args.refuse(`unknown figure '${name}'; figures: ${FIGURES.join(', ')}`)
+const durationSeconds = args.positiveInteger('duration', 10)
+const connections = args.positiveInteger('connections', 50)
+const rounds = args.positiveInteger('rounds', 3)
 
 const report: Record<string, unknown> = {
   startedAt: new Date().toISOString(),

@@ -21,20 +21,15 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { parseArgs } from 'node:util'
 import zlib from 'node:zlib'
 import { BROTLI_QUALITY, compressBytes, GZIP_LEVEL } from '../src/http/compression.js'
+import { scriptArgs } from './cliOptions.js'
 import { BenchClient, withQuery } from './httpClient.js'
 import { signUpAndLogin } from './mixedLoad.js'
 import { processCpuMicros } from './processCpu.js'
 import { timeRecordBody } from './scenarios.js'
 import { startServer, type BenchServer } from './serverProcess.js'
 
-const USAGE = `usage: node dist/bench/compression.js [options]
-
-  --records <n>   time records in the tenant (default 1000; the list answer takes at most 1000)
-  --requests <n>  sequential requests per server figure (default 300)
-  --help          this text`
 
 const TENANT = 'compress'
 const BATCH_SIZE = 100
@@ -44,15 +39,16 @@ interface Options {
   requests: number
 }
 
-function parseOptions(argv: string[]): Options | null {
-  const { values } = parseArgs({ args: argv, strict: true, options: { records: { type: 'string' }, requests: { type: 'string' }, help: { type: 'boolean' } } })
-  if (values.help === true) return null
-  const positive = (name: string, text: string | undefined, fallback: number) => {
-    const value = text === undefined ? fallback : Number(text)
-    if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer, got '${text}'`)
-    return value
-  }
-  return { records: positive('records', values.records, 1000), requests: positive('requests', values.requests, 300) }
+function parseOptions(): Options {
+  const args = scriptArgs({
+    usage: 'node dist/bench/compression.js [options]',
+    about: 'What brotli and gzip cost on the list of 1000 time records, by level and by answer size, in process and end to end.',
+    options: {
+      records: { value: 'n', help: 'time records in the tenant (default 1000; the list answer takes at most 1000)' },
+      requests: { value: 'n', help: 'sequential requests per server figure (default 300)' },
+    },
+  })
+  return { records: args.positiveInteger('records', 1000), requests: args.positiveInteger('requests', 300) }
 }
 
 /** CPU ms of this process per call of `work`, over enough calls to take about 300 ms. */
@@ -96,11 +92,7 @@ function row(cells: (string | number)[]): string {
 }
 
 async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2))
-  if (options === null) {
-    console.log(USAGE)
-    return
-  }
+  const options = parseOptions()
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeledger-bench-compression-'))
   const server = await startServer({ dataDir })
   const client = new BenchClient(server.port)

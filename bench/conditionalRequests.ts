@@ -14,7 +14,7 @@ import fs from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
-import { positiveIntegerOption, textOption } from './cliOptions.js'
+import { scriptArgs } from './cliOptions.js'
 import { BenchClient, withQuery } from './httpClient.js'
 import { runLoad } from './loadgen.js'
 import { signUpAndLogin } from './mixedLoad.js'
@@ -107,15 +107,20 @@ async function measure(prepared: Prepared, scenario: Scenario, duration: number,
   return { requestsPerSecond: result.requestsPerSecond, cpuMicrosPerRequest: result.cpuMicrosPerRequest }
 }
 
-const argv = process.argv.slice(2)
-if (argv.includes('--help')) {
-  console.log('node dist/bench/conditionalRequests.js --baseline <cli.js of an older build> [--duration 5] [--connections 20] [--rounds 2]')
-  process.exit(0)
-}
-const baselineCli = textOption(argv, 'baseline')
-const duration = positiveIntegerOption(argv, 'duration', 5)
-const connections = positiveIntegerOption(argv, 'connections', 20)
-const rounds = positiveIntegerOption(argv, 'rounds', 2)
+const args = scriptArgs({
+  usage: 'node dist/bench/conditionalRequests.js [--baseline <cli.js of an older build>] [options]',
+  about: "Conditional requests (If-None-Match → 304) against full answers, on this tree's server and optionally an older build's.",
+  options: {
+    baseline: { value: '<cli.js>', help: "an older build's dist/src/cli.js, measured beside this tree (default: none)" },
+    duration: { value: 's', help: 'measured seconds per figure (default 5)' },
+    connections: { value: 'n', help: 'connections (default 20)' },
+    rounds: { value: 'n', help: 'rounds, alternating the servers (default 2)' },
+  },
+})
+const baselineCli = args.text('baseline')
+const duration = args.positiveInteger('duration', 5)
+const connections = args.positiveInteger('connections', 20)
+const rounds = args.positiveInteger('rounds', 2)
 
 const servers: { label: string; prepared: Prepared }[] = []
 if (baselineCli !== undefined) servers.push({ label: 'baseline', prepared: await prepare(baselineCli) })

@@ -44,7 +44,7 @@ import { TenantRegistry } from '../src/tenants/tenantRegistry.js'
 import { LogStore } from '../src/persist/logStore.js'
 import { recoverTenant, recoverTenantInTurns } from '../src/tenants/recovery.js'
 import { listSnapshots, readSnapshotFile } from '../src/persist/snapshotFile.js'
-import { positiveIntegerOption, textOption } from './cliOptions.js'
+import { isMainModule, scriptArgs } from './cliOptions.js'
 import { seededRandom, timeRecordValues, type ProjectRef } from './dataset.js'
 import { copyFixture, readFixtureInfo, type FixtureInfo } from './fixture.js'
 import { NO_AUTO_SNAPSHOTS } from './serverProcess.js'
@@ -260,12 +260,23 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
   }
 }
 
-if (process.argv[1]?.endsWith('engineFigures.js') === true) {
-  const argv = process.argv.slice(2)
-  const replayOf = textOption(argv, 'replay-of')
+if (isMainModule(import.meta.url)) {
+  const args = scriptArgs({
+    usage: 'node --expose-gc dist/bench/engineFigures.js [options]',
+    about:
+      'Engine figures on a copy of the fixture, in process: recovery, heap per record, snapshot, durable writes, replay;\n' +
+      'prints ENGINE_FIGURES {json}. With --replay-of: the replay and activation of a data directory after a restart\n' +
+      '(REPLAY_FIGURES {json}), as the runner starts it in a new process.',
+    options: {
+      records: { value: 'n', help: 'time records of the fixture (default 1000000)' },
+      replay: { value: 'n', help: 'durable single-record writes after the snapshot (default 200000)' },
+      'replay-of': { value: '<data dir>', help: 'measure the replay of this data directory instead' },
+      tenant: { value: '<name>', help: 'the tenant to replay (with --replay-of)' },
+    },
+  })
+  const replayOf = args.text('replay-of')
   if (replayOf !== undefined) {
-    const tenant = textOption(argv, 'tenant')
-    if (tenant === undefined) throw new Error('--replay-of needs --tenant')
+    const tenant = args.text('tenant') ?? args.refuse('--replay-of needs --tenant')
     const config = loadConfig({ DATA_DIR: replayOf, API_KEYS: 'unused', QUIET: '1' })
     const store = LogStore.open(replayOf, config.lmdbMapSizeBytes)
     try {
@@ -277,7 +288,7 @@ if (process.argv[1]?.endsWith('engineFigures.js') === true) {
       await store.close()
     }
   } else {
-    const figures = await measureEngineFigures(positiveIntegerOption(argv, 'records', 1_000_000), positiveIntegerOption(argv, 'replay', 200_000))
+    const figures = await measureEngineFigures(args.positiveInteger('records', 1_000_000), args.positiveInteger('replay', 200_000))
     console.log(`ENGINE_FIGURES ${JSON.stringify(figures)}`)
   }
 }

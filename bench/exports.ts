@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs'
 import http from 'node:http'
-import { positiveIntegerOption } from './cliOptions.js'
+import { scriptArgs } from './cliOptions.js'
 import { copyFixture, readFixtureInfo } from './fixture.js'
 import { processCpuMicros } from './processCpu.js'
 import { BenchClient, hostOf } from './httpClient.js'
@@ -118,9 +118,16 @@ async function measure(way: Way, dataDir: string, tenant: string, login: (server
   }
 }
 
-const argv = process.argv.slice(2)
-const records = positiveIntegerOption(argv, 'records', 100_000)
-const rounds = positiveIntegerOption(argv, 'rounds', 2)
+const args = scriptArgs({
+  usage: 'node dist/bench/exports.js [options]',
+  about: "The cost of an export: every time record of a fixture as CSV and as XLSX against the JSON list's pages of 1000\n(time to the head, total time, server CPU, peak RSS), each on a server of its own.",
+  options: {
+    records: { value: 'n', help: 'the fixture (bench/data/<n>/, made by npm run bench:generate) (default 100000)' },
+    rounds: { value: 'n', help: 'rounds (default 2)' },
+  },
+})
+const records = args.positiveInteger('records', 100_000)
+const rounds = args.positiveInteger('rounds', 2)
 const fixture = readFixtureInfo(records)
 if (fixture === null) throw new Error(`no fixture with ${records} records; run npm run bench:generate -- --records ${records}`)
 const dataDir = copyFixture(records, 'exports')

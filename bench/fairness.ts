@@ -1,5 +1,5 @@
 /*
- * Fairness between tenants (design §2.4, hardening finding 19): how long a
+ * Fairness between tenants (ARCHITECTURE.md §2.4, hardening finding 19): how long a
  * small tenant's `GET /v1/users/@self` takes while a big tenant sends heavy
  * reads back to back.
  *
@@ -26,7 +26,7 @@
 import fs from 'node:fs'
 import { copyFixture, readFixtureInfo } from './fixture.js'
 import { BenchClient, withQuery } from './httpClient.js'
-import { positiveIntegerOption, textOption } from './cliOptions.js'
+import { scriptArgs } from './cliOptions.js'
 import { createSmallTenants } from './mixedLoad.js'
 import { ownerLogin } from './scenarios.js'
 import { NO_AUTO_SNAPSHOTS, startServer } from './serverProcess.js'
@@ -99,13 +99,24 @@ function parseEnv(text: string | undefined): Record<string, string> {
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2)
-  const records = positiveIntegerOption(argv, 'records', 1_000_000)
-  const durationMs = positiveIntegerOption(argv, 'duration', 20) * 1000
-  const heavyConnections = positiveIntegerOption(argv, 'heavy', 3)
-  const cli = textOption(argv, 'cli')
-  const env = parseEnv(textOption(argv, 'env'))
-  const label = textOption(argv, 'label') ?? (cli === undefined ? 'this build' : cli)
+  const args = scriptArgs({
+    usage: 'node dist/bench/fairness.js [options]',
+    about: "A small tenant's GET users/@self (p50/p99/max) while the big tenant sends heavy reads back to back, idle and loaded.",
+    options: {
+      records: { value: 'n', help: 'the fixture of the big tenant (bench/data/<n>/) (default 1000000)' },
+      duration: { value: 's', help: 'seconds of each phase (default 20)' },
+      heavy: { value: 'n', help: 'connections sending heavy reads (default 3)' },
+      cli: { value: 'path/to/cli.js', help: "the server to run (default: this tree's), e.g. a build of main for an A/B" },
+      env: { value: 'NAME=value,…', help: 'settings passed to the server (READ_SLICE_MS, TENANT_HEAVY_READ_MS_PER_S, …)' },
+      label: { value: 'text', help: 'the name of this run in the output (default: the build)' },
+    },
+  })
+  const records = args.positiveInteger('records', 1_000_000)
+  const durationMs = args.positiveInteger('duration', 20) * 1000
+  const heavyConnections = args.positiveInteger('heavy', 3)
+  const cli = args.text('cli')
+  const env = parseEnv(args.text('env'))
+  const label = args.text('label') ?? (cli === undefined ? 'this build' : cli)
   const fixture = readFixtureInfo(records)
   if (fixture === null) throw new Error(`no fixture of ${records} records: npm run bench:generate -- --records ${records}`)
   const dataDir = copyFixture(records, 'fairness')

@@ -41,16 +41,17 @@ export interface FixtureInfo {
 /** dist/bench/fixture.js → <repo>/bench/data/ */
 export const DATA_ROOT = fileURLToPath(new URL('../../bench/data/', import.meta.url))
 
-export function fixtureDir(records: number): string {
-  return path.join(DATA_ROOT, String(records))
+/** `root`: another checkout's bench/data/ (the guard reads the fixture an older build generated in its own tree). */
+export function fixtureDir(records: number, root = DATA_ROOT): string {
+  return path.join(root, String(records))
 }
 
-export function fixtureDataDir(records: number): string {
-  return path.join(fixtureDir(records), 'data')
+export function fixtureDataDir(records: number, root = DATA_ROOT): string {
+  return path.join(fixtureDir(records, root), 'data')
 }
 
-export function readFixtureInfo(records: number): FixtureInfo | null {
-  const file = path.join(fixtureDir(records), 'fixture.json')
+export function readFixtureInfo(records: number, root = DATA_ROOT): FixtureInfo | null {
+  const file = path.join(fixtureDir(records, root), 'fixture.json')
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as FixtureInfo) : null
 }
 

@@ -13,7 +13,7 @@
  *        [--rounds 6] [--duration 5] [--connections 50]
  */
 import fs from 'node:fs'
-import { positiveIntegerOption, textOption } from './cliOptions.js'
+import { scriptArgs } from './cliOptions.js'
 import { copyFixture, readFixtureInfo } from './fixture.js'
 import { BenchClient } from './httpClient.js'
 import { freePort, runLoad } from './loadgen.js'
@@ -44,14 +44,23 @@ function roundFigures(before: Map<number, number>, after: Map<number, number>, s
   return { total, over: total - added(seconds), p99Bound }
 }
 
-const argv = process.argv.slice(2)
-const scenarioName = textOption(argv, 'scenario') ?? 'post'
-const records = positiveIntegerOption(argv, 'records', 1_000_000)
-const rounds = positiveIntegerOption(argv, 'rounds', 6)
-const durationSeconds = positiveIntegerOption(argv, 'duration', 5)
-const connections = positiveIntegerOption(argv, 'connections', 50)
-const scenario = SCENARIOS.find((candidate) => candidate.name === scenarioName)
-if (scenario === undefined) throw new Error(`unknown scenario '${scenarioName}'`)
+const args = scriptArgs({
+  usage: 'node dist/bench/latencySplit.js [options]',
+  about: "A scenario's tail latency, the load tool's beside the server's own (request and flush histograms from /metrics), in rounds.",
+  options: {
+    scenario: { value: 'name', help: `the load scenario (default post): ${SCENARIOS.map(({ name }) => name).join(', ')}` },
+    records: { value: 'n', help: 'the fixture (bench/data/<n>/) (default 1000000)' },
+    rounds: { value: 'n', help: 'rounds (default 6)' },
+    duration: { value: 's', help: 'measured seconds per round (default 5)' },
+    connections: { value: 'n', help: 'connections (default 50)' },
+  },
+})
+const scenarioName = args.text('scenario') ?? 'post'
+const records = args.positiveInteger('records', 1_000_000)
+const rounds = args.positiveInteger('rounds', 6)
+const durationSeconds = args.positiveInteger('duration', 5)
+const connections = args.positiveInteger('connections', 50)
+const scenario = SCENARIOS.find((candidate) => candidate.name === scenarioName) ?? args.refuse(`unknown scenario '${scenarioName}'`)
 const fixture = readFixtureInfo(records)
 if (fixture === null) throw new Error(`no fixture with ${records} records; run npm run bench:generate -- --records ${records}`)
 

@@ -6,8 +6,11 @@
  *     Lua script in a temp dir; its `--latency` text output is parsed), since
  *     autocannon saturates its own core below bare uWS on this machine;
  *   - autocannon's programmatic API otherwise (in this process).
+ * wrk's duration is whole seconds; a fractional one (the guard's half-second
+ * rounds) lets wrk run a second longer and stops it with SIGINT, on which it
+ * prints its figures for the time it ran.
  * Requests are never pipelined: uWS resets a connection when a pipelined
- * request arrives while a reply that waits for the log is pending (design §7).
+ * request arrives while a reply that waits for the log is pending (ARCHITECTURE.md §7).
  *
  * startProcess()/freePort() spawn a server as a child node process, wait for
  * its `READY <port>` line, and stop it with SIGTERM (SIGKILL after a timeout).
@@ -30,6 +33,7 @@ export interface LoadOptions {
   /** A fresh body per request (autocannon only; wrk sends `body`). */
   bodies?: () => string
   connections: number
+  /** With wrk, a fractional duration (0.5) ends the load with SIGINT (see runWrk). */
   durationSeconds: number
   /** Never pipeline (see above). */
   pipelining?: 1
@@ -73,8 +77,13 @@ async function runWrk(opts: LoadOptions): Promise<LoadResult> {
   try {
     const script = path.join(dir, 'request.lua')
     fs.writeFileSync(script, wrkScript(opts))
-    const args = ['-t1', `-c${opts.connections}`, `-d${opts.durationSeconds}s`, '--latency', '-s', script, opts.url]
-    const { stdout, stderr } = await promisify(execFile)('wrk', args, { timeout: (opts.durationSeconds + 30) * 1000 })
+    // wrk's -d takes whole seconds; a shorter or fractional load runs one second longer and is stopped with SIGINT,
+    // on which wrk stops its connections and prints its figures for the time it ran.
+    const whole = Number.isInteger(opts.durationSeconds)
+    const args = ['-t1', `-c${opts.connections}`, `-d${whole ? opts.durationSeconds : Math.ceil(opts.durationSeconds) + 1}s`, '--latency', '-s', script, opts.url]
+    const running = promisify(execFile)('wrk', args, { timeout: (opts.durationSeconds + 30) * 1000 })
+    const stop = whole ? undefined : setTimeout(() => running.child.kill('SIGINT'), opts.durationSeconds * 1000)
+    const { stdout, stderr } = await running.finally(() => clearTimeout(stop))
     // wrk reports a broken script on stderr and then runs a plain GET anyway.
     if (stderr.trim() !== '') throw new Error(`wrk: ${stderr.trim()}`)
     return parseWrk(stdout)

@@ -27,7 +27,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { checkPassword, hashPassword, OWASP_PASSWORD_COST } from '../src/domain/credentials.js'
-import { positiveIntegerOption, textOption } from './cliOptions.js'
+import { scriptArgs } from './cliOptions.js'
 import { basicAuth, BenchClient, hostOf, withQuery } from './httpClient.js'
 import { runLoad } from './loadgen.js'
 import { signUpAndLogin } from './mixedLoad.js'
@@ -120,11 +120,20 @@ async function measureLogins(label: string, cli: string | undefined, durationSec
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2)
-  const before = textOption(argv, 'before')
-  const checks = positiveIntegerOption(argv, 'checks', 30)
-  const durationSeconds = positiveIntegerOption(argv, 'duration', 10)
-  const rounds = positiveIntegerOption(argv, 'rounds', 2)
+  const args = scriptArgs({
+    usage: 'node dist/bench/loginCost.js [options]',
+    about: 'The cost of a login: one password check in process (scrypt before, Argon2id now), then logins over HTTP against\nthe build given with --before and this one, alternated.',
+    options: {
+      before: { value: 'path/to/cli.js', help: 'an older build (scrypt) to measure beside this one (default: only this one over HTTP)' },
+      checks: { value: 'n', help: 'password checks per kind, in process (default 30)' },
+      duration: { value: 's', help: 'seconds of logins per run (default 10)' },
+      rounds: { value: 'n', help: 'rounds (default 2)' },
+    },
+  })
+  const before = args.text('before')
+  const checks = args.positiveInteger('checks', 30)
+  const durationSeconds = args.positiveInteger('duration', 10)
+  const rounds = args.positiveInteger('rounds', 2)
   console.log(`# Login cost, ${new Date().toISOString()}; ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`)
   await measureChecks(checks)
 

@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../src/config.js'
 import { startService } from '../src/service.js'
 import { copyFixture, readFixtureInfo } from './fixture.js'
-import { textOption } from './cliOptions.js'
+import { scriptArgs, type ScriptArgs } from './cliOptions.js'
 import { BenchClient } from './httpClient.js'
 import { runLoad, wrkAvailable, type LoadOptions, type LoadTool } from './loadgen.js'
 import { summarizeProfile } from './profileSummary.js'
@@ -40,15 +40,15 @@ import { serverTimeSpecs } from './serverTimes.js'
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url))
 
 /** The load to profile: a scenario at `connections`, or a server-time query on one connection. */
-function loadFor(argv: readonly string[], context: ScenarioContext, connections: number, tool: LoadTool): { name: string; load: Omit<LoadOptions, 'durationSeconds'> } {
+function loadFor(args: ScriptArgs, context: ScenarioContext, connections: number, tool: LoadTool): { name: string; load: Omit<LoadOptions, 'durationSeconds'> } {
   const url = (requestPath: string) => `http://127.0.0.1:${context.port}${requestPath}`
-  const queryName = textOption(argv, 'query')
+  const queryName = args.text('query')
   if (queryName !== undefined) {
     const spec = serverTimeSpecs(context).find((candidate) => candidate.name === queryName)
     if (spec === undefined) throw new Error(`unknown query; queries: ${serverTimeSpecs(context).map((candidate) => candidate.name).join(', ')}`)
     return { name: queryName, load: { url: url(spec.path), method: 'GET', headers: { Host: `${context.fixture.tenant}.localhost:${context.port}` }, connections: 1, tool } }
   }
-  const scenarioName = textOption(argv, 'scenario') ?? 'project'
+  const scenarioName = args.text('scenario') ?? 'project'
   const scenario = SCENARIOS.find((candidate) => candidate.name === scenarioName)
   if (scenario === undefined) throw new Error(`unknown scenario; scenarios: ${SCENARIOS.map((candidate) => candidate.name).join(', ')}`)
   const request = scenario.request(context)
@@ -73,11 +73,25 @@ function printSummary(file: string): void {
   }
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const records = Number(textOption(argv, 'records') ?? 1_000_000)
-  const durationSeconds = Number(textOption(argv, 'duration') ?? 5)
-  const connections = Number(textOption(argv, 'connections') ?? 50)
-  const tool = (textOption(argv, 'tool') ?? (wrkAvailable() ? 'wrk' : 'autocannon')) as LoadTool
+async function main(): Promise<void> {
+  const args = scriptArgs({
+    usage: 'node dist/bench/profileScenario.js [options]',
+    about:
+      'Runs the service in this process on a copy of the fixture, profiles it (node:inspector) while one scenario or one\n' +
+      'single-request query runs, writes bench/results/profile-<name>-<time>.cpuprofile and prints the top functions.',
+    options: {
+      scenario: { value: 'name', help: `the load scenario (default project): ${SCENARIOS.map(({ name }) => name).join(', ')}` },
+      query: { value: 'name', help: 'a single-request query of serverTimes.ts instead, on one connection' },
+      records: { value: 'n', help: 'the fixture (bench/data/<n>/) (default 1000000)' },
+      duration: { value: 's', help: 'profiled seconds (default 5)' },
+      connections: { value: 'n', help: 'connections (default 50)' },
+      tool: { value: 'wrk|autocannon', help: 'load generator (default: wrk when it is on PATH)' },
+    },
+  })
+  const records = args.positiveInteger('records', 1_000_000)
+  const durationSeconds = args.positiveInteger('duration', 5)
+  const connections = args.positiveInteger('connections', 50)
+  const tool = (args.text('tool') ?? (wrkAvailable() ? 'wrk' : 'autocannon')) as LoadTool
   const fixture = readFixtureInfo(records)
   if (fixture === null) throw new Error(`no fixture with ${records} records; run npm run bench:generate -- --records ${records}`)
   const dataDir = copyFixture(records, 'profile')
@@ -87,7 +101,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const { token } = await ownerLogin(client, fixture)
     client.close()
     const context = scenarioContext(service.port, token, fixture)
-    const { name, load } = loadFor(argv, context, connections, tool)
+    const { name, load } = loadFor(args, context, connections, tool)
     await runLoad({ ...load, durationSeconds: 1 })
     const session = new Session()
     session.connect()
@@ -108,4 +122,4 @@ async function main(argv: readonly string[]): Promise<void> {
   process.exit(0)
 }
 
-await main(process.argv.slice(2))
+await main()

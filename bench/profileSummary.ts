@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { isMainModule, scriptArgs } from './cliOptions.js'
 
 interface ProfileNode {
   id: number
@@ -68,12 +69,19 @@ function printTop(title: string, rows: FunctionTime[], key: 'selfMs' | 'totalMs'
   }
 }
 
-const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]).endsWith(`${path.sep}profileSummary.js`)
-if (isMain) {
-  const [file, ...rest] = process.argv.slice(2)
-  if (file === undefined) throw new Error('usage: profileSummary.js <file.cpuprofile> [--top n] [--match text]')
-  const top = Number(rest[rest.indexOf('--top') + 1] ?? 25) || 25
-  const match = rest.includes('--match') ? rest[rest.indexOf('--match') + 1] ?? '' : ''
+if (isMainModule(import.meta.url)) {
+  const args = scriptArgs({
+    usage: 'node dist/bench/profileSummary.js <file.cpuprofile> [options]',
+    about: 'The functions of a CPU profile by self and by inclusive time.',
+    options: {
+      top: { value: 'n', help: 'how many functions each list shows (default 25)' },
+      match: { value: 'text', help: 'only functions whose name holds this text' },
+    },
+    positionals: ['<file.cpuprofile>'],
+  })
+  const file = args.positionals[0] as string
+  const top = args.positiveInteger('top', 25)
+  const match = args.text('match') ?? ''
   const { totalMs, functions } = summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile)
   const shown = functions.filter((row) => row.name.includes(match))
   console.log(`${file}: ${totalMs.toFixed(0)} ms sampled`)

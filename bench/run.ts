@@ -22,7 +22,7 @@
  *                    [--skip baselines,times,batch,engine,memory] [--ports 9100-9199]
  *                    [--profile] [--auto-snapshots]
  *
- * `npm run bench -- --help` explains each option (USAGE below).
+ * `npm run bench -- --help` explains each option (RUN_DOC below).
  */
 import { execFile } from 'node:child_process'
 import crypto from 'node:crypto'
@@ -30,7 +30,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs, promisify } from 'node:util'
+import { promisify } from 'node:util'
 import { measureBaselines, measureSameBytes, type BaselineOptions, type BaselineReport } from './baselines.js'
 import type { EngineFigures } from './engineFigures.js'
 import { copyFixture, type FixtureInfo } from './fixture.js'
@@ -40,9 +40,10 @@ import { runLoad, wrkAvailable, type LoadResult, type LoadTool } from './loadgen
 import { withCpuPerRequest } from './processCpu.js'
 import { createSmallTenants, mixedDeck, runDeck } from './mixedLoad.js'
 import { PortPicker, parsePortRange } from './portRange.js'
+import { scriptArgs, type ScriptDoc } from './cliOptions.js'
 import { summarizeProfile } from './profileSummary.js'
 import { markdownReport, type RunReport, type SameBytesFigure, type ScenarioResult, type ServerFigures } from './runReport.js'
-import { ownerLogin, scenarioContext, SCENARIO_NAMES, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js'
+import { checkScenarioOnce, ownerLogin, scenarioContext, scenarioLoad, SCENARIO_NAMES, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js'
 import { NO_AUTO_SNAPSHOTS, startServer, type BenchServer } from './serverProcess.js'
 import { measureBatchVsSingle, measureServerTimes } from './serverTimes.js'
 import { evaluateTargets } from './targets.js'
@@ -74,73 +75,57 @@ interface RunOptions {
 
 // ---------------------------------------------------------------- options
 
-const USAGE = `usage: npm run bench -- [options]     (or: node dist/bench/run.js [options])
-
-Runs the baselines, the real server on a copy of the fixture, the load scenarios, batch vs single, the mixed
-workload and the engine figures; prints Markdown tables and writes bench/results/run-<time>.json and .md.
-
-  --scenario a,b        load scenarios to run (default: all): ${SCENARIO_NAMES.join(', ')}
-  --duration s          measured seconds per scenario, whole seconds (default 5)
-  --connections n       connections per scenario; login and batch use at most 8 (default 50)
-  --records n           time records of the big tenant; its fixture is generated first when missing (default ${DEFAULT_RECORDS})
-  --tool wrk|autocannon load generator (default: wrk when it is on PATH, else autocannon)
-  --warmup s            unmeasured load before each scenario, whole seconds; 0: none (default 1)
-  --skip a,b            leave out steps: ${SKIPPABLE.join(', ')} (default: none)
-  --ports first-last    listen only on ports of this range, e.g. 9100-9199: every server of the run (baselines, the
-                        empty server, the real server and its admin listener) takes the next free one (default: any
-                        free port)
-  --profile             run the server with --cpu-prof and summarize the profile at the end
-  --auto-snapshots      keep the server's automatic snapshots during the load (off by default: a snapshot of the big
-                        tenant in the middle of a scenario would measure the snapshot)
-  --help                this text
-
-Options take their value as --name value or --name=value; an unknown option is refused.`
-
-/** The options, or null when --help asked for the usage. */
-function parseOptions(argv: readonly string[]): RunOptions | null {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    strict: true,
-    allowPositionals: true,
-    options: {
-      scenario: { type: 'string' },
-      duration: { type: 'string' },
-      connections: { type: 'string' },
-      records: { type: 'string' },
-      tool: { type: 'string' },
-      warmup: { type: 'string' },
-      skip: { type: 'string' },
-      ports: { type: 'string' },
-      profile: { type: 'boolean' },
-      'auto-snapshots': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
+const RUN_DOC: ScriptDoc = {
+  usage: 'npm run bench -- [options]     (or: node dist/bench/run.js [options])',
+  about:
+    'Runs the baselines, the real server on a copy of the fixture, the load scenarios, batch vs single, the mixed\n' +
+    'workload and the engine figures; prints Markdown tables and writes bench/results/run-<time>.json and .md.',
+  options: {
+    scenario: { value: 'a,b', help: `load scenarios to run (default: all): ${SCENARIO_NAMES.join(', ')}` },
+    duration: { value: 's', help: 'measured seconds per scenario, whole seconds (default 5)' },
+    connections: { value: 'n', help: 'connections per scenario; login and batch use at most 8 (default 50)' },
+    records: { value: 'n', help: `time records of the big tenant; its fixture is generated first when missing (default ${DEFAULT_RECORDS})` },
+    tool: { value: 'wrk|autocannon', help: 'load generator (default: wrk when it is on PATH, else autocannon)' },
+    warmup: { value: 's', help: 'unmeasured load before each scenario, whole seconds; 0: none (default 1)' },
+    skip: { value: 'a,b', help: `leave out steps: ${SKIPPABLE.join(', ')} (default: none)` },
+    ports: {
+      value: 'first-last',
+      help: 'listen only on ports of this range, e.g. 9100-9199: every server of the run (baselines, the\nempty server, the real server and its admin listener) takes the next free one (default: any free port)',
     },
-  })
-  if (values.help === true) return null
-  if (positionals.length > 0) throw new Error(`unexpected argument '${positionals[0]}' (options start with --; see --help)`)
-  const number = (name: string, text: string | undefined, fallback: number) => {
-    const value = text === undefined ? fallback : Number(text)
-    // wrk takes whole seconds only.
-    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`--${name} must be a non-negative integer, got '${text}'`)
-    return value
-  }
-  const scenarios = (values.scenario ?? SCENARIO_NAMES.join(',')).split(',').map((name) => name.trim()).filter((name) => name !== '')
-  for (const name of scenarios) if (!SCENARIO_NAMES.includes(name)) throw new Error(`unknown scenario '${name}'; scenarios: ${SCENARIO_NAMES.join(', ')}`)
-  const skip = new Set((values.skip ?? '').split(',').filter((name) => name !== ''))
-  for (const name of skip) if (!SKIPPABLE.includes(name)) throw new Error(`--skip takes ${SKIPPABLE.join(', ')}`)
-  const tool = values.tool ?? (wrkAvailable() ? 'wrk' : 'autocannon')
-  if (tool !== 'wrk' && tool !== 'autocannon') throw new Error('--tool must be wrk or autocannon')
+    profile: { help: 'run the server with --cpu-prof and summarize the profile at the end' },
+    'auto-snapshots': { help: "keep the server's automatic snapshots during the load (off by default: a snapshot of the big\ntenant in the middle of a scenario would measure the snapshot)" },
+  },
+}
+
+/** The options (cliOptions.ts: --help prints the usage and exits, a line the runner does not take exits 2). */
+function parseOptions(argv: readonly string[]): RunOptions {
+  const args = scriptArgs(RUN_DOC, argv)
+  const scenarios = (args.text('scenario') ?? SCENARIO_NAMES.join(',')).split(',').map((name) => name.trim()).filter((name) => name !== '')
+  for (const name of scenarios) if (!SCENARIO_NAMES.includes(name)) args.refuse(`unknown scenario '${name}'; scenarios: ${SCENARIO_NAMES.join(', ')}`)
+  const skip = new Set((args.text('skip') ?? '').split(',').filter((name) => name !== ''))
+  for (const name of skip) if (!SKIPPABLE.includes(name)) args.refuse(`--skip takes ${SKIPPABLE.join(', ')}`)
+  const toolText = args.text('tool') ?? (wrkAvailable() ? 'wrk' : 'autocannon')
+  const tool: LoadTool = toolText === 'wrk' || toolText === 'autocannon' ? toolText : args.refuse('--tool must be wrk or autocannon')
+  const portsText = args.text('ports')
+  const ports = ((): PortPicker => {
+    try {
+      return new PortPicker(portsText === undefined ? null : parsePortRange(portsText))
+    } catch (error) {
+      return args.refuse(error instanceof Error ? error.message : String(error))
+    }
+  })()
+  // wrk takes whole seconds only.
   return {
     scenarios,
-    durationSeconds: number('duration', values.duration, 5),
-    connections: number('connections', values.connections, 50),
-    records: number('records', values.records, DEFAULT_RECORDS),
+    durationSeconds: args.integer('duration', 5, 0),
+    connections: args.integer('connections', 50, 0),
+    records: args.integer('records', DEFAULT_RECORDS, 0),
     tool,
-    warmupSeconds: number('warmup', values.warmup, 1),
+    warmupSeconds: args.integer('warmup', 1, 0),
     skip,
-    profile: values.profile === true,
-    autoSnapshots: values['auto-snapshots'] === true,
-    ports: new PortPicker(values.ports === undefined ? null : parsePortRange(values.ports)),
+    profile: args.flag('profile'),
+    autoSnapshots: args.flag('auto-snapshots'),
+    ports,
   }
 }
 
@@ -190,31 +175,10 @@ async function measureEmptyServer(ports: PortPicker): Promise<{ startupMs: numbe
   }
 }
 
-/** One request before the load, so a broken scenario fails loudly; its answer's text. */
-async function checkOnce(port: number, request: ReturnType<Scenario['request']>): Promise<string> {
-  const client = new BenchClient(port)
-  try {
-    const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]))
-    return (await client.expect(request.expectStatus, request.method, request.path, { headers, ...(request.body === undefined ? {} : { body: request.body }) })).text
-  } finally {
-    client.close()
-  }
-}
-
 async function runScenario(scenario: Scenario, context: ScenarioContext, options: RunOptions, baselines: BaselineReport | null, dataDir: string, serverPid: number): Promise<ScenarioResult> {
-  const request = scenario.request(context)
-  const connections = Math.min(options.connections, scenario.maxConnections ?? Number.POSITIVE_INFINITY)
-  const answer = await checkOnce(context.port, request)
-  const load = {
-    url: `http://127.0.0.1:${context.port}${request.path}`,
-    method: request.method,
-    headers: request.headers,
-    connections,
-    pipelining: 1 as const,
-    tool: options.tool,
-    ...(request.body === undefined ? {} : { body: request.body }),
-    ...(request.bodies === undefined || options.tool === 'wrk' ? {} : { bodies: request.bodies }),
-  }
+  const load = scenarioLoad(scenario, context, options.connections, options.tool)
+  const connections = load.connections
+  const answer = await checkScenarioOnce(scenario, context)
   if (options.warmupSeconds > 0) await runLoad({ ...load, durationSeconds: options.warmupSeconds })
   const before = snapshotNames(dataDir, context.fixture.tenant)
   const result = await withCpuPerRequest(serverPid, () => runLoad({ ...load, durationSeconds: options.durationSeconds }))
@@ -336,18 +300,7 @@ async function runAgainstServer(
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
-  let options: RunOptions | null
-  try {
-    options = parseOptions(argv)
-  } catch (error) {
-    console.error(`${error instanceof Error ? error.message.split('. To specify')[0] : String(error)}\n(npm run bench -- --help lists the options)`)
-    process.exitCode = 2
-    return
-  }
-  if (options === null) {
-    console.log(USAGE)
-    return
-  }
+  const options = parseOptions(argv)
   fs.mkdirSync(RESULTS_DIR, { recursive: true })
   const at = new Date().toISOString()
   const stamp = at.replace(/[:.]/g, '-')

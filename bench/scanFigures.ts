@@ -24,7 +24,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { positiveIntegerOption, textOption } from './cliOptions.js'
+import { isMainModule, scriptArgs } from './cliOptions.js'
 import { copyFixture, readFixtureInfo } from './fixture.js'
 
 const REPEATS = 7
@@ -113,17 +113,25 @@ function roundInChild(dist: string, records: number): RoundFigures {
   return JSON.parse(line.slice('SCAN_ROUND '.length)) as RoundFigures
 }
 
-if (process.argv[1]?.endsWith('scanFigures.js') === true) {
-  const argv = process.argv.slice(2)
-  const records = positiveIntegerOption(argv, 'records', 1_000_000)
-  const measured = textOption(argv, 'measure')
+if (isMainModule(import.meta.url)) {
+  const args = scriptArgs({
+    usage: 'node --expose-gc dist/bench/scanFigures.js --against <other build\'s dist> [--records 1000000] [--rounds 2]',
+    about: 'Loads the fixture\'s tenant in a child process of each build alternately and prints SCAN_FIGURES <json>: load,\nthe scanning $filter, the summary by user, reads by id and the list page, each the median of its repeats.',
+    options: {
+      against: { value: 'dist', help: 'the other build\'s compiled tree (its dist/)' },
+      records: { value: 'n', help: 'the fixture (default 1000000)' },
+      rounds: { value: 'n', help: 'rounds; each runs both builds once (default 2)' },
+      measure: { value: 'dist', help: 'one round of the build at <dist> in this process (how a round runs)' },
+    },
+  })
+  const records = args.positiveInteger('records', 1_000_000)
+  const measured = args.text('measure')
   if (measured !== undefined) console.log(`SCAN_ROUND ${JSON.stringify(await measure(measured, records))}`)
   else {
-    const against = textOption(argv, 'against')
-    if (against === undefined) throw new Error('--against <dist of the other build> is needed')
+    const against = args.text('against') ?? args.refuse('--against <dist of the other build> is needed')
     const self = path.resolve(fileURLToPath(new URL('..', import.meta.url)))
     const rounds: RoundFigures[] = []
-    for (let round = 0; round < positiveIntegerOption(argv, 'rounds', 2); round += 1) {
+    for (let round = 0; round < args.positiveInteger('rounds', 2); round += 1) {
       for (const dist of [path.resolve(against), self]) {
         rounds.push(roundInChild(dist, records))
         console.error(JSON.stringify(rounds.at(-1)), 'load', os.loadavg().map((load) => load.toFixed(1)).join(' '))

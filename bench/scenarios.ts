@@ -11,7 +11,8 @@
  * The mixed workload over 100 tenants is built in mixedLoad.ts.
  */
 import type { FixtureInfo, FixtureProject } from './fixture.js'
-import { basicAuth, hostOf, withQuery, type BenchClient } from './httpClient.js'
+import { basicAuth, BenchClient, hostOf, withQuery } from './httpClient.js'
+import type { LoadOptions, LoadTool } from './loadgen.js'
 import { BENCH_API_KEY } from './serverProcess.js'
 
 export type ScenarioKind = 'read' | 'write'
@@ -225,3 +226,30 @@ export const SCENARIOS: readonly Scenario[] = [
 ]
 
 export const SCENARIO_NAMES = [...SCENARIOS.map((scenario) => scenario.name), 'mixed']
+
+/** The load-tool options that drive `scenario` (without the duration): never pipelined, at most its maxConnections. */
+export function scenarioLoad(scenario: Scenario, context: ScenarioContext, connections: number, tool: LoadTool): Omit<LoadOptions, 'durationSeconds'> {
+  const request = scenario.request(context)
+  return {
+    url: `http://127.0.0.1:${context.port}${request.path}`,
+    method: request.method,
+    headers: request.headers,
+    connections: Math.min(connections, scenario.maxConnections ?? Number.POSITIVE_INFINITY),
+    pipelining: 1,
+    tool,
+    ...(request.body === undefined ? {} : { body: request.body }),
+    ...(request.bodies === undefined || tool === 'wrk' ? {} : { bodies: request.bodies }),
+  }
+}
+
+/** One request of the scenario before its load, so a broken scenario fails loudly; its answer's text. */
+export async function checkScenarioOnce(scenario: Scenario, context: ScenarioContext): Promise<string> {
+  const request = scenario.request(context)
+  const client = new BenchClient(context.port)
+  try {
+    const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]))
+    return (await client.expect(request.expectStatus, request.method, request.path, { headers, ...(request.body === undefined ? {} : { body: request.body }) })).text
+  } finally {
+    client.close()
+  }
+}

@@ -25,6 +25,8 @@ export interface ServerOptions {
   readyTimeoutMs?: number
   /** The compiled CLI to run (default: this tree's dist/src/cli.js), e.g. an older build for an A/B. */
   cli?: string
+  /** Options for node itself (V8 flags that NODE_OPTIONS does not take, such as --no-turbo-inlining). */
+  nodeArgs?: readonly string[]
 }
 
 export interface BenchServer {
@@ -72,7 +74,7 @@ function waitForPort(child: ChildProcess, output: () => string, timeoutMs: numbe
 }
 
 export async function startServer(options: ServerOptions): Promise<BenchServer> {
-  const nodeArgs = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]
+  const nodeArgs = [...(options.nodeArgs ?? []), ...(options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`])]
   const started = performance.now()
   const child = spawn(process.execPath, [...nodeArgs, options.cli ?? CLI, 'serve'], {
     env: { ...process.env, ...serverEnv(options.dataDir, options.env) },

@@ -8,6 +8,8 @@
  *   restore <tenant> --from <file> [--as <tenant>] | --to-seq <n> | --to-time <ISO>
  *                                  replace a tenant's state by a snapshot file or an earlier point
  *                                  of its history (through the running server when one holds the data)
+ *   status                         is the server up: pid, ports, uptime, tenants in memory, memory, log size
+ *   metrics                        the running server's metrics (Prometheus text)
  *   history <tenant>               snapshots, log ranges and the points a restore can reach
  *   export <tenant> --out <file>   one self-contained file: the tenant's state and uploaded files
  *   import --from <file> [--as <name>]  create a tenant from an export file (server stopped)
@@ -21,23 +23,26 @@
  * (a failure of the command itself exits with 1).
  *
  * Commands that change the data directory refuse while a server holds it,
- * except restore, which then asks the server through its admin listener.
+ * except restore, which then asks the server through its admin listener:
+ * the one the server's lock names (admin/adminClient.ts), as status and
+ * metrics do.
  * Long work shows its progress on stderr (src/progress.ts); an online
  * restore shows the progress lines the server streams back.
  */
 import path from 'node:path'
-import { callAdminWithProgress } from './admin/adminClient.js'
+import { adminTarget, callAdminWithProgress, fetchAdmin, ServerStarting, type AdminTarget } from './admin/adminClient.js'
+import type { ServerStatus } from './admin/statusRoute.js'
 import { parseCommandLine, UsageError, type CommandLine, type OptionSpecs } from './commandLine.js'
 import { loadConfig, type Config } from './config.js'
-import { lockHolder, refuseWhileServing } from './persist/dataDirLock.js'
+import { refuseWhileServing, runningServer } from './persist/dataDirLock.js'
 import { TenantActor } from './tenants/tenantActor.js'
 import { entriesToReplay, readHistory } from './persist/history.js'
 import { installState, objectCount } from './tenants/installState.js'
 import { LogStore } from './persist/logStore.js'
-import { parseRestoreSource, rebuildState, type RestoreSource } from './tenants/restoreSource.js'
+import { parseRestoreSource, rebuildState, recoverShowingProgress, type RestoreSource } from './tenants/restoreSource.js'
 import { exportTenant, importTenant } from './tenants/tenantTransfer.js'
-import { historyText, restoreOutcomeText, type RestoreOutcome } from './operatorReports.js'
-import { progress } from './progress.js'
+import { historyText, restoreOutcomeText, statusText, type RestoreOutcome } from './operatorReports.js'
+import { progress, progressAfter, type ProgressFactory } from './progress.js'
 import { startService } from './service.js'
 import { haproxyConfig } from './cluster/haproxyConfig.js'
 import { runDemo } from './cluster/localDemo.js'
@@ -51,8 +56,29 @@ interface Command {
   options: OptionSpecs
   /** The most positional arguments it takes. */
   positionals: number
-  run(line: CommandLine, config: Config): Promise<void>
+  /** Resolves when done (exit code 0), or with the exit code of an answer that is no success (status: not running). */
+  run(line: CommandLine, config: Config): Promise<void | number>
 }
+
+/** A step of operator work that ends within this shows no progress; one that takes longer shows it as it goes. */
+const PROGRESS_GRACE_MS = 1000
+
+/** The exit code of `status` when the server is not up, not ready, or cannot be asked. */
+const NOT_READY_EXIT_CODE = 1
+
+/**
+ * The admin listener of the server that holds the data directory (its lock names it), or of the cluster node on
+ * ADMIN_PORT; null when no server holds the data directory.
+ */
+function runningAdmin(config: Config): AdminTarget | null {
+  if (config.cluster !== null) return adminTarget(config, null)
+  const server = runningServer(config.dataDir)
+  return server === null ? null : adminTarget(config, server)
+}
+
+const RUNNING_SERVER_HELP =
+  'It asks the server that holds DATA_DIR through its admin listener: the port is the one the server wrote into its\n' +
+  'lock, DATA_DIR/server.lock (a cluster node, which holds no lock: ADMIN_PORT); the key is ADMIN_KEY or DATA_DIR/admin-key.'
 
 /** What a command does around its work on a tenant: nothing on a data directory; in cluster mode clusterTools.ts. */
 interface TenantTools {
@@ -95,14 +121,19 @@ const COMMANDS: Record<string, Command> = {
     async run(_line, config) {
       const service = await startService(config)
       console.log(`Admin listener (metrics, health) on http://127.0.0.1:${service.adminPort}`)
-      console.log(`TimeLedger listening on http://${config.host}:${service.port} (tenants at http://<tenant>.${config.baseDomain}:${service.port}/v1), data in ${config.dataDir}`)
+      console.log(`TimeLedger listening on http://${config.host}:${service.port} (tenants at http://<tenant>.${config.baseDomain}:${service.port}/v1 or http://${config.baseDomain}:${service.port}/tenant/<tenant>/v1), data in ${config.dataDir}`)
       let stopping = false
       const stop = (signal: string) => {
         if (stopping) return
         stopping = true
+        const started = performance.now()
         console.log(`${signal}: draining, snapshotting and stopping`)
-        service.stop().then(
-          () => process.exit(0),
+        // The snapshots of a stop can take many seconds: their progress goes to stderr, as every operator step's.
+        service.stop({ progress }).then(
+          () => {
+            console.log(`stopped in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+            process.exit(0)
+          },
           (error: unknown) => {
             console.error('clean stop failed:', error)
             process.exit(1)
@@ -121,14 +152,20 @@ const COMMANDS: Record<string, Command> = {
     async run(_line, config) {
       await withStore(config, async (store, { prepare }) => {
         const rows = [['tenant', 'objects', 'log entries', 'last seq', 'last snapshot']]
-        for (const tenant of [...store.tenants.getKeys()]) {
+        const names = [...store.tenants.getKeys()]
+        // Counting a tenant's objects loads it: seconds for a million records. Each load that takes longer than
+        // PROGRESS_GRACE_MS shows its progress, and one line in the end says what was read (stderr; the table is stdout).
+        const reading = progress('read tenants', 'tenants', names.length)
+        const slowOnly: ProgressFactory = (label, unit, total) => progressAfter(PROGRESS_GRACE_MS, label, unit, total)
+        for (const [done, tenant] of names.entries()) {
+          reading.update(done)
           await prepare(tenant)
-          const actor = TenantActor.recover(tenant, config, store)
-          let objects = 0
-          for (const collection of actor.state.collections.values()) objects += collection.size
+          const { state } = await recoverShowingProgress(tenant, store, undefined, slowOnly)
           const newest = store.snapshots.list(tenant)[0]
-          rows.push([tenant, String(objects), String(store.logLength(tenant)), String(actor.state.seq), newest === undefined ? '-' : `seq ${newest.seq} (${newest.file})`])
+          rows.push([tenant, String(objectCount(state)), String(store.logLength(tenant)), String(state.seq), newest === undefined ? '-' : `seq ${newest.seq} (${newest.file})`])
         }
+        reading.update(names.length)
+        reading.finish()
         printTable(rows)
       })
     },
@@ -166,7 +203,7 @@ const COMMANDS: Record<string, Command> = {
       "tenant again (its account then takes this tenant's name). Export files go to 'import'.\n" +
       "'history <tenant>' lists the reachable points. The result becomes the current state as a new snapshot; the history\n" +
       'before it stays. With a server holding the data directory, the restore runs in that server through its admin\n' +
-      'listener (ADMIN_PORT, and ADMIN_KEY or DATA_DIR/admin-key); otherwise here.',
+      'listener (at the port its lock, DATA_DIR/server.lock, names; with ADMIN_KEY or DATA_DIR/admin-key); otherwise here.',
     options: { from: 'value', as: 'value', 'to-seq': 'value', 'to-time': 'value' },
     positionals: 1,
     async run(line, config) {
@@ -190,18 +227,53 @@ const COMMANDS: Record<string, Command> = {
         )
         return
       }
-      const holder = lockHolder(config.dataDir)
-      if (holder !== null) {
-        if (config.adminPort === 0) throw new Error(`a server (pid ${holder}) holds ${config.dataDir}; restoring through it needs its admin port, but ADMIN_PORT is 0 here`)
-        console.log(`a server (pid ${holder}) holds ${config.dataDir}: restoring online through its admin listener`)
+      const server = runningServer(config.dataDir)
+      if (server !== null) {
+        // The listener of the server holding this data directory, as its lock names it (not ADMIN_PORT: another server may have that).
+        const target = adminTarget(config, server)
+        console.log(`a server (pid ${server.pid}) holds ${config.dataDir}: restoring online through its admin listener at ${target.address}`)
         // The server streams its progress lines (load, replay, snapshot, swap); they go to stderr like local progress.
-        const answer = await callAdminWithProgress(config, 'POST', `/tenants/${encodeURIComponent(tenant)}/restore`, adminRestoreBody(source), (line) =>
+        const answer = await callAdminWithProgress(target, 'POST', `/tenants/${encodeURIComponent(tenant)}/restore`, adminRestoreBody(source), (line) =>
           process.stderr.write(`${line}\n`),
         )
         console.log(restoreOutcomeText(tenant, answer as unknown as RestoreOutcome))
         return
       }
       await withStore(config, (store) => restoreHere(tenant, store, source))
+    },
+  },
+  status: {
+    summary: 'is the server up: pid, ports, uptime, tenants in memory, memory, log size (exits 0 only when up and ready)',
+    usage: `status\n\n${RUNNING_SERVER_HELP}\nExits 0 when the server is up and ready, ${NOT_READY_EXIT_CODE} when it is not running, starting, stopping or cannot be asked.`,
+    options: {},
+    positionals: 0,
+    async run(_line, config) {
+      let target: AdminTarget | null
+      try {
+        target = runningAdmin(config)
+      } catch (error) {
+        if (!(error instanceof ServerStarting)) throw error
+        console.log(`starting: the server (pid ${error.pid}) holds ${path.resolve(config.dataDir)}; its admin listener is not up yet`)
+        return NOT_READY_EXIT_CODE
+      }
+      if (target === null) {
+        console.log(`not running: no server holds ${path.resolve(config.dataDir)}`)
+        return NOT_READY_EXIT_CODE
+      }
+      const status = JSON.parse(await fetchAdmin(target, '/status')) as ServerStatus
+      console.log(statusText(status, target.address))
+      return status.phase === 'ready' ? 0 : NOT_READY_EXIT_CODE
+    },
+  },
+  metrics: {
+    summary: "print the server's metrics (the Prometheus text of its admin listener's /metrics)",
+    usage: `metrics\n\n${RUNNING_SERVER_HELP}\nThe metrics are listed in the README ("Observability").`,
+    options: {},
+    positionals: 0,
+    async run(_line, config) {
+      const target = runningAdmin(config)
+      if (target === null) throw new Error(`no server holds ${path.resolve(config.dataDir)}: start one (npm start), or set DATA_DIR to the one it uses`)
+      process.stdout.write(await fetchAdmin(target, '/metrics', 'text/plain'))
     },
   },
   history: {
@@ -373,8 +445,8 @@ async function main(argv: string[]): Promise<number> {
       return 0
     }
     const line = parseCommandLine(name, args, command.options, command.positionals)
-    await command.run(line, loadConfig())
-    return name === 'serve' ? -1 : 0
+    const code = await command.run(line, loadConfig())
+    return name === 'serve' ? -1 : (code ?? 0)
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`${error.message}\n${usage}`)

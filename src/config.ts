@@ -1,14 +1,15 @@
 /*
  * Configuration read from the environment, once, with a default for every
- * setting (design §4). Numbers carry their unit in the name. Nothing else in
+ * setting (ARCHITECTURE.md §4). Numbers carry their unit in the name. Nothing else in
  * the service reads process.env: the config object is passed down.
  */
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { OWASP_PASSWORD_COST, type PasswordCost } from './domain/credentials.js'
 
 /**
- * Cluster mode (design §8): set when DATABASE_URL is. The node keeps its tenants' truth in PostgreSQL, holds a lease
+ * Cluster mode (ARCHITECTURE.md §8): set when DATABASE_URL is. The node keeps its tenants' truth in PostgreSQL, holds a lease
  * per tenant it serves, and takes requests forwarded by the other nodes on its internal listener.
  */
 export interface ClusterConfig {
@@ -21,7 +22,7 @@ export interface ClusterConfig {
   readonly internalHost: string
   /** Where the other nodes reach the internal listener (INTERNAL_URL; default http://INTERNAL_HOST:port). */
   readonly internalUrl: string | null
-  /** Shared by every node: a forwarded request carries it (CLUSTER_SECRET, required). */
+  /** Shared by every node: the two credentials of the internal listener are derived from it (CLUSTER_SECRET, required; http/clusterCredentials.ts). */
   readonly secret: string
   /** How long a tenant's lease lasts without renewal (LEASE_MS); renewed every third of it. */
   readonly leaseMs: number
@@ -37,6 +38,11 @@ export interface Config {
   readonly maxBodyBytes: number
   /** Origins browser apps may call the API from (CORS_ORIGINS; http/cors.ts); null: CORS off. */
   readonly corsOrigins: CorsOrigins | null
+  /**
+   * Addresses and CIDR ranges of the proxies whose report of the client's address is believed (TRUSTED_PROXIES;
+   * http/clientAddress.ts): PROXY protocol v2 or X-Forwarded-For. Empty (the default): the connection's peer is the client.
+   */
+  readonly trustedProxies: readonly string[]
   /** Smallest text answer sent compressed to a client that accepts brotli or gzip (http/compression.ts; 0: off). */
   readonly compressionMinBytes: number
   /** A change feed subscriber with more than this waiting for it is disconnected (4409: too slow). */
@@ -125,6 +131,18 @@ export function parseCorsOrigins(text: string): CorsOrigins | null {
   return new Set(entries)
 }
 
+/** TRUSTED_PROXIES read: addresses and CIDR ranges (`10.0.0.0/8`, `::1`); throws naming an entry that is neither. */
+export function parseTrustedProxies(text: string): string[] {
+  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/')
+    const family = net.isIP(address ?? '')
+    const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32))
+    if (family === 0 || !bitsOk || extra !== undefined) throw new Error(`TRUSTED_PROXIES: '${entry}' is not an address or a CIDR range such as 10.0.0.0/8`)
+  }
+  return entries
+}
+
 /**
  * Smallest answer sent compressed by default: compressing costs 10–25 µs whatever the size (about a tenth of the
  * cheapest answer's CPU), and below 1 KiB it saves under 512 bytes, less than half a TCP segment (bench/RESULTS.md,
@@ -151,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeys: (env.API_KEYS ?? '').split(',').map((key) => key.trim()).filter((key) => key !== ''),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
+    trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES ?? ''),
     compressionMinBytes: integer(env, 'COMPRESSION_MIN_BYTES', DEFAULT_COMPRESSION_MIN_BYTES),
     changeFeedMaxBufferedBytes: integer(env, 'CHANGE_FEED_MAX_BUFFERED_BYTES', 4 * 1024 * 1024),
     tokenLifetimeMs: integer(env, 'TOKEN_LIFETIME_MS', 60 * MINUTE_MS),

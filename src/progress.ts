@@ -8,6 +8,12 @@
  * written every PLAIN_LINE_EVERY_MS, so logs stay readable. `finish` writes
  * the final count and the time taken. Work that ends before the first
  * interval prints only that final line.
+ *
+ * `progressAfter` is for steps that are usually quick but sometimes long
+ * (reading one tenant of many: most take milliseconds, a million records
+ * seconds): it says nothing, not even the final line, about work that ends
+ * within its grace time, and shows the rest as `progress` does, counted
+ * from the start of the work.
  */
 
 const REDRAW_EVERY_MS = 100
@@ -37,10 +43,41 @@ function duration(ms: number): string {
 export type ProgressFactory = (label: string, unit: string, total: number | null) => Progress
 
 export function progress(label: string, unit: string, total: number | null, sink: ProgressSink = process.stderr, now: () => number = Date.now): Progress {
+  return progressSince(now(), label, unit, total, sink, now)
+}
+
+/** A progress that stays silent while the work is younger than `graceMs`, and entirely when it ends within it. */
+export function progressAfter(
+  graceMs: number,
+  label: string,
+  unit: string,
+  total: number | null,
+  sink: ProgressSink = process.stderr,
+  now: () => number = Date.now,
+): Progress {
   const started = now()
+  let shown: Progress | null = null
+  let latestTotal = total
+  let latestDone = 0
+  return {
+    update(done, newTotal) {
+      if (newTotal !== undefined) latestTotal = newTotal
+      latestDone = done
+      if (shown === null && now() - started < graceMs) return
+      shown ??= progressSince(started, label, unit, latestTotal, sink, now)
+      shown.update(done, newTotal)
+    },
+    finish(note) {
+      if (shown === null && now() - started >= graceMs) shown = progressSince(started, label, unit, latestTotal, sink, now, latestDone)
+      shown?.finish(note)
+    },
+  }
+}
+
+function progressSince(started: number, label: string, unit: string, total: number | null, sink: ProgressSink, now: () => number, doneBefore = 0): Progress {
   const tty = sink.isTTY === true
   let lastShown = started
-  let done = 0
+  let done = doneBefore
   let drawn = false
   const line = (): string => {
     const elapsedMs = Math.max(1, now() - started)

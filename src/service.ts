@@ -5,7 +5,7 @@
  * pending writes flush, snapshots every active tenant and closes LMDB.
  *
  * With DATABASE_URL the storage is PostgreSQL's instead and this process is
- * a node of a cluster (cluster/clusterNode.ts, design §8): no lock or LMDB,
+ * a node of a cluster (cluster/clusterNode.ts, ARCHITECTURE.md §8): no lock or LMDB,
  * a placement that tells the registry which tenants are this node's, a
  * forwarder for the others', and an internal listener started before the
  * public one; a clean stop gives every lease back after the snapshots.
@@ -40,9 +40,10 @@ import { AdminServer } from './admin/adminServer.js'
 import { registerHealthRoutes } from './admin/healthRoutes.js'
 import { registerMetricsRoute } from './admin/metricsRoute.js'
 import { registerRestoreRoute } from './admin/restoreRoute.js'
+import { registerStatusRoute } from './admin/statusRoute.js'
 import { OnlineRestores } from './tenants/onlineRestore.js'
 import { Readiness } from './admin/readiness.js'
-import { acquireLock, releaseLock } from './persist/dataDirLock.js'
+import { acquireLock, recordListeners, releaseLock } from './persist/dataDirLock.js'
 import { rebuildGlobalIndexesIfOld } from './tenants/globalIndexes.js'
 import { startIdleSweeper } from './tenants/idleSweeper.js'
 import type { FrontEndObservers } from './observability/frontEndObservers.js'
@@ -57,6 +58,7 @@ import { startHttpServer } from './http/server.js'
 import { outboxFor } from './mail/outbox.js'
 import { LogStore } from './persist/logStore.js'
 import type { Storage } from './persist/ports.js'
+import { progress, type ProgressFactory } from './progress.js'
 import { openClusterNode, type ClusterNode } from './cluster/clusterNode.js'
 import { WebhookDeliverer } from './webhooks/webhookDeliverer.js'
 
@@ -73,7 +75,8 @@ export interface RunningService {
   readonly observers: FrontEndObservers
   /** Runs one idle-eviction sweep now (tests); resolves with the tenants put to rest. */
   sweepIdle(): Promise<string[]>
-  stop(): Promise<void>
+  /** The clean stop; `progress` hears the snapshots it writes (the CLI's serve shows them on stderr). */
+  stop(options?: { progress?: ProgressFactory }): Promise<void>
 }
 
 /** The configured API keys, or the one kept in DATA_DIR (made and printed on first start). */
@@ -97,17 +100,24 @@ async function activateAll(registry: TenantRegistry): Promise<void> {
   // Cluster mode: tenants settle where HAProxy sends their requests; a node that claimed them all would hold them all.
   if (registry.placement !== null) return
   const max = registry.config.maxActiveTenants
-  for (const tenant of registry.names()) {
-    if (max > 0 && registry.activeCount >= max) return
+  const names = registry.names()
+  const total = max > 0 ? Math.min(max, names.length) : names.length
+  // Loading every tenant can take minutes: the operator sees it go (stderr), as with every long operator step.
+  const shown = registry.config.quiet ? null : progress('activate tenants (RECOVER_ON_START)', 'tenants', total)
+  for (const [done, tenant] of names.entries()) {
+    if (max > 0 && registry.activeCount >= max) break
+    shown?.update(done)
     try {
       await registry.open(tenant)
     } catch (error) {
       if (!(error instanceof TenantRefusal)) throw error
     }
   }
+  shown?.update(total)
+  shown?.finish()
 }
 
-/** The storage of this process and what goes with it: the embedded LMDB store, or a cluster node (design §8). */
+/** The storage of this process and what goes with it: the embedded LMDB store, or a cluster node (ARCHITECTURE.md §8). */
 interface Backend {
   readonly store: Storage
   readonly node: ClusterNode | null
@@ -157,9 +167,19 @@ export async function startService(config: Config): Promise<RunningService> {
   registerMetricsRoute(admin, { requests: observers.requests, registry, store, cluster: node, webhooks })
   const restores = new OnlineRestores(registry, node?.historyFetch ?? null)
   registerRestoreRoute(admin, restores)
-  let server: Awaited<ReturnType<typeof startHttpServer>>
+  let server: Awaited<ReturnType<typeof startHttpServer>> | null = null
+  registerStatusRoute(admin, {
+    config,
+    readiness,
+    registry,
+    store,
+    nodeId: node?.nodeId ?? null,
+    ports: () => ({ public: server?.port ?? null, admin: admin.port === 0 ? null : admin.port, internal: node?.internalPort ?? null }),
+  })
   try {
     await admin.listen(config.adminPort)
+    // The operator commands find this server's listeners in its lock (embedded; a cluster node holds none).
+    if (node === null) recordListeners(config.dataDir, { adminPort: admin.port })
     // A cluster node joins (and may be forwarded to) before it serves: its internal listener comes first.
     await node?.listen(services, observers, restores)
     if (config.recoverOnStart) await activateAll(registry)
@@ -173,6 +193,7 @@ export async function startService(config: Config): Promise<RunningService> {
     await closeBackend()
     throw error
   }
+  if (node === null) recordListeners(config.dataDir, { host: config.host, port: server.port })
   const sweeper = startIdleSweeper(registry, config.idleEvictMs)
   readiness.markReady()
   // Deliveries that were under way at the last stop go on without waiting for a request.
@@ -191,14 +212,14 @@ export async function startService(config: Config): Promise<RunningService> {
     services,
     observers,
     sweepIdle: () => sweeper.sweep(),
-    stop: () =>
+    stop: (options = {}) =>
       (stopping ??= (async () => {
         readiness.markStopping()
         sweeper.stop()
         server.close()
         webhooks.close()
         // Snapshots every tenant and, in cluster mode, gives their leases back: other nodes take them at once.
-        await registry.close()
+        await registry.close(options.progress)
         node?.stopServing()
         await services.outbox.close()
         await closeBackend()

@@ -14,6 +14,7 @@
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import type * as UwsTypes from 'uWebSockets.js'
+import { scriptArgs } from '../cliOptions.js'
 
 type Uws = typeof UwsTypes
 
@@ -38,8 +39,15 @@ const FIXED_BODY = Buffer.from(JSON.stringify({
   version: 7,
 }))
 
-const port = Number(process.argv[2] ?? process.env['PORT'] ?? 0)
-const bodyFile = process.argv[3]
+const args = scriptArgs({
+  usage: 'node dist/bench/baselines/bareGetServer.js [port] [body file]',
+  about: 'Baseline 1: bare uWebSockets.js answering every GET with a fixed JSON body, or the bytes of the given file.\nPrints READY <port> once listening (port: the argument, else PORT, else any free one); exits on SIGTERM/SIGINT.',
+  options: {},
+  positionals: ['[port]', '[body file]'],
+  startedBy: 'the benchmark runner (baselines.ts)',
+})
+const port = Number(args.positionals[0] ?? process.env['PORT'] ?? 0)
+const bodyFile = args.positionals[1]
 const BODY = bodyFile === undefined ? FIXED_BODY : fs.readFileSync(bodyFile)
 const uws = loadNativeUws()
 

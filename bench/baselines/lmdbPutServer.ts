@@ -3,7 +3,7 @@
  * uWebSockets.js server that, for `POST /*`, reads the body (copying every
  * onData chunk, which uWS frees when the callback returns), does ONE lmdb put
  * (key: an increasing integer, value: the body bytes) and answers 201 only
- * after that put's `flushed` promise — the commit is on disk (design §7; the
+ * after that put's `flushed` promise — the commit is on disk (ARCHITECTURE.md §7; the
  * env is opened with `separateFlushed: true`, never `noSync`). lmdb-js groups
  * the puts of one event-loop turn into one transaction, so this measures
  * group commit + fsync, the ceiling for any acknowledged write of the service.
@@ -19,6 +19,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { open } from 'lmdb'
 import type * as UwsTypes from 'uWebSockets.js'
+import { scriptArgs } from '../cliOptions.js'
 
 type Uws = typeof UwsTypes
 /** With `separateFlushed`, a put's promise resolves on commit and carries `flushed` for the fsync. */
@@ -29,8 +30,15 @@ function loadNativeUws(): Uws {
   return createRequire(import.meta.url)(binary) as Uws
 }
 
-const port = Number(process.argv[2] ?? process.env['PORT'] ?? 0)
-const givenDir = process.argv[3] ?? process.env['LMDB_DIR']
+const args = scriptArgs({
+  usage: 'node dist/bench/baselines/lmdbPutServer.js [port] [lmdb dir]',
+  about: 'Baseline 2: bare uWebSockets.js doing one flushed LMDB put per POST. Prints READY <port> once listening (port: the\nargument, else PORT, else any free one; the store in the given folder, else LMDB_DIR, else a temporary one).',
+  options: {},
+  positionals: ['[port]', '[lmdb dir]'],
+  startedBy: 'the benchmark runner (baselines.ts)',
+})
+const port = Number(args.positionals[0] ?? process.env['PORT'] ?? 0)
+const givenDir = args.positionals[1] ?? process.env['LMDB_DIR']
 const dir = givenDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'lmdb-put-baseline-'))
 fs.mkdirSync(dir, { recursive: true })
 

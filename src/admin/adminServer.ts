@@ -3,7 +3,7 @@
  * for operators (metrics, health, and operator actions such as an online
  * restore). Every route needs `Authorization: Bearer <admin key>` unless it
  * was registered as public (health checks); a wrong or missing key gets 401
- * in the error body of design §4.
+ * in the error body of ARCHITECTURE.md §4.
  *
  * Routes are registered with `route(method, pattern, handler)`, at any time
  * (the table is read per request). A pattern is a path such as
@@ -38,7 +38,7 @@ import { answerFailureSafely, writeWhenReady } from '../http/handlerSafetyNet.js
 import { declaredBodyBytes, declaredOverLimit, LimitedBody } from '../http/limitedBody.js'
 import { headProblem } from '../http/messageRules.js'
 import { parseQuery } from '../http/request.js'
-import { keepHeader } from '../http/requestHeaders.js'
+import { keepHeader, OnceFieldCounts } from '../http/requestHeaders.js'
 import { internalError, plainErrorResponse } from '../http/response.js'
 import { portTakenMessage } from '../http/portTaken.js'
 import { RequestIds } from '../observability/requestId.js'
@@ -177,7 +177,7 @@ export class AdminServer {
     this.server = null
   }
 
-  /** One request: its head checked (one Host, a path as target, a Host on HTTP/1.1), then routed. */
+  /** One request: its head checked (one Host, one body framing, a path as target, a Host on HTTP/1.1), then routed. */
   private serve(req: http.IncomingMessage, res: http.ServerResponse): void {
     const state = { aborted: false }
     res.on('close', () => {
@@ -188,11 +188,11 @@ export class AdminServer {
     const path = queryAt < 0 ? target : target.slice(0, queryAt)
     const query = parseQuery(queryAt < 0 ? '' : target.slice(queryAt + 1))
     const headers = new Map<string, string>()
-    let hostHeaders = 0
+    const counts = new OnceFieldCounts()
     for (let index = 0; index + 1 < req.rawHeaders.length; index += 2) {
-      if (keepHeader(headers, req.rawHeaders[index] as string, req.rawHeaders[index + 1] as string)) hostHeaders += 1
+      keepHeader(headers, counts, req.rawHeaders[index] as string, req.rawHeaders[index + 1] as string)
     }
-    const problem = headProblem(hostHeaders, target) ?? (req.httpVersion === '1.1' && hostHeaders === 0 ? noHost() : null)
+    const problem = headProblem(counts, headers, target) ?? (req.httpVersion === '1.1' && counts.host === 0 ? noHost() : null)
     if (problem !== null) {
       req.resume()
       send(res, state, errorAnswer(problem), true)

@@ -1,5 +1,5 @@
 /*
- * A cluster node's own parts (design §8), started by service.ts when
+ * A cluster node's own parts (ARCHITECTURE.md §8), started by service.ts when
  * DATABASE_URL is set: the PostgreSQL storage (persist/postgres/), the
  * membership row and its heartbeat, the lease keeper with its renewals,
  * the placement the registry asks, the forwarder, and the internal

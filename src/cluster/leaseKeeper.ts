@@ -1,5 +1,5 @@
 /*
- * The leases this node holds, and their renewal (design §8).
+ * The leases this node holds, and their renewal (ARCHITECTURE.md §8).
  *
  * A lease is the database's: owner, epoch, expiry by the database's clock.
  * This node keeps, per tenant it holds, the epoch and a local deadline: the

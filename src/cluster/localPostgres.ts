@@ -5,7 +5,7 @@
  *
  * PostgreSQL refuses to run as root, so when this process is root every
  * binary runs as the `postgres` user (runuser) in directories that user
- * owns (design §10). The server listens on loopback only, on the given
+ * owns (ARCHITECTURE.md §10). The server listens on loopback only, on the given
  * port, with its socket in its own run directory (-k), fsync on, and
  * `trust` authentication for loopback (a local demo or test, never a
  * deployment). `stop` is pg_ctl's fast stop (a checkpoint), `kill` its
@@ -38,6 +38,19 @@ export function runPostgresBinary(command: string, args: readonly string[]): str
   const binary = path.join(postgresBinDir(), command)
   const [file, fileArgs] = isRoot() ? ['runuser', ['-u', DB_USER, '--', binary, ...args]] : [binary, [...args]]
   return execFileSync(file, fileArgs, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/**
+ * Throws a message saying what to do when PostgreSQL, run as the postgres user, could not enter `dir` (a folder above
+ * it closed to other users, as /root is): initdb would only say "Permission denied".
+ */
+export function assertPostgresCanEnter(dir: string): void {
+  if (!isRoot()) return
+  try {
+    execFileSync('runuser', ['-u', DB_USER, '--', 'test', '-x', dir], { stdio: 'ignore' })
+  } catch {
+    throw new Error(`PostgreSQL runs as the ${DB_USER} user, who cannot enter ${dir}: a folder above it is closed to other users (as /root is); choose a folder it can reach (e.g. --dir /tmp/cluster-demo), or open the folders above to others (chmod o+x)`)
+  }
 }
 
 /** Makes `dir` (mode 0700) owned by the user PostgreSQL runs as. */

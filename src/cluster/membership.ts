@@ -1,5 +1,5 @@
 /*
- * Membership (design §8): each node registers itself in the nodes table at
+ * Membership (ARCHITECTURE.md §8): each node registers itself in the nodes table at
  * start (id, the URL of its internal listener) and beats its heartbeat
  * there every third of the lease time. The other nodes read the table to
  * find where a lease's owner listens. A lookup of an owner not seen yet

@@ -3,7 +3,7 @@
  * tenant's only writer asks the node holding it, on that node's internal
  * listener, to give it back:
  *
- *   POST /cluster/tenants/<tenant>/release   (X-TimeLedger-Cluster: <secret>)
+ *   POST /cluster/tenants/<tenant>/release   (X-TimeLedger-Node: the node credential, http/clusterCredentials.ts)
  *
  * The node puts the tenant to rest (its snapshot written, its lease given
  * back: TenantRegistry.evict) and, for HAND_BACK_MS, claims it for nobody
@@ -13,7 +13,7 @@
  * the tenant was busy (the operator asks again) or not held there.
  */
 import http from 'node:http'
-import { CLUSTER_SECRET_HEADER } from '../http/forwarding.js'
+import { nodeCallHeaders } from '../http/clusterCredentials.js'
 
 /** How long a node leaves a tenant it handed back to an operator. */
 export const HAND_BACK_MS = 5_000
@@ -24,7 +24,7 @@ export const RELEASE_PATH = /^\/cluster\/tenants\/([^/]+)\/release$/
 export function releaseOnNode(internalUrl: string, secret: string, tenant: string): Promise<boolean> {
   const url = new URL(`/cluster/tenants/${encodeURIComponent(tenant)}/release`, internalUrl)
   return new Promise((resolve) => {
-    const request = http.request(url, { method: 'POST', headers: { [CLUSTER_SECRET_HEADER]: secret, 'content-length': '0' }, agent: false, timeout: 30_000 }, (response) => {
+    const request = http.request(url, { method: 'POST', headers: { ...nodeCallHeaders(secret), 'content-length': '0' }, agent: false, timeout: 30_000 }, (response) => {
       let text = ''
       response.on('data', (chunk: Buffer) => (text += chunk.toString()))
       response.on('end', () => {

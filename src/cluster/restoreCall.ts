@@ -3,7 +3,7 @@
  * holds the tenant (issue 28: "restore, online through the owning node,
  * point in time"). The operator's CLI asks a node on its internal listener:
  *
- *   POST /cluster/tenants/<tenant>/restore   (X-TimeLedger-Cluster: <secret>)
+ *   POST /cluster/tenants/<tenant>/restore   (X-TimeLedger-Node: the node credential, http/clusterCredentials.ts)
  *        body {"toSeq": n} | {"toTime": "<ISO time>"}
  *
  * The node runs the same online restore as the embedded admin listener
@@ -13,7 +13,7 @@
  * holds a live lease it answers 421 {"nodeId", "nodeUrl"} and the CLI asks
  * that node (the lease may move meanwhile: it follows at most
  * MAX_REDIRECTS). Answers 200 with the restore's outcome, or the error body
- * of design §4 (400 for a point outside the history, 412 for a restore
+ * of ARCHITECTURE.md §4 (400 for a point outside the history, 412 for a restore
  * already running).
  *
  * A snapshot file (`restore --from`) is on the operator's machine, not the
@@ -22,7 +22,7 @@
  */
 import http from 'node:http'
 import { ApiError } from '../domain/errors.js'
-import { CLUSTER_SECRET_HEADER } from '../http/forwarding.js'
+import { nodeCallHeaders } from '../http/clusterCredentials.js'
 import { restoreErrorAsApiError } from '../http/engineErrors.js'
 import { plainErrorResponse, type ApiResponse } from '../http/response.js'
 import type { OnlineRestores, RestoreAnswer } from '../tenants/onlineRestore.js'
@@ -85,7 +85,7 @@ export async function restoreThroughNode(internalUrl: string, secret: string, te
 function postJson(url: URL, secret: string, payload: unknown): Promise<{ status: number; body: unknown }> {
   const bytes = Buffer.from(JSON.stringify(payload))
   return new Promise((resolve, reject) => {
-    const headers = { [CLUSTER_SECRET_HEADER]: secret, 'content-type': 'application/json', 'content-length': String(bytes.length) }
+    const headers = { ...nodeCallHeaders(secret), 'content-type': 'application/json', 'content-length': String(bytes.length) }
     const request = http.request(url, { method: 'POST', headers, agent: false, timeout: RESTORE_TIMEOUT_MS }, (response) => {
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => chunks.push(chunk))

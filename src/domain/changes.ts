@@ -26,13 +26,15 @@
  *
  * The event. `{seq, op, at, resource, type, id, kind, version, object}`,
  * the object as GET renders it (or its stub), JSON text made once per
- * change and form and shared by every subscriber who gets it.
+ * change and form (and form of dates: `/Date(ms)/`, or ISO 8601 for a
+ * subscriber that asks) and shared by every subscriber who gets it.
  */
 import type { Caller } from './caller.js'
 import { canSee } from './policy.js'
 import { renderRecord, renderStub, type OutObject } from './render.js'
 import { RESOURCES } from './resources/index.js'
 import type { DisplayContext, Rec, ResourceDecl } from './schema.js'
+import { isoDatesReplacer, OutDate } from './values.js'
 
 export type ChangeKind = 'created' | 'updated' | 'deleted' | 'restored' | 'removed'
 
@@ -98,27 +100,29 @@ export function changeVisibleTo(caller: Caller, change: Change, context: Display
   return canSee(caller, decl, rec, context)
 }
 
-function objectOf(change: Change, form: EventForm, context: DisplayContext): OutObject | null {
+/** The object of an event; its dates as `/Date(ms)/` text, or as OutDate (isoDates) for the replacer that writes them as ISO text. */
+function objectOf(change: Change, form: EventForm, context: DisplayContext, isoDates: boolean): OutObject | null {
   const { decl, rec } = change
   if (rec === null) return null
   if (decl.changeEvents !== null && decl.changeEvents !== 'never') return decl.changeEvents.object(rec)
-  if (form === 'stub') return renderStub(decl, rec, context, true)
-  return renderRecord(decl, rec, context, { noExpand: form === 'fullWithStubs', jsonDates: true })
+  if (form === 'stub') return renderStub(decl, rec, context, !isoDates)
+  return renderRecord(decl, rec, context, { noExpand: form === 'fullWithStubs', jsonDates: !isoDates })
 }
 
-/** The event's JSON text. */
-export function changeEventJson(change: Change, form: EventForm, context: DisplayContext): string {
-  return JSON.stringify({
+/** The event's JSON text; with `isoDates` its dates are ISO 8601 text instead of `/Date(ms)/` (the feed's `dates=iso`). */
+export function changeEventJson(change: Change, form: EventForm, context: DisplayContext, isoDates = false): string {
+  const event = {
     seq: change.seq,
     op: change.op,
-    at: `/Date(${change.atMs})/`,
+    at: isoDates ? new OutDate(change.atMs) : `/Date(${change.atMs})/`,
     resource: eventResourceOf(change.decl),
     type: change.decl.type,
     id: change.id,
     kind: change.kind,
     version: change.rec === null ? null : change.rec.version,
-    object: objectOf(change, form, context),
-  })
+    object: objectOf(change, form, context, isoDates),
+  }
+  return isoDates ? JSON.stringify(event, isoDatesReplacer) : JSON.stringify(event)
 }
 
 /**
@@ -127,15 +131,18 @@ export function changeEventJson(change: Change, form: EventForm, context: Displa
  */
 export class EventTexts {
   private readonly made = new Map<Change, Partial<Record<EventForm, string>>>()
+  /** The same with ISO dates, for the subscribers that ask for them (made only when one does). */
+  private readonly madeIso = new Map<Change, Partial<Record<EventForm, string>>>()
 
   constructor(readonly context: DisplayContext) {}
 
-  text(change: Change, form: EventForm): string {
-    let forms = this.made.get(change)
+  text(change: Change, form: EventForm, isoDates = false): string {
+    const made = isoDates ? this.madeIso : this.made
+    let forms = made.get(change)
     if (forms === undefined) {
       forms = {}
-      this.made.set(change, forms)
+      made.set(change, forms)
     }
-    return (forms[form] ??= changeEventJson(change, form, this.context))
+    return (forms[form] ??= changeEventJson(change, form, this.context, isoDates))
   }
 }

@@ -1,5 +1,5 @@
 /*
- * The error catalogue (design §4): every error the service answers is an
+ * The error catalogue (ARCHITECTURE.md §4): every error the service answers is an
  * ApiError carrying one of these codes. The HTTP layer turns it into the
  * error body {status, code, message, description, constraintViolation,
  * constraintViolations}; anything that is not an ApiError is a bug (9001),

@@ -3,7 +3,7 @@
  * (src/mail/outbox.ts) once the write that made them is durable. A mail
  * that carries a secret (a password-change confirmation id) is the only way
  * that secret leaves the server when the caller is not the user themself
- * (design §9): whoever holds an API key and an e-mail address gets an empty
+ * (ARCHITECTURE.md §9): whoever holds an API key and an e-mail address gets an empty
  * 202, the owner of the mailbox gets the id. Texts are plain ASCII, one
  * fact per line, so a mail client shows them as they are.
  */

@@ -2,8 +2,10 @@
  * Visibility and permissions, in one place (resources.md, "Visibility and
  * permissions"). Reads: everything of the tenant is visible except personal
  * projects of other users and whatever belongs to such a project (its time
- * records, tasks, members, …), and what only superusers see (a
- * declaration's readRule `superuser`: webhooks); a trash item is seen by whoever sees its
+ * records, tasks, members, …), what only superusers see (a
+ * declaration's readRule `superuser`: webhooks), and what only its own user
+ * sees (readRule `userOnly`: secret keys, hidden from the owner and admins
+ * too); a trash item is seen by whoever sees its
  * deleted object (the declaration's `standsFor`). Writes: the declaration's WriteRule says who
  * may change a resource; the owner and admins always may, with one limit
  * above every rule: the account owner (the User that Account.owner names)
@@ -11,8 +13,12 @@
  * takes from that record what keeps the tenant run (OWNER_KEEPS) or trashes
  * or deletes it. The account passes to another user only by the owner's own
  * change of Account.owner, and only to an active admin outside the trash.
- * `mayChange` answers the same question as a write check without throwing,
- * for lists of what the caller may edit.
+ * A write needs to see the record, before and after. Removing a record of
+ * a resource `revocableBy: 'managersOfUser'` (a secret key) is also open,
+ * unseen, to a superuser who may change the record's user: an admin
+ * revokes the keys of any user but the account owner, the owner anyone's
+ * (mayRevoke). `mayChange` answers the same question as a write check
+ * without throwing, for lists of what the caller may edit.
  */
 import type { Caller } from './caller.js'
 import { accessDenied } from './errors.js'
@@ -53,7 +59,7 @@ export function projectHiddenFrom(caller: Caller, project: Rec): boolean {
 export function canSee(caller: Caller, decl: ResourceDecl, rec: Rec, context: DisplayContext): boolean {
   if (decl.internal) return false
   if (decl.standsFor !== undefined) return canSeeWhatItStandsFor(caller, decl, rec, context)
-  if (decl.readRule === 'ownRecord' && !caller.superuser && rec.user !== caller.userId) return false
+  if (decl.readRule === 'userOnly' && rec.user !== caller.userId) return false
   if (decl.readRule === 'superuser' && !caller.superuser) return false
   const project = projectOf(decl, rec, context)
   return project === undefined || !projectHiddenFrom(caller, project)
@@ -84,7 +90,7 @@ export function visibilityFor(caller: Caller, decl: ResourceDecl, context: Displ
   if (decl.internal) return () => false
   if (decl.standsFor !== undefined) return (rec) => canSeeWhatItStandsFor(caller, decl, rec, context)
   if (decl.readRule === 'superuser' && !caller.superuser) return () => false
-  const ownRecordsOnly = decl.readRule === 'ownRecord' && !caller.superuser
+  const ownRecordsOnly = decl.readRule === 'userOnly'
   const projectField = projectFieldOf(decl)
   return (rec) => {
     if (ownRecordsOnly && rec.user !== caller.userId) return false
@@ -178,11 +184,25 @@ export function mayChange(caller: Caller, decl: ResourceDecl, rec: Rec, context:
   return caller.superuser || allowedByRule(caller, decl, rec, rec, context)
 }
 
+/** Whether the caller may change the user `userId` at all: a superuser, and for the account owner only the owner. */
+function managesUser(caller: Caller, userId: unknown, context: PolicyContext): boolean {
+  return caller.superuser && (userId !== accountOwnerId(context) || userId === caller.userId)
+}
+
+/**
+ * Whether the caller may remove `rec` without seeing it: a record of a resource revocable by the managers of its
+ * user (a secret key), and the caller a superuser who may change that user.
+ */
+export function mayRevoke(caller: Caller, decl: ResourceDecl, rec: Rec, context: PolicyContext): boolean {
+  return decl.revocableBy === 'managersOfUser' && typeof rec.user === 'string' && managesUser(caller, rec.user, context)
+}
+
 /** Throws 403 unless the caller may remove `rec`. */
 export function checkRemove(caller: Caller, decl: ResourceDecl, rec: Rec, context: PolicyContext): void {
   if (isAccountOwnerRecord(decl, rec, context)) {
     throw accessDenied(`the account owner's ${decl.type} cannot be deleted: the account needs its owner (the owner may hand the account to another user first)`)
   }
+  if (mayRevoke(caller, decl, rec, context)) return
   checkWrite(caller, decl, rec, rec, context)
   if (decl.writeRule === 'self' && !caller.superuser) throw accessDenied(`you may not delete this ${decl.type}`)
 }

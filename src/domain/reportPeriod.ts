@@ -1,5 +1,5 @@
 /*
- * Report periods (interface.md, "Reports"; design §4). A period is a range
+ * Report periods (interface.md, "Reports"; ARCHITECTURE.md §4). A period is a range
  * of local days [fromDay, toDay) in the account's time zone, or unbounded.
  *
  *   range 0    no limit

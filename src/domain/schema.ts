@@ -7,7 +7,9 @@
  *
  * In memory a stored object is a `Rec` (record.ts). Derived fields
  * (`derive`) are never stored: render, $filter and $orderby compute them
- * from the record and the live aggregates of the state.
+ * from the record and the live aggregates of the state. Fields a resource
+ * derives when a record is written (`deriveOnWrite`: a time record's stop
+ * or duration from the other two) are stored with it.
  */
 import type { Caller } from './caller.js'
 import type { DisplayContext, Rec } from './record.js'
@@ -69,6 +71,17 @@ export interface FieldDecl {
 
 export type DeriveValue = (rec: Rec, context: DisplayContext) => unknown
 
+/**
+ * Fields a resource derives from a record's other fields whenever the record is written through the generic write
+ * path (a create, an update, `$set`, PATCH, an action that creates or changes one: domain/operations/createObject.ts,
+ * updateObject.ts), stored with it: `rec` is the record as the write would store it, `given` the values the write
+ * itself names (a field may be named with null), `nowMs` the write's time, decided before the write is logged (so a
+ * replay of the log stores the same: the derived values travel in the logged record). Returns the values to store
+ * over the record's (the same empty object when there are none); the permission, the locks, the write options
+ * (calculate_price) and the constraints then see the record with them.
+ */
+export type DeriveOnWrite = (rec: Rec, given: Readonly<Record<string, unknown>>, nowMs: number) => Readonly<Record<string, unknown>>
+
 /** A hook run on a new record before it is validated and stored; `creator` is null for internal writes. */
 export type OnCreate = (tx: Tx, rec: Rec, creator: Caller | null) => Rec
 
@@ -81,10 +94,25 @@ export type OnCreate = (tx: Tx, rec: Rec, creator: Caller | null) => Rec
  */
 export type OnChange = (tx: Tx, before: Rec, after: Rec | undefined, by?: ChangeSession | null) => void
 
-/** The session a change is made in: the user and the access token (its SHA-256 id) of the request. */
+/**
+ * The session a change is made in: the user and the access token (its SHA-256 id) of the request, and the password
+ * the request proved it knows, when it did (`currentPassword`: a change of one's own password needs it,
+ * passwordRules.ts).
+ */
 export interface ChangeSession {
   readonly userId: string
   readonly tokenId: string
+  readonly knownPassword?: KnownPassword
+}
+
+/**
+ * A user's stored password that a request's `currentPassword` matched, checked before the write (the check is slow):
+ * the hash it matched, at the User's version then. The write takes it as proof while the User still has that password.
+ */
+export interface KnownPassword {
+  readonly userId: string
+  readonly hash: string
+  readonly version: number
 }
 
 /**
@@ -123,8 +151,16 @@ export interface ResourceDecl {
   readonly changeEvents: ChangeEvents | null
   /** Who may create, change and delete objects of this resource (policy.ts reads it). */
   readonly writeRule: WriteRule
-  /** Who sees the records: everyone in the tenant, only the user a record belongs to (and superusers), or superusers only. */
+  /** Who sees the records: everyone in the tenant, only the user a record belongs to (superusers neither), or superusers only. */
   readonly readRule: ReadRule
+  /**
+   * Who else may remove a record, without seeing it (policy.ts checkRemove): 'managersOfUser', a superuser who may
+   * change the record's user (an admin: any user but the account owner; the owner: anyone), so that a credential can
+   * be revoked without being read; null: the write rule alone decides.
+   */
+  readonly revocableBy: 'managersOfUser' | null
+  /** A DELETE removes a record for good, never to the trash (a revoked credential must not come back from it). */
+  readonly removedForGood: boolean
   /** Field combinations no two live records may share (e.g. a user's e-mail, a project member). */
   readonly unique: readonly (readonly string[])[]
   /** Whether clients may create objects through the generic endpoints (POST). */
@@ -139,6 +175,8 @@ export interface ResourceDecl {
   readonly inner: readonly InnerCollection[]
   /** Live sums over children, read by derived fields. */
   readonly sums: readonly LiveSum[]
+  /** Fields derived and stored with every write of a record through the generic write path (DeriveOnWrite). */
+  readonly deriveOnWrite?: DeriveOnWrite
   /** Runs on every new record before validation (generated numbers, defaults from the creator). */
   readonly onCreate?: OnCreate
   /** Runs after every change of a stored record (consequences such as ending a user's sessions). */
@@ -163,8 +201,11 @@ export interface ResourceDecl {
   readonly lockedByDate: string | null
 }
 
-/** Who sees a resource's records (policy.ts canSee). */
-export type ReadRule = 'everyone' | 'ownRecord' | 'superuser'
+/**
+ * Who sees a resource's records (policy.ts canSee): everyone in the tenant; only the user a record belongs to
+ * (`user`), the owner and admins neither (`userOnly`: a user's credentials); superusers only.
+ */
+export type ReadRule = 'everyone' | 'userOnly' | 'superuser'
 
 export type StandsFor = (rec: Rec) => { readonly type: string; readonly id: string }
 
@@ -340,6 +381,8 @@ export interface ResourceOptions {
   /** Default: only superusers write. */
   writeRule?: WriteRule
   readRule?: ReadRule
+  revocableBy?: 'managersOfUser'
+  removedForGood?: boolean
   unique?: string[][]
   creatable?: boolean
   updatable?: boolean
@@ -347,6 +390,7 @@ export interface ResourceOptions {
   appends?: AppendCounter[]
   inner?: InnerCollection[]
   sums?: LiveSum[]
+  deriveOnWrite?: DeriveOnWrite
   onCreate?: OnCreate
   onChange?: OnChange
   standsFor?: StandsFor
@@ -382,6 +426,8 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     changeEvents: options.changeEvents ?? null,
     writeRule: options.writeRule ?? 'superuser',
     readRule: options.readRule ?? 'everyone',
+    revocableBy: options.revocableBy ?? null,
+    removedForGood: options.removedForGood ?? false,
     unique: options.unique ?? [],
     creatable: options.creatable ?? true,
     updatable: options.updatable ?? true,
@@ -391,6 +437,7 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     sums: options.sums ?? [],
     indexOrder: options.indexOrder ?? null,
     lockedByDate: options.lockedByDate ?? null,
+    ...(options.deriveOnWrite === undefined ? {} : { deriveOnWrite: options.deriveOnWrite }),
     ...(options.onCreate === undefined ? {} : { onCreate: options.onCreate }),
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
     ...(options.standsFor === undefined ? {} : { standsFor: options.standsFor }),

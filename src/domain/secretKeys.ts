@@ -17,16 +17,24 @@ import type { StateView, Tx } from './tx.js'
 import { newToken, secretId } from './credentials.js'
 import { SecretKey } from './resources/secretKey.js'
 import type { Rec } from './schema.js'
-import { removeForGood } from './trash.js'
 import { removeAllOfUser } from './userRecords.js'
 
 export function newSecretKey(): string {
   return newToken()
 }
 
-/** Removes every secret key of the user for good, trashed ones included (with their trash items). */
+/**
+ * Removes every secret key of the user for good, trashed ones included with their trash items. A key cascades to
+ * nothing, so that is all trash.ts's removeForGood would do; done here, User's hook (passwordRules.ts) needs no
+ * import of the trash, which imports every declaration, User's too.
+ */
 export function revokeSecretKeysOf(tx: Tx, userId: string): void {
-  removeAllOfUser(tx, SecretKey.type, userId, { remove: (rec) => removeForGood(tx, SecretKey, rec) })
+  removeAllOfUser(tx, SecretKey.type, userId, {
+    remove: (rec) => {
+      if (typeof rec.trashItem === 'string' && tx.state.get('TrashItem', rec.trashItem) !== undefined) tx.del('TrashItem', rec.trashItem)
+      tx.del(SecretKey.type, rec.id)
+    },
+  })
 }
 
 /** The live key whose text is `key`, if any. */

@@ -14,9 +14,8 @@
  * the session that made the change (`by`: a user who changes their own
  * password stays signed in there; an admin's token is not the user's, so
  * all of the user's end), and pending password confirmations are dropped.
- * Both are User's onChange hook. A reset by mail also removes the user's
- * secret keys (revokeSecretKeysOf in secretKeys.ts, called by that path):
- * whoever resets by mail may have lost control of every credential.
+ * Both run in User's onChange hook (passwordRules.ts, which also decides
+ * who may set a password and revokes the secret keys on a reset).
  */
 import type { Tx } from './tx.js'
 import type { ChangeSession, Rec } from './schema.js'
@@ -43,7 +42,7 @@ export function dropConfirmationsOf(tx: Tx, userId: string): void {
   removeAllOfUser(tx, 'PasswordConfirmation', userId)
 }
 
-/** OnChange hook of User: a lock-out ends every session; a new password ends every other one. */
+/** For User's onChange hook: a lock-out ends every session; a new password ends every other one. */
 export function endSessionsOnUserChange(tx: Tx, before: Rec, after: Rec | undefined, by: ChangeSession | null = null): void {
   if (maySignIn(before) && !maySignIn(after)) {
     endSessionsOf(tx, before.id)

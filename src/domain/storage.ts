@@ -1,5 +1,5 @@
 /*
- * The key/value text storage (spec "Key/value text storage", design §4).
+ * The key/value text storage (spec "Key/value text storage", ARCHITECTURE.md §4).
  *
  * An entry is addressed by group, key and scope. `private` (the default)
  * entries belong to the calling user, `public` ones to the tenant. Each is a

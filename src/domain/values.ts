@@ -1,8 +1,9 @@
 /*
  * Conversions between the wire forms of field values and their stored forms.
  * Dates are stored as epoch milliseconds and accepted as `/Date(ms)/`, ISO
- * 8601 text or a number; written as `/Date(ms)/` in JSON and ISO 8601 in XML
- * (OutDate carries the instant until the serializer picks the form).
+ * 8601 text or a number; written as `/Date(ms)/` in JSON (ISO 8601 in JSON
+ * answers that ask for it) and ISO 8601 in XML (OutDate carries the instant
+ * until the serializer picks the form).
  */
 
 export class OutDate {
@@ -13,6 +14,16 @@ export class OutDate {
   toISOString(): string {
     return new Date(this.ms).toISOString()
   }
+}
+
+/**
+ * A JSON.stringify replacer that writes each OutDate as ISO 8601 text instead of `/Date(ms)/`, for the JSON
+ * answers that ask for it (http/jsonDates.ts). JSON.stringify hands a replacer the value after its toJSON, so the
+ * OutDate is read from the holder.
+ */
+export function isoDatesReplacer(this: unknown, key: string, written: unknown): unknown {
+  const original = (this as Record<string, unknown>)[key]
+  return original instanceof OutDate ? original.toISOString() : written
 }
 
 const MS_DATE = /^\/Date\((-?\d+)(?:[+-]\d{4})?\)\/$/
@@ -66,6 +77,12 @@ export function parseDate(value: unknown): number | undefined {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
+/**
+ * The longest e-mail address (RFC 5321's path limit less its brackets): the most a User's e-mail holds, and the most
+ * any e-mail a request names may have before it is looked up (it is a key of the global e-mail index).
+ */
+export const EMAIL_MAX_LENGTH = 254
+
 export function isEmail(text: string): boolean {
-  return text.length <= 254 && EMAIL.test(text)
+  return text.length <= EMAIL_MAX_LENGTH && EMAIL.test(text)
 }

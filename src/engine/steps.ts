@@ -4,7 +4,7 @@
  * `runNow` runs it to the end at once (the CLI, tests, a tenant nobody
  * else waits for); `runInTurns` runs one slice per event-loop turn, so a
  * server doing the work (loading a tenant of a million records) keeps
- * answering the other tenants meanwhile (design §2.4). A step that needs
+ * answering the other tenants meanwhile (ARCHITECTURE.md §2.4). A step that needs
  * another's result takes it with `yield*`.
  */
 

@@ -1,6 +1,7 @@
 /*
  * Request bodies: JSON by default, XML with `Content-Type: application/xml`
- * (or text/xml). XML values arrive as text and are converted by the field
+ * (or text/xml); a PATCH's also as `application/merge-patch+json` (RFC
+ * 7396). XML values arrive as text and are converted by the field
  * declarations (source 'text'). Malformed bodies are 400; other content
  * types on calls that take an object are 415, and so is a body sent with a
  * Content-Encoding (none is decoded: the answer says `Accept-Encoding:
@@ -100,7 +101,18 @@ function parseXml(text: string): Record<string, unknown> {
   }
 }
 
-export function parseBody(request: ApiRequest): ParsedBody {
+/** The media type of a JSON Merge Patch (RFC 7396), which a PATCH's body may have. */
+export const MERGE_PATCH_TYPE = 'application/merge-patch+json'
+
+/** The bodies a PATCH takes, as its 415 names them (`Accept-Patch`, RFC 5789 §3.1). */
+export const ACCEPTED_PATCHES = `${MERGE_PATCH_TYPE}, application/json, application/xml`
+
+export interface BodyOptions {
+  /** The body of a PATCH: `application/merge-patch+json` is JSON too, and a 415 says what a PATCH takes. */
+  readonly mergePatch?: boolean
+}
+
+export function parseBody(request: ApiRequest, options: BodyOptions = {}): ParsedBody {
   const type = contentTypeOf(request)
   const encoding = (request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase()
   if (encoding !== 'identity' && encoding !== '') {
@@ -118,16 +130,24 @@ export function parseBody(request: ApiRequest): ParsedBody {
     const root = roots.length === 1 ? document[roots[0] as string] : undefined
     return { value: root === '' ? {} : root, source: 'text' }
   }
+  if (type === MERGE_PATCH_TYPE && options.mergePatch === true) return parsedJson(text)
   if (type !== '' && type !== 'application/json' && type !== 'text/json' && type !== 'text/plain') {
+    if (options.mergePatch === true) {
+      throw new ApiError('TL01-9005', `content type '${type}' is not supported; send ${MERGE_PATCH_TYPE} (or application/json, or application/xml)`, null, [], { 'Accept-Patch': ACCEPTED_PATCHES })
+    }
     throw new ApiError('TL01-9005', `content type '${type}' is not supported; send application/json or application/xml`)
   }
+  return parsedJson(text)
+}
+
+function parsedJson(text: string): ParsedBody {
   if (text.trim() === '') return { value: undefined, source: 'json' }
   return { value: parseJsonText(text, 'JSON body'), source: 'json' }
 }
 
-/** A body that must be one object (create, update). */
-export function parseObjectBody(request: ApiRequest): { value: Record<string, unknown>; source: ValueSource } {
-  const { value, source } = parseBody(request)
+/** A body that must be one object (create, update; with `mergePatch` a PATCH's, which may also be a JSON Merge Patch). */
+export function parseObjectBody(request: ApiRequest, options: BodyOptions = {}): { value: Record<string, unknown>; source: ValueSource } {
+  const { value, source } = parseBody(request, options)
   if (!isPlainObject(value)) throw new ApiError('TL01-1105', 'the body must be a single object')
   return { value, source }
 }

@@ -29,7 +29,7 @@ import { withVary } from './varyHeader.js'
 export const PREFLIGHT_MAX_AGE_SECONDS = 600
 
 /** The methods the API answers. */
-const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS'
+const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
 
 /** What a preflight allows when the browser names no headers: those a client of this API sends. */
 const DEFAULT_ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, If-Match, If-None-Match, X-Api-Key, X-Request-Id'
@@ -70,7 +70,7 @@ export function isPreflight(method: string, headers: RequestHeaders): boolean {
 /** The headers of a preflight's 204, or the error to answer it with (CORS off, origin not allowed, not a preflight). */
 export function answerOptions(origins: CorsOrigins | null, headers: RequestHeaders): Record<string, string> | ApiError {
   if (!isPreflight('OPTIONS', headers)) {
-    return new ApiError('TL01-9004', 'OPTIONS is answered to CORS preflight requests only (with Origin and Access-Control-Request-Method)', null, [], { Allow: 'GET, HEAD, POST, PUT, DELETE' })
+    return new ApiError('TL01-9004', 'OPTIONS is answered to CORS preflight requests only (with Origin and Access-Control-Request-Method)', null, [], { Allow: 'GET, HEAD, POST, PUT, PATCH, DELETE' })
   }
   const origin = headers.get('origin') ?? ''
   if (origins === null) return accessDenied('cross-origin requests are off on this server (its CORS_ORIGINS is not set)')

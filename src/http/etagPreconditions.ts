@@ -1,5 +1,5 @@
 /*
- * `If-Match` on a change of one object (PUT, DELETE, `$set`): the version
+ * `If-Match` on a change of one object (PUT, PATCH, DELETE, `$set`): the version
  * the change was made for, given as the tag a read answered (etag.ts:
  * `"<version>-<digest>"`) instead of the body's `version`. Only the version
  * in front of a tag counts, so the tag of any answer about the object at

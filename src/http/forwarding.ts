@@ -1,7 +1,9 @@
 /*
- * Forwarding (cluster mode, design §8): a request for a tenant whose lease
- * another node holds is sent to that node's internal listener and its
- * answer given back as it came. The router asks the forwarder when the
+ * Forwarding (cluster mode, ARCHITECTURE.md §8): a request for a tenant whose lease
+ * another node holds is sent to that node's internal listener, as this node
+ * understood it (requestTarget.ts) and with the credential that opens that
+ * tenant's /v1 routes only (clusterCredentials.ts), and its answer given
+ * back as it came. The router asks the forwarder when the
  * registry refuses with TenantElsewhere; a forwarded request is answered
  * where it lands and never forwarded again (no loops while a tenant moves:
  * the second node answers 503 with Retry-After instead). The writes a
@@ -18,7 +20,5 @@ export interface RequestForwarder {
   writeElsewhere(nodeUrl: string, tenant: string, name: string, args: Record<string, unknown>): Promise<unknown>
 }
 
-/** The header that carries the cluster secret on a forwarded request (checked by the internal listener). */
-export const CLUSTER_SECRET_HEADER = 'x-timeledger-cluster'
-/** The header that carries the client's address on a forwarded request. */
+/** The header that carries the client's address on a forwarded request (believed with the forwarding credential only). */
 export const FORWARDED_FOR_HEADER = 'x-forwarded-for'

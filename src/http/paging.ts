@@ -11,15 +11,19 @@
  * `$skip` moved by the page size: `rel="next"` when the page is full (it
  * holds `$top` records; with the total known, only when records are left
  * after it), `rel="prev"` when `$skip` is above 0 (and `$top` is). The targets are
- * root-relative (`</v1/…?…&$skip=40>`): the client resolves them against
- * the address it called, whatever proxy or scheme is in front. Every other
- * parameter of the query is kept as the client wrote it (the token too: the
- * next page must work the way this one did). A batch item has no address
- * of its own, and no `Link`.
+ * root-relative (`</v1/…?…&$skip=40>`, or `</tenant/acme/v1/…>` for a
+ * request that named its tenant in the path: requestTarget.ts): the client
+ * resolves them against the address it called, whatever proxy or scheme is
+ * in front. Every other parameter of the query is kept as the client wrote
+ * it, except credentials (CREDENTIAL_PARAMETERS: the token, the API key):
+ * a link is a URL, and URLs end up in logs, histories and Referer headers;
+ * the client sends its credential with the next page as it did with this
+ * one. A batch item has no address of its own, and no `Link`.
  */
 import { wrongParameter } from '../domain/errors.js'
 import { parsePaging, type Paging } from '../query/listQuery.js'
 import type { ApiRequest } from './request.js'
+import { normalizedPath } from './requestTarget.js'
 
 /** Whether the list is asked for its total count: `$inlinecount=allpages`; 400 for a value other than it or `none`. */
 export function inlineCountRequested(query: ReadonlyMap<string, string>): boolean {
@@ -32,25 +36,22 @@ export function inlineCountRequested(query: ReadonlyMap<string, string>): boolea
 /** Characters a URI in a Link header cannot carry as they are (they would end the <…>, or the header). */
 const NOT_IN_LINK = /[^\x21-\x7e]|[<>"\\^`{|}]/g
 
-/** The request's target with `$skip` set to `skip` (0: left out), every other parameter as written. */
-function targetWithSkip(target: string, skip: number): string {
-  const mark = target.indexOf('?')
-  const path = mark < 0 ? target : target.slice(0, mark)
-  const kept = mark < 0 ? [] : target.slice(mark + 1).split('&').filter((part) => part !== '' && !namesSkip(part))
+/** Query parameters that carry a credential: never repeated in a link. */
+export const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set(['token', 'apikey', 'refresh_token'])
+
+/** The request's target with `$skip` set to `skip` (0: left out), every other parameter but credentials as written. */
+function targetWithSkip(request: ApiRequest, skip: number): string {
+  const path = normalizedPath(request)
+  const kept = request.rawQuery.split('&').filter((part) => part !== '' && !namesLeftOut(part))
   if (skip > 0) kept.push(`$skip=${skip}`)
   const whole = kept.length === 0 ? path : `${path}?${kept.join('&')}`
   return whole.replace(NOT_IN_LINK, (char) => encodeURIComponent(char))
 }
 
-/** Whether a raw `name=value` part of a query names `$skip` (`%24skip` too). */
-function namesSkip(part: string): boolean {
-  const equals = part.indexOf('=')
-  const name = equals < 0 ? part : part.slice(0, equals)
-  try {
-    return decodeURIComponent(name.replace(/\+/g, ' ')) === '$skip'
-  } catch {
-    return false
-  }
+/** Whether a raw `name=value` part of a query names `$skip` or a credential, read as parseQuery reads it (`%24skip`, `%74oken` too). */
+function namesLeftOut(part: string): boolean {
+  const name = new URLSearchParams(part).keys().next().value ?? ''
+  return name === '$skip' || CREDENTIAL_PARAMETERS.has(name)
 }
 
 /**
@@ -60,11 +61,11 @@ function namesSkip(part: string): boolean {
 export function pagingHeaders(request: ApiRequest, paging: Paging, returned: number, total: number | null): Record<string, string> {
   const headers: Record<string, string> = {}
   if (total !== null) headers['X-Total-Count'] = String(total)
-  if (request.target === '') return headers
+  if (request.addressPrefix === null) return headers
   const links: string[] = []
   const full = paging.top > 0 && returned >= paging.top
-  if (full && (total === null || paging.skip + returned < total)) links.push(`<${targetWithSkip(request.target, paging.skip + paging.top)}>; rel="next"`)
-  if (paging.skip > 0 && paging.top > 0) links.push(`<${targetWithSkip(request.target, Math.max(0, paging.skip - paging.top))}>; rel="prev"`)
+  if (full && (total === null || paging.skip + returned < total)) links.push(`<${targetWithSkip(request, paging.skip + paging.top)}>; rel="next"`)
+  if (paging.skip > 0 && paging.top > 0) links.push(`<${targetWithSkip(request, Math.max(0, paging.skip - paging.top))}>; rel="prev"`)
   if (links.length > 0) headers.Link = links.join(', ')
   return headers
 }

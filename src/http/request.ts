@@ -2,8 +2,11 @@
  * The request model every handler sees, whether it came over a socket or as
  * an item of a batch: method (after the `method=` override), the path below
  * /v1 split into decoded segments, the query, lower-cased headers, the body
- * and the tenant the host names. Nothing here refers to uWebSockets.js.
+ * and the tenant the address names (tenantAddress.ts: by host, or by path
+ * on the public address). Nothing here refers to uWebSockets.js.
  */
+import { ApiError } from '../domain/errors.js'
+import { TENANT_NAME_MAX_LENGTH } from '../domain/tenantName.js'
 
 export interface ApiRequest {
   readonly method: string
@@ -12,7 +15,7 @@ export interface ApiRequest {
   readonly query: ReadonlyMap<string, string>
   readonly headers: ReadonlyMap<string, string>
   readonly body: Buffer
-  /** The tenant named by the host, or null for the public URL. */
+  /** The tenant named by the address (host or path), or null for the public URL. */
   readonly tenant: string | null
   /**
    * The client's address. A function, because over HTTP it is a system call
@@ -26,8 +29,14 @@ export interface ApiRequest {
   readonly inBatch: boolean
   /** The id of the HTTP request (a batch's items share it): in the X-Request-Id header, the request log and 5xx descriptions. */
   readonly requestId: string
-  /** The request target as received (path and query): what a forward to another node sends (cluster mode). */
-  readonly target: string
+  /**
+   * The path before `/v1` that named the tenant ('' by host and on the public address, `/tenant/<name>` by path:
+   * tenantAddress.ts); null for a request without an address of its own (a batch item). What the answer links to,
+   * and a forward to another node (requestTarget.ts), keeps this form.
+   */
+  readonly addressPrefix: string | null
+  /** The query as received, undecoded ('' for none): the parameters a link to another page repeats as written (paging.ts). */
+  readonly rawQuery: string
   /** Forwarded by another node of the cluster (the internal listener): answered here, never forwarded again. */
   readonly forwarded: boolean
 }
@@ -101,6 +110,15 @@ export function tenantFromHost(host: string, baseDomain: string): string | null 
     return tenant.includes('.') ? undefined : tenant
   }
   return undefined
+}
+
+/**
+ * The 400 for a host whose tenant label is longer than a tenant's name can be (one DNS label, TENANT_NAME_MAX_LENGTH):
+ * it names no tenant, and is never looked up in the tenant directory (its keys have a size limit); null otherwise.
+ */
+export function tenantLabelProblem(tenant: string | null | undefined): ApiError | null {
+  if (typeof tenant !== 'string' || tenant.length <= TENANT_NAME_MAX_LENGTH) return null
+  return new ApiError('TL01-1105', `the host's tenant label has ${tenant.length} characters; a tenant's name has at most ${TENANT_NAME_MAX_LENGTH}`)
 }
 
 export function queryFlag(request: ApiRequest, name: string): boolean {

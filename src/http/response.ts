@@ -1,8 +1,10 @@
 /*
  * Writing answers: JSON by default, XML on `format=xml` or `Accept:
- * application/xml`, JSONP on `.json?callback=`; `suppress_response_code=true`
- * turns every status into 200 with the error in the body. Errors always have
- * the body of design §4 and are all written by errorResponse, from the
+ * application/xml`, JSONP on `.json?callback=`; dates in JSON as
+ * `/Date(ms)/`, or ISO 8601 when the request asks (jsonDates.ts);
+ * `suppress_response_code=true` turns every status into 200 with the
+ * error in the body. Errors always have
+ * the body of ARCHITECTURE.md §4 and are all written by errorResponse, from the
  * request's head alone (query, headers, `.json` suffix), so an error found
  * before the request is routed (unknown host or path, a body over the
  * limit) is written in the format the request asked for, like any other.
@@ -15,11 +17,12 @@
  */
 import { XMLBuilder } from 'fast-xml-parser'
 import { ApiError, ERROR_CATALOGUE } from '../domain/errors.js'
-import { OutDate } from '../domain/values.js'
+import { isoDatesReplacer, OutDate } from '../domain/values.js'
 import { jsonListBody } from '../json/bytes.js'
 import { JsonFragment } from '../json/fragment.js'
 import { exportNotOffered, exportRequired } from './export/exportFormat.js'
 import type { FeedOutlet } from './changes/feedOutlet.js'
+import { ISO_DATES_PARAMETER, jsonDateFormOf } from './jsonDates.js'
 import type { ApiRequest } from './request.js'
 import type { StreamedBody } from './streamedBody.js'
 
@@ -119,7 +122,12 @@ function renderedData(request: RequestHead, data: unknown, names: XmlNames, stat
     if (!CALLBACK_NAME.test(callback) || callback.length > 128) {
       return errorResponse({ ...request, jsonpSuffix: false }, new ApiError('TL01-1105', 'callback must be a JavaScript identifier'))
     }
-    return { status: statusFor(request, status), headers: { 'Content-Type': 'application/javascript; charset=utf-8', ...headers }, body: `${callback}(${JSON.stringify(data)});` }
+    const json = jsonDateFormOf(request) === 'iso' ? JSON.stringify(data, isoDatesReplacer) : JSON.stringify(data)
+    return { status: statusFor(request, status), headers: { 'Content-Type': 'application/javascript; charset=utf-8', ...headers }, body: `${callback}(${json});` }
+  }
+  // Dates as ISO text when the request asks (jsonDates.ts): such an answer holds OutDates, never kept JSON text.
+  if (jsonDateFormOf(request) === 'iso') {
+    return { status: statusFor(request, status), headers: { 'Content-Type': `application/json; charset=utf-8; ${ISO_DATES_PARAMETER}`, ...headers }, body: JSON.stringify(data, isoDatesReplacer) }
   }
   const body = Array.isArray(data) ? jsonListBody(data) : data instanceof JsonFragment ? data.bytes : JSON.stringify(data)
   return { status: statusFor(request, status), headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body }

@@ -23,6 +23,7 @@ import { RESOURCE_PATHS, resourceByPath } from '../domain/resources/index.js'
 import type { ResourceDecl } from '../domain/schema.js'
 import { authenticate } from './authenticate.js'
 import { exportNotOffered, exportRequired } from './export/exportFormat.js'
+import { datesOptionProblem } from './jsonDates.js'
 import type { Call, Services, TenantAccess } from './call.js'
 import { meterRequest } from './rateLimiter.js'
 import { withRateLimitHeaders } from './rateLimitHeaders.js'
@@ -79,6 +80,9 @@ function dispatch(call: Call, trace: RouteTrace | undefined): MaybePromise<ApiRe
   // Exports answer GET only: a write that insists on one is refused before it is made (export/exportFormat.ts).
   const insisted = request.method === 'GET' ? null : exportRequired(request)
   if (insisted !== null) throw exportNotOffered(insisted, `${request.method} answers JSON or XML`)
+  // A `dates` option that names no form is refused before anything is done (jsonDates.ts).
+  const datesProblem = datesOptionProblem(request)
+  if (datesProblem !== null) throw datesProblem
   const scope = request.tenant === null ? 'public' : 'tenant'
   const allowed: string[] = []
   for (const { route: fixed, params } of matchingRoutes(scope, request.segments)) {

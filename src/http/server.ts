@@ -11,13 +11,18 @@
  * the handler returns. The query is read first, so an error found before routing
  * (malformed or unknown path, unknown host, a body over the limit) is
  * written by errorResponse in the format the request asked for, as the
- * router writes its errors. A request with two Host headers is one of
- * those (400, messageRules.ts). Every answer says `X-Content-Type-Options:
- * nosniff` (answerHead.ts). No exception leaves the handler: a bug on the
- * way is answered 500 naming the request (handlerSafetyNet.ts). The port
+ * router writes its errors. A request with two Host headers, or whose body
+ * framing reads two ways, is refused first (400 and the connection closed,
+ * messageRules.ts; refuseAndClose says why a turn later). Every answer
+ * says `X-Content-Type-Options: nosniff` (answerHead.ts). No exception
+ * leaves the handler: a bug on the way is answered 500 naming the request
+ * (handlerSafetyNet.ts). The port
  * is listened on alone (uws.ts: listenExclusive). A cluster node runs a
  * second listener, the internal one, for requests forwarded by the other
- * nodes (forwarding.ts): it takes only those carrying the cluster secret.
+ * nodes (forwarding.ts) and the cluster's own calls, each taken only with
+ * its own credential (internalAccess.ts). The tenant is named by the host
+ * or, on the public address, by the path (tenantAddress.ts); the client's
+ * address is the peer's, or what a trusted proxy reports (clientAddress.ts).
  * `GET /readyz` is answered before anything else, outside /v1: the load
  * balancer's health check (admin/readiness.ts says ready or not). An
  * OPTIONS request is answered next, before routing and without a token: a
@@ -38,7 +43,6 @@
  * A streamed body (an export: streamedBody.ts) is written chunk by chunk at
  * the client's pace (streamedAnswer.ts) and recorded once it ended.
  */
-import crypto from 'node:crypto'
 import type { Config, CorsOrigins } from '../config.js'
 import { accessDenied, ApiError } from '../domain/errors.js'
 import { giveBack } from '../json/answerBuffers.js'
@@ -47,23 +51,27 @@ import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetric
 import { ALWAYS_HEADERS, statusLine } from './answerHead.js'
 import type { Services } from './call.js'
 import { changeFeedBehavior, type FeedSocketData } from './changes/webSocketFeed.js'
+import { clientAddressOf, TrustedProxies } from './clientAddress.js'
+import { clusterCredentials } from './clusterCredentials.js'
 import { compressAnswer } from './compression.js'
 import { answerOptions, withCorsHeaders } from './cors.js'
 import { answerFailureSafely, writeWhenReady } from './handlerSafetyNet.js'
-import { CLUSTER_SECRET_HEADER, FORWARDED_FOR_HEADER } from './forwarding.js'
+import { FORWARDED_FOR_HEADER } from './forwarding.js'
+import { internalAccess, reachesForwardedTenant, type InternalAccess } from './internalAccess.js'
 import { declaredBodyBytes, declaredOverLimit, LimitedBody } from './limitedBody.js'
 import { headProblem } from './messageRules.js'
-import { keepHeader } from './requestHeaders.js'
+import { keepHeader, OnceFieldCounts } from './requestHeaders.js'
 import { keptRequestId } from './requestIdHeader.js'
-import { parseQuery, PathError, splitPath, tenantFromHost, type ApiRequest } from './request.js'
+import { parseQuery, PathError, splitPath, tenantLabelProblem, type ApiRequest } from './request.js'
 import { errorResponse, internalError, plainErrorResponse, type ApiResponse, type RequestHead, type WebSocketStart } from './response.js'
 import { route, type RouteTrace } from './router.js'
 import { referencePage } from './routes/docsPage.js'
 import { writeStreamed, type StreamOutcome } from './streamedAnswer.js'
 import { StreamedBody } from './streamedBody.js'
+import { TENANT_PATH_PREFIX, tenantAddressOf } from './tenantAddress.js'
 import { listenExclusive, loadNativeUws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_socket_context_t } from './uws.js'
 
-const OVERRIDABLE = new Set(['PUT', 'DELETE'])
+const OVERRIDABLE = new Set(['PUT', 'PATCH', 'DELETE'])
 
 /** The body of a request without one (zero bytes: nothing can write into it). */
 const NO_BODY = Buffer.alloc(0)
@@ -212,10 +220,10 @@ function bodyTooLarge(segments: readonly string[], config: Config): ApiError {
   return new ApiError('TL01-9006', `the body is larger than ${config.maxBodyBytes} bytes (MAX_BODY_BYTES)`)
 }
 
-/** Whether a request on the internal listener carries the cluster secret (compared in constant time). */
-function carriesSecret(headers: ReadonlyMap<string, string>, secretBytes: Buffer): boolean {
-  const given = Buffer.from(headers.get(CLUSTER_SECRET_HEADER) ?? '')
-  return given.length === secretBytes.length && crypto.timingSafeEqual(given, secretBytes)
+/** The client's address on the API listener: the connection's peer, or what a trusted proxy reports (clientAddress.ts). */
+function clientAddress(res: HttpResponse, headers: ReadonlyMap<string, string>, trusted: TrustedProxies): string {
+  const text = (address: ArrayBuffer) => Buffer.from(address).toString()
+  return clientAddressOf(text(res.getRemoteAddressAsText()), text(res.getProxiedRemoteAddressAsText()), headers.get('x-forwarded-for'), trusted)
 }
 
 export interface RunningServer {
@@ -224,10 +232,12 @@ export interface RunningServer {
 }
 
 /**
- * The internal listener of a cluster node (forwarding.ts): the same routes for requests forwarded by the other nodes,
- * each carrying the cluster secret (else 403), with the client's address in X-Forwarded-For.
+ * The internal listener of a cluster node (forwarding.ts): a tenant's /v1 routes for requests forwarded by the other
+ * nodes, with the client's address in X-Forwarded-For, and the cluster's own calls; each with its own credential
+ * derived from the secret (clusterCredentials.ts, internalAccess.ts; else 403).
  */
 export interface InternalListener {
+  /** CLUSTER_SECRET. */
   readonly secret: string
   /**
    * The cluster's own calls between nodes, outside /v1 (cluster/releaseCall.ts, http/tenantWrites.ts): for a path that
@@ -260,7 +270,8 @@ const READYZ_PATH = '/readyz'
 
 export function startHttpServer(services: Services, port: number, host: string, observers: FrontEndObservers, options: ListenerOptions = {}): Promise<RunningServer> {
   const uws = loadNativeUws()
-  const secretBytes = options.internal === undefined ? null : Buffer.from(options.internal.secret)
+  const credentials = options.internal === undefined ? null : clusterCredentials(options.internal.secret)
+  const trustedProxies = new TrustedProxies(services.config.trustedProxies)
   const { readiness } = options
   const app: TemplatedApp = uws.App()
   const { config } = services
@@ -278,19 +289,35 @@ export function startHttpServer(services: Services, port: number, host: string, 
       answerFailureSafely(() => send(res, state, observers, plainErrorResponse(internalError(state.requestId))), error, 'request', state.requestId)
     }
   }
-  // The change feed as a WebSocket: routed like any request, then upgraded (changes/webSocketFeed.ts).
-  app.ws<FeedSocketData>(
-    '/v1/changes',
-    changeFeedBehavior(config.changeFeedMaxBufferedBytes, (res, req, context) =>
-      handle(res, req, {
-        key: req.getHeader('sec-websocket-key'),
-        protocol: req.getHeader('sec-websocket-protocol'),
-        extensions: req.getHeader('sec-websocket-extensions'),
-        context,
-      }),
-    ),
+  // The change feed as a WebSocket, at both addresses of a tenant: routed like any request, then upgraded (changes/webSocketFeed.ts).
+  const feedBehavior = changeFeedBehavior(config.changeFeedMaxBufferedBytes, (res, req, context) =>
+    handle(res, req, {
+      key: req.getHeader('sec-websocket-key'),
+      protocol: req.getHeader('sec-websocket-protocol'),
+      extensions: req.getHeader('sec-websocket-extensions'),
+      context,
+    }),
   )
+  app.ws<FeedSocketData>('/v1/changes', feedBehavior)
+  app.ws<FeedSocketData>(`${TENANT_PATH_PREFIX}:tenant/v1/changes`, feedBehavior)
   app.any('/*', (res, req) => handle(res, req))
+  /** A cluster call on the internal listener (node credential checked): its handler runs on the body, or 404. */
+  const serveClusterCall = (res: HttpResponse, state: Exchange, headers: ReadonlyMap<string, string>, method: string, url: string) => {
+    const plainRefuse = (error: ApiError) => send(res, state, observers, plainErrorResponse(error), true)
+    const clusterCall = options.internal?.clusterCall?.(method, url) ?? null
+    if (clusterCall === null) {
+      plainRefuse(new ApiError('TL01-9003', `no cluster call ${method} ${url.slice(0, 100)}`))
+      return
+    }
+    const failed = (error: unknown) => {
+      console.error(`request ${state.requestId}: cluster call ${url} failed:`, error)
+      plainRefuse(internalError(state.requestId))
+    }
+    const whole = (body: Buffer) => writeWhenReady(clusterCall(body), (response) => send(res, state, observers, response), failed, 'cluster call', state.requestId)
+    readBody(res, state, headers, config.maxBodyBytes, () => plainRefuse(new ApiError('TL01-9006', `the body is larger than ${config.maxBodyBytes} bytes`)), whole, () =>
+      plainRefuse(internalError(state.requestId)),
+    )
+  }
   /** Upgrades to the change feed's WebSocket the request whose route answered with a start. */
   const upgradeTo = (res: HttpResponse, state: Exchange, start: WebSocketStart, upgrade: WebSocketUpgrade | undefined, head: RequestHead) => {
     if (upgrade === undefined) {
@@ -315,20 +342,24 @@ export function startHttpServer(services: Services, port: number, host: string, 
     }
     const queryString = req.getQuery() ?? ''
     const headers = new Map<string, string>()
-    let hostHeaders = 0
-    req.forEach((name, value) => {
-      if (keepHeader(headers, name, value)) hostHeaders += 1
-    })
+    const counts = new OnceFieldCounts()
+    req.forEach((name, value) => keepHeader(headers, counts, name, value))
     // Looked up on the first call (ApiRequest.remoteAddress); the response is still open then (after it, '').
     let peer: string | undefined
-    const remoteAddress = (): string => (peer ??= state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString())
+    const remoteAddress = (): string => (peer ??= state.aborted ? '' : clientAddress(res, headers, trustedProxies))
     const query = parseQuery(queryString)
     const refuse = (head: RequestHead, error: ApiError, close = false) => send(res, state, observers, errorResponse(head, error), close)
+    // Two Host headers, a body framing that reads two ways (messageRules.ts): refused before anything reads the body.
+    const problem = headProblem(counts, headers, url)
+    if (problem !== null) {
+      refuseAndClose(res, state, () => errorResponse({ query, headers, jsonpSuffix: false }, problem))
+      return
+    }
     // The node a request was forwarded from adds CORS and compresses: the internal listener answers as it is.
-    if (secretBytes === null) {
+    if (credentials === null) {
       state.conventions = { corsOrigins: config.corsOrigins, compressionMinBytes: config.compressionMinBytes, origin: headers.get('origin'), acceptEncoding: headers.get('accept-encoding') }
     }
-    if (rawMethod === 'OPTIONS' && secretBytes === null) {
+    if (rawMethod === 'OPTIONS' && credentials === null) {
       // A preflight has no body; an OPTIONS that sends one is answered without reading it, and its connection closed.
       const unreadBody = declaredBodyBytes(headers) !== 0 || headers.has('transfer-encoding')
       const preflight = answerOptions(config.corsOrigins, headers)
@@ -336,31 +367,26 @@ export function startHttpServer(services: Services, port: number, host: string, 
       else send(res, state, observers, { status: 204, headers: preflight, body: '' }, unreadBody)
       return
     }
-    if (secretBytes !== null) {
-      if (!carriesSecret(headers, secretBytes)) {
-        send(res, state, observers, plainErrorResponse(accessDenied('this listener takes requests forwarded by the nodes of the cluster only')), true)
+    // The internal listener: the cluster's own calls with the node credential, forwarded requests with theirs.
+    let access: InternalAccess | null = null
+    if (credentials !== null) {
+      access = internalAccess(url, headers, credentials)
+      if (access.kind === 'refused') {
+        send(res, state, observers, plainErrorResponse(accessDenied(access.reason)), true)
+        return
+      }
+      if (access.kind === 'node') {
+        serveClusterCall(res, state, headers, rawMethod, url)
         return
       }
       peer = headers.get(FORWARDED_FOR_HEADER) ?? ''
-      const clusterCall = options.internal?.clusterCall?.(rawMethod, url) ?? null
-      if (clusterCall !== null) {
-        const plainRefuse = (error: ApiError) => send(res, state, observers, plainErrorResponse(error), true)
-        const failed = (error: unknown) => {
-          console.error(`request ${state.requestId}: cluster call ${url} failed:`, error)
-          plainRefuse(internalError(state.requestId))
-        }
-        const whole = (body: Buffer) =>
-          writeWhenReady(clusterCall(body), (response) => send(res, state, observers, response), failed, 'cluster call', state.requestId)
-        readBody(res, state, headers, config.maxBodyBytes, () => plainRefuse(new ApiError('TL01-9006', `the body is larger than ${config.maxBodyBytes} bytes`)), whole, () =>
-          plainRefuse(internalError(state.requestId)),
-        )
-        return
-      }
     }
 
+    // The tenant, by host or by path (tenantAddress.ts), and the path below its address.
+    const address = tenantAddressOf(headers.get('host') ?? '', url, config.baseDomain)
     let split: ReturnType<typeof splitPath>
     try {
-      split = splitPath(url)
+      split = splitPath(address.path)
     } catch (error) {
       // The path did not split, so whether it ends in the `.json` of JSONP is read from the raw text.
       const head = { query, headers, jsonpSuffix: /\.json\/*$/.test(url) }
@@ -368,12 +394,16 @@ export function startHttpServer(services: Services, port: number, host: string, 
       return
     }
     const head: RequestHead = { query, headers, jsonpSuffix: split.jsonpSuffix }
-    const problem = headProblem(hostHeaders, url)
-    if (problem !== null) {
-      refuse(head, problem, true)
+    const tenant = address.tenant
+    const labelProblem = tenantLabelProblem(tenant)
+    if (labelProblem !== null) {
+      refuse(head, labelProblem)
       return
     }
-    const tenant = tenantFromHost(headers.get('host') ?? '', config.baseDomain)
+    if (access !== null && !reachesForwardedTenant(access, tenant, split.versioned)) {
+      send(res, state, observers, plainErrorResponse(accessDenied('a forwarded request reaches the /v1 routes of the tenant it was forwarded for only')), true)
+      return
+    }
     state.tenant = tenant ?? null
     // The entry page and the interactive reference, outside /v1 (routes/docsPage.ts).
     const page = tenant === undefined || split.versioned ? null : referencePage(rawMethod, url, headers.get('accept'))
@@ -382,7 +412,7 @@ export function startHttpServer(services: Services, port: number, host: string, 
       return
     }
     if (tenant === undefined || !split.versioned) {
-      const message = tenant === undefined ? `host '${(headers.get('host') ?? '').slice(0, 100)}' is not served here` : 'paths start with /v1'
+      const message = tenant !== undefined ? 'paths start with /v1' : address.prefix !== '' ? `'${address.prefix.slice(0, 100)}' names no account` : `host '${(headers.get('host') ?? '').slice(0, 100)}' is not served here`
       refuse(head, new ApiError(tenant === undefined ? 'TL01-1005' : 'TL01-9003', message))
       return
     }
@@ -402,8 +432,9 @@ export function startHttpServer(services: Services, port: number, host: string, 
         jsonpSuffix: split.jsonpSuffix,
         inBatch: false,
         requestId: state.requestId,
-        target: queryString === '' ? url : `${url}?${queryString}`,
-        forwarded: secretBytes !== null,
+        addressPrefix: address.prefix,
+        rawQuery: queryString,
+        forwarded: credentials !== null,
       }
       const answered = (response: ApiResponse) =>
         response.webSocket === undefined ? send(res, state, observers, response) : upgradeTo(res, state, response.webSocket, upgrade, head)
@@ -428,6 +459,25 @@ export function startHttpServer(services: Services, port: number, host: string, 
     readBody(res, state, headers, bodyLimitBytes(split.segments, config), () => refuse(head, bodyTooLarge(split.segments, config), true), dispatch, () =>
       refuse(head, internalError(state.requestId)),
     )
+  }
+
+  /**
+   * Answers a request whose head breaks a rule of messageRules.ts, and closes its connection, one event-loop turn
+   * later. This uWS build goes on parsing what already arrived on the connection once the handler returns, and
+   * serves a request that followed in the same read even after an answer that closes (the next request clears the
+   * close): `Content-Length: 0` twice-framed with a request behind it was answered twice. Unanswered, the refused
+   * request is still pending when uWS reads the next one, and uWS then ends the connection itself: nothing behind a
+   * refused head is ever served. A refused request with nothing behind it gets its 400.
+   */
+  function refuseAndClose(res: HttpResponse, state: Exchange, answer: () => ApiResponse): void {
+    setImmediate(() => {
+      try {
+        send(res, state, observers, answer(), true)
+      } catch (error) {
+        console.error(`request ${state.requestId}: its refusal could not be made:`, error)
+        answerFailureSafely(() => send(res, state, observers, plainErrorResponse(internalError(state.requestId)), true), error, 'request', state.requestId)
+      }
+    })
   }
 
   /**

@@ -11,6 +11,9 @@
  *
  * which runs the same named write there and answers its JSON result. The
  * writes are declared once, here; a name the table does not hold is 404.
+ * It is one of the cluster's own calls: it carries the node credential
+ * (clusterCredentials.ts), which a request forwarded for a client never
+ * carries, so no client's request can reach it.
  */
 import { changePassword, confirmByEmail } from '../domain/operations/passwordChange.js'
 import { ApiError } from '../domain/errors.js'

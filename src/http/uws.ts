@@ -1,7 +1,7 @@
 /*
  * Loads the native uWebSockets.js build directly. The package quietly falls
  * back to a slow `ws`-based server when its binary does not load; we refuse
- * to start instead (design §7).
+ * to start instead (ARCHITECTURE.md §7).
  *
  * uWS listens with SO_REUSEPORT unless told otherwise: a second server
  * started on the same port (another DATA_DIR, a forgotten old process)

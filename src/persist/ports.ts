@@ -4,7 +4,7 @@
  * LMDB environment in DATA_DIR (logStore.ts: TenantLog and GlobalDirectory)
  * with the snapshot files beside it (snapshotDirectory.ts: SnapshotStore),
  * opened together by LogStore.open; only the wiring (service.ts, cli.ts)
- * constructs it. Cluster mode (design §8) implements the same ports on
+ * constructs it. Cluster mode (ARCHITECTURE.md §8) implements the same ports on
  * PostgreSQL.
  *
  * Everything that writes is a Promise. Reads are synchronous where today's
@@ -49,7 +49,7 @@ export class LogCorruptError extends Error {
 }
 
 export interface TenantLog {
-  /** Queues the entry into the current group commit; resolves with its size once it is durable (design §2.2). */
+  /** Queues the entry into the current group commit; resolves with its size once it is durable (ARCHITECTURE.md §2.2). */
   append(tenant: string, seq: number, entry: LogEntry): Promise<number>
   /** Resolves once every append issued so far is durable. */
   flushed(): Promise<void>

@@ -1,7 +1,7 @@
 /*
  * Which events a subscriber asked for — the options of the change feed
- * (`resources=`, `$filter`, `fields=stub`, `no_expand`) and the same fields
- * of a webhook — and the choice of them among one entry's changes for one
+ * (`resources=`, `$filter`, `fields=stub`, `no_expand`, `dates=iso`) and
+ * the same fields of a webhook — and the choice of them among one entry's changes for one
  * caller: the changes of the chosen resources that the caller may see now
  * (domain/changes.ts changeVisibleTo) and that pass the filter, each as its
  * event's JSON text.
@@ -25,6 +25,8 @@ export interface ChangeSelectionOptions {
   /** `stub`: objects as stubs. */
   readonly fields?: string
   readonly noExpand?: boolean
+  /** Dates as ISO 8601 text instead of `/Date(ms)/` (the feed's `dates=iso`). */
+  readonly isoDates?: boolean
 }
 
 /** One event chosen for a subscriber. */
@@ -38,6 +40,7 @@ export class ChangeSelection {
     /** The chosen resources with their compiled filter (null: no filter); null: every resource, unfiltered. */
     private readonly resources: ReadonlyMap<ResourceDecl, CompiledFilter | null> | null,
     readonly form: EventForm,
+    readonly isoDates: boolean,
   ) {}
 
   /** Parses the options; 400 TL01-1105 naming what is wrong. */
@@ -57,7 +60,7 @@ export class ChangeSelection {
     const fields = options.fields?.trim() ?? ''
     if (fields !== '' && fields !== 'stub') throw wrongParameter(`fields: '${fields}' is not offered (fields=stub gives each object as its stub)`)
     const form: EventForm = fields === 'stub' ? 'stub' : options.noExpand === true ? 'fullWithStubs' : 'full'
-    return new ChangeSelection(resources, form)
+    return new ChangeSelection(resources, form, options.isoDates === true)
   }
 
   /** Whether events of this type may be chosen at all (cheap: before anything is rendered). */
@@ -72,7 +75,7 @@ export class ChangeSelection {
       if (!this.covers(change.decl) || !changeVisibleTo(caller, change, texts.context)) continue
       const filter = this.resources?.get(change.decl) ?? null
       if (filter !== null && change.rec !== null && !filter.test(change.rec, texts.context)) continue
-      chosen.push({ change, json: texts.text(change, this.form) })
+      chosen.push({ change, json: texts.text(change, this.form, this.isoDates) })
     }
     return chosen
   }

@@ -2,7 +2,7 @@
  * The change feed of one tenant: hands each log entry's changes
  * (engine/changesOfEntry.ts) to the tenant's subscribers — the live change
  * feed's connections (http/changes/) and the webhooks' deliverers — once the
- * entry is durable, never before (design §2.3: nothing shows state a crash
+ * entry is durable, never before (ARCHITECTURE.md §2.3: nothing shows state a crash
  * could take back).
  *
  * Order. The durability barrier tells the feed of every entry that became

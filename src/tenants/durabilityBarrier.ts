@@ -1,5 +1,5 @@
 /*
- * The durability barrier of one tenant (design §2.2, §2.3): which of the
+ * The durability barrier of one tenant (ARCHITECTURE.md §2.2, §2.3): which of the
  * entries applied to its state are on disk. Each entry is appended to the
  * tenant log with the next sequence number; the append resolves once the
  * group commit holding it is flushed. Commits are flushed in order, so the

@@ -37,6 +37,7 @@ import type { Rec } from '../domain/schema.js'
 import { LogCorruptError, type GlobalDirectory, type GlobalIndexKey, type Storage, type TenantInfo } from '../persist/ports.js'
 import { recoverTenant, RecoveryError } from './recovery.js'
 import { liveUserWithEmail } from '../domain/resources/user.js'
+import { EMAIL_MAX_LENGTH } from '../domain/values.js'
 import { webhookDelivers } from '../domain/webhooks.js'
 import type { Op } from '../engine/logEntry.js'
 import type { TenantState } from '../engine/tenantState.js'
@@ -66,10 +67,18 @@ function tenantsUnder(table: GlobalDirectory['emails'], name: string): string[] 
   return tenants
 }
 
+/**
+ * Whether an e-mail can be in the index: not empty, and no longer than a User's may be (EMAIL_MAX_LENGTH): a longer
+ * one is never looked up (it would be a key over LMDB's size limit, or PostgreSQL's index row limit).
+ */
+function indexableEmail(name: string): boolean {
+  return name !== '' && name.length <= EMAIL_MAX_LENGTH
+}
+
 /** The tenants that have a live user with this e-mail, in tenant-name order. */
 export function tenantsWithEmail(store: GlobalDirectory, email: string): string[] {
   const name = email.trim().toLowerCase()
-  return name === '' ? [] : tenantsUnder(store.emails, name)
+  return indexableEmail(name) ? tenantsUnder(store.emails, name) : []
 }
 
 /** The tenants holding the password confirmation with this SHA-256, in tenant-name order. */
@@ -83,7 +92,7 @@ export function tenantsWithConfirmation(store: GlobalDirectory, hash: string): s
  */
 export async function freshTenantsWithEmail(store: GlobalDirectory, email: string): Promise<string[]> {
   const name = email.trim().toLowerCase()
-  if (name !== '') await store.freshen?.('emails', name)
+  if (indexableEmail(name)) await store.freshen?.('emails', name)
   return tenantsWithEmail(store, name)
 }
 
@@ -106,7 +115,7 @@ function confirmationHashesOf(state: TenantState): Set<string> {
 }
 
 function noteEmail(emails: Set<string>, rec: Rec): void {
-  if (typeof rec.email === 'string' && rec.email !== '') emails.add(rec.email.toLowerCase())
+  if (typeof rec.email === 'string' && indexableEmail(rec.email)) emails.add(rec.email.toLowerCase())
 }
 
 /**

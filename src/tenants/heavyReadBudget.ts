@@ -1,5 +1,5 @@
 /*
- * A tenant's budget of heavy-read CPU time (design §2.4): its heavy reads —
+ * A tenant's budget of heavy-read CPU time (ARCHITECTURE.md §2.4): its heavy reads —
  * scans, sorts, summaries and reports that need more than one slice
  * (slicedRead.ts) — may take TENANT_HEAVY_READ_MS_PER_S milliseconds of the
  * event loop per second.

@@ -1,6 +1,6 @@
 /*
  * Placement: which node serves a tenant, the one question cluster mode adds
- * to the registry (design §8). The embedded default has no placement (every
+ * to the registry (ARCHITECTURE.md §8). The embedded default has no placement (every
  * tenant is this process's); in cluster mode src/cluster/ answers it from the
  * tenant's lease in PostgreSQL.
  *

@@ -3,7 +3,7 @@
  * million records — written as steps (engine/steps.ts: the query pauses after
  * every few hundred records it visits) and run in slices, so that one
  * tenant's long read never holds the event loop for more than a slice
- * (READ_SLICE_MS) while the other tenants wait (design §2.4).
+ * (READ_SLICE_MS) while the other tenants wait (ARCHITECTURE.md §2.4).
  *
  * The first slice runs at once, inside the request's handler. A read that
  * ends in it — a read by id, an index lookup of a few records, a page read

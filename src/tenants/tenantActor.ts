@@ -10,7 +10,7 @@
  *
  * Reads. A read computes its answer from memory at once, then waits until
  * every entry applied so far is durable before the answer is released, so
- * no response shows state that a crash could take back (design §2.3).
+ * no response shows state that a crash could take back (ARCHITECTURE.md §2.3).
  * When the tenant is idle and all of it is durable already (no write in
  * flight), the answer is returned as it is, not as a promise: a GET then
  * answers inside the HTTP handler that received it (maybePromise.ts).

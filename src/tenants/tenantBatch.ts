@@ -19,7 +19,7 @@
  * An item whose run throws (the route throws for an item that answers 5xx,
  * or an exception on the way) fails the batch whole: the shared transaction
  * is rolled back before the error leaves, so no read ever shows an earlier
- * item's write that was never logged (design §2.3).
+ * item's write that was never logged (ARCHITECTURE.md §2.3).
  *
  * A long read among the items (a scan, sort, summary or report) runs in
  * slices as it would alone — the other tenants go on between them; this

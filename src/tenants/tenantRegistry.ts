@@ -21,7 +21,7 @@
  * Activation. Requests open a tenant with `open`, which loads it a slice
  * per event-loop turn (recoverTenantInTurns): loading a million time
  * records takes seconds, and done at once it would hold up every other
- * tenant for as long (design §2.4). Requests for the tenant meanwhile wait
+ * tenant for as long (ARCHITECTURE.md §2.4). Requests for the tenant meanwhile wait
  * for the same activation; a resting tenant wakes the same way, as an
  * exclusive job of its actor. `get` loads at once, for operator tools and
  * tests; it refuses a tenant whose activation is under way, so there is
@@ -45,7 +45,7 @@
  * its actor (tenantRename.ts), the new name reserved like a tenant being
  * created; the old actor leaves the active set and is retired.
  *
- * Cluster mode. With a placement (placement.ts, design §8) a tenant is
+ * Cluster mode. With a placement (placement.ts, ARCHITECTURE.md §8) a tenant is
  * this node's only while it holds the tenant's lease: activation first
  * acquires it (a tenant held elsewhere is refused with TenantElsewhere,
  * which the router forwards), an active tenant is served only while the
@@ -69,13 +69,16 @@
  * after an offline restore, forgets it and tries again.
  */
 import type { Config } from '../config.js'
+import { fitsTenantName } from '../domain/tenantName.js'
 import type { MaybePromise } from '../maybePromise.js'
-import { LogCorruptError, type Storage } from '../persist/ports.js'
+import type { ProgressFactory } from '../progress.js'
+import { LogCorruptError, type Storage, type TenantInfo } from '../persist/ports.js'
 import type { Placed, Placement } from './placement.js'
 import { RecoveryError } from './recovery.js'
 import { TenantActor, type AppendFailurePolicy } from './tenantActor.js'
 import { PlacementUnavailable, ShuttingDown, TenantClosed, TenantElsewhere, TenantLoading, TenantMoved, TenantNameTaken, TenantRenamed } from './tenantErrors.js'
 import { installUnderNewName, removeOldName } from './tenantRename.js'
+import { objectCount } from './installState.js'
 import type { WriteTx } from '../engine/writeTx.js'
 
 /** How long after an eviction for the cap gave up the cap is checked again. */
@@ -127,7 +130,12 @@ export class TenantRegistry {
   }
 
   exists(tenant: string): boolean {
-    return this.actors.has(tenant) || this.creating.has(tenant) || this.moving.has(tenant) || this.store.tenants.get(tenant) !== undefined
+    return this.actors.has(tenant) || this.creating.has(tenant) || this.moving.has(tenant) || this.directoryRow(tenant) !== undefined
+  }
+
+  /** The tenant's row in the directory; none for a name no tenant can have (longer than a tenant name: never a key). */
+  private directoryRow(tenant: string): TenantInfo | undefined {
+    return fitsTenantName(tenant) ? this.store.tenants.get(tenant) : undefined
   }
 
   /**
@@ -135,6 +143,7 @@ export class TenantRegistry {
    * event-loop turn (see the top); undefined for an unknown tenant; 503 for a damaged one.
    */
   open(tenant: string): MaybePromise<TenantActor | undefined> {
+    if (!fitsTenantName(tenant)) return undefined
     const active = this.actors.get(tenant)
     if (active === undefined) return this.activate(tenant)
     if (this.placement !== null && !this.placement.serving(tenant)) {
@@ -163,7 +172,7 @@ export class TenantRegistry {
       })
     }
     if (this.placement !== null) return this.activation(tenant, () => this.activatePlaced(tenant, this.placement as Placement))
-    if (this.store.tenants.get(tenant) === undefined) return undefined
+    if (this.directoryRow(tenant) === undefined) return undefined
     return this.activation(tenant, async () => {
       const actor = await TenantActor.recoverInTurns(tenant, this.config, this.store)
       this.activated(tenant, actor)
@@ -382,7 +391,7 @@ export class TenantRegistry {
 
   /** Whether the tenant is a sign-up that was not confirmed in time (its directory row says so, see the top). */
   expiredSignUp(tenant: string, nowMs = Date.now()): boolean {
-    const info = this.store.tenants.get(tenant)
+    const info = this.directoryRow(tenant)
     return info?.unconfirmed === true && info.createdAt + this.config.signUpConfirmationLifetimeMs <= nowMs
   }
 
@@ -479,19 +488,31 @@ export class TenantRegistry {
     }
   }
 
-  async snapshotAll(): Promise<void> {
-    for (const actor of this.actors.values()) await actor.snapshot()
+  /**
+   * Snapshots every tenant in memory, one after the other. `startProgress` hears the records written over all of
+   * them: a stop of a server holding a million records writes for seconds, and the operator sees it go.
+   */
+  async snapshotAll(startProgress?: ProgressFactory): Promise<void> {
+    const actors = [...this.actors.values()]
+    const shown = startProgress?.(`snapshot ${actors.length} ${actors.length === 1 ? 'tenant' : 'tenants'}`, 'records', actors.reduce((sum, actor) => sum + objectCount(actor.state), 0))
+    let before = 0
+    for (const actor of actors) {
+      await actor.snapshot((done) => shown?.update(before + done))
+      before += objectCount(actor.state)
+      shown?.update(before)
+    }
+    shown?.finish()
   }
 
-  /** Clean shutdown: refuse new tenants, let pending writes flush, snapshot every active tenant. */
-  async close(): Promise<void> {
+  /** Clean shutdown: refuse new tenants, let pending writes flush, snapshot every active tenant (`startProgress`: see snapshotAll). */
+  async close(startProgress?: ProgressFactory): Promise<void> {
     this.closing = true
     if (this.capRecheck !== null) clearTimeout(this.capRecheck)
     for (const actor of this.actors.values()) actor.changes.endAll('stopping')
     // An activation under way reads the log across turns: it ends before the store may close.
     await Promise.allSettled(this.activations.values())
     await this.store.flushed()
-    await this.snapshotAll()
+    await this.snapshotAll(startProgress)
     if (this.placement !== null) {
       const placement = this.placement
       await Promise.allSettled([...this.actors.keys()].map((tenant) => placement.release(tenant)))

@@ -1,5 +1,5 @@
 /*
- * Activating a large tenant does not hold up the others (design §2.4): its
+ * Activating a large tenant does not hold up the others (ARCHITECTURE.md §2.4): its
  * snapshot and log are loaded a slice per event-loop turn, so a request for
  * a small tenant, sent while the large one is loading, is answered first —
  * both on the first request after a restart and when a resting tenant

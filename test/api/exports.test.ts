@@ -2,8 +2,8 @@
  * Exports over HTTP (src/http/export/): time record lists, summaries and the
  * five reports as CSV (format=csv or Accept: text/csv) and XLSX
  * (format=xlsx or Accept: the XLSX type). CSV is read back with an RFC 4180
- * parser written here (quoted fields with commas, quotes and line breaks;
- * CRLF rows), XLSX with exceljs. Checked: the columns come from the
+ * parser (helpers/exportFiles.ts: quoted fields with commas, quotes and line
+ * breaks; CRLF rows), XLSX with exceljs. Checked: the columns come from the
  * declaration (write-only fields absent, references as id and name), dates
  * in the account's time zone (Europe/Berlin, summer and winter offsets),
  * the list's filter, order and paging, each report against its JSON answer,
@@ -15,11 +15,12 @@
 import http from 'node:http'
 import zlib from 'node:zlib'
 import type { AddressInfo } from 'node:net'
-import ExcelJS from 'exceljs'
+import type ExcelJS from 'exceljs'
 import t from 'tap'
 import { HttpForwarder } from '../../src/cluster/httpForwarder.js'
 import { StreamedBody, wholeBody } from '../../src/http/streamedBody.js'
 import { strictCalls } from '../helpers/api.js'
+import { csvObjects, parseCsv, readXlsx } from '../helpers/exportFiles.js'
 import { TestClient } from '../helpers/http.js'
 import { startInProcess, tempDataDir } from '../helpers/server.js'
 
@@ -35,73 +36,6 @@ const { token } = await client.createTenant(tenant)
 const { post, get, put } = strictCalls(client, tenant, token)
 const getRaw = (path: string, query: Record<string, string | number | boolean> = {}, headers: Record<string, string> = {}) =>
   client.request('GET', `/v1/${path}`, { tenant, query: { token, ...query }, headers })
-
-/** RFC 4180: rows of fields; a quoted field may hold commas, doubled quotes and line breaks; rows end in CRLF. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let field = ''
-  let index = 0
-  let quoted = false
-  while (index < text.length) {
-    const char = text[index] as string
-    if (quoted) {
-      if (char === '"' && text[index + 1] === '"') {
-        field += '"'
-        index += 2
-      } else if (char === '"') {
-        quoted = false
-        index += 1
-      } else {
-        field += char
-        index += 1
-      }
-    } else if (char === '"' && field === '') {
-      quoted = true
-      index += 1
-    } else if (char === ',') {
-      row.push(field)
-      field = ''
-      index += 1
-    } else if (char === '\r' && text[index + 1] === '\n') {
-      row.push(field)
-      rows.push(row)
-      row = []
-      field = ''
-      index += 2
-    } else {
-      if (char === '\n' || char === '\r' || char === '"') throw new Error(`bare ${JSON.stringify(char)} outside quotes at ${index}`)
-      field += char
-      index += 1
-    }
-  }
-  if (quoted) throw new Error('unterminated quoted field')
-  if (field !== '' || row.length > 0) throw new Error('the last row does not end in CRLF')
-  return rows
-}
-
-/** Rows as objects keyed by the header row. */
-function csvObjects(text: string): { header: string[]; rows: Record<string, string>[] } {
-  const [header, ...rows] = parseCsv(text)
-  if (header === undefined) throw new Error('no header row')
-  for (const row of rows) if (row.length !== header.length) throw new Error(`a row of ${row.length} fields under ${header.length} columns`)
-  return { header, rows: rows.map((row) => Object.fromEntries(header.map((name, index) => [name, row[index] as string]))) }
-}
-
-async function readXlsx(body: Buffer): Promise<{ header: string[]; rows: Record<string, ExcelJS.CellValue>[]; sheet: ExcelJS.Worksheet }> {
-  const workbook = new ExcelJS.Workbook()
-  await workbook.xlsx.load(body as unknown as ExcelJS.Buffer)
-  const sheet = workbook.worksheets[0]
-  if (sheet === undefined) throw new Error('no sheet')
-  const header = (sheet.getRow(1).values as ExcelJS.CellValue[]).slice(1).map(String)
-  const rows: Record<string, ExcelJS.CellValue>[] = []
-  sheet.eachRow((row, number) => {
-    if (number === 1) return
-    const values = row.values as ExcelJS.CellValue[]
-    rows.push(Object.fromEntries(header.map((name, index) => [name, values[index + 1] ?? null])))
-  })
-  return { header, rows, sheet }
-}
 
 /** A GET read raw, counting its chunks; with `pauseMs` the reading stops that long after the first chunk. */
 function rawDownload(path: string, pauseMs = 0): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer; chunks: number }> {
@@ -173,7 +107,7 @@ t.test('time records as CSV: columns from the declaration, quoting, dates in the
   t.equal(summer.billable, 'true')
   t.equal(summer.duration, String(2 * HOUR))
   t.equal(winter.start, '2024-01-16T00:30:00+01:00', 'winter time: the next local day')
-  t.equal(winter.description, '=1+1', 'text is written as stored')
+  t.equal(winter.description, "'=1+1", 'text that would start a formula has a quote in front')
   t.equal(winter.billable, 'false')
   t.equal(withMs.start, '2024-07-02T10:00:00.250+02:00', 'milliseconds when there are any')
   t.equal(summer['user/displayName'], me.displayName)
@@ -184,6 +118,42 @@ t.test('time records as CSV: columns from the declaration, quoting, dates in the
   const preferJson = await getRaw('time/timerecords', {}, { accept: 'text/csv;q=0.5, application/json' })
   t.match(preferJson.headers['content-type'], /^application\/json/, 'a preferred JSON wins over CSV')
   t.equal(preferJson.json.length, 3)
+})
+
+t.test('CSV cells that a spreadsheet would run as a formula are written as text; numbers stay numbers', async (t) => {
+  // A tenant of its own: the other tests count this one's records.
+  const own = await client.createTenant('expinj')
+  const calls = strictCalls(client, 'expinj', own.token)
+  const getRaw = (path: string, query: Record<string, string | number | boolean> = {}) => client.request('GET', `/v1/${path}`, { tenant: 'expinj', query: { token: own.token, ...query } })
+  const me = await calls.get('users/@self')
+  const post = calls.post
+  const hostile = await post('time/projects', { name: '@cmd|calc' })
+  const texts = ['=HYPERLINK("http://evil.test","x")', '+1+1', '-2+3', '@SUM(A1:A9)', '\tTAB first', '\rCR first', 'safe = text', "'already quoted"]
+  for (const [index, description] of texts.entries()) {
+    await post('time/timerecords', { user: { id: me.id }, start: `2024-03-0${index + 1}T10:00:00Z`, duration: HOUR, description, project: { id: hostile.id }, price: -12.5 })
+  }
+  const query = { $filter: `project/id eq '${hostile.id}'`, $orderby: 'start' }
+  const answer = await getRaw('time/timerecords', { ...query, format: 'csv' })
+  t.equal(answer.status, 200, answer.text)
+  const { rows } = csvObjects(answer.text)
+  t.same(
+    rows.map((row) => row.description),
+    ['\'=HYPERLINK("http://evil.test","x")', "'+1+1", "'-2+3", "'@SUM(A1:A9)", "'\tTAB first", "'\rCR first", 'safe = text', "'already quoted"],
+    'a quote before =, +, -, @, TAB and CR; other text as stored',
+  )
+  t.ok(rows.every((row) => row['project/displayName'] === "'@cmd|calc"), 'a reference\'s name too')
+  t.ok(rows.every((row) => row.price === '-12.5'), 'a negative number is written as the number')
+  const summary = await getRaw('time/timerecords/summary', { $filter: query.$filter, summary: 'description;sum(price)', format: 'csv' })
+  t.equal(summary.status, 200, summary.text)
+  const summed = csvObjects(summary.text).rows
+  t.ok(summed.some((row) => Object.values(row).includes("'-2+3")), 'a summary\'s group text too')
+  t.ok(summed.some((row) => Object.values(row).includes('-12.5')), 'and its sums stay numbers')
+  const xlsx = await readXlsx((await getRaw('time/timerecords', { ...query, format: 'xlsx' })).body)
+  t.same(
+    xlsx.rows.map((row) => row.description),
+    texts.map((text) => text.replace(/\r\n?/g, '\n')),
+    'XLSX keeps the text as it is (a typed text cell is never a formula)',
+  )
 })
 
 t.test('the list query decides the rows: filter, order, paging, views, inner collections', async (t) => {
@@ -429,7 +399,7 @@ t.test('a client leaving midway does not disturb the server', async (t) => {
 
 t.test('the cluster forwarder hands a chunked answer on as a stream, a whole one whole', async (t) => {
   const node = http.createServer((request, response) => {
-    if (request.url?.startsWith('/chunked') === true) {
+    if (request.url?.startsWith('/v1/chunked') === true) {
       response.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' })
       let sent = 0
       const sendMore = () => {
@@ -452,14 +422,14 @@ t.test('the cluster forwarder hands a chunked answer on as a stream, a whole one
   const forwarder = new HttpForwarder('secret', 1024 * 1024)
   t.teardown(() => forwarder.close())
   const nodeUrl = `http://127.0.0.1:${(node.address() as AddressInfo).port}`
-  const request = { method: 'GET', headers: new Map<string, string>(), body: Buffer.alloc(0), tenant, remoteAddress: () => '127.0.0.1' }
-  const streamed = await forwarder.forward({ ...request, target: '/chunked' }, nodeUrl)
+  const request = { method: 'GET', addressPrefix: '', jsonpSuffix: false, query: new Map<string, string>(), rawQuery: '', headers: new Map<string, string>(), body: Buffer.alloc(0), tenant, remoteAddress: () => '127.0.0.1' }
+  const streamed = await forwarder.forward({ ...request, segments: ['chunked'] }, nodeUrl)
   t.ok(streamed.body instanceof StreamedBody, 'a chunked answer is a streamed body')
   t.equal(streamed.headers['content-type'], 'text/csv; charset=utf-8')
   const text = (await wholeBody(streamed.body)).toString()
   t.equal(text.split('\r\n').length - 1, 50)
   t.ok(text.startsWith('row 1\r\n') && text.endsWith('row 50\r\n'))
-  const whole = await forwarder.forward({ ...request, target: '/whole' }, nodeUrl)
+  const whole = await forwarder.forward({ ...request, segments: ['whole'] }, nodeUrl)
   t.ok(Buffer.isBuffer(whole.body), 'an answer with a length is read whole, as before')
 })
 

@@ -1,5 +1,5 @@
 /*
- * One tenant must not stall the others (design §2.4): a long read — a scan,
+ * One tenant must not stall the others (ARCHITECTURE.md §2.4): a long read — a scan,
  * a count, a summary, a sort over many records — runs in slices
  * (tenants/slicedRead.ts) with the other tenants' requests answered between
  * them, while its own tenant is held (a write of that tenant waits, so the

@@ -11,7 +11,7 @@
  * throwing, or be refused with a 4xx ApiError (TL01-1105, or TL01-9002 for
  * the length and nesting limits): anything else thrown is a bug. A slice
  * goes over HTTP too (when its query fits in a request head that uWebSockets.js
- * accepts): never a 5xx, every error in the body of design §4.
+ * accepts): never a 5xx, every error in the body of ARCHITECTURE.md §4.
  * FUZZ_INPUTS / FUZZ_SEED: see helpers/fuzz.ts.
  */
 import { readFileSync } from 'node:fs'

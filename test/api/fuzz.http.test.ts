@@ -10,7 +10,7 @@
  * Content-Length lies (shorter or longer than the body, not a number,
  * twice, with chunked encoding).
  *
- * Checks: never a 5xx; every error answer in the body of design §4; a
+ * Checks: never a 5xx; every error answer in the body of ARCHITECTURE.md §4; a
  * refused request changes nothing stored (the tenant's log sequence stays,
  * and a full dump of its collections is compared whenever only refusals
  * came in between); the server stays alive and a normal request works.
@@ -61,7 +61,7 @@ function send(method: string, path: string, headers: Record<string, string>, bod
   })
 }
 
-/** An error answer in the body of design §4, in whichever format was asked for. */
+/** An error answer in the body of ARCHITECTURE.md §4, in whichever format was asked for. */
 function wellFormedError(answer: Answer): boolean {
   if (answer.contentType.includes('xml')) {
     return /<code>TL01-\d{4}<\/code>/.test(answer.text) && answer.text.includes(`<status>${answer.status}</status>`) && answer.text.includes('<message>')

@@ -97,6 +97,7 @@ t.test('CORS with a list of origins', async (t) => {
   t.equal(preflight.text, '', 'without a body')
   t.equal(preflight.headers['access-control-allow-origin'], APP_ORIGIN, 'the origin allowed')
   t.match(preflight.headers['access-control-allow-methods'], /POST/, 'the methods')
+  t.match(preflight.headers['access-control-allow-methods'], /PATCH/, 'PATCH among them')
   t.equal(preflight.headers['access-control-allow-headers'], 'authorization, content-type', 'the headers asked for')
   t.equal(preflight.headers['access-control-max-age'], '600', 'a max age')
   t.match(preflight.headers.vary, /Origin/, 'Vary: Origin')

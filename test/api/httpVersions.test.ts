@@ -5,7 +5,9 @@
  * the client asked to keep it; an HTTP/1.1 request without Host, one with
  * two Host headers, and one whose target is a whole URL (absolute form) get
  * 400 TL01-1105. The public listener refuses two Host headers with 400 and
- * closes the connection.
+ * closes the connection, and takes at most 48 header fields (its parser
+ * holds a request with more unanswered, as it holds any head it cannot
+ * read).
  */
 import net from 'node:net'
 import t from 'tap'
@@ -99,4 +101,15 @@ t.test('public: two Host headers get 400 and the connection is closed', async (t
   const single = await exchange(publicPort, 'GET /v1/time/projects HTTP/1.1\r\nHost: acme.localhost\r\n\r\n', 300)
   t.match(single.received, /^HTTP\/1\.1 400 /, 'one Host header reaches the router (400: no token)')
   t.match(JSON.parse(bodyOf(single.received)), { code: 'TL01-1002' })
+})
+
+t.test('public: at most 48 header fields; the parser holds a request with more unanswered until its idle timeout (README: "Not answered")', async (t) => {
+  const withFields = (count: number) =>
+    `GET /v1/time/projects HTTP/1.1\r\nHost: acme.localhost\r\n${Array.from({ length: count - 1 }, (_, index) => `X-Field-${index}: ${index}\r\n`).join('')}\r\n`
+  const most = await exchange(publicPort, withFields(48), 500)
+  t.match(most.received, /^HTTP\/1\.1 400 /, '48 fields reach the router (400: no token)')
+  t.match(JSON.parse(bodyOf(most.received)), { code: 'TL01-1002' })
+  const tooMany = await exchange(publicPort, withFields(49), 15_000)
+  t.equal(tooMany.received, '', '49 fields: no answer (uWebSockets.js never hands the request over)')
+  t.ok(tooMany.closedByServer, '49 fields: the connection is closed by the idle timeout (about 10 s)')
 })

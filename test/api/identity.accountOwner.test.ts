@@ -70,7 +70,7 @@ t.test('the owner cannot deactivate, un-admin, trash or delete themself', async 
   const renamed = await call('PUT', `users/${ownerId}`, owner.token, { response_object: true }, { firstName: 'Olivia', projectManager: true, version: before.version })
   t.equal(renamed.status, 200, 'the owner changes the rest of their own record')
   t.match(renamed.json, { firstName: 'Olivia', projectManager: true, active: true, admin: true })
-  t.equal((await call('POST', 'users/@self/$confirmation', owner.token)).status, 201, 'and asks for their own password change')
+  t.equal((await call('POST', 'users/@self/$confirmation', owner.token, {}, { currentPassword: 'owner-password' })).status, 201, 'and asks for their own password change')
 })
 
 t.test('admins still manage everyone else', async (t) => {

@@ -112,10 +112,14 @@ t.test('password change, authenticated step 1 (the user themself, or a superuser
   const asking = await client.login('keys', 'quin@keys.test', 'quin-password')
   const elsewhere = await client.login('keys', 'quin@keys.test', 'quin-password')
 
-  const mine = await client.request('POST', '/v1/users/@self/$confirmation', { tenant: 'keys', query: { token: asking } })
+  const current = { currentPassword: 'quin-password' }
+  expectError(t, await client.request('POST', '/v1/users/@self/$confirmation', { tenant: 'keys', query: { token: asking } }), 403, 'TL01-1008', 'for oneself, not without the current password')
+  const wrong = await client.request('POST', '/v1/users/@self/$confirmation', { tenant: 'keys', query: { token: asking }, body: { currentPassword: 'not-quin' } })
+  expectError(t, wrong, 403, 'TL01-1008', 'nor with a wrong one')
+  const mine = await client.request('POST', '/v1/users/@self/$confirmation', { tenant: 'keys', query: { token: asking }, body: current })
   t.equal(mine.status, 201)
   t.same(Object.keys(mine.json), ['id'])
-  const byId = await client.request('POST', `/v1/users/${quinId}/$confirmation`, { tenant: 'keys', query: { token: asking } })
+  const byId = await client.request('POST', `/v1/users/${quinId}/$confirmation`, { tenant: 'keys', query: { token: asking }, body: current })
   t.equal(byId.status, 201, 'by id as well')
   expectError(t, await confirmPublic(client, mine.json.id, 'quin-new-password'), 400, 'TL01-1006', 'a newer request replaces the older one')
   const ownerId = (await whoAmI(client, 'keys', owner.token)).json.id as string

@@ -1,6 +1,7 @@
 /*
  * Every password change ends the user's other sessions, whatever path it
- * takes: a PUT of the user's own password keeps the session that made it
+ * takes: a PUT of the user's own password (with the current one,
+ * `currentPassword`) keeps the session that made it
  * (its access token and refresh token) and ends every other token of the
  * user; an admin's PUT ends all of them (the admin's own session is not the
  * user's); a batch item does the same; a pending password confirmation
@@ -27,9 +28,13 @@ async function userWithTwoSessions(name: string): Promise<{ id: string; email: s
 
 t.test("PUT of one's own password keeps that session and ends the others", async (t) => {
   const user = await userWithTwoSessions('ada')
-  const confirmation = await client.request('POST', '/v1/users/@self/$confirmation', { tenant: 'sessions', query: { token: user.b.token } })
+  const confirmation = await client.request('POST', '/v1/users/@self/$confirmation', { tenant: 'sessions', query: { token: user.b.token }, body: { currentPassword: 'ada-password' } })
   t.equal(confirmation.status, 201)
-  const changed = await client.request('PUT', `/v1/users/${user.id}`, { tenant: 'sessions', query: { token: user.a.token, version_ignore: true }, body: { password: 'ada-new-password' } })
+  const changed = await client.request('PUT', `/v1/users/${user.id}`, {
+    tenant: 'sessions',
+    query: { token: user.a.token, version_ignore: true },
+    body: { password: 'ada-new-password', currentPassword: 'ada-password' },
+  })
   t.equal(changed.status, 200)
   t.equal((await whoAmI(client, 'sessions', user.a.token)).status, 200, 'the session that changed it stays')
   expectError(t, await whoAmI(client, 'sessions', user.b.token), 401, 'TL01-1010', 'another access token ends')
@@ -56,7 +61,7 @@ t.test('a password change in a batch item ends the other sessions too', async (t
   const batch = await client.request('POST', '/v1/batch', {
     tenant: 'sessions',
     query: { token: user.a.token },
-    body: [{ id: 'pw', method: 'PUT', path: `/v1/users/${user.id}?version_ignore=true`, body: JSON.stringify({ password: 'cy-new-password' }) }],
+    body: [{ id: 'pw', method: 'PUT', path: `/v1/users/${user.id}?version_ignore=true`, body: JSON.stringify({ password: 'cy-new-password', currentPassword: 'cy-password' }) }],
   })
   t.equal(batch.status, 200)
   t.equal(batch.json?.[0]?.code, 200, batch.text)

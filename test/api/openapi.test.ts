@@ -39,7 +39,9 @@ t.test('the description is served without a token, on the public and the tenant 
   t.equal(doc.openapi, '3.1.0')
   const onTenant = await client.request('GET', '/v1/openapi.json', { tenant: 'acme' })
   t.equal(onTenant.status, 200)
-  t.same(onTenant.json, doc, 'the same document')
+  const withoutServers = (document: Json) => ({ ...document, servers: null })
+  t.same(withoutServers(onTenant.json), withoutServers(doc), 'the same document, but for the order of its servers (test/api/tenantPath.test.ts)')
+  t.same(new Set(onTenant.json.servers.map((server: Json) => server.url)), new Set(['/v1', ...doc.servers.map((server: Json) => server.url)]), "a tenant's host adds its own /v1")
   const again = await client.request('GET', '/v1/openapi.json')
   t.equal(again.text, served.text, 'built once: the same text every time')
 })
@@ -72,11 +74,17 @@ t.test('every route of the route table is described', async (t) => {
 t.test('every declared resource path and alias, view, action and inner collection is described', async (t) => {
   for (const decl of RESOURCES) {
     if (decl.internal || decl.path === null) continue
-    for (const path of [decl.path, ...decl.aliases]) {
+    for (const alias of decl.aliases) {
+      // An alias is described once (issue 38): its list, naming the path everything below it is described under.
+      t.match(doc.paths[`/${alias}`]?.get?.description, new RegExp(`\`/${alias}\` is another name of \`/${decl.path}\``), `GET /${alias}, an alias of /${decl.path}`)
+      t.notOk(Object.keys(doc.paths).some((path) => path.startsWith(`/${alias}/`)), `nothing below /${alias} is described again`)
+    }
+    for (const path of [decl.path]) {
       t.ok(doc.paths[`/${path}`]?.get, `GET /${path}`)
       t.equal(Boolean(doc.paths[`/${path}`]?.post), decl.creatable || decl.type === 'SecretKey', `POST /${path} exactly when creatable`)
       t.ok(doc.paths[`/${path}/{id}`]?.get, `GET /${path}/{id}`)
       t.equal(Boolean(doc.paths[`/${path}/{id}`]?.put), decl.updatable, `PUT /${path}/{id} exactly when updatable`)
+      t.equal(Boolean(doc.paths[`/${path}/{id}`]?.patch), decl.updatable, `PATCH /${path}/{id} exactly when updatable`)
       for (const tail of ['$count', '$metadata', '$dummy', 'summary', '@deleted']) t.ok(doc.paths[`/${path}/${tail}`]?.get, `GET /${path}/${tail}`)
       for (const view of viewNamesOf(decl.type)) t.ok(doc.paths[`/${path}/${view}`]?.get, `view ${path}/${view}`)
       for (const inner of decl.inner) t.ok(doc.paths[`/${path}/{parentId}/${inner.name}`]?.get, `inner collection ${path}/{parentId}/${inner.name}`)
@@ -292,4 +300,19 @@ t.test('the reference page and its assets come from this server', async (t) => {
   t.equal((await client.request('GET', '/docs/assets/package.json')).status, 404, 'only the page’s files')
   t.equal((await client.request('GET', '/docs/assets/..%2Fpackage.json')).status, 404)
   t.equal((await client.request('GET', '/docs', { tenant: 'acme' })).status, 200, 'on a tenant’s address too')
+})
+
+t.test('the pages forbid framing and everything they do not load themselves', async (t) => {
+  for (const [label, response] of [
+    ['/docs', await client.request('GET', '/docs')],
+    ['/docs on a tenant', await client.request('GET', '/docs', { tenant: 'acme' })],
+    ['/ as HTML', await client.request('GET', '/', { headers: { accept: 'text/html' } })],
+  ] as const) {
+    const policy = String(response.headers['content-security-policy'])
+    for (const directive of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'none'"]) {
+      t.ok(policy.split('; ').includes(directive), `${label}: ${directive}`)
+    }
+    t.notMatch(policy, /unsafe-inline|unsafe-eval/, `${label}: no inline script or eval`)
+    t.equal(response.headers['x-frame-options'], 'DENY', `${label}: X-Frame-Options`)
+  }
 })

@@ -1,6 +1,7 @@
 /*
  * `users/{id}/$setEmail` (issue 26): the e-mail a PUT may not change is
- * changed here, under the rules of the field and of a change of the user;
+ * changed here, under the rules of the field and of a change of the user
+ * (one's own e-mail only with the current password, `currentPassword`);
  * the login and the cross-tenant e-mail index (checkemail, findurl) follow.
  */
 import t from 'tap'
@@ -22,7 +23,8 @@ const exists = async (email: string) => (await client.request('GET', '/v1/regist
 
 t.test('a user changes their own e-mail: the login and the index follow', async (t) => {
   t.equal(await exists('nina@mailer.test'), true)
-  const changed = await nina.api.post('users/@self/$setEmail', undefined, { email: '  Nina.New@Mailer.TEST ' })
+  expectError(t, await nina.api.post('users/@self/$setEmail', undefined, { email: 'nina.new@mailer.test' }), 403, 'TL01-1008', 'not without the current password')
+  const changed = await nina.api.post('users/@self/$setEmail', { currentPassword: 'user-password' }, { email: '  Nina.New@Mailer.TEST ' })
   t.equal(changed.status, 200, changed.text)
   t.match(changed.json, { id: nina.id, email: 'nina.new@mailer.test', version: 2 })
   t.equal((await nina.api.get('users/@self')).status, 200, 'the session goes on')

@@ -4,7 +4,8 @@
  *  - `--help` of every command the CLI lists answers exit code 0 and that
  *    command's usage text;
  *  - `serve` stopped by SIGTERM drains, writes a snapshot that holds every
- *    acknowledged write (nothing is left to replay) and exits 0.
+ *    acknowledged write (nothing is left to replay), shows it doing so on
+ *    stderr, and exits 0; `tenants` says on stderr what it read.
  */
 import t from 'tap'
 import { loadConfig } from '../../src/config.js'
@@ -49,16 +50,25 @@ t.test('SIGTERM: drain, snapshot, exit 0', async (t) => {
 
   t.equal(await stopGracefully(server), 0, 'the server exits 0 on SIGTERM')
   t.match(server.output(), /SIGTERM: draining, snapshotting and stopping/)
+  // The snapshots of a stop take seconds on a big tenant: their progress is shown (stderr), then the stop's end.
+  t.match(server.output(), /\nsnapshot 1 tenant {2}\d+ records in \d+m?s\n/, 'the snapshots written at the stop are shown')
+  t.match(server.output(), /\nstopped in \d+\.\d s\n/, 'and the end of the stop')
   const newest = listSnapshots(dataDir, 'term')[0]
   t.ok(newest !== undefined && newest.seq > newestBefore, `a snapshot was written at the stop (seq ${newest?.seq}, before ${newestBefore})`)
 
   const config = loadConfig(testEnv(dataDir))
   const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
-  t.teardown(() => store.close())
   const recovered = recoverTenant('term', store)
   t.equal(recovered.report.snapshotFile, newest?.file, 'recovery starts from that snapshot')
   t.equal(recovered.report.replayedEntries, 0, 'the snapshot holds every write: nothing to replay')
   t.equal(recovered.state.seq, newest?.seq)
   const projects = [...recovered.state.collection('Project').values()].map((rec) => rec.name as string).sort()
   t.same(projects, names, 'every acknowledged project is in the snapshot')
+  await store.close()
+
+  // Listing the tenants loads each (seconds for a big one): a last line on stderr says what was read; the table is stdout.
+  const tenants = await runCli(dataDir, ['tenants'])
+  t.equal(tenants.code, 0)
+  t.match(tenants.stdout, /^tenant +objects +log entries +last seq +last snapshot *\nterm +\d+ /)
+  t.match(tenants.stderr, /^read tenants {2}1 tenants in \d+m?s\n$/, 'tenants says what it read, on stderr')
 })

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { acquireLock, isAlive, lockHolder, processState } from '../../src/persist/dataDirLock.js'
+import { acquireLock, isAlive, lockHolder, processState, readLock } from '../../src/persist/dataDirLock.js'
 import { tempDataDir } from '../helpers/server.js'
 
 /** A shell that starts `sleep 0` in the background, prints its pid, and turns into a sleep that never reaps it. */
@@ -40,7 +40,7 @@ t.test('a lock whose process is a zombie is taken over; a live holder keeps it',
   fs.writeFileSync(lockFile, String(zombie))
   t.equal(lockHolder(dataDir), null, 'nobody holds a lock left by a zombie')
   t.doesNotThrow(() => acquireLock(dataDir), 'a restart takes it over')
-  t.equal(fs.readFileSync(lockFile, 'utf8'), String(process.pid))
+  t.equal(readLock(dataDir)?.pid, process.pid)
 
   fs.writeFileSync(lockFile, String(parent))
   t.equal(lockHolder(dataDir), parent)

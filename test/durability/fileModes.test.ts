@@ -10,6 +10,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../src/config.js'
+import { readLock } from '../../src/persist/dataDirLock.js'
 import { LogStore } from '../../src/persist/logStore.js'
 import { exportTenant } from '../../src/tenants/tenantTransfer.js'
 import { startInProcess, tempDataDir, testEnv } from '../helpers/server.js'
@@ -65,7 +66,7 @@ t.test('a data directory with looser modes is tightened at start', async (t) => 
   for (const [entry, { directory }] of modes(dataDir)) fs.chmodSync(path.join(dataDir, entry), directory ? 0o755 : 0o644)
   fs.writeFileSync(path.join(dataDir, 'api-key'), 'an-old-key\n', { mode: 0o644 })
   const server = await startInProcess(dataDir)
-  t.equal(fs.readFileSync(path.join(dataDir, 'server.lock'), 'utf8'), String(process.pid), 'the server holds the lock')
+  t.equal(readLock(dataDir)?.pid, process.pid, 'the server holds the lock')
   checkPrivate(t, dataDir)
   await server.stop()
 })

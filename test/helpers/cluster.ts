@@ -1,5 +1,5 @@
 /*
- * Real clusters for tests (design §8, §10): a PostgreSQL started by
+ * Real clusters for tests (ARCHITECTURE.md §8, §10): a PostgreSQL started by
  * postgresServer.ts, TimeLedger nodes, and HAProxy running the
  * configuration `timeledger haproxy-config` prints, all on loopback.
  *
@@ -8,7 +8,8 @@
  * them in this process (quicker to start): the HTTP suites run against it
  * when TIMELEDGER_TEST_CLUSTER=1 (server.ts: startInProcess), each server
  * they start being a fresh database behind two nodes and HAProxy; one
- * PostgreSQL serves the whole test process.
+ * PostgreSQL serves the whole test process. Both need Debian's postgresql
+ * and haproxy (systemPrograms.ts: the test files ask before they start).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
@@ -22,13 +23,14 @@ import { freePort } from './freePort.js'
 import { TestClient } from './http.js'
 import { startPostgres, type PostgresServer } from './postgresServer.js'
 import { stopOnSignal } from './stopOnSignal.js'
+import { assertInstalled, installedProgram } from './systemPrograms.js'
 import { spawnServer, tempDataDir, testEnv, TEST_API_KEY, type ChildServer } from './server.js'
 
 export const TEST_CLUSTER_SECRET = 'test-cluster-secret-0123456789'
 
-/** The environment of a node of the test cluster. */
+/** The environment of a node of the test cluster: HAProxy, on 127.0.0.1, is its trusted proxy (it sends each client's address). */
 export function clusterEnv(databaseUrl: string, nodeId: string, leaseMs: number, extra: Record<string, string> = {}): Record<string, string> {
-  return { DATABASE_URL: databaseUrl, CLUSTER_SECRET: TEST_CLUSTER_SECRET, NODE_ID: nodeId, INTERNAL_PORT: '0', LEASE_MS: String(leaseMs), ...extra }
+  return { DATABASE_URL: databaseUrl, CLUSTER_SECRET: TEST_CLUSTER_SECRET, NODE_ID: nodeId, INTERNAL_PORT: '0', LEASE_MS: String(leaseMs), TRUSTED_PROXIES: '127.0.0.1', ...extra }
 }
 
 /** A fresh database on the server (every cluster of a test process gets its own). */
@@ -57,7 +59,7 @@ export async function startHaproxy(nodePorts: readonly number[], checkEveryMs = 
   const dir = tempDataDir('haproxy')
   const configFile = path.join(dir, 'haproxy.cfg')
   fs.writeFileSync(configFile, haproxyConfig({ nodes: nodePorts.map((nodePort) => `127.0.0.1:${nodePort}`), bind: `127.0.0.1:${port}`, publicHost: 'localhost', checkEveryMs, stats: null, maxConnections: 1000 }))
-  const child = spawn('haproxy', ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(installedProgram('haproxy'), ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] })
   const forgetOnSignal = stopOnSignal(() => child.kill('SIGKILL'))
   child.once('exit', forgetOnSignal)
   let output = ''
@@ -168,6 +170,7 @@ export async function spawnNode(databaseUrl: string, nodeId: string, leaseMs: nu
 
 /** PostgreSQL (unless given), `nodes` child-process nodes and HAProxy in front. */
 export async function startCluster(options: ClusterOptions = {}): Promise<TestCluster> {
+  assertInstalled(['postgresql', 'haproxy'])
   const leaseMs = options.leaseMs ?? 1_500
   const pg = options.pg ?? (await startPostgres())
   const nodes: ChildNode[] = []
@@ -221,6 +224,8 @@ export interface InProcessCluster {
 
 /** Two in-process nodes on a database of their own (the one of `dataDir` when it had one) behind HAProxy. */
 export async function startInProcessCluster(dataDir: string, extra: Record<string, string> = {}): Promise<InProcessCluster> {
+  // The HTTP suites run through it with TIMELEDGER_TEST_CLUSTER=1: without the programs, one line says why they fail.
+  assertInstalled(['postgresql', 'haproxy'])
   const pg = await processPostgres()
   let databaseUrl = databaseOfDataDir.get(dataDir)
   if (databaseUrl === undefined) {

@@ -1,7 +1,7 @@
 /*
  * Shared pieces of the fuzzers: a seeded PRNG (mulberry32) so every run can
  * be repeated from the seed it prints, random picks, text mutations, and
- * the check that an error answer has the body of design §4.
+ * the check that an error answer has the body of ARCHITECTURE.md §4.
  *
  * FUZZ_SEED fixes the seed (default: a new one per run, printed);
  * FUZZ_INPUTS sets how many inputs each fuzzer tries (the long form,
@@ -91,7 +91,7 @@ export function mutateMany(random: Random, text: string, tokens: readonly string
 
 const ERROR_CODE = /^TL01-\d{4}$/
 
-/** True when `json` is an error body of design §4 whose status and code agree with the HTTP status. */
+/** True when `json` is an error body of ARCHITECTURE.md §4 whose status and code agree with the HTTP status. */
 export function isErrorBody(json: unknown, httpStatus: number): boolean {
   if (typeof json !== 'object' || json === null) return false
   const body = json as Record<string, unknown>

@@ -5,7 +5,7 @@
  * it and read back what was acknowledged). PostgreSQL refuses to run as
  * root and CI runs as root, so every binary runs as the `postgres` user
  * (runuser) when the test is root, in a directory that user owns
- * (design §10). Authentication is `trust`, loopback only.
+ * (ARCHITECTURE.md §10). Authentication is `trust`, loopback only.
  *
  * `stop()` is pg_ctl's immediate stop (no checkpoint: what a crash leaves)
  * and removes the directory (also when the test process is ended by a
@@ -23,10 +23,10 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import postgres from 'postgres'
+import { postgresBinDir } from '../../src/cluster/localPostgres.js'
 import { freePort } from './freePort.js'
 import { stopOnSignal } from './stopOnSignal.js'
 
-const BIN_DIR = '/usr/lib/postgresql/15/bin'
 const DB_USER = 'postgres'
 /** How long pg_ctl waits for a start or a promotion. */
 const START_TIMEOUT_SECONDS = 60
@@ -50,7 +50,7 @@ export interface PostgresServer {
 }
 
 function asPostgres(command: string, args: string[]): string {
-  const binary = path.join(BIN_DIR, command)
+  const binary = path.join(postgresBinDir(), command)
   const isRoot = process.getuid?.() === 0
   const [file, fileArgs] = isRoot ? ['runuser', ['-u', DB_USER, '--', binary, ...args]] : [binary, args]
   return execFileSync(file, fileArgs, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })

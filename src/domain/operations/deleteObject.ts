@@ -1,17 +1,18 @@
 /*
  * Deleting an object: to the trash with its cascade (trash.ts), or with
- * `hard` for good, trashed or not. Either needs the object visible to the
- * caller (else 404) and the right to remove it (policy.ts), and the object
- * outside a locked period unless the caller is a superuser (locks.ts). The
- * result says which happened: the trash item the object went to, or none.
+ * `hard` — or for a resource `removedForGood` (a secret key) — for good,
+ * trashed or not. Either needs the object visible to the caller, or
+ * revocable by them unseen (policy.ts mayRevoke), else 404, and the right
+ * to remove it (policy.ts), and the object outside a locked period unless
+ * the caller is a superuser (locks.ts). The result says which happened:
+ * the trash item the object went to, or none.
  */
 import type { Caller } from '../caller.js'
 import { ApiError, notFound } from '../errors.js'
-import { canSee, checkRemove } from '../policy.js'
+import { canSee, checkRemove, mayRevoke } from '../policy.js'
 import type { ResourceDecl } from '../schema.js'
 import { moveToTrash, removeForGood } from '../trash.js'
 import type { Tx } from '../tx.js'
-import { findVisible } from './findVisible.js'
 import { checkNotLocked } from './locks.js'
 
 /** The trash item's id; null when the object was removed for good. */
@@ -23,11 +24,12 @@ export function checkRemovable(decl: ResourceDecl): void {
 }
 
 export function deleteObject(tx: Tx, caller: Caller, decl: ResourceDecl, id: string, hard: boolean): Deleted {
-  const rec = hard ? tx.state.get(decl.type, id) : findVisible(tx.state, caller, decl, id)
-  if (rec === undefined || !canSee(caller, decl, rec, tx.state)) throw notFound(decl.type, id)
+  const rec = tx.state.get(decl.type, id)
+  const reachable = rec !== undefined && (hard || rec.trashItem === null) && (canSee(caller, decl, rec, tx.state) || mayRevoke(caller, decl, rec, tx.state))
+  if (!reachable) throw notFound(decl.type, id)
   checkRemove(caller, decl, rec, tx.state)
   checkNotLocked(tx.state, caller, decl, rec, undefined)
-  if (hard) {
+  if (hard || decl.removedForGood) {
     removeForGood(tx, decl, rec)
     return { trashItemId: null }
   }

@@ -9,24 +9,28 @@
  * one: by e-mail, for the live, active user with that address (nothing when
  * there is none); or for a user named by id, which is a change of the User
  * and passes the same permission check as a PUT of it (policy.ts). When
- * the user asks for themself, their session is the one kept (`keepTokenId`).
+ * the user asks for themself, they prove their current password as for a
+ * change of it (passwordRules.ts) and their session is the one kept
+ * (`keepTokenId`).
  *
  * Step 2 consumes the confirmation (once; an expired one is consumed too and
  * refused) and stores the new password's hash (hashed before the write);
- * User's onChange hook (sessions.ts) ends every token of the user except the
- * kept session and drops the other confirmations. A confirmation with no
- * kept session is a reset by mail, which also removes the user's secret
- * keys: whoever resets by mail may have lost control of every credential.
+ * User's onChange hook (passwordRules.ts, sessions.ts) ends every token of
+ * the user except the kept session and drops the other confirmations. A
+ * confirmation with a kept session is the user's own change, its proof
+ * given at step 1 (a password change since would have dropped the
+ * confirmation); one with none is a reset by mail, which also revokes the
+ * user's secret keys.
  */
 import type { Caller } from '../caller.js'
 import { secretId } from '../credentials.js'
 import { notFound } from '../errors.js'
+import { checkOwnPasswordProof } from '../passwordRules.js'
 import { checkWrite } from '../policy.js'
 import { changeRecord, putKeyedRecord } from '../records.js'
 import { PasswordConfirmation } from '../resources/passwordConfirmation.js'
 import { liveUserWithEmail, User } from '../resources/user.js'
 import type { ChangeSession, Rec } from '../schema.js'
-import { revokeSecretKeysOf } from '../secretKeys.js'
 import { dropConfirmationsOf } from '../sessions.js'
 import type { Tx } from '../tx.js'
 
@@ -56,6 +60,7 @@ export function confirmForUser(tx: Tx, caller: Caller & ChangeSession, userId: s
   const user = tx.state.get('User', userId)
   if (user === undefined || user.trashItem !== null) throw notFound('User', userId)
   checkWrite(caller, User, user, user, tx.state)
+  if (keepSession) checkOwnPasswordProof(user, caller.knownPassword)
   putConfirmation(tx, userId, confirmationId, lifetimeMs, keepSession ? caller.tokenId : null)
   return String(user.email)
 }
@@ -68,7 +73,7 @@ export function changePassword(tx: Tx, hash: string, passwordHash: string): Rec 
   const user = tx.state.get('User', confirmation.user as string)
   if ((confirmation.expiresAt as number) <= tx.now || !mayChangePassword(user)) return null
   const keepTokenId = (confirmation.keepTokenId as string | null) ?? null
-  const after = changeRecord(tx, User, user, { password: passwordHash }, keepTokenId === null ? null : { userId: user.id, tokenId: keepTokenId })
-  if (keepTokenId === null) revokeSecretKeysOf(tx, user.id)
-  return after
+  // The kept session proved the password at step 1; the confirmation still exists, so it is still the password.
+  const knownPassword = { userId: user.id, hash: user.password as string, version: user.version }
+  return changeRecord(tx, User, user, { password: passwordHash }, keepTokenId === null ? null : { userId: user.id, tokenId: keepTokenId, knownPassword })
 }

@@ -4,8 +4,10 @@
  * it was made for and is refused (412 TL01-1107) when the object has moved
  * on; `versionRequired` refuses an update that names none — then the write
  * permission and the locked periods (locks.ts) on the changed candidate, then the change (records.ts: a new
- * record, version + 1). Derived fields (deriveFields.ts) are computed from
- * the candidate as it will be stored.
+ * record, version + 1). The fields the resource derives on every write (its
+ * declaration's deriveOnWrite) join the changed values first; fields a write
+ * option derives (deriveFields.ts) are computed from the candidate as it
+ * will be stored.
  */
 import type { Caller } from '../caller.js'
 import { ApiError } from '../errors.js'
@@ -34,10 +36,16 @@ export function updateObject(
   if (version !== null && version !== before.version) {
     throw new ApiError('TL01-1107', `${decl.type} '${id}' is at version ${before.version}, the update was made for version ${version}`)
   }
-  const candidate = { ...before, ...values }
+  let changed = values
+  let candidate = { ...before, ...changed }
+  const derived = decl.deriveOnWrite?.(candidate, values, tx.now)
+  if (derived !== undefined && Object.keys(derived).length > 0) {
+    changed = Object.assign({}, values, derived)
+    candidate = { ...before, ...changed }
+  }
   checkWrite(caller, decl, candidate, before, tx.state)
   checkNotLocked(tx.state, caller, decl, before, candidate)
-  return changeRecord(tx, decl, before, derive === undefined ? values : Object.assign({}, values, derive({ ...candidate, updatedAt: tx.now }, tx.state)), caller)
+  return changeRecord(tx, decl, before, derive === undefined ? changed : Object.assign({}, changed, derive({ ...candidate, updatedAt: tx.now }, tx.state)), caller)
 }
 
 /** An update that checks no version (actions and `$set` without one): only these values change. */

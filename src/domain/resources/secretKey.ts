@@ -7,6 +7,13 @@
  * never shown, read from a body, filtered or listed), which login looks
  * up through its index. `user` is the user who made it and never changes,
  * so a key cannot be handed to another user.
+ *
+ * A user's keys are read and changed by that user only: not the owner, not
+ * an admin (`userOnly`; a change needs to see the key, policy.ts), and a
+ * key another user cannot see does not exist for them (404). An admin may
+ * revoke — delete — the keys of the users they may manage, never the
+ * owner's; the owner anyone's (`revocableBy`). A delete is for good: a
+ * revoked key does not wait in the trash for someone to restore it.
  */
 import { declareResource, field } from '../schema.js'
 
@@ -14,7 +21,9 @@ export const SecretKey = declareResource({
   type: 'SecretKey',
   path: 'secretkeys',
   writeRule: 'ownRecord',
-  readRule: 'ownRecord',
+  readRule: 'userOnly',
+  revocableBy: 'managersOfUser',
+  removedForGood: true,
   description: 'a secret key of a user',
   displayName: (rec) => String(rec.name ?? ''),
   fields: [

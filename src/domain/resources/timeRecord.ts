@@ -1,6 +1,10 @@
-/* TimeRecord (time/timerecords): time a user spent, optionally on a project, task and work type. */
+/*
+ * TimeRecord (time/timerecords): time a user spent, optionally on a project,
+ * task and work type. Its start, stop and duration agree (timeSpan.ts): the
+ * one a write leaves out is derived from the other two and stored.
+ */
 import { declareResource, externalSyncFields, field, min, userDisplayName } from '../schema.js'
-import { timeSpanRulesBroken } from '../timeSpan.js'
+import { completedTimeSpan, timeSpanRulesBroken } from '../timeSpan.js'
 
 export const TimeRecord = declareResource({
   type: 'TimeRecord',
@@ -10,12 +14,13 @@ export const TimeRecord = declareResource({
   displayName: userDisplayName,
   indexOrder: 'start',
   recordCheck: timeSpanRulesBroken,
+  deriveOnWrite: completedTimeSpan,
   lockedByDate: 'start',
   fields: [
     field.ref('user', 'User', 'who spent the time', { required: true }),
     field.date('start', 'start date and time', { rangeIndexed: true }),
-    field.date('stop', 'end date and time'),
-    field.long('duration', 'milliseconds spent', { constraints: [min(0)] }),
+    field.date('stop', 'end date and time (start + duration when not given)'),
+    field.long('duration', 'milliseconds spent (stop − start when not given)', { constraints: [min(0)] }),
     field.string('description', 'what was done'),
     field.boolean('effective', 'the time counts as effective', { required: true, defaultValue: true }),
     field.boolean('billable', 'the time will be billed'),

@@ -3,12 +3,14 @@
  * is set once, kept in lower case and unique in the tenant. A user created by the owner or an admin is confirmed at once
  * (sign-up's owner waits for the confirmation call). A user who is
  * deactivated, trashed or removed loses every session, and a new password
- * ends every session but the one that set it (sessions.ts).
+ * ends every session but the one that set it (sessions.ts); one's own new
+ * password needs the current one, and a reset by anyone else revokes the
+ * user's secret keys too (passwordRules.ts).
  */
 import type { StateView } from '../tx.js'
 import { createdField, declareResource, email, field, ianaTimeZone, max, min, personName, size, type Rec } from '../schema.js'
 import { displayFormatFields } from './displayFormats.js'
-import { endSessionsOnUserChange } from '../sessions.js'
+import { userChanged } from '../passwordRules.js'
 
 export const User = declareResource({
   type: 'User',
@@ -31,7 +33,7 @@ export const User = declareResource({
     email: typeof rec.email === 'string' ? rec.email.trim().toLowerCase() : rec.email,
     confirmed: creator?.superuser === true ? true : rec.confirmed,
   }),
-  onChange: endSessionsOnUserChange,
+  onChange: userChanged,
   fields: [
     field.string('firstName', 'first name', { inStub: true }),
     field.string('lastName', 'last name', { inStub: true }),

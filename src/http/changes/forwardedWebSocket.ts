@@ -2,7 +2,7 @@
  * The change feed's WebSocket on a node that does not hold the tenant
  * (cluster mode, forwarding.ts): this node opens a WebSocket of its own (the
  * `ws` client) to the holding node's internal listener, carrying the
- * cluster secret like a forwarded request, and only once that node took the
+ * forwarding credential like any forwarded request, and only once that node took the
  * upgrade does it upgrade the client (an answer that refuses the upgrade —
  * a bad option, token or `since` — is given back as it came, an ordinary
  * error answer). Then it pipes: each message of the holding node goes to

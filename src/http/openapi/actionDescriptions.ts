@@ -22,10 +22,25 @@ export interface ActionDescription {
   readonly answer: JsonSchema | 'self'
   /** The resource type of the object answered, when it is not the resource's own (`$stop` answers a time record). */
   readonly answers?: string
-  readonly body?: 'self'
+  /** The request body: the resource's own request body (`self`), or one of its own. */
+  readonly body?: 'self' | ActionBody
   /** The statuses of a success (200 when not given). */
   readonly statuses?: readonly string[]
   readonly query?: readonly Parameter[]
+}
+
+/** A request body of an action's own. */
+export interface ActionBody {
+  readonly schema: JsonSchema
+  readonly description: string
+  readonly required: boolean
+}
+
+/** The body of `$confirmation` and `$setEmail`: the current password, which the user acting for themself sends (passwordRules.ts). */
+const CURRENT_PASSWORD_BODY: ActionBody = {
+  schema: { type: 'object', properties: { currentPassword: { type: 'string', writeOnly: true, description: 'your current password: needed when you act on your own user' } } },
+  description: 'the current password, when acting for oneself',
+  required: false,
 }
 
 function required(name: string, description: string): Parameter {
@@ -48,7 +63,17 @@ export const ACTION_DESCRIPTIONS: ReadonlyMap<string, ActionDescription> = new M
   ],
   ['Impulse:$stop', { on: 'object', methods: ['POST', 'GET'], summary: 'stop a running impulse: it becomes a time record (answered)', answer: 'self', answers: 'TimeRecord' }],
   ['Impulse:$watchnotify', { on: 'object', methods: ['POST', 'GET'], summary: 'mark the impulse as watched now (watchLast)', answer: 'self' }],
-  ['User:$confirmation', { on: 'object', methods: ['POST'], summary: 'request a password-change confirmation (step 1, signed in): 201 with its id for the user themself, 202 when it went by mail', answer: { anyOf: [schemaRef('CreatedId'), schemaRef('Empty')] }, statuses: ['201', '202'] }],
+  [
+    'User:$confirmation',
+    {
+      on: 'object',
+      methods: ['POST'],
+      summary: 'request a password-change confirmation (step 1, signed in): 201 with its id for the user themself (with their currentPassword), 202 when it went by mail',
+      answer: { anyOf: [schemaRef('CreatedId'), schemaRef('Empty')] },
+      statuses: ['201', '202'],
+      body: CURRENT_PASSWORD_BODY,
+    },
+  ],
   ['TimeRecord:$calculateprice', { on: 'collection', methods: ['POST'], summary: 'the price a time record would get (nothing is stored)', answer: schemaRef('CalculatedPrice'), body: 'self' }],
   ['TimeRecord:$updateprice', { on: 'object', methods: ['PUT', 'POST'], summary: 'recalculate and store the record’s price from the price lists', answer: 'self' }],
   [
@@ -65,5 +90,15 @@ export const ACTION_DESCRIPTIONS: ReadonlyMap<string, ActionDescription> = new M
   ['Project:$deactivate', { on: 'object', methods: ['POST', 'PUT', 'GET'], summary: 'set the project inactive', answer: 'self' }],
   ['TrashItem:$restore', { on: 'object', methods: ['GET', 'POST'], summary: 'restore the trashed object and its cascade group (answers the restored object)', answer: schemaRef('ObjectStub') }],
   ['Account:$setUrlPrefix', { on: 'object', methods: ['POST', 'PUT'], summary: 'move the account to another address', answer: 'self', query: [required('urlPrefix', 'the new tenant part of the host')] }],
-  ['User:$setEmail', { on: 'object', methods: ['POST', 'PUT'], summary: 'change the user’s login e-mail', answer: 'self', query: [required('email', 'the new address')] }],
+  [
+    'User:$setEmail',
+    {
+      on: 'object',
+      methods: ['POST', 'PUT'],
+      summary: 'change the user’s login e-mail (one’s own with the currentPassword)',
+      answer: 'self',
+      query: [required('email', 'the new address')],
+      body: CURRENT_PASSWORD_BODY,
+    },
+  ],
 ])

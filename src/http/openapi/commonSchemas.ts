@@ -1,6 +1,6 @@
 /*
  * The schemas every part of the API shares, beside the resources' own
- * (resourceSchemas.ts): the error body of design §4 with the codes of the
+ * (resourceSchemas.ts): the error body of ARCHITECTURE.md §4 with the codes of the
  * catalogue (domain/errors.ts), the stub and the `{id}` reference, the
  * answers of writes and deletes, the `$metadata` document, summaries,
  * report totals, tokens, and the shapes of the fixed routes' answers. Each

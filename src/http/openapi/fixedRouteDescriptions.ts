@@ -30,7 +30,7 @@ function required(name: string, description: string, schema: JsonSchema = { type
   return { name, in: 'query', description, required: true, schema }
 }
 
-const FORMAT = [parameterRef('format'), parameterRef('suppress_response_code')]
+const FORMAT = [parameterRef('format'), parameterRef('suppress_response_code'), parameterRef('dates')]
 const API_KEY = [parameterRef('apikey')]
 
 function ok(description: string, schema: JsonSchema, status = '200'): Record<string, unknown> {
@@ -86,7 +86,11 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
       body: jsonBody(
         {
           type: 'object',
-          properties: { account: schemaRef('AccountInput'), owner: schemaRef('UserInput') },
+          properties: {
+            // The account's urlPrefix is read-only on the account, but sign-up chooses it (routes/registration.ts).
+            account: { allOf: [schemaRef('AccountInput'), { type: 'object', properties: { urlPrefix: { type: 'string', description: 'the tenant part of the host, chosen once at sign-up' } }, required: ['urlPrefix'] }] },
+            owner: schemaRef('UserInput'),
+          },
           required: ['account', 'owner'],
           examples: [{ account: { name: 'Acme Ltd', urlPrefix: 'acme' }, owner: { firstName: 'Olive', lastName: 'Owner', email: 'olive@acme.test', password: 'a long password' } }],
         },
@@ -181,6 +185,7 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
         { name: 'since', in: 'query', description: 'resume after this event id: `<seq>` or `<seq>.<op>`', schema: { type: 'string', pattern: '^\\d+(\\.\\d+)?$' } },
         { name: 'fields', in: 'query', description: '`stub`: each object as its stub', schema: { type: 'string', enum: ['stub'] } },
         { name: 'no_expand', in: 'query', description: 'references as stubs, as on GET', schema: { type: 'boolean' } },
+        parameterRef('dates'),
       ],
       answers: answers({
         '101': { description: 'switched to the WebSocket protocol' },
@@ -189,5 +194,22 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
       }),
     },
   ],
-  ['GET openapi', { documentedPath: '/openapi.json', summary: 'this description of the API (OpenAPI 3.1)', tag: 'Reference', security: OPEN, answers: answers({ '200': { description: 'the OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } }) }],
+  [
+    'GET openapi',
+    {
+      documentedPath: '/openapi.json',
+      summary: 'this description of the API (OpenAPI 3.1)',
+      tag: 'Reference',
+      security: OPEN,
+      query: [
+        {
+          name: 'tags',
+          in: 'query',
+          description: 'a part of the description: the operations of these tags (comma-separated) with the components they use; empty: the outline without operations (the /docs page loads a tag’s part when it is opened)',
+          schema: { type: 'string' },
+        },
+      ],
+      answers: answers({ '200': { description: 'the OpenAPI document, or the part asked for', content: { 'application/json': { schema: { type: 'object' } } } } }),
+    },
+  ],
 ])

@@ -25,8 +25,13 @@ export function closedObject(properties: Record<string, JsonSchema>, description
   return { type: 'object', ...(description === undefined ? {} : { description }), properties, required: Object.keys(properties), additionalProperties: false }
 }
 
-/** A date as JSON answers carry it: `/Date(<ms since 1970>)/`. */
-export const JSON_DATE: JsonSchema = { type: 'string', pattern: '^/Date\\(-?\\d+\\)/$', examples: ['/Date(1735689600000)/'] }
+/** A date as JSON answers carry it: `/Date(<ms since 1970>)/`, or ISO 8601 text when the request asks (`dates=iso`). */
+export const JSON_DATE: JsonSchema = {
+  anyOf: [
+    { type: 'string', pattern: '^/Date\\(-?\\d+\\)/$', examples: ['/Date(1735689600000)/'] },
+    { type: 'string', format: 'date-time', description: 'with dates=iso', examples: ['2025-01-01T00:00:00.000Z'] },
+  ],
+}
 
 /** A date in a request: `/Date(ms)/`, or ISO 8601 text. */
 export const INPUT_DATE: JsonSchema = { type: 'string', description: '`/Date(<ms>)/` or ISO 8601 (`2025-01-31T09:00:00Z`)', examples: ['2025-01-31T09:00:00Z'] }

@@ -13,21 +13,28 @@
  *   - the error catalogue (domain/errors.ts) for the error body.
  *
  * Servers: the address the document was loaded from (relative `/v1`, so
- * "try it" on a tenant's own /docs page calls that tenant), the tenant URL
- * template and the public URL as the service builds them
- * (routes/registration.ts). A fixed route of the public address only
+ * "try it" on a tenant's own /docs page calls that tenant), a tenant by
+ * path on the public host (relative `/tenant/{tenant}/v1`,
+ * http/tenantAddress.ts), the tenant URL template and the public URL as the
+ * service builds them (routes/registration.ts). Loaded on the public host
+ * (the public address, or a tenant's address by path), the document names
+ * the tenant by path first and leaves `/v1` (the public address there) out
+ * of the tenant operations' servers, so "try it" on the public /docs page
+ * calls the tenant named in the field below the server. A fixed route of the public address only
  * names the public URL as its server; one that answers on both (the
  * confirmation) names both. Security schemes: the access token in the
  * query (`token`) or as `Authorization: Bearer`, the API key (`apikey`
  * or `X-Api-Key`), Basic credentials for login.
  *
- * The document depends on the configuration alone: it is built once per
- * running service, and its JSON text kept (documentBody).
+ * The document depends on the configuration and that host alone: it is
+ * built once per running service and host kind, and its JSON text kept
+ * (documentBody).
  */
 import { RESOURCES } from '../../domain/resources/index.js'
 import type { Services } from '../call.js'
 import { actionKeys } from '../routes/actions.js'
 import { publicUrl, tenantUrl } from '../routes/registration.js'
+import { TENANT_PATH_PREFIX } from '../tenantAddress.js'
 import { reportNames } from '../routes/reports.js'
 import { ACTION_DESCRIPTIONS, METHOD_ACTIONS } from './actionDescriptions.js'
 import { COMMON_SCHEMAS } from './commonSchemas.js'
@@ -162,17 +169,25 @@ function joinPaths(...sources: Paths[]): Paths {
   return Object.fromEntries(Object.entries(joined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
-/** The document for a service with this configuration (routes/registration.ts builds its URLs). */
-export function buildOpenApiDocument(services: Services, routes: readonly DescribedRoute[]): Record<string, unknown> {
+/** Where the document was loaded: a tenant's own host, or the public host (the public address, a tenant by path). */
+export type DocumentHost = 'tenant' | 'public'
+
+/** The document for a service with this configuration (routes/registration.ts builds its URLs), loaded on `host`. */
+export function buildOpenApiDocument(services: Services, routes: readonly DescribedRoute[], host: DocumentHost = 'tenant'): Record<string, unknown> {
   checkActions()
   const here = { url: '/v1', description: 'the address this document was loaded from (open /docs on a tenant’s address to try its calls)' }
+  const tenantPathServer = {
+    url: `${TENANT_PATH_PREFIX}{tenant}/v1`,
+    description: 'a tenant on the public address, named in the path (for clients that cannot reach <urlPrefix>.<BASE_DOMAIN>)',
+    variables: { tenant: { default: 'acme', description: 'the account’s urlPrefix' } },
+  }
   const publicServer = { url: publicUrl(services), description: 'the public URL (registration, password change)' }
   const tenantServer = {
     url: tenantUrl(services, '{tenant}'),
     description: 'a tenant’s URL: the account’s urlPrefix is the first part of the host',
     variables: { tenant: { default: 'acme', description: 'the account’s urlPrefix' } },
   }
-  const servers: Servers = { public: [publicServer, here], both: [here, tenantServer, publicServer] }
+  const servers: Servers = { public: [publicServer, here], both: [here, tenantPathServer, tenantServer, publicServer] }
   const exposed = RESOURCES.filter((decl) => !decl.internal && decl.path !== null)
   return {
     openapi: OPENAPI_VERSION,
@@ -181,17 +196,18 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
       version: '1',
       summary: 'Time tracking and project management, one account (tenant) per address',
       description: [
-        'Every call of a tenant goes to the tenant’s address, `http://<urlPrefix>.<BASE_DOMAIN>/v1/…`; registration and the password change without a token go to the public address, `http://<BASE_DOMAIN>/v1/…`.',
-        'Log in with `GET /auth/login` (API key and Basic credentials) for a token, then send it as `?token=` or `Authorization: Bearer`. Answers are JSON (dates as `/Date(ms)/`) or XML with `format=xml`; errors have the body `Error` with a code of the README’s catalogue.',
+        'Every call of a tenant goes to the tenant’s address, `http://<urlPrefix>.<BASE_DOMAIN>/v1/…` (or, the same, `http://<BASE_DOMAIN>/tenant/<urlPrefix>/v1/…`); registration and the password change without a token go to the public address, `http://<BASE_DOMAIN>/v1/…`.',
+        'Log in with `GET /auth/login` (API key and Basic credentials) for a token, then send it as `?token=` or `Authorization: Bearer`. Answers are JSON (dates as `/Date(ms)/`, or ISO 8601 text with `dates=iso` or `Accept: application/json; dates=iso`) or XML with `format=xml`; errors have the body `Error` with a code of the README’s catalogue.',
       ].join('\n\n'),
     },
-    servers: [here, tenantServer, publicServer],
+    servers: host === 'tenant' ? [here, tenantPathServer, tenantServer, publicServer] : [tenantPathServer, tenantServer, publicServer],
     security: SIGNED_IN,
     tags: [
       { name: 'Authentication', description: 'log in, refresh, log out, sessions, password change' },
       { name: 'Registration', description: 'sign up a new account (public address)' },
       ...exposed.map((decl) => ({ name: decl.type, description: decl.description })),
       { name: 'Reports', description: 'totals of time records by group, range and period' },
+      { name: 'Changes', description: 'the change feed: every change the caller may see, live (WebSocket or Server-Sent Events)' },
       { name: 'Storage', description: 'a small key/value text store' },
       { name: 'Files', description: 'signatures, logos, receipts' },
       { name: 'Batch', description: 'many requests in one call' },
@@ -214,14 +230,19 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
   }
 }
 
-/** The document's JSON text, built on first use for each running service and kept. */
-const bodies = new WeakMap<Services['config'], Buffer>()
+/** The document's JSON text, built on first use for each running service and host kind, and kept. */
+const bodies = new WeakMap<Services['config'], Map<DocumentHost, Buffer>>()
 
-export function documentBody(services: Services, routes: readonly DescribedRoute[]): Buffer {
-  let body = bodies.get(services.config)
+export function documentBody(services: Services, routes: readonly DescribedRoute[], host: DocumentHost = 'tenant'): Buffer {
+  let ofService = bodies.get(services.config)
+  if (ofService === undefined) {
+    ofService = new Map()
+    bodies.set(services.config, ofService)
+  }
+  let body = ofService.get(host)
   if (body === undefined) {
-    body = Buffer.from(JSON.stringify(buildOpenApiDocument(services, routes)))
-    bodies.set(services.config, body)
+    body = Buffer.from(JSON.stringify(buildOpenApiDocument(services, routes, host)))
+    ofService.set(host, body)
   }
   return body
 }

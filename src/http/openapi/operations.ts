@@ -1,7 +1,7 @@
 /*
  * The pieces of an OpenAPI operation the path builders share: answers in
  * JSON (and the same data in XML), the error answers (every 4xx and 5xx
- * has the error body of design §4), plain-text answers, and the security
+ * has the error body of ARCHITECTURE.md §4), plain-text answers, and the security
  * requirements (token or Bearer for the calls of a signed-in user; the
  * API key for the public calls; the API key and Basic for login).
  */
@@ -62,7 +62,7 @@ export const ANSWER_HEADERS: Record<string, { description: string; schema: JsonS
   'X-Request-Id': { description: 'the request’s id (the one the client sent, when it is a token of 1–128 of [A-Za-z0-9._:-]), also named in a 5xx’s description', schema: { type: 'string' } },
 }
 
-/** The error answers of every operation: the body of design §4 for any 4xx and 5xx. */
+/** The error answers of every operation: the body of ARCHITECTURE.md §4 for any 4xx and 5xx. */
 export const ERROR_ANSWERS: Record<string, unknown> = { '4XX': { $ref: '#/components/responses/Error' }, '5XX': { $ref: '#/components/responses/Error' } }
 
 /** The answers of an operation: `answers` and the error answers. */
@@ -73,6 +73,11 @@ export function answers(byStatus: Record<string, unknown>): Record<string, unkno
 /** A JSON request body (XML too, with Content-Type: application/xml). */
 export function jsonBody(schema: JsonSchema, description: string, required = true): Record<string, unknown> {
   return { description, required, content: { 'application/json': { schema }, 'application/xml': { schema: { type: 'string' } } } }
+}
+
+/** A PATCH's body: a JSON Merge Patch (RFC 7396) of the object, as `application/merge-patch+json` or plain JSON (or XML). */
+export function mergePatchBody(schema: JsonSchema, description: string): Record<string, unknown> {
+  return { description, required: true, content: { 'application/merge-patch+json': { schema }, 'application/json': { schema }, 'application/xml': { schema: { type: 'string' } } } }
 }
 
 /** The caller signs in with a token: query parameter `token` or `Authorization: Bearer`. */

@@ -1,7 +1,7 @@
 /*
  * The query parameters of the API as OpenAPI parameter objects, kept once
  * in `components.parameters` and referred to by name from each operation:
- * the answer's format, the list options ($filter, $orderby, $top, $skip,
+ * the answer's format and its dates, the list options ($filter, $orderby, $top, $skip,
  * no_expand, $inlinecount), write options (response_object,
  * version_ignore), the conditional headers (If-None-Match, If-Match), and
  * the range parameters of the reports. `append` is per resource (its own
@@ -25,6 +25,11 @@ const TRUE_OR_FALSE: JsonSchema = { type: 'string', enum: ['true', 'false'] }
 
 export const PARAMETERS: Record<string, Parameter> = {
   format: query('format', 'the answer’s format, instead of the Accept header (JSON by default); `csv` and `xlsx` download lists, summaries and reports as a file (406 TL01-9007 elsewhere)', { type: 'string', enum: ['json', 'xml', 'csv', 'xlsx'] }),
+  dates: query(
+    'dates',
+    '`iso`: dates in the JSON answer as ISO 8601 text (`2025-03-03T09:00:00.000Z`) instead of `/Date(<ms>)/` (`ms`, the default); the same as the Accept header `application/json; dates=iso`',
+    { type: 'string', enum: ['ms', 'iso'] },
+  ),
   suppress_response_code: query('suppress_response_code', '`true`: the status is always 200, an error is in the body', TRUE_OR_FALSE),
   filter: query(
     '$filter',

@@ -1,10 +1,11 @@
 /*
  * The operations of the declared resources, as the generic endpoints
- * (routes/resources.ts) answer them, for every path and alias a
- * declaration has:
+ * (routes/resources.ts) answer them, for every resource path (an alias,
+ * such as `projects` for `time/projects`, is described once: its list,
+ * saying that everything below the path answers below the alias too):
  *
  *   /{path}                 GET list, POST create (when creatable)
- *   /{path}/{id}            GET, PUT (when updatable), DELETE (when removable)
+ *   /{path}/{id}            GET, PUT and PATCH (when updatable), DELETE (when removable)
  *   /{path}/$count          GET, text/plain
  *   /{path}/$metadata       GET;  /{path}/$dummy  GET
  *   /{path}/summary         GET
@@ -24,13 +25,13 @@ import { viewNamesOf, viewSummaryNamesOf } from '../routes/views.js'
 import { WRITE_OPTIONS } from '../routes/writeOptions.js'
 import { ACTION_DESCRIPTIONS, METHOD_ACTIONS } from './actionDescriptions.js'
 import { schemaRef, type JsonSchema } from './jsonSchema.js'
-import { answers, dataAnswer, exportable, jsonBody, NOT_MODIFIED, operationIdOf, SIGNED_IN, textAnswer, withHeaders, type Operation } from './operations.js'
+import { answers, dataAnswer, exportable, jsonBody, mergePatchBody, NOT_MODIFIED, operationIdOf, SIGNED_IN, textAnswer, withHeaders, type Operation } from './operations.js'
 import { parameterRef, pathParameter, type Parameter } from './parameters.js'
 import { answerSchemaName, requestSchemaName } from './resourceSchemas.js'
 
 type Paths = Record<string, Record<string, Operation>>
 
-const FORMAT = [parameterRef('format'), parameterRef('suppress_response_code')]
+const FORMAT = [parameterRef('format'), parameterRef('suppress_response_code'), parameterRef('dates')]
 const LIST_OPTIONS = [parameterRef('filter'), parameterRef('orderby'), parameterRef('top'), parameterRef('skip'), parameterRef('no_expand'), parameterRef('inlinecount'), parameterRef('ifNoneMatch')]
 /** A page of a list: its ETag, the total with $inlinecount=allpages, the links to the pages beside it; 304 on a current ETag. */
 const listAnswers = (description: string, schema: JsonSchema) => answers({ '200': withHeaders(exportable(dataAnswer(description, schema)), ['ETag', 'X-Total-Count', 'Link']), '304': NOT_MODIFIED })
@@ -144,10 +145,18 @@ function itemOperations(decl: ResourceDecl, path: string, parents: Parameter[], 
     }),
   }
   if (decl.updatable) {
+    const parameters = [...parents, id, parameterRef('response_object'), parameterRef('version_ignore'), parameterRef('ifMatch'), ...appendParameter(decl), ...writeOptionParameters(decl), ...FORMAT]
     item.put = operation('PUT', itemPath, decl, `update a ${type}`, {
       description: 'The body names the changed fields and the object’s `version`; a missing or stale version answers 409 (unless version_ignore=true).',
-      parameters: [...parents, id, parameterRef('response_object'), parameterRef('version_ignore'), parameterRef('ifMatch'), ...appendParameter(decl), ...writeOptionParameters(decl), ...FORMAT],
+      parameters,
       requestBody: jsonBody(schemaRef(requestSchemaName(type)), `the changed fields and version`),
+      responses: writeAnswer(decl, '200', 'updated'),
+    })
+    item.patch = operation('PATCH', itemPath, decl, `change fields of a ${type} (JSON Merge Patch)`, {
+      description:
+        'A JSON Merge Patch (RFC 7396) of the object, as `application/merge-patch+json` or `application/json`: the fields named change, `null` clears a field (412 for one that may not be null), a reference given as an object without `id` stays as it is, an array replaces the list. The same update as PUT: the body’s `version` or If-Match is checked the same way (409, 412), the same validation and permissions.',
+      parameters,
+      requestBody: mergePatchBody(schemaRef(requestSchemaName(type)), 'the fields to change, and version'),
       responses: writeAnswer(decl, '200', 'updated'),
     })
   }
@@ -193,7 +202,9 @@ function actionOperations(decl: ResourceDecl, path: string, parents: Parameter[]
     for (const method of action.methods) {
       const ops: Operation = operation(method, actionPath, decl, action.summary, {
         parameters: [...(action.on === 'object' ? [pathParameter('id')] : []), ...(action.query ?? []), ...FORMAT],
-        ...(action.body === 'self' && method !== 'GET' ? { requestBody: jsonBody(schemaRef(requestSchemaName(type)), `a ${type}`) } : {}),
+        ...(action.body === undefined || method === 'GET'
+          ? {}
+          : { requestBody: action.body === 'self' ? jsonBody(schemaRef(requestSchemaName(type)), `a ${type}`) : jsonBody(action.body.schema, action.body.description, action.body.required) }),
         responses: answers(Object.fromEntries((action.statuses ?? ['200']).map((status) => [status, dataAnswer(action.summary, schema)]))),
       })
       item[method.toLowerCase()] = ops
@@ -202,11 +213,28 @@ function actionOperations(decl: ResourceDecl, path: string, parents: Parameter[]
   }
 }
 
-/** The paths of every resource path and alias of the declarations given. */
+/**
+ * An alias of a resource path (`projects` for `time/projects`), described once: its list, saying that every path
+ * below the resource's own answers the same below the alias. Describing each again doubled the resource's operations
+ * (and those of its inner collections' types) in the description and on the reference page.
+ */
+function aliasOperations(decl: ResourceDecl, alias: string, path: string): Record<string, Operation> {
+  return {
+    get: operation('GET', alias, decl, `list ${decl.type} objects (/${alias} is /${path})`, {
+      description: `\`/${alias}\` is another name of \`/${path}\`: every path and operation below \`/${path}\` (objects, PATCH and PUT, \`$count\`, \`$metadata\`, \`$dummy\`, \`summary\`, views, actions, inner collections) answers the same below \`/${alias}\`, and is described once, under \`/${path}\`.`,
+      parameters: [...LIST_OPTIONS, ...appendParameter(decl), ...FORMAT],
+      responses: listAnswers(`the ${decl.type} objects that match, one page`, listOf(decl)),
+    }),
+  }
+}
+
+/** The paths of every resource path of the declarations given, and their aliases once each. */
 export function resourcePaths(decls: readonly ResourceDecl[]): Paths {
   const paths: Paths = {}
   for (const decl of decls) {
-    for (const path of [decl.path, ...decl.aliases]) if (path !== null) collectionOperations(decl, path, [], paths)
+    if (decl.path === null) continue
+    collectionOperations(decl, decl.path, [], paths)
+    for (const alias of decl.aliases) paths[`/${alias}`] = aliasOperations(decl, alias, decl.path)
   }
   return paths
 }

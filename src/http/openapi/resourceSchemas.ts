@@ -6,13 +6,18 @@
  *
  *   <Type>       an object as answers show it (render.ts): every field
  *                that is not write-only, always present, null when unset;
- *                dates `/Date(ms)/`; a reference is the referenced object
+ *                dates `/Date(ms)/` (ISO 8601 with dates=iso); a reference is the referenced object
  *                (its own references as stubs) or, with `no_expand=true`,
  *                a stub (`ObjectStub`); a list of references an array.
- *   <Type>Input  a request body (POST, PUT, `$calculateprice`): the fields
- *                a client may write, none required (a PUT names what it
- *                changes); a reference as `{id}`; dates as `/Date(ms)/` or
- *                ISO text; `version` for the stale-version check.
+ *   <Type>Input  a request body (POST, PUT, PATCH, `$calculateprice`): the
+ *                fields a client may write, none required (a PUT names what
+ *                it changes; a create may leave out what has a default, is
+ *                derived or set by the server: its `user`, a time record's
+ *                stop or duration); a default is said in the description,
+ *                not as the `default` keyword, which generators read as
+ *                "always present"; a reference as `{id}`; dates as
+ *                `/Date(ms)/` or ISO text; `version` for the stale-version
+ *                check.
  *
  * In request bodies constraints become JSON Schema keywords: Size →
  * minLength/maxLength, Pattern → pattern, Min/Max → minimum/maximum, Enum
@@ -22,6 +27,7 @@
  * may predate a constraint; every field but `id` and `version` may be null
  * there.
  */
+import { CURRENT_PASSWORD_FIELD } from '../../domain/passwordRules.js'
 import { describedFields, shownType } from '../../domain/metadata.js'
 import type { Constraint, FieldDecl, ResourceDecl } from '../../domain/schema.js'
 import { INPUT_DATE, JSON_DATE, nullable, schemaRef, type JsonSchema } from './jsonSchema.js'
@@ -89,10 +95,11 @@ function answerFieldSchema(fieldDecl: FieldDecl): JsonSchema {
 
 /** What a client may write into one field. */
 function requestFieldSchema(fieldDecl: FieldDecl): JsonSchema {
+  // The default is told in words, not as the `default` keyword: generators (openapi-typescript by default) make a
+  // property with a default required, and a body that leaves it out, as a create may, would not type-check.
   const described = {
-    description: fieldDecl.description,
+    description: fieldDecl.defaultValue === undefined ? fieldDecl.description : `${fieldDecl.description} (default ${JSON.stringify(fieldDecl.defaultValue)} when a create leaves it out)`,
     ...(fieldDecl.access === 'WRITE_ONLY' ? { writeOnly: true } : {}),
-    ...(fieldDecl.defaultValue === undefined ? {} : { default: fieldDecl.defaultValue }),
   }
   if (fieldDecl.ref !== undefined) {
     if (fieldDecl.list) return { ...described, type: 'array', items: schemaRef('Reference') }
@@ -124,6 +131,10 @@ export function answerSchemaOf(decl: ResourceDecl): JsonSchema {
 export function requestSchemaOf(decl: ResourceDecl): JsonSchema {
   const properties: Record<string, JsonSchema> = {}
   for (const fieldDecl of writableFields(decl)) properties[fieldDecl.name] = requestFieldSchema(fieldDecl)
+  // A password (a hashed field) of one's own changes only with the current one (domain/passwordRules.ts).
+  if (decl.fields.some((fieldDecl) => fieldDecl.hashed)) {
+    properties[CURRENT_PASSWORD_FIELD] = { type: 'string', writeOnly: true, description: 'your current password: needed to change your own password (never stored)' }
+  }
   return { type: 'object', title: `${decl.type} (request body)`, description: `${decl.description}. Only the fields named are written; \`version\` is checked on PUT.`, properties }
 }
 

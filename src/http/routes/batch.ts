@@ -3,7 +3,7 @@
  * `{id, code, headers, body}` each.
  *
  * This route parses the items, builds each item's request (its path, query,
- * headers and body; the batch's token when it names none), routes it
+ * headers and body; the batch's token and `dates` when it names none), routes it
  * through the same router as a lone request (given to the handler by the
  * router, requestRouter.ts) and renders the answers. The transaction is
  * the tenant's (tenants/tenantBatch.ts): the batch holds its tenant
@@ -26,6 +26,7 @@ import { isPlainObject } from '../../domain/input.js'
 import { runTenantBatch, type BatchAccess, type BatchItemOutcome } from '../../tenants/tenantBatch.js'
 import type { Call } from '../call.js'
 import { parseJsonText } from '../body.js'
+import { DATES_OPTION } from '../jsonDates.js'
 import { parseQuery, PathError, splitPath, type ApiRequest } from '../request.js'
 import { giveBack } from '../../json/answerBuffers.js'
 import { StreamedBody } from '../streamedBody.js'
@@ -101,6 +102,9 @@ function itemRequest(call: Call, item: BatchItem): ApiRequest {
   const query = parseQuery(queryText)
   const batchToken = call.request.query.get('token')
   if (!query.has('token') && batchToken !== undefined) query.set('token', batchToken)
+  // The batch's `dates` (jsonDates.ts) too: its items answer in the form the batch asked for, unless one names its own.
+  const batchDates = call.request.query.get(DATES_OPTION)
+  if (!query.has(DATES_OPTION) && batchDates !== undefined) query.set(DATES_OPTION, batchDates)
   const headers = item.headers === undefined ? new Map(call.request.headers) : parseHeaderLines(item.headers)
   headers.delete('content-length')
   return {
@@ -113,7 +117,8 @@ function itemRequest(call: Call, item: BatchItem): ApiRequest {
     remoteAddress: call.request.remoteAddress,
     jsonpSuffix: split.jsonpSuffix,
     inBatch: true,
-    target: '',
+    addressPrefix: null,
+    rawQuery: '',
     forwarded: call.request.forwarded,
     requestId: call.request.requestId,
   }

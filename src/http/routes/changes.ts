@@ -3,8 +3,8 @@
  * that asks to upgrade) or as Server-Sent Events (Accept:
  * text/event-stream). Everything that can be refused is refused here, as an
  * ordinary error answer before the stream starts: the options (resources,
- * $filter, fields, no_expand: query/changeSelection.ts), `since` (or an
- * EventSource's Last-Event-ID) ahead of the log (400) or older than the log
+ * $filter, fields, no_expand, dates: query/changeSelection.ts), `since`
+ * (or an EventSource's Last-Event-ID) ahead of the log (400) or older than the log
  * still holds (410 TL01-1111), a request that asks for neither form (406).
  * Then the subscription (changes/changeSubscription.ts) joins the tenant's
  * feed (tenants/changeFeed.ts): at once, or after reading the log from
@@ -18,6 +18,7 @@ import type { Call } from '../call.js'
 import { ChangeSubscription } from '../changes/changeSubscription.js'
 import { FEED_CLOSE, type FeedOutlet } from '../changes/feedOutlet.js'
 import { EventStreamOutlet } from '../changes/eventStream.js'
+import { jsonDateFormOf } from '../jsonDates.js'
 import { queryFlag } from '../request.js'
 import { requireSession } from '../requireSession.js'
 import type { ApiResponse } from '../response.js'
@@ -61,6 +62,7 @@ export async function openChanges(call: Call): Promise<ApiResponse> {
     filter: request.query.get('$filter'),
     fields: request.query.get('fields'),
     noExpand: queryFlag(request, 'no_expand'),
+    isoDates: jsonDateFormOf(request) === 'iso',
   })
   const since = parseSince(request.query.get('since') ?? request.headers.get('last-event-id'))
   const actor = services.registry.get(call.tenantName ?? '')

@@ -3,15 +3,17 @@
  * domain/operations/passwordChange.ts).
  *
  * Step 1 makes a PasswordConfirmation for a user; its id is a secret that
- * goes to the user's mailbox (design §9, the outbox), never to a caller who
+ * goes to the user's mailbox (ARCHITECTURE.md §9, the outbox), never to a caller who
  * only holds an API key:
  *   POST {public_url}/v1/users/requestconfirmation?apikey=&email=   (no token)
  *     answers 202 with an empty object, whether or not the e-mail belongs
  *     to anyone (no account enumeration); the id goes by mail.
  *   POST {base_url}/v1/users/{id|@self}/$confirmation?token=
- *     the user themself gets the id in the answer (201 {id}): their session
- *     could set the password with a PUT anyway. An owner or admin asking for
- *     another user gets 202 and the id goes to that user by mail.
+ *     the user themself sends their current password
+ *     (`{"currentPassword": …}`, as a PUT of their password needs it:
+ *     passwordProof.ts) and gets the id in the answer (201 {id}). An owner
+ *     or admin asking for another user gets 202 and the id goes to that
+ *     user by mail.
  * An e-mail is unique per tenant only: the public call puts a confirmation
  * with the same id in every tenant the global e-mail index lists for it
  * (less sign-ups that expired unconfirmed), so each of those users can
@@ -51,8 +53,9 @@ import { dataResponse, type ApiResponse } from '../response.js'
 import type { ResourceAction } from './resourceAction.js'
 import { basicPair } from './auth.js'
 import { requireApiKey } from '../apiKey.js'
-import { publicUrl, tenantsHoldingEmail } from './registration.js'
+import { emailParameter, publicUrl, tenantsHoldingEmail } from './registration.js'
 import { requireSession } from '../requireSession.js'
+import { currentPasswordIn, withKnownPassword } from './passwordProof.js'
 
 /** The answer to the user themself: the id. */
 function confirmationAnswer(call: Call, confirmationId: string): ApiResponse {
@@ -67,8 +70,7 @@ function mailedAnswer(call: Call): ApiResponse {
 /** Step 1 without a token: by e-mail, on the public URL; the id goes to that address. */
 export async function requestConfirmation(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
-  const email = (call.request.query.get('email') ?? '').trim().toLowerCase()
-  if (email === '') throw wrongParameter("query parameter 'email' is required")
+  const email = emailParameter(call)
   const confirmationId = newToken()
   const { config, outbox } = call.services
   const made = await Promise.all(
@@ -85,10 +87,11 @@ export const confirmationAction: ResourceAction = {
   async handle(call, _decl, id) {
     if (id === null) throw new ApiError('TL01-9003', '$confirmation needs POST /users/{id}/$confirmation')
     if (call.request.method !== 'POST') throw new ApiError('TL01-9004', `${call.request.method} is not allowed here; use POST`, null, [], { Allow: 'POST' })
-    const { tenant, principal } = requireSession(call)
-    const userId = id === '@self' ? principal.userId : id
-    const self = userId === principal.userId
-    if (!self && !principal.superuser) throw accessDenied('only the user themself, the owner and admins may change a password')
+    const { tenant, principal: caller } = requireSession(call)
+    const userId = id === '@self' ? caller.userId : id
+    const self = userId === caller.userId
+    if (!self && !caller.superuser) throw accessDenied('only the user themself, the owner and admins may change a password')
+    const principal = self ? await withKnownPassword(call, caller, userId, currentPasswordIn(call)) : caller
     const confirmationId = newToken()
     const lifetimeMs = call.services.config.passwordConfirmationLifetimeMs
     const email = await tenant.write((tx) => confirmForUser(tx, principal, userId, confirmationId, lifetimeMs, self))

@@ -31,11 +31,24 @@ import { parseObjectBody } from '../body.js'
 import type { Call, Services } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { renderRecord } from '../../domain/render.js'
+import { EMAIL_MAX_LENGTH, isEmail } from '../../domain/values.js'
 
 function requiredParameter(call: Call, name: string): string {
   const value = call.request.query.get(name)
   if (value === undefined || value.trim() === '') throw wrongParameter(`query parameter '${name}' is required`)
   return value.trim()
+}
+
+/** A required query parameter no longer than `maxLength`: a name looked up as a key of the store (400 past it). */
+function boundedParameter(call: Call, name: string, maxLength: number, what: string): string {
+  const value = requiredParameter(call, name)
+  if (value.length > maxLength) throw wrongParameter(`query parameter '${name}' has ${value.length} characters; ${what} has at most ${maxLength}`)
+  return value
+}
+
+/** The `email` query parameter, lower-cased: required, and no longer than an e-mail address may be. */
+export function emailParameter(call: Call): string {
+  return boundedParameter(call, 'email', EMAIL_MAX_LENGTH, 'an e-mail address').toLowerCase()
 }
 
 export function tenantUrl(services: Services, tenant: string): string {
@@ -61,7 +74,7 @@ export async function tenantsHoldingEmail(services: Services, email: string): Pr
 
 export async function checkUrl(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
-  const url = requiredParameter(call, 'url').toLowerCase()
+  const url = boundedParameter(call, 'url', TENANT_NAME_MAX_LENGTH, 'a URL prefix').toLowerCase()
   const { registry } = call.services
   // A cluster node's copy of the tenant directory may not hold a sign-up another node has just made.
   await registry.store.freshen?.('tenants', url)
@@ -70,13 +83,13 @@ export async function checkUrl(call: Call): Promise<ApiResponse> {
 
 export async function checkEmail(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
-  const email = requiredParameter(call, 'email').toLowerCase()
+  const email = emailParameter(call)
   return dataResponse(call.request, { exists: (await tenantsHoldingEmail(call.services, email)).length > 0 }, { root: 'result' })
 }
 
 export async function findUrl(call: Call): Promise<ApiResponse> {
   requireApiKey(call)
-  const email = requiredParameter(call, 'email').toLowerCase()
+  const email = emailParameter(call)
   const [tenant] = await tenantsHoldingEmail(call.services, email)
   return dataResponse(call.request, { url: tenant === undefined ? null : tenantUrl(call.services, tenant) }, { root: 'result' })
 }
@@ -104,6 +117,10 @@ export async function signUp(call: Call): Promise<ApiResponse> {
   }
   const { id: _ownerId, ...ownerValues } = readFields(User, body.owner, source, true)
   const email = typeof ownerValues.email === 'string' ? ownerValues.email.trim().toLowerCase() : ''
+  // Checked before the e-mail index is asked (EMAIL_MAX_LENGTH bounds its keys); the write would refuse it anyway.
+  if (email !== '' && !isEmail(email)) {
+    throw violation([{ entityType: 'User', field: 'email', constraint: 'Email', message: `User.email must be a well-formed e-mail address of at most ${EMAIL_MAX_LENGTH} characters` }])
+  }
   if (email !== '' && (await tenantsHoldingEmail(call.services, email)).length > 0) {
     throw new ApiError('TL01-1102', `a user with e-mail '${email}' already exists`)
   }

@@ -10,7 +10,8 @@
  *   GET    /{path}/@deleted         trashed objects;  GET /{path}/{id}/@deleted  one of them
  *   GET    /{path}/@{view}          a view (views.ts)
  *   GET    /{path}/${selection}     a view named as an operation (`$unbilled`), or its summary (`$unbilledsummary`)
- *   GET    /{path}/{id}             read;  PUT update;  DELETE to the trash (?hard=true: for good)
+ *   GET    /{path}/{id}             read;  PUT update;  PATCH update by a JSON Merge Patch (domain/mergePatch.ts);
+ *                                   DELETE to the trash (?hard=true: for good)
  *                                   (ETag and If-None-Match on reads, If-Match on changes: etag.ts, etagPreconditions.ts)
  *          /{path}/@self|@own/…     the caller's user, the account: an alias of the id (domain/selfAlias.ts)
  *   POST   /{path}/{id}/$set        set fields from the query
@@ -25,6 +26,7 @@
 import { ApiError, notFound, wrongParameter } from '../../domain/errors.js'
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/credentials.js'
 import { readFields, readVersion, type ValueSource } from '../../domain/input.js'
+import { mergePatchFields } from '../../domain/mergePatch.js'
 import { metadataOf } from '../../domain/metadata.js'
 import { dummyOf } from '../../domain/dummy.js'
 import { createObject } from '../../domain/operations/createObject.js'
@@ -33,6 +35,7 @@ import { checkExpectedVersion } from '../../domain/operations/expectedVersion.js
 import { findVisible } from '../../domain/operations/findVisible.js'
 import { fieldsFromText, setFields as setObjectFields } from '../../domain/operations/setFields.js'
 import { updateObject } from '../../domain/operations/updateObject.js'
+import { CURRENT_PASSWORD_FIELD } from '../../domain/passwordRules.js'
 import { renderedJsonOf } from '../../domain/renderedJson.js'
 import { aliasedId, isSelfAlias } from '../../domain/selfAlias.js'
 import { renderList, renderRecord, renderShown, type OutObject, type RenderOptions } from '../../domain/render.js'
@@ -49,6 +52,7 @@ import { listCondition, withObjectEtag } from '../etag.js'
 import { ifMatchOf } from '../etagPreconditions.js'
 import { listPagingOf, pagingHeaders, type ListPaging } from '../paging.js'
 import type { Call, Principal } from '../call.js'
+import { DATES_OPTION, jsonDateFormOf } from '../jsonDates.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, formatOf, textResponse, type ApiResponse } from '../response.js'
 import { findAction } from './actions.js'
@@ -56,13 +60,14 @@ import { findView, findViewSummary, viewScope } from './views.js'
 import { writeOptionsOf } from './writeOptions.js'
 import { writeCheckOf, type WriteCheck } from './writeChecks.js'
 import { requireSession } from '../requireSession.js'
+import { withKnownPassword } from './passwordProof.js'
 import { exportOf } from '../export/exportAnswer.js'
 import type { ExportFormat } from '../export/exportFormat.js'
 import { listExport } from '../export/recordTable.js'
 import { summaryExport } from '../export/summaryTable.js'
 
 const METHODS_ON_COLLECTION = ['GET', 'POST']
-const METHODS_ON_ITEM = ['GET', 'PUT', 'DELETE']
+const METHODS_ON_ITEM = ['GET', 'PUT', 'PATCH', 'DELETE']
 
 export class MethodNotAllowed extends ApiError {
   constructor(method: string, allowed: readonly string[]) {
@@ -88,7 +93,8 @@ function appendedCounters(call: Call, decl: ResourceDecl): ResourceDecl['appends
 function renderOptionsWith(call: Call, decl: ResourceDecl, state: TenantState, declared: ResourceDecl['appends']): RenderOptions {
   /** Counters are shown as the caller sees them (a personal project counts only for its owner). */
   const viewerId = requireSession(call).principal.userId
-  const options: RenderOptions = { noExpand: queryFlag(call.request, 'no_expand'), jsonDates: formatOf(call.request) !== 'xml' }
+  // Dates as `/Date(ms)/` text already unless the answer is XML or asks for ISO dates (OutDate then: jsonDates.ts).
+  const options: RenderOptions = { noExpand: queryFlag(call.request, 'no_expand'), jsonDates: formatOf(call.request) !== 'xml' && jsonDateFormOf(call.request) === 'ms' }
   if (declared.length > 0) {
     options.counters = (rec: Rec) => {
       const values: Record<string, number> = {}
@@ -103,10 +109,10 @@ function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): Rend
   return renderOptionsWith(call, decl, state, appendedCounters(call, decl))
 }
 
-/** The render options of an answer that shows records; in JSON with the text kept across answers (renderedJson.ts). */
+/** The render options of an answer that shows records; in JSON with `/Date(ms)/` dates with the text kept across answers (renderedJson.ts). */
 function shownOptions(call: Call, decl: ResourceDecl, state: TenantState): RenderOptions {
   const options = renderOptions(call, decl, state)
-  if (formatOf(call.request) === 'json') options.renderedJson = renderedJsonOf(state)
+  if (options.jsonDates === true && formatOf(call.request) === 'json') options.renderedJson = renderedJsonOf(state)
   return options
 }
 
@@ -120,10 +126,20 @@ function objectResponse(call: Call, decl: ResourceDecl, out: OutObject | JsonFra
   return dataResponse(call.request, out, { root: decl.xmlItemName }, status)
 }
 
-/** Reads a body into field values, hashing passwords first (that is slow, so it happens outside the mailbox). */
-async function readBodyValues(call: Call, decl: ResourceDecl, creating: boolean): Promise<{ values: Record<string, unknown>; version: number | null; source: ValueSource }> {
-  const { value, source } = parseObjectBody(call.request)
-  const values = readFields(decl, value, source, creating)
+/** How a body names the values it writes: the fields of a create or a PUT, or a PATCH's JSON Merge Patch (domain/mergePatch.ts). */
+type BodyForm = 'create' | 'update' | 'mergePatch'
+
+/**
+ * Reads a body into field values, hashing passwords first (that is slow, so it happens outside the mailbox); `body`
+ * is the body as sent (what else it says: a `currentPassword`).
+ */
+async function readBodyValues(
+  call: Call,
+  decl: ResourceDecl,
+  form: BodyForm,
+): Promise<{ values: Record<string, unknown>; version: number | null; source: ValueSource; body: Record<string, unknown> }> {
+  const { value, source } = parseObjectBody(call.request, { mergePatch: form === 'mergePatch' })
+  const values = form === 'mergePatch' ? mergePatchFields(decl, value, source) : readFields(decl, value, source, form === 'create')
   for (const fieldDecl of decl.fields) {
     const plain = values[fieldDecl.name]
     if (!fieldDecl.hashed || plain === undefined || plain === null) continue
@@ -134,7 +150,17 @@ async function readBodyValues(call: Call, decl: ResourceDecl, creating: boolean)
     }
     values[fieldDecl.name] = await hashPassword(plain, call.services.config.passwordCost)
   }
-  return { values, version: readVersion(value, source), source }
+  return { values, version: readVersion(value, source), source, body: value }
+}
+
+/**
+ * The session an update is made in: with the proof of the caller's password when the update sets a hashed field (a
+ * password) of the caller's own record and the body gives `currentPassword` (passwordProof.ts; the domain decides
+ * whether the change needs it: domain/passwordRules.ts).
+ */
+async function updateSession(call: Call, decl: ResourceDecl, id: string, principal: Principal, values: Record<string, unknown>, body: Record<string, unknown>) {
+  const setsHashed = decl.fields.some((fieldDecl) => fieldDecl.hashed && values[fieldDecl.name] !== undefined)
+  return setsHashed ? withKnownPassword(call, principal, id, body[CURRENT_PASSWORD_FIELD]) : principal
 }
 
 /**
@@ -228,7 +254,7 @@ function checked(call: Call, check: WriteCheck | undefined, rec: Rec): Rec {
 async function create(call: Call, decl: ResourceDecl, fixed: Record<string, unknown>): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   if (!decl.creatable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be created here`)
-  const { values } = await readBodyValues(call, decl, true)
+  const { values } = await readBodyValues(call, decl, 'create')
   const derive = writeOptionsOf(call.request, decl)
   const counters = writtenCounters(call, decl)
   const check = writeCheckOf(decl)
@@ -247,11 +273,13 @@ function read(call: Call, at: CollectionAt, id: string, inTrash: boolean): Maybe
   })
 }
 
-async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<string, unknown>): Promise<ApiResponse> {
-  const { tenant, principal } = requireSession(call)
-  const { values, version } = await readBodyValues(call, decl, false)
+/** PUT, and PATCH (`form` 'mergePatch'): the same update, its values read from the body each in its way. */
+async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<string, unknown>, form: BodyForm): Promise<ApiResponse> {
+  const { tenant, principal: caller } = requireSession(call)
+  const { values, version, body } = await readBodyValues(call, decl, form)
   Object.assign(values, fixed)
-  // version_ignore=true overwrites the object at whatever version it is, even when the body names one (design §4).
+  const principal = await updateSession(call, decl, id, caller, values, body)
+  // version_ignore=true overwrites the object at whatever version it is, even when the body names one (ARCHITECTURE.md §4).
   const versionIgnored = queryFlag(call.request, 'version_ignore')
   const derive = writeOptionsOf(call.request, decl)
   const counters = writtenCounters(call, decl)
@@ -269,7 +297,7 @@ async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<
 /** `$set?field=value&…`: a PUT from query parameters; the version is checked only when the query names it (and not version_ignore). */
 async function setFields(call: Call, decl: ResourceDecl, id: string, fixed: Record<string, unknown>): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
-  const reserved = new Set(['token', 'format', 'callback', 'suppress_response_code', 'response_object', 'no_expand', 'version', 'version_ignore', 'method', 'apikey'])
+  const reserved = new Set(['token', 'format', 'callback', 'suppress_response_code', 'response_object', 'no_expand', 'version', 'version_ignore', 'method', 'apikey', DATES_OPTION])
   const values = Object.assign(fieldsFromText(decl, [...call.request.query].filter(([name]) => !reserved.has(name))), fixed)
   const versionText = call.request.query.get('version')
   const version = versionText === undefined || queryFlag(call.request, 'version_ignore') ? null : readVersion({ version: versionText }, 'text')
@@ -433,7 +461,8 @@ function handleItem(call: Call, at: CollectionAt, id: string, second: string | u
   const method = call.request.method
   if (second === undefined) {
     if (method === 'GET') return read(call, at, id, false)
-    if (method === 'PUT') return update(call, decl, id, fixedOf(at))
+    if (method === 'PUT') return update(call, decl, id, fixedOf(at), 'update')
+    if (method === 'PATCH') return update(call, decl, id, fixedOf(at), 'mergePatch')
     if (method === 'DELETE') {
       const action = findAction(decl.type, 'DELETE')
       return action === undefined ? remove(call, decl, id) : action.handle(call, decl, id, within)

@@ -1,6 +1,6 @@
 /*
  * What a write of cluster mode rejects with when the node no longer holds
- * the tenant's lease at the epoch its writes carry (design §8, fencing):
+ * the tenant's lease at the epoch its writes carry (ARCHITECTURE.md §8, fencing):
  * another node took the tenant over, or this node never held it. The write
  * went in nowhere; the cluster layer drops the tenant on hearing it.
  */

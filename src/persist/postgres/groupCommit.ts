@@ -1,5 +1,5 @@
 /*
- * Group commit with fencing (design §8): every log append and every
+ * Group commit with fencing (ARCHITECTURE.md §8): every log append and every
  * directory write a node issues in one event-loop turn goes into ONE
  * PostgreSQL transaction, and an append resolves only once its COMMIT
  * returned (synchronous_commit on: flushed, and on a synchronous standby).

@@ -1,5 +1,5 @@
 /*
- * Cluster mode's storage on PostgreSQL (design §8), for the wiring and the
+ * Cluster mode's storage on PostgreSQL (ARCHITECTURE.md §8), for the wiring and the
  * cluster layer:
  *
  *   openPgStorage(url, { nodeId, onNotice? }) → PgStorage

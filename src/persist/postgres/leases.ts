@@ -1,5 +1,5 @@
 /*
- * The lease rows (design §8): one per tenant, naming the node that may
+ * The lease rows (ARCHITECTURE.md §8): one per tenant, naming the node that may
  * write it, until when, and the epoch its writes carry. Only SQL here; the
  * cluster layer decides when to claim, renew and let go.
  *

@@ -1,5 +1,5 @@
 /*
- * The membership table (design §8): each node registers itself at start
+ * The membership table (ARCHITECTURE.md §8): each node registers itself at start
  * (its id and the internal address other nodes forward to) and beats its
  * heartbeat while it runs; the `cluster` command and the forwarding read
  * them. Times are the database's (now()), as for leases.

@@ -1,5 +1,5 @@
 /*
- * The Storage of cluster mode (ports.ts; design §8) on PostgreSQL, opened by
+ * The Storage of cluster mode (ports.ts; ARCHITECTURE.md §8) on PostgreSQL, opened by
  * openPgStorage: migrations first (schema.ts), then the listener of the
  * other nodes' directory changes started and the directory mirror loaded
  * (directoryMirror.ts: a change committed meanwhile is in the load or

@@ -4,7 +4,7 @@
  * seconds; always a final line with the count and the time taken.
  */
 import t from 'tap'
-import { progress } from '../../../src/progress.js'
+import { progress, progressAfter } from '../../../src/progress.js'
 
 function fakeSink(isTTY: boolean): { isTTY: boolean; text: string; write(chunk: string): void } {
   return {
@@ -55,4 +55,33 @@ t.test('short work prints only the final line', async (t) => {
   quick.update(10)
   quick.finish()
   t.equal(sink.text, 'import x  10 records in 0ms\n')
+})
+
+t.test('progressAfter: nothing for work within its grace time; past it, shown from the start of the work', async (t) => {
+  const quickSink = fakeSink(false)
+  let nowMs = 0
+  const quick = progressAfter(1000, 'load small', 'records', null, quickSink, () => nowMs)
+  nowMs = 400
+  quick.update(500)
+  nowMs = 900
+  quick.finish()
+  t.equal(quickSink.text, '', 'a load of 0.9 s says nothing, not even its final line')
+
+  const slowSink = fakeSink(false)
+  nowMs = 0
+  const slow = progressAfter(1000, 'load big', 'records', null, slowSink, () => nowMs)
+  for (let second = 1; second <= 11; second += 1) {
+    nowMs = second * 1000
+    slow.update(second * 100_000)
+  }
+  slow.finish()
+  t.same(slowSink.text.trimEnd().split('\n'), ['load big  500000 records  100000 records/s', 'load big  1000000 records  100000 records/s', 'load big  1100000 records in 11s'])
+
+  const lateSink = fakeSink(true)
+  nowMs = 0
+  const late = progressAfter(1000, 'load late', 'records', 10, lateSink, () => nowMs)
+  late.update(4)
+  nowMs = 3000
+  late.finish()
+  t.equal(lateSink.text, 'load late  4 records in 3s\n', 'work that passed its grace time between two updates gets its final line, with the last count')
 })

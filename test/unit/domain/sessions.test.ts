@@ -54,7 +54,10 @@ t.test('a password change asked for in a session ends every other session of the
   const { state, owner, write } = domainTenant()
   const asking = write((tx) => issueTokens(tx, owner.userId, LIFETIMES))
   const other = write((tx) => issueTokens(tx, owner.userId, LIFETIMES))
-  const session = { ...owner, tokenId: secretId(asking.token) }
+  const unproven = { ...owner, tokenId: secretId(asking.token) }
+  t.throws(() => write((tx) => confirmForUser(tx, unproven, owner.userId, 'confirmation-id', 60_000, true)), { code: 'TL01-1008' }, 'not without the current password')
+  const user = state.get('User', owner.userId) as Rec
+  const session = { ...unproven, knownPassword: { userId: owner.userId, hash: user.password as string, version: user.version } }
   const email = write((tx) => confirmForUser(tx, session, owner.userId, 'confirmation-id', 60_000, true))
   t.equal(email, 'olga@acme.test')
   const confirmation = state.get('PasswordConfirmation', secretId('confirmation-id')) as Rec

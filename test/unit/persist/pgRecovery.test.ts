@@ -21,118 +21,121 @@ import { recoverTenant, snapshotBodyOf } from '../../../src/tenants/recovery.js'
 import { holdTenant, openNode, timeRecordEntry } from '../../helpers/pgStorage.js'
 import { startPostgres, type PostgresServer } from '../../helpers/postgresServer.js'
 import { tempDataDir } from '../../helpers/server.js'
+import { installed } from '../../helpers/systemPrograms.js'
 
-const MAP_SIZE_BYTES = 64 * 1024 * 1024
-const AT = 1_700_000_000_000
+if (installed(t, ['postgresql'])) {
+  const MAP_SIZE_BYTES = 64 * 1024 * 1024
+  const AT = 1_700_000_000_000
 
-let pg: PostgresServer
-t.before(async () => {
-  pg = await startPostgres()
-})
-t.teardown(() => pg.stop())
-
-const entries = Array.from({ length: 8 }, (_, at) => timeRecordEntry(`record ${at + 1}`, AT + at * 1000))
-
-/** The state after the first `count` entries, as the engine applies them. */
-function stateAfter(count: number): TenantState {
-  const state = new TenantState('acme')
-  for (let seq = 1; seq <= count; seq += 1) state.applyEntry(seq, entries[seq - 1]!)
-  return state
-}
-
-async function partsOf(url: string, seq: number): Promise<Buffer> {
-  const sql = postgres(url, { max: 1 })
-  try {
-    const rows = await sql<{ bytes: Buffer }[]>`SELECT bytes FROM snapshot_parts WHERE tenant = 'acme' AND seq = ${seq} ORDER BY part`
-    return Buffer.concat(rows.map((row) => row.bytes))
-  } finally {
-    await sql.end()
-  }
-}
-
-async function filled(t: Test): Promise<{ node: PgStorage; url: string; embedded: LogStore; embeddedFile: string }> {
-  const dataDir = tempDataDir('pg-recovery')
-  const embedded = LogStore.open(dataDir, MAP_SIZE_BYTES)
-  const url = await pg.freshDatabase()
-  const node = await openNode(url, 'a')
-  t.teardown(async () => {
-    await node.close()
-    await embedded.close()
-    fs.rmSync(dataDir, { recursive: true, force: true })
+  let pg: PostgresServer
+  t.before(async () => {
+    pg = await startPostgres()
   })
-  await holdTenant(node, 'acme')
-  for (const store of [embedded, node]) await Promise.all(entries.map((entry, at) => store.append('acme', at + 1, entry)))
-  const body = snapshotBodyOf(stateAfter(3))
-  const { file } = await embedded.snapshots.write('acme', 3, AT, body)
-  await node.snapshots.write('acme', 3, AT, body)
-  return { node, url, embedded, embeddedFile: file }
+  t.teardown(() => pg.stop())
+
+  const entries = Array.from({ length: 8 }, (_, at) => timeRecordEntry(`record ${at + 1}`, AT + at * 1000))
+
+  /** The state after the first `count` entries, as the engine applies them. */
+  function stateAfter(count: number): TenantState {
+    const state = new TenantState('acme')
+    for (let seq = 1; seq <= count; seq += 1) state.applyEntry(seq, entries[seq - 1]!)
+    return state
+  }
+
+  async function partsOf(url: string, seq: number): Promise<Buffer> {
+    const sql = postgres(url, { max: 1 })
+    try {
+      const rows = await sql<{ bytes: Buffer }[]>`SELECT bytes FROM snapshot_parts WHERE tenant = 'acme' AND seq = ${seq} ORDER BY part`
+      return Buffer.concat(rows.map((row) => row.bytes))
+    } finally {
+      await sql.end()
+    }
+  }
+
+  async function filled(t: Test): Promise<{ node: PgStorage; url: string; embedded: LogStore; embeddedFile: string }> {
+    const dataDir = tempDataDir('pg-recovery')
+    const embedded = LogStore.open(dataDir, MAP_SIZE_BYTES)
+    const url = await pg.freshDatabase()
+    const node = await openNode(url, 'a')
+    t.teardown(async () => {
+      await node.close()
+      await embedded.close()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    })
+    await holdTenant(node, 'acme')
+    for (const store of [embedded, node]) await Promise.all(entries.map((entry, at) => store.append('acme', at + 1, entry)))
+    const body = snapshotBodyOf(stateAfter(3))
+    const { file } = await embedded.snapshots.write('acme', 3, AT, body)
+    await node.snapshots.write('acme', 3, AT, body)
+    return { node, url, embedded, embeddedFile: file }
+  }
+
+  t.test('recovery after prepare equals the embedded recovery; the snapshot bytes are the file', async (t) => {
+    const { node, url, embedded, embeddedFile } = await filled(t)
+    t.ok((await partsOf(url, 3)).equals(fs.readFileSync(embeddedFile)), 'byte for byte the embedded snapshot file')
+    await node.prepare('acme')
+    const fromPg = recoverTenant('acme', node)
+    const fromLmdb = recoverTenant('acme', embedded)
+    t.equal(fromPg.report.snapshotSeq, 3, 'from the snapshot')
+    t.equal(fromPg.report.replayedEntries, 5, 'then the 5 entries after it')
+    t.equal(fromPg.state.seq, 8)
+    t.same(snapshotBodyOf(fromPg.state), snapshotBodyOf(fromLmdb.state), 'the same state as the embedded store')
+    t.same(snapshotBodyOf(fromPg.state), snapshotBodyOf(stateAfter(8)), 'which is the state of the 8 entries')
+    t.same([...node.seqs('acme')], [...embedded.seqs('acme')], 'the same sequence numbers')
+    t.equal(node.snapshots.readHeader(node.snapshots.list('acme')[0]!.file).sha256, embedded.snapshots.readHeader(embeddedFile).sha256, 'the same header')
+  })
+
+  t.test('a snapshot larger than a part is stored in parts and read back whole', async (t) => {
+    const { node, url } = await filled(t)
+    const big = stateAfter(8)
+    const body = snapshotBodyOf(big)
+    body.collections.TimeRecord = Array.from({ length: 3000 }, (_, at) => ({ ...(body.collections.TimeRecord![0] as object), id: `big${at}`, description: crypto.randomBytes(300).toString('hex') }))
+    const { bytes } = await node.snapshots.write('acme', 8, AT, body)
+    t.ok(bytes > PART_BYTES, `${bytes} bytes, over one part`)
+    t.equal((await partsOf(url, 8)).length, bytes, 'all parts together')
+    await node.prepare('acme')
+    const { state, report } = recoverTenant('acme', node)
+    t.equal(report.snapshotSeq, 8)
+    t.equal(state.collection('TimeRecord').size, 3000, 'every record read back')
+  })
+
+  t.test('a damaged snapshot is skipped for the one before it, counted, and set aside by pruning', async (t) => {
+    const { node, url } = await filled(t)
+    await node.snapshots.write('acme', 6, AT + 6000, snapshotBodyOf(stateAfter(6)))
+    const sql = postgres(url, { max: 1 })
+    await sql`UPDATE snapshot_parts SET bytes = overlay(bytes placing '\\xff'::bytea from length(bytes) - 3) WHERE tenant = 'acme' AND seq = 6`
+    await sql.end()
+    await node.prepare('acme')
+    t.equal(node.snapshots.faults.count, 1, 'prepare found it and counted it')
+    const { state, report } = recoverTenant('acme', node)
+    t.equal(report.snapshotSeq, 3, 'recovery went back to the snapshot at 3')
+    t.equal(report.skippedSnapshots.length, 1, 'naming the one skipped')
+    t.same(snapshotBodyOf(state), snapshotBodyOf(stateAfter(8)), 'the state is whole')
+    t.equal(node.snapshots.faults.count, 1, 'counted once')
+    const logNeededAfter = await node.snapshots.prune('acme', 1, AT + 100_000, (seq) => !node.hasEntry('acme', seq))
+    t.same(node.snapshots.list('acme').map((listing) => listing.seq), [3], 'the damaged one is set aside, no longer listed')
+    t.equal(logNeededAfter, 3, 'the log up to the kept snapshot is no longer needed')
+  })
+
+  t.test('log pruning and truncation keep the synchronous reads right', async (t) => {
+    const { node } = await filled(t)
+    await node.prepare('acme', { wholeLog: true })
+    t.equal(node.entryAt('acme', 2)?.at, AT + 1000, 'wholeLog: an entry before the snapshot reads')
+    t.equal(await node.prune('acme', 5, AT + 2500), 3, 'pruned up to the first entry written at or after beforeMs')
+    t.equal(node.firstSeq('acme'), 4)
+    t.equal(node.logLength('acme'), 5)
+    t.equal(node.entryAt('acme', 2), undefined, 'a pruned entry is gone')
+    await node.truncateAfter('acme', 6)
+    t.equal(node.lastSeq('acme'), 6)
+    t.same([...node.entriesAfter('acme', 3)].map((read) => read.seq), [4, 5, 6])
+    t.equal(node.logEntryCount(), 3)
+    node.forget('acme')
+    t.equal(node.lastSeq('acme'), 6, 'after forget the sequence numbers still answer')
+    t.ok(node.hasEntry('acme', 5))
+    await node.append('acme', 7, timeRecordEntry('after forget'))
+    t.equal(node.lastSeq('acme'), 7, 'and follow appends')
+    t.throws(() => [...node.entriesAfter('acme', 0)], /forgotten/, 'the entries themselves are gone')
+    t.throws(() => node.lastSeq('never'), /tenant 'never'.*not prepared/, 'a tenant never prepared throws naming it')
+    t.throws(() => node.snapshots.list('never'), /tenant 'never'/)
+  })
 }
-
-t.test('recovery after prepare equals the embedded recovery; the snapshot bytes are the file', async (t) => {
-  const { node, url, embedded, embeddedFile } = await filled(t)
-  t.ok((await partsOf(url, 3)).equals(fs.readFileSync(embeddedFile)), 'byte for byte the embedded snapshot file')
-  await node.prepare('acme')
-  const fromPg = recoverTenant('acme', node)
-  const fromLmdb = recoverTenant('acme', embedded)
-  t.equal(fromPg.report.snapshotSeq, 3, 'from the snapshot')
-  t.equal(fromPg.report.replayedEntries, 5, 'then the 5 entries after it')
-  t.equal(fromPg.state.seq, 8)
-  t.same(snapshotBodyOf(fromPg.state), snapshotBodyOf(fromLmdb.state), 'the same state as the embedded store')
-  t.same(snapshotBodyOf(fromPg.state), snapshotBodyOf(stateAfter(8)), 'which is the state of the 8 entries')
-  t.same([...node.seqs('acme')], [...embedded.seqs('acme')], 'the same sequence numbers')
-  t.equal(node.snapshots.readHeader(node.snapshots.list('acme')[0]!.file).sha256, embedded.snapshots.readHeader(embeddedFile).sha256, 'the same header')
-})
-
-t.test('a snapshot larger than a part is stored in parts and read back whole', async (t) => {
-  const { node, url } = await filled(t)
-  const big = stateAfter(8)
-  const body = snapshotBodyOf(big)
-  body.collections.TimeRecord = Array.from({ length: 3000 }, (_, at) => ({ ...(body.collections.TimeRecord![0] as object), id: `big${at}`, description: crypto.randomBytes(300).toString('hex') }))
-  const { bytes } = await node.snapshots.write('acme', 8, AT, body)
-  t.ok(bytes > PART_BYTES, `${bytes} bytes, over one part`)
-  t.equal((await partsOf(url, 8)).length, bytes, 'all parts together')
-  await node.prepare('acme')
-  const { state, report } = recoverTenant('acme', node)
-  t.equal(report.snapshotSeq, 8)
-  t.equal(state.collection('TimeRecord').size, 3000, 'every record read back')
-})
-
-t.test('a damaged snapshot is skipped for the one before it, counted, and set aside by pruning', async (t) => {
-  const { node, url } = await filled(t)
-  await node.snapshots.write('acme', 6, AT + 6000, snapshotBodyOf(stateAfter(6)))
-  const sql = postgres(url, { max: 1 })
-  await sql`UPDATE snapshot_parts SET bytes = overlay(bytes placing '\\xff'::bytea from length(bytes) - 3) WHERE tenant = 'acme' AND seq = 6`
-  await sql.end()
-  await node.prepare('acme')
-  t.equal(node.snapshots.faults.count, 1, 'prepare found it and counted it')
-  const { state, report } = recoverTenant('acme', node)
-  t.equal(report.snapshotSeq, 3, 'recovery went back to the snapshot at 3')
-  t.equal(report.skippedSnapshots.length, 1, 'naming the one skipped')
-  t.same(snapshotBodyOf(state), snapshotBodyOf(stateAfter(8)), 'the state is whole')
-  t.equal(node.snapshots.faults.count, 1, 'counted once')
-  const logNeededAfter = await node.snapshots.prune('acme', 1, AT + 100_000, (seq) => !node.hasEntry('acme', seq))
-  t.same(node.snapshots.list('acme').map((listing) => listing.seq), [3], 'the damaged one is set aside, no longer listed')
-  t.equal(logNeededAfter, 3, 'the log up to the kept snapshot is no longer needed')
-})
-
-t.test('log pruning and truncation keep the synchronous reads right', async (t) => {
-  const { node } = await filled(t)
-  await node.prepare('acme', { wholeLog: true })
-  t.equal(node.entryAt('acme', 2)?.at, AT + 1000, 'wholeLog: an entry before the snapshot reads')
-  t.equal(await node.prune('acme', 5, AT + 2500), 3, 'pruned up to the first entry written at or after beforeMs')
-  t.equal(node.firstSeq('acme'), 4)
-  t.equal(node.logLength('acme'), 5)
-  t.equal(node.entryAt('acme', 2), undefined, 'a pruned entry is gone')
-  await node.truncateAfter('acme', 6)
-  t.equal(node.lastSeq('acme'), 6)
-  t.same([...node.entriesAfter('acme', 3)].map((read) => read.seq), [4, 5, 6])
-  t.equal(node.logEntryCount(), 3)
-  node.forget('acme')
-  t.equal(node.lastSeq('acme'), 6, 'after forget the sequence numbers still answer')
-  t.ok(node.hasEntry('acme', 5))
-  await node.append('acme', 7, timeRecordEntry('after forget'))
-  t.equal(node.lastSeq('acme'), 7, 'and follow appends')
-  t.throws(() => [...node.entriesAfter('acme', 0)], /forgotten/, 'the entries themselves are gone')
-  t.throws(() => node.lastSeq('never'), /tenant 'never'.*not prepared/, 'a tenant never prepared throws naming it')
-  t.throws(() => node.snapshots.list('never'), /tenant 'never'/)
-})

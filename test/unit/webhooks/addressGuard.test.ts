@@ -19,6 +19,31 @@ t.test('forbidden addresses', async (t) => {
   t.notOk(isForbiddenAddress('example.com'), 'a name is no address')
 })
 
+t.test('IPv6 forms that reach inside a network or carry a refused IPv4 address', async (t) => {
+  const forbidden = {
+    'IPv4-compatible loopback, dotted': '::127.0.0.1',
+    'IPv4-compatible loopback, hexadecimal': '::7f00:1',
+    'IPv4-compatible, any (deprecated)': '::8.8.8.8',
+    'site-local (deprecated)': 'fec0::1',
+    'site-local, its last block': 'feff:ffff::1',
+    'IPv4-translated loopback': '::ffff:0:7f00:1',
+    'local-use NAT64': '64:ff9b:1::a00:1',
+    '6to4 of a loopback address': '2002:7f00:1::1',
+    '6to4 of a private address': '2002:c0a8:101::1',
+    '6to4 of the metadata address': '2002:a9fe:a9fe::',
+    'Teredo with a private server': '2001:0:a00:1::1',
+    'Teredo with a loopback client (bits inverted)': '2001:0:808:808:0:0:80ff:fffe',
+    'Teredo with a private client (bits inverted)': '2001::808:808:8000:ffff:f5ff:fffe',
+  }
+  for (const [label, address] of Object.entries(forbidden)) t.ok(isForbiddenAddress(address), `${label}: ${address}`)
+  const allowed = {
+    '6to4 of a public address': '2002:808:808::1',
+    'Teredo between public addresses': '2001:0:808:808:0:0:f7f7:f7f7',
+    'a global address': '2a00:1450:4001:82b::200e',
+  }
+  for (const [label, address] of Object.entries(allowed)) t.notOk(isForbiddenAddress(address), `${label}: ${address}`)
+})
+
 const refused = (make: () => unknown, message: RegExp) => {
   try {
     make()
@@ -33,7 +58,7 @@ t.test('URLs', async (t) => {
   t.ok(refused(() => webhookUrl('nope', false), /not a URL/))
   t.ok(refused(() => webhookUrl('file:///etc/passwd', false), /http or https/))
   t.ok(refused(() => webhookUrl('https://u:p@example.com/', false), /credentials/))
-  for (const url of ['http://127.0.0.1/', 'http://[::1]:8080/', 'http://0x7f.1/', 'http://2130706433/', 'http://[::ffff:169.254.169.254]/']) {
+  for (const url of ['http://127.0.0.1/', 'http://[::1]:8080/', 'http://0x7f.1/', 'http://2130706433/', 'http://[::ffff:169.254.169.254]/', 'http://[::127.0.0.1]/', 'http://[::7f00:1]/', 'http://[fec0::1]/', 'http://[2002:7f00:1::1]/']) {
     t.ok(refused(() => webhookUrl(url, false), /private, loopback/), url)
     t.equal(webhookUrl(url, true).href, new URL(url).href, `${url} with WEBHOOK_ALLOW_PRIVATE`)
   }
