@@ -65,12 +65,6 @@ export function canSee(caller: Caller, decl: ResourceDecl, rec: Rec, context: Di
   return project === undefined || !projectHiddenFrom(caller, project)
 }
 
-/**
- * canSee for many records of one type (a list's scan): what depends on the
- * type is decided once, and a record's project is looked up only among the
- * tenant's personal projects (`personalProjects`: id → project), usually
- * none. Same answers as canSee.
- */
 /** The field naming the project a record belongs to (a project's own id), whose personal projects hide it; null for none. */
 function projectFieldOf(decl: ResourceDecl): string | null {
   return decl.type === 'Project' ? 'id' : decl.fieldsByName.get('project')?.ref === 'Project' ? 'project' : null
@@ -86,6 +80,23 @@ export function visibilityFieldsOf(decl: ResourceDecl): readonly string[] | null
   return projectField === null ? ['user'] : ['user', projectField]
 }
 
+/**
+ * Whether visibilityFor's predicate answers true for every record of the type: the caller sees the whole resource
+ * (no rule of the type hides a record from them, and the tenant has no personal project), so a scan need not ask
+ * it row by row (query/plan.ts).
+ */
+export function seesEveryRecord(caller: Caller, decl: ResourceDecl, personalProjects: ReadonlyMap<string, Rec>): boolean {
+  if (decl.internal || decl.standsFor !== undefined || decl.readRule === 'userOnly') return false
+  if (decl.readRule === 'superuser' && !caller.superuser) return false
+  return projectFieldOf(decl) === null || personalProjects.size === 0
+}
+
+/**
+ * canSee for many records of one type (a list's scan): what depends on the
+ * type is decided once, and a record's project is looked up only among the
+ * tenant's personal projects (`personalProjects`: id → project), usually
+ * none. Same answers as canSee.
+ */
 export function visibilityFor(caller: Caller, decl: ResourceDecl, context: DisplayContext, personalProjects: ReadonlyMap<string, Rec>): (rec: Rec) => boolean {
   if (decl.internal) return () => false
   if (decl.standsFor !== undefined) return (rec) => canSeeWhatItStandsFor(caller, decl, rec, context)

@@ -62,6 +62,10 @@ export class Collection {
    * (then it starts over); scans and `values` make records without keeping them.
    */
   private readonly kept = new Map<number, Rec>()
+  /** The records of `kept` that reads by id asked for, by id: a read by id again is one Map lookup. */
+  private readonly keptById = new Map<string, Rec>()
+  /** Moves at every change of the collection's records (what a scan remembered of a row holds until it moves). */
+  version = 0
   /** Rows loaded (load) and not yet indexed (finishLoad): those from this one on; -1 when none. */
   private loadingFrom = -1
   /** The date column of the declaration's indexOrder, when it has one. */
@@ -110,15 +114,23 @@ export class Collection {
   }
 
   get(id: string): Rec | undefined {
+    const known = this.keptById.get(id)
+    if (known !== undefined) return known
     const row = this.table.rowOf(id)
-    return row < 0 ? undefined : this.keptRecord(row, id)
+    if (row < 0) return undefined
+    const rec = this.keptRecord(row, id)
+    this.keptById.set(id, rec)
+    return rec
   }
 
   private keptRecord(row: number, id?: string): Rec {
     let rec = this.kept.get(row)
     if (rec === undefined) {
       rec = this.table.record(row, id)
-      if (this.kept.size >= KEPT_RECORDS_MAX) this.kept.clear()
+      if (this.kept.size >= KEPT_RECORDS_MAX) {
+        this.kept.clear()
+        this.keptById.clear()
+      }
       this.kept.set(row, rec)
     }
     return rec
@@ -126,7 +138,11 @@ export class Collection {
 
   /** The collection changes: the records kept for reads may no longer be current. */
   private changed(): void {
-    if (this.kept.size > 0) this.kept.clear()
+    this.version += 1
+    if (this.kept.size > 0) {
+      this.kept.clear()
+      this.keptById.clear()
+    }
   }
 
   /** The row of the record with this id; -1 when there is none. */

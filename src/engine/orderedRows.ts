@@ -176,11 +176,15 @@ export class OrderedRows {
  * the same date comes in its own (id ascending) order. An iterator object
  * rather than a generator (a generator cost about 125 ns a record of a
  * list page). A row whose predecessor has another date is given at once;
- * a run of equal dates is found backwards and given from its start.
+ * a run of equal dates is found backwards and given from its start. Each
+ * row's date is read once: the date of the row before a run is the date
+ * of the next step's last row.
  */
 class DescendingWalk implements IterableIterator<number> {
   /** The next position back to look at. */
   private at: number
+  /** The date of the row at `at` (read when the step before looked past its run). */
+  private atDate: number
   /** A run being given: positions [runFrom, runTo), the next at runNext. */
   private runNext = 0
   private runTo = 0
@@ -192,6 +196,7 @@ class DescendingWalk implements IterableIterator<number> {
     private readonly order: RowOrder,
   ) {
     this.at = count - 1
+    this.atDate = count > 0 ? order.date(rows[count - 1] as number) : 0
   }
 
   [Symbol.iterator](): IterableIterator<number> {
@@ -204,15 +209,21 @@ class DescendingWalk implements IterableIterator<number> {
       this.runNext += 1
       return this.result
     }
-    if (this.at < 0) return DONE
     const last = this.at
-    const date = this.order.date(this.rows[last] as number)
+    if (last < 0) return DONE
+    const { rows, order } = this
+    const date = this.atDate
     let first = last
-    while (first > 0 && this.order.date(this.rows[first - 1] as number) === date) first -= 1
+    let before = first > 0 ? order.date(rows[first - 1] as number) : 0
+    while (first > 0 && before === date) {
+      first -= 1
+      before = first > 0 ? order.date(rows[first - 1] as number) : 0
+    }
     this.at = first - 1
+    this.atDate = before
     this.runNext = first + 1
     this.runTo = last + 1
-    this.result.value = this.rows[first] as number
+    this.result.value = rows[first] as number
     return this.result
   }
 }

@@ -31,6 +31,11 @@ export class StringPool {
   /** Codes whose count fell to 0 while pinned: free once unpinned. */
   private readonly freedWhilePinned: number[] = []
   private pins = 0
+  /**
+   * Moves whenever a freed code is given to another text: until it moves, a code means the text it meant (what a
+   * scan remembered per code, rowScan.ts, holds).
+   */
+  reuses = 0
 
   /** Distinct texts held. */
   get size(): number {
@@ -53,6 +58,7 @@ export class StringPool {
     if (code === undefined) {
       const own = ownCopy(text)
       const position = this.free.pop() ?? this.texts.length
+      if (position < this.texts.length) this.reuses += 1
       if (position === this.texts.length) this.texts.push(own)
       else this.texts[position] = own
       code = position + 1

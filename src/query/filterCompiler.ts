@@ -40,7 +40,7 @@ import type { RowBinding } from './rowScan.js'
 export interface CompiledFilter {
   /** True when the record passes the filter. */
   test(rec: Rec, context: DisplayContext): boolean
-  /** `test` over the rows of one collection, reading their columns (rowScan.ts); a new predicate per binding. */
+  /** `test` over the rows of one collection, reading their columns (rowScan.ts); compiled once per binding and kept. */
   bindRows(binding: RowBinding): (row: number, context: DisplayContext) => boolean
   /** Indexable pins from `<indexed path> eq <literal>` (`id` too: the primary map) joined only by top-level `and`. */
   equalities: ReadonlyMap<string, unknown>
@@ -118,11 +118,18 @@ export function compileFilter(decl: ResourceDecl, text: string): CompiledFilter 
   }
   const evaluate = compiled.evaluate
   const conjuncts = topLevelConjuncts(root)
+  // Compiled once per binding, a collection's (rowScan.ts RowBinding.of): kept with the filter for its later reads.
+  const boundRows = new WeakMap<RowBinding, (row: number, context: DisplayContext) => boolean>()
   return {
     test: (rec, context) => evaluate(rec, context) === true,
     bindRows: (binding) => {
-      const onRows = compileNode(decl, root, rowLeaves(binding)).evaluate
-      return (row, context) => onRows(row, context) === true
+      let bound = boundRows.get(binding)
+      if (bound === undefined) {
+        const onRows = compileNode(decl, root, rowLeaves(binding)).evaluate
+        bound = (row, context) => onRows(row, context) === true
+        boundRows.set(binding, bound)
+      }
+      return bound
     },
     equalities: extractEqualities(decl, conjuncts),
     ranges: extractRanges(decl, conjuncts),
