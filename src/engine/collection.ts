@@ -56,10 +56,10 @@ export class Collection {
   private readonly indexes = new Map<string, Indexed>()
   readonly rangeIndexes = new Map<string, DateBuckets>()
   /**
-   * Records made for reads of one record (`get`) and of pages (`record`), by row, until the collection's next
-   * change: while nothing changes, reading a record again gives the very object it gave before (the rendered JSON
-   * of a record is kept by its object: domain/renderedJson.ts), and costs no second making. At most KEPT_RECORDS_MAX
-   * (then it starts over); scans and `values` make records without keeping them.
+   * Records made for reads of one record (`get`) and of pages (`record`), by row, until their row changes
+   * (`changed`): while a record does not change, reading it again gives the very object it gave before (the rendered
+   * JSON of a record is kept by its object: domain/renderedJson.ts), and costs no second making. At most
+   * KEPT_RECORDS_MAX (then it starts over); scans and `values` make records without keeping them.
    */
   private readonly kept = new Map<number, Rec>()
   /** The records of `kept` that reads by id asked for, by id: a read by id again is one Map lookup. */
@@ -136,13 +136,16 @@ export class Collection {
     return rec
   }
 
-  /** The collection changes: the records kept for reads may no longer be current. */
-  private changed(): void {
+  /**
+   * The collection changes: `row` (a row that held a record before) is written over or removed, and the record kept
+   * for it is not current any more. The records kept for other rows stay (a row keeps its number while its record
+   * lives, and a removed row's number is never given to another: columnTable.ts), so the reads by id of a write's
+   * project or user after another write are still one Map lookup. A new row has nothing kept.
+   */
+  private changed(row = -1, id?: string): void {
     this.version += 1
-    if (this.kept.size > 0) {
-      this.kept.clear()
-      this.keptById.clear()
-    }
+    if (row >= 0) this.kept.delete(row)
+    if (id !== undefined) this.keptById.delete(id)
   }
 
   /** The row of the record with this id; -1 when there is none. */
@@ -240,14 +243,15 @@ export class Collection {
   /** Inserts or replaces; returns the record it replaced. */
   put(rec: Rec): Rec | undefined {
     this.assertIndexed('put')
-    this.changed()
     const row = this.table.rowOf(rec.id)
     if (row < 0) {
+      this.changed()
       const added = this.table.insert(rec)
       this.addToIndexes(added)
       return undefined
     }
-    const before = this.table.record(row)
+    const before = this.kept.get(row) ?? this.table.record(row)
+    this.changed(row, rec.id)
     const orderMoves = this.orderColumn !== null && this.orderColumn.number(row) !== numberOrNull(rec[this.decl.indexOrder as string])
     const moved: Indexed[] = []
     for (const indexed of this.indexes.values()) {
@@ -283,10 +287,10 @@ export class Collection {
 
   remove(id: string): Rec | undefined {
     this.assertIndexed('remove')
-    this.changed()
     const row = this.table.rowOf(id)
     if (row < 0) return undefined
-    const before = this.table.record(row)
+    const before = this.kept.get(row) ?? this.table.record(row)
+    this.changed(row, id)
     for (const { column, index } of this.indexes.values()) {
       const key = keyOf(column, row)
       if (key !== null) index.remove(key.code, key.misfit, row)
