@@ -5,8 +5,11 @@
  *
  *   recovery    activating the tenant: newest snapshot, decoded and loaded
  *               into collections, indexes and live aggregates (no log after it)
- *   heap        V8 heap used by the loaded tenant, per time record; and how
- *               much of it is the decoded records alone (snapshot body)
+ *   heap        memory used by the loaded tenant, per time record: V8's heap
+ *               plus the bytes of its ArrayBuffers (typed arrays: the
+ *               columns of the record store, which V8 keeps outside its
+ *               heap), each also given apart; and how much the decoded
+ *               records of the snapshot body alone take
  *   snapshot    actor.snapshot(): the synchronous part (collecting the
  *               records, which blocks the event loop) and the whole (encode,
  *               hash and write a slice at a time, fsync, rename, log prune),
@@ -51,7 +54,10 @@ const BURST = 2_000
 export interface EngineFigures {
   records: number
   recoveryMs: number
+  /** V8 heap and ArrayBuffer bytes together. */
   heapBytesPerRecord: number
+  v8HeapBytesPerRecord: number
+  arrayBufferBytesPerRecord: number
   decodedRecordBytesPerRecord: number
   snapshotSyncMs: number
   snapshotTotalMs: number
@@ -89,11 +95,18 @@ async function withPeakRss<T>(pending: Promise<T>, rssBefore: number): Promise<{
   }
 }
 
-function heapUsed(): number {
+/** V8's heap and the ArrayBuffers' bytes after a full collection. */
+function memoryUsed(): { heap: number; arrayBuffers: number } {
   if (gc === undefined) throw new Error('run with node --expose-gc')
   gc()
   gc()
-  return process.memoryUsage().heapUsed
+  const { heapUsed, arrayBuffers } = process.memoryUsage()
+  return { heap: heapUsed, arrayBuffers }
+}
+
+function heapUsed(): number {
+  const { heap, arrayBuffers } = memoryUsed()
+  return heap + arrayBuffers
 }
 
 /** Heap taken by the decoded records of the newest snapshot alone (objects and their strings). */
@@ -200,12 +213,15 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
   try {
     const decodedRecordBytesPerRecord = decodedRecordBytes(dataDir, fixture.tenant, records)
     const registry = new TenantRegistry(config, store)
-    const heapBefore = heapUsed()
+    const memoryBefore = memoryUsed()
     const recoveryStarted = performance.now()
     const actor = registry.get(fixture.tenant)
     const recoveryMs = performance.now() - recoveryStarted
     if (actor === undefined) throw new Error('tenant missing')
-    const heapBytesPerRecord = (heapUsed() - heapBefore) / records
+    const memoryAfter = memoryUsed()
+    const v8HeapBytesPerRecord = (memoryAfter.heap - memoryBefore.heap) / records
+    const arrayBufferBytesPerRecord = (memoryAfter.arrayBuffers - memoryBefore.arrayBuffers) / records
+    const heapBytesPerRecord = v8HeapBytesPerRecord + arrayBufferBytesPerRecord
 
     const rssBefore = process.memoryUsage().rss
     const snapshotStarted = performance.now()
@@ -221,6 +237,8 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
       records,
       recoveryMs,
       heapBytesPerRecord,
+      v8HeapBytesPerRecord,
+      arrayBufferBytesPerRecord,
       decodedRecordBytesPerRecord,
       snapshotSyncMs,
       snapshotTotalMs: snapshot.durationMs,

@@ -121,7 +121,7 @@ function engineRows(report: RunReport): string[][] {
   }
   const engine = report.engine
   if (engine !== null) {
-    rows.push(['V8 heap of the loaded tenant per time record (after full GC)', `${n0(engine.heapBytesPerRecord)} B`])
+    rows.push(['memory of the loaded tenant per time record (V8 heap + ArrayBuffers, after full GC)', `${n0(engine.heapBytesPerRecord)} B`])
     rows.push(['the snapshot’s records as decoded, objects and strings (before repeated texts are shared)', `${n0(engine.decodedRecordBytesPerRecord)} B`])
     rows.push(['recovery from snapshot (in-process, no log after it)', `${n0(engine.recoveryMs)} ms`])
     rows.push(['snapshot: synchronous part (collect the records; blocks the event loop)', `${n0(engine.snapshotSyncMs)} ms`])

@@ -68,6 +68,32 @@ export function canSee(caller: Caller, decl: ResourceDecl, rec: Rec, context: Di
   return project === undefined || !projectHiddenFrom(caller, project)
 }
 
+/** The field naming the project a record belongs to (a project's own id), whose personal projects hide it; null for none. */
+function projectFieldOf(decl: ResourceDecl): string | null {
+  return decl.type === 'Project' ? 'id' : decl.fieldsByName.get('project')?.ref === 'Project' ? 'project' : null
+}
+
+/**
+ * The fields of a record that visibilityFor's predicate reads, so that a scan may hand it just these
+ * (query/plan.ts); null when it reads the whole record (a resource that stands for another).
+ */
+export function visibilityFieldsOf(decl: ResourceDecl): readonly string[] | null {
+  if (decl.standsFor !== undefined) return null
+  const projectField = projectFieldOf(decl)
+  return projectField === null ? ['user'] : ['user', projectField]
+}
+
+/**
+ * Whether visibilityFor's predicate answers true for every record of the type: the caller sees the whole resource
+ * (no rule of the type hides a record from them, and the tenant has no personal project), so a scan need not ask
+ * it row by row (query/plan.ts).
+ */
+export function seesEveryRecord(caller: Caller, decl: ResourceDecl, personalProjects: ReadonlyMap<string, Rec>): boolean {
+  if (decl.internal || decl.standsFor !== undefined || decl.readRule === 'userOnly') return false
+  if (decl.readRule === 'superuser' && !caller.superuser) return false
+  return projectFieldOf(decl) === null || personalProjects.size === 0
+}
+
 /**
  * canSee for many records of one type (a list's scan): what depends on the
  * type is decided once, and a record's project is looked up only among the
@@ -79,7 +105,7 @@ export function visibilityFor(caller: Caller, decl: ResourceDecl, context: Displ
   if (decl.standsFor !== undefined) return (rec) => canSeeWhatItStandsFor(caller, decl, rec, context)
   if (decl.readRule === 'superuser' && !caller.superuser) return () => false
   const ownRecordsOnly = decl.readRule === 'userOnly'
-  const projectField = decl.type === 'Project' ? 'id' : decl.fieldsByName.get('project')?.ref === 'Project' ? 'project' : null
+  const projectField = projectFieldOf(decl)
   return (rec) => {
     if (ownRecordsOnly && rec.user !== caller.userId) return false
     if (projectField === null || personalProjects.size === 0) return true

@@ -64,6 +64,11 @@ function recordTemplate(decl: ResourceDecl): RecordTemplate {
   return known
 }
 
+/** The fields every record of the declaration holds, in their order (the engine keeps a column for each: engine/columnTable.ts). */
+export function recordFieldNames(decl: ResourceDecl): readonly string[] {
+  return Object.keys(recordTemplate(decl).template)
+}
+
 /**
  * A record decoded from the log, copied into its declaration's shape. The
  * decoder builds each record key by key, so it arrives as a hash table

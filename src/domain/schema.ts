@@ -189,7 +189,7 @@ export interface ResourceDecl {
   readonly recordCheck?: RecordCheck
   /**
    * A date field in whose order (then by id) every secondary index can read
-   * each value's records (sortedRecords.ts: kept in it from their first
+   * each value's records (engine/orderedRows.ts: kept in it from their first
    * read in it), so a list pinned to a value and sorted by that field
    * (`project/id eq '…'` and `$orderby=start desc`) reads one page, not
    * every record of the value; null when the indexes keep no order.

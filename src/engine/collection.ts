@@ -1,69 +1,172 @@
 /*
- * One resource's records in a tenant: a primary index by id
- * (recordTable.ts: sharded once large, so it never rehashes a million
- * entries at once), a secondary index (value → records) of the non-null
+ * One resource's records in a tenant: rows of columns (columnTable.ts, with
+ * its id → row index), a secondary index (value → rows) of the non-null
  * values of every indexed field of the declaration (null is the common case
  * of an optional reference, and an index of it would hold most of the
  * collection), and a day-bucketed range index for every range-indexed date
- * field. A declaration's `indexOrder` makes each value's records of the
- * secondary indexes readable in that date's order (sortedRecords.ts), from
- * either end (`orderedLookup`); otherwise they are kept as added. The
- * secondary and range indexes hold the record objects (postingIndex.ts says
- * why), so every put replaces the former version in each of them, whether
- * its value there changed or not: an index never gives a record that is not
- * the one in the primary index. Only TenantState calls put/remove, and only
- * from apply; and load/finishLoad, when a snapshot is loaded.
+ * field. A declaration's `indexOrder` makes each value's rows of the
+ * secondary indexes readable in that date's order (orderedRows.ts), from
+ * either end (`orderedLookup`); otherwise they are kept ascending, which is
+ * the collection's order.
+ *
+ * The indexes hold row numbers, and a record keeps its row for as long as
+ * it lives: a put over an existing record changes only the indexes whose
+ * value (or, kept in date order, whose date) changed, taking the row out
+ * under its old value before the columns are written and putting it back
+ * under the new one after.
+ *
+ * The domain reads records (`get`, `values`, `lookup`: made from their
+ * rows); the query layer reads rows and columns (`rowOf`, `rows`,
+ * `lookupRows`, `orderedRows`, DateBuckets.walkRows) and makes records only
+ * of what it returns. Only TenantState calls put/remove, and only from
+ * apply; and load/finishLoad, when a snapshot is loaded.
  */
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import { assertionFailed } from '../assert.js'
-import { AddedRecords } from './addedRecords.js'
+import { CodeColumn, NumberColumn, type Column } from './columns.js'
+import { ColumnTable, type FrozenTable, type LiveRows, type RecordMaker } from './columnTable.js'
 import { DateBuckets } from './dateBuckets.js'
-import { PostingIndex } from './postingIndex.js'
-import { RecordTable } from './recordTable.js'
-import { SortedRecords } from './sortedRecords.js'
+import { OrderedRows, type RowOrder } from './orderedRows.js'
+import { PostingIndex, type RowKeySet } from './postingIndex.js'
+import { RowSet } from './rowSet.js'
 import { runNow, type Steps } from './steps.js'
+import { StringPool } from './stringPool.js'
 
 /** Loaded records one step of finishLoadSteps adds to one index (about 10 ms for time records). */
 export const INDEX_STEP_RECORDS = 65_536
+/** The most records made for reads by id or for pages that a collection keeps until its next change (`record`). */
+export const KEPT_RECORDS_MAX = 1024
+
+interface Indexed {
+  readonly name: string
+  readonly column: CodeColumn
+  readonly index: PostingIndex<RowKeySet>
+}
+
+/** The key of `row` in an index of `column`: its pool code, or (code 0) its misfit value; null when the row has no value. */
+function keyOf(column: CodeColumn, row: number): { code: number; misfit: unknown } | null {
+  const code = column.code(row)
+  if (code !== 0) return { code, misfit: null }
+  const misfit = column.misfits?.get(row)
+  return misfit === undefined || misfit === null ? null : { code: 0, misfit }
+}
 
 export class Collection {
-  private readonly byId = new RecordTable()
-  private readonly indexes = new Map<string, PostingIndex<unknown, AddedRecords | SortedRecords>>()
+  readonly table: ColumnTable
+  private readonly indexes = new Map<string, Indexed>()
   readonly rangeIndexes = new Map<string, DateBuckets>()
-  /** Records loaded (load) and not yet indexed (finishLoad). */
-  private loading: Rec[] = []
+  /**
+   * Records made for reads of one record (`get`) and of pages (`record`), by row, until their row changes
+   * (`changed`): while a record does not change, reading it again gives the very object it gave before (the rendered
+   * JSON of a record is kept by its object: domain/renderedJson.ts), and costs no second making. At most
+   * KEPT_RECORDS_MAX (then it starts over); scans and `values` make records without keeping them.
+   */
+  private readonly kept = new Map<number, Rec>()
+  /** The records of `kept` that reads by id asked for, by id: a read by id again is one Map lookup. */
+  private readonly keptById = new Map<string, Rec>()
+  /** Moves at every change of the collection's records (what a scan remembered of a row holds until it moves). */
+  version = 0
+  /** Rows loaded (load) and not yet indexed (finishLoad): those from this one on; -1 when none. */
+  private loadingFrom = -1
+  /** The date column of the declaration's indexOrder, when it has one. */
+  private readonly orderColumn: NumberColumn | null
   /** Reference fields and the type each refers to. */
   readonly references: readonly (readonly [string, string])[]
   /** Stored text fields, the id among them. */
   readonly texts: readonly string[]
 
-  /** `indexStepRecords` other than the default is for tests (many steps from few records). */
+  /** `indexStepRecords` other than the default is for tests (many steps from few records); `pool` is the tenant's. */
   constructor(
     readonly decl: ResourceDecl,
     private readonly indexStepRecords = INDEX_STEP_RECORDS,
+    readonly pool = new StringPool(),
   ) {
+    this.table = new ColumnTable(decl, pool)
     this.references = decl.fields.filter((fieldDecl) => fieldDecl.ref !== undefined).map((fieldDecl) => [fieldDecl.name, fieldDecl.ref as string] as const)
     this.texts = decl.fields.filter((fieldDecl) => fieldDecl.type === 'String' && !fieldDecl.computed).map((fieldDecl) => fieldDecl.name)
-    const indexOrder = decl.indexOrder
-    const newSet = (): AddedRecords | SortedRecords => (indexOrder === null ? new AddedRecords() : new SortedRecords(indexOrder))
+    const orderColumn = decl.indexOrder === null ? undefined : this.table.column(decl.indexOrder)
+    if (orderColumn !== undefined && !(orderColumn instanceof NumberColumn)) assertionFailed(`${decl.type}: its index order ${decl.indexOrder} is not kept as numbers`)
+    this.orderColumn = orderColumn ?? null
+    const order: RowOrder | null =
+      orderColumn === undefined
+        ? null
+        : {
+            date: (row) => orderColumn.number(row) ?? Number.NEGATIVE_INFINITY,
+            compareIds: (a, b) => this.table.ids.compare(a, b),
+          }
+    const newSet = (): RowKeySet => (order === null ? new RowSet() : new OrderedRows(order))
     for (const fieldDecl of decl.fields) {
-      if (fieldDecl.indexed) this.indexes.set(fieldDecl.name, new PostingIndex(newSet))
-      if (fieldDecl.rangeIndexed) this.rangeIndexes.set(fieldDecl.name, new DateBuckets(fieldDecl.name))
+      if (fieldDecl.computed) continue
+      const column = this.table.column(fieldDecl.name)
+      if (fieldDecl.indexed) {
+        if (!(column instanceof CodeColumn)) assertionFailed(`${decl.type}.${fieldDecl.name}: an indexed field must be a text or a reference`)
+        this.indexes.set(fieldDecl.name, { name: fieldDecl.name, column, index: new PostingIndex(newSet) })
+      }
+      if (fieldDecl.rangeIndexed) {
+        if (!(column instanceof NumberColumn)) assertionFailed(`${decl.type}.${fieldDecl.name}: a range-indexed field must be a date`)
+        this.rangeIndexes.set(fieldDecl.name, new DateBuckets(fieldDecl.name, (row) => column.number(row), this.table.record))
+      }
     }
   }
 
   get size(): number {
-    return this.byId.size
+    return this.table.size
   }
 
   get(id: string): Rec | undefined {
-    return this.byId.get(id)
+    const known = this.keptById.get(id)
+    if (known !== undefined) return known
+    const row = this.table.rowOf(id)
+    if (row < 0) return undefined
+    const rec = this.keptRecord(row, id)
+    this.keptById.set(id, rec)
+    return rec
+  }
+
+  private keptRecord(row: number, id?: string): Rec {
+    let rec = this.kept.get(row)
+    if (rec === undefined) {
+      rec = this.table.record(row, id)
+      if (this.kept.size >= KEPT_RECORDS_MAX) {
+        this.kept.clear()
+        this.keptById.clear()
+      }
+      this.kept.set(row, rec)
+    }
+    return rec
   }
 
   /**
-   * Inserts a record of a snapshot being loaded. It is in the primary map at
-   * once; the secondary and range indexes get the loaded records in one go
-   * at finishLoad (PostingIndex.addAll), which must come before any other use.
+   * The collection changes: `row` (a row that held a record before) is written over or removed, and the record kept
+   * for it is not current any more. The records kept for other rows stay (a row keeps its number while its record
+   * lives, and a removed row's number is never given to another: columnTable.ts), so the reads by id of a write's
+   * project or user after another write are still one Map lookup. A new row has nothing kept.
+   */
+  private changed(row = -1, id?: string): void {
+    this.version += 1
+    if (row >= 0) this.kept.delete(row)
+    if (id !== undefined) this.keptById.delete(id)
+  }
+
+  /** The row of the record with this id; -1 when there is none. */
+  rowOf(id: string): number {
+    return this.table.rowOf(id)
+  }
+
+  /** The record at a live row (kept until the next change: `kept`). */
+  record(row: number): Rec {
+    return this.keptRecord(row)
+  }
+
+  /** The column of a stored field (undefined for one the records do not have). */
+  column(name: string): Column | undefined {
+    return this.table.column(name)
+  }
+
+  /**
+   * Inserts a record of a snapshot being loaded. It is in the table at
+   * once; the secondary and range indexes get the loaded rows in one go at
+   * finishLoad, which must come before any other use.
    */
   load(rec: Rec): void {
     if (!this.loadNew(rec)) assertionFailed(`${this.decl.type} ${rec.id} loaded twice`)
@@ -71,8 +174,10 @@ export class Collection {
 
   /** Loads a record as `load` does when its id is new (replaying the log: TenantState.applyEntry); false, and nothing changed, when the id is there. */
   loadNew(rec: Rec): boolean {
-    if (!this.byId.insert(rec)) return false
-    this.loading.push(rec)
+    this.changed()
+    const row = this.table.insertNew(rec)
+    if (row < 0) return false
+    if (this.loadingFrom < 0) this.loadingFrom = row
     return true
   }
 
@@ -83,74 +188,115 @@ export class Collection {
 
   /**
    * finishLoad as steps: each adds at most indexStepRecords of the loaded
-   * records to one index (a million time records took 140–170 ms an index
-   * in one step, the longest hold of the event loop while a tenant loaded).
+   * rows to one index (a million time records took 140–170 ms an index in
+   * one step, the longest hold of the event loop while a tenant loaded).
    */
   *finishLoadSteps(): Steps<void> {
-    const loading = this.loading
-    if (loading.length === 0) return
-    for (const [name, index] of this.indexes) yield* this.inSteps(loading, (recs) => index.addAll(recs, (rec) => rec[name] ?? null))
-    for (const buckets of this.rangeIndexes.values()) yield* this.inSteps(loading, (recs) => buckets.addAll(recs))
-    this.loading = []
+    const from = this.loadingFrom
+    if (from < 0) return
+    const to = this.table.rowCount
+    for (const { column, index } of this.indexes.values()) {
+      yield* this.inSteps(from, to, (row) => {
+        const code = column.code(row)
+        if (code !== 0) index.add(code, null, row)
+        else {
+          const key = keyOf(column, row)
+          if (key !== null) index.add(key.code, key.misfit, row)
+        }
+      })
+    }
+    for (const buckets of this.rangeIndexes.values()) yield* this.inSteps(from, to, (row) => buckets.add(row))
+    this.loadingFrom = -1
   }
 
   /**
    * After a snapshot's records are indexed (finishLoadSteps), gives back the
-   * room the indexes' arrays took beyond their records while they grew (an
-   * array grown by pushes keeps up to half its length free): 10 bytes of
-   * heap a time record, on a million. An index a step. Not after a replay:
-   * a log of changes would copy a key's records at each finishLoad.
+   * room the indexes' arrays took beyond their rows while they grew. An
+   * index a step. Not after a replay: a log of changes would copy a key's
+   * rows at each finishLoad.
    */
   *trimSteps(): Steps<void> {
-    if (this.byId.size === 0) return
-    for (const index of [...this.indexes.values(), ...this.rangeIndexes.values()]) {
-      index.trim()
+    if (this.table.size === 0) return
+    for (const indexed of this.indexes.values()) {
+      indexed.index.trim()
+      yield
+    }
+    for (const buckets of this.rangeIndexes.values()) {
+      buckets.trim()
       yield
     }
   }
 
-  /** `add` over `recs`, indexStepRecords at a time, pausing after each. */
-  private *inSteps(recs: readonly Rec[], add: (recs: Rec[]) => void): Steps<void> {
-    for (let from = 0; from < recs.length; from += this.indexStepRecords) {
-      add(recs.slice(from, from + this.indexStepRecords))
+  /** `add` on the live rows in [from, to), indexStepRecords rows at a time, pausing after each. */
+  private *inSteps(from: number, to: number, add: (row: number) => void): Steps<void> {
+    for (let start = from; start < to; start += this.indexStepRecords) {
+      const end = Math.min(to, start + this.indexStepRecords)
+      for (let row = start; row < end; row += 1) if (this.table.isLive(row)) add(row)
       yield
     }
   }
 
   private assertIndexed(use: string): void {
-    if (this.loading.length !== 0) assertionFailed(`${this.decl.type}: ${use} before the loaded records were indexed`)
+    if (this.loadingFrom >= 0) assertionFailed(`${this.decl.type}: ${use} before the loaded records were indexed`)
   }
 
   /** Inserts or replaces; returns the record it replaced. */
   put(rec: Rec): Rec | undefined {
     this.assertIndexed('put')
-    const before = this.byId.set(rec)
-    for (const [name, index] of this.indexes) {
-      const oldValue = before?.[name] ?? null
-      const newValue = rec[name] ?? null
-      if (before !== undefined && oldValue === newValue) {
-        if (newValue !== null) index.replace(newValue, before, rec)
-        continue
-      }
-      if (oldValue !== null) index.remove(oldValue, before as Rec)
-      if (newValue !== null) index.add(newValue, rec)
+    const row = this.table.rowOf(rec.id)
+    if (row < 0) {
+      this.changed()
+      const added = this.table.insert(rec)
+      this.addToIndexes(added)
+      return undefined
     }
+    const before = this.kept.get(row) ?? this.table.record(row)
+    this.changed(row, rec.id)
+    const orderMoves = this.orderColumn !== null && this.orderColumn.number(row) !== numberOrNull(rec[this.decl.indexOrder as string])
+    const moved: Indexed[] = []
+    for (const indexed of this.indexes.values()) {
+      const oldValue = before[indexed.name] ?? null
+      const newValue = rec[indexed.name] ?? null
+      if (oldValue === newValue && !orderMoves) continue
+      const key = keyOf(indexed.column, row)
+      if (key !== null) indexed.index.remove(key.code, key.misfit, row)
+      moved.push(indexed)
+    }
+    const movedBuckets: DateBuckets[] = []
     for (const buckets of this.rangeIndexes.values()) {
-      if (before === undefined) buckets.add(rec)
-      else buckets.replace(before, rec)
+      if (!DateBuckets.moves(numberOrNull(before[buckets.field]), numberOrNull(rec[buckets.field]))) continue
+      buckets.remove(row)
+      movedBuckets.push(buckets)
     }
+    this.table.update(row, rec)
+    for (const indexed of moved) {
+      const key = keyOf(indexed.column, row)
+      if (key !== null) indexed.index.add(key.code, key.misfit, row)
+    }
+    for (const buckets of movedBuckets) buckets.add(row)
     return before
+  }
+
+  private addToIndexes(row: number): void {
+    for (const { column, index } of this.indexes.values()) {
+      const key = keyOf(column, row)
+      if (key !== null) index.add(key.code, key.misfit, row)
+    }
+    for (const buckets of this.rangeIndexes.values()) buckets.add(row)
   }
 
   remove(id: string): Rec | undefined {
     this.assertIndexed('remove')
-    const before = this.byId.delete(id)
-    if (before === undefined) return undefined
-    for (const [name, index] of this.indexes) {
-      const value = before[name] ?? null
-      if (value !== null) index.remove(value, before)
+    const row = this.table.rowOf(id)
+    if (row < 0) return undefined
+    const before = this.kept.get(row) ?? this.table.record(row)
+    this.changed(row, id)
+    for (const { column, index } of this.indexes.values()) {
+      const key = keyOf(column, row)
+      if (key !== null) index.remove(key.code, key.misfit, row)
     }
-    for (const buckets of this.rangeIndexes.values()) buckets.remove(before)
+    for (const buckets of this.rangeIndexes.values()) buckets.remove(row)
+    this.table.remove(row)
     return before
   }
 
@@ -158,42 +304,112 @@ export class Collection {
     return this.indexes.has(fieldName)
   }
 
+  /** The index key of a value: its pool code (0 with the value itself when it is no text); null when no record can hold it. */
+  private keyOfValue(value: unknown): { code: number; misfit: unknown } | null {
+    if (typeof value !== 'string') return { code: 0, misfit: value }
+    const code = this.pool.codeOf(value)
+    return code === 0 ? null : { code, misfit: null }
+  }
+
+  private indexOf(fieldName: string): Indexed {
+    const indexed = this.indexes.get(fieldName)
+    if (indexed === undefined) throw new Error(`${this.decl.type}.${fieldName} has no index`)
+    return indexed
+  }
+
+  /** Rows whose indexed field equals the (non-null) value; not to be changed while read. */
+  lookupRows(fieldName: string, value: unknown): IterableIterator<number> {
+    this.assertIndexed('lookup')
+    const indexed = this.indexOf(fieldName)
+    const key = this.keyOfValue(value)
+    return (key === null ? undefined : indexed.index.setOf(key.code, key.misfit)?.values()) ?? NO_ROWS.values()
+  }
+
   /** Records whose indexed field equals the value (null matches a missing value, by a scan); not to be changed while read. */
   lookup(fieldName: string, value: unknown): Iterable<Rec> {
     this.assertIndexed('lookup')
-    const index = this.indexes.get(fieldName)
-    if (index === undefined) throw new Error(`${this.decl.type}.${fieldName} has no index`)
-    return value === null || value === undefined ? this.withoutValue(fieldName) : index.records(value)
+    this.indexOf(fieldName)
+    if (value === null || value === undefined) return this.withoutValue(fieldName)
+    return this.recordsOf(this.lookupRows(fieldName, value))
   }
 
   /**
-   * The records whose indexed field equals the (non-null) value, in the
-   * order of `$orderby=<orderField>` (descending with `desc`), or null when
-   * that index does not keep its records in that order (or has too many
-   * of them to put in order now: SortedRecords.inOrder).
+   * The rows whose indexed field equals the (non-null) value, in the order
+   * of `$orderby=<orderField>` (descending with `desc`), or null when that
+   * index does not keep its rows in that order (or has too many of them to
+   * put in order now: OrderedRows.inOrder).
    */
-  orderedLookup(fieldName: string, value: unknown, orderField: string, descending: boolean): Iterable<Rec> | null {
+  orderedRows(fieldName: string, value: unknown, orderField: string, descending: boolean): IterableIterator<number> | null {
     this.assertIndexed('orderedLookup')
     if (this.decl.indexOrder !== orderField || value === null || value === undefined) return null
-    const index = this.indexes.get(fieldName)
-    if (index === undefined) return null
-    const set = index.setOf(value)
-    if (set === undefined) return []
-    if (!(set instanceof SortedRecords)) assertionFailed(`${this.decl.type}.${fieldName}: an index of a collection with an index order keeps records without it`)
+    const indexed = this.indexes.get(fieldName)
+    if (indexed === undefined) return null
+    const key = this.keyOfValue(value)
+    const set = key === null ? undefined : indexed.index.setOf(key.code, key.misfit)
+    if (set === undefined) return NO_ROWS.values()
+    if (!(set instanceof OrderedRows)) assertionFailed(`${this.decl.type}.${fieldName}: an index of a collection with an index order keeps rows without it`)
     return set.inOrder(descending)
   }
 
+  /** orderedRows' records. */
+  orderedLookup(fieldName: string, value: unknown, orderField: string, descending: boolean): Iterable<Rec> | null {
+    const rows = this.orderedRows(fieldName, value, orderField, descending)
+    return rows === null ? null : this.recordsOf(rows)
+  }
+
   private *withoutValue(fieldName: string): IterableIterator<Rec> {
-    for (const rec of this.byId.values()) if ((rec[fieldName] ?? null) === null) yield rec
+    const column = this.table.column(fieldName) as Column
+    for (const row of this.table.rows()) if ((column.get(row) ?? null) === null) yield this.table.record(row)
   }
 
   /** How many records a lookup visits: the index entry, or the whole collection for null. */
   countOf(fieldName: string, value: unknown): number {
-    if (value === null || value === undefined) return this.byId.size
-    return this.indexes.get(fieldName)?.count(value) ?? 0
+    if (value === null || value === undefined) return this.table.size
+    const indexed = this.indexes.get(fieldName)
+    const key = this.keyOfValue(value)
+    return indexed === undefined || key === null ? 0 : indexed.index.count(key.code, key.misfit)
+  }
+
+  /** The records as they are now, unchanged by later writes until released (columnTable.ts). */
+  frozen(): FrozenTable {
+    this.assertIndexed('frozen')
+    return this.table.frozen()
+  }
+
+  /** The live rows, in the collection's order. */
+  rows(): LiveRows {
+    return this.table.rows()
   }
 
   values(): IterableIterator<Rec> {
-    return this.byId.values()
+    return this.recordsOf(this.table.rows())
+  }
+
+  /** The records of `rows`, made as they are reached. */
+  recordsOf(rows: Iterator<number>): IterableIterator<Rec> {
+    return new RecordWalk(rows, this.table.record)
+  }
+}
+
+const NO_ROWS = new Int32Array(0)
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null
+}
+
+/** Records made from rows as an iterator object (see rowSet.ts RowWalk). */
+class RecordWalk implements IterableIterator<Rec> {
+  constructor(
+    private readonly rows: Iterator<number>,
+    private readonly record: RecordMaker,
+  ) {}
+
+  [Symbol.iterator](): IterableIterator<Rec> {
+    return this
+  }
+
+  next(): IteratorResult<Rec> {
+    const next = this.rows.next()
+    return next.done === true ? { done: true, value: undefined } : { done: false, value: this.record(next.value) }
   }
 }

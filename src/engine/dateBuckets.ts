@@ -1,18 +1,17 @@
 /*
- * A range index for a date field: records grouped in buckets of one UTC
- * day (a PostingIndex by day, so it holds the record objects and a put
- * replaces a record's former version: `replace`), with the bucket keys
- * kept sorted. Inserting is O(1) (plus a binary
- * insertion when a new day appears); a range read visits only the days it
- * overlaps; an ordered read walks the days in order and sorts one day at a
- * time, so "the newest 100" of a million records touches a few days only.
- * Records whose field is null are kept apart: first ascending, last
- * descending, as $orderby puts them.
+ * A range index for a date field: rows grouped in buckets of one UTC day
+ * (each a row set: rowSet.ts), with the bucket keys kept sorted. Inserting
+ * is O(1) for a new record (plus a binary insertion when a new day
+ * appears); a range read visits only the days it overlaps; an ordered read
+ * walks the days in order and sorts one day at a time, so "the newest 100"
+ * of a million records touches a few days only. Rows whose date is null
+ * are kept apart: first ascending, last descending, as $orderby puts them.
+ *
+ * A row is placed by the date its column holds: the collection takes a row
+ * out before it writes a new date, and puts it back after (collection.ts).
  */
 import type { Rec } from '../domain/schema.js'
-import { AddedRecords } from './addedRecords.js'
-import { PostingIndex } from './postingIndex.js'
-import { RecordTable } from './recordTable.js'
+import { RowSet } from './rowSet.js'
 
 const DAY_MS = 86_400_000
 
@@ -23,51 +22,68 @@ export interface DateRange {
   highInclusive: boolean
 }
 
-/** The UTC day of a date value; null for anything else (a null date). */
-function dayOf(value: unknown): number | null {
-  return typeof value === 'number' ? Math.floor(value / DAY_MS) : null
+/** The UTC day of a date; null for none. */
+function dayOf(value: number | null): number | null {
+  return value === null ? null : Math.floor(value / DAY_MS)
 }
 
 export class DateBuckets {
-  private readonly buckets = new PostingIndex<number, AddedRecords>(() => new AddedRecords())
+  private readonly buckets = new Map<number, RowSet>()
   /** Sorted bucket keys (day numbers). */
   private readonly days: number[] = []
-  /** Records whose field is null, by id. */
-  private readonly nulls = new RecordTable()
+  /** Rows whose date is null. */
+  private readonly nulls = new RowSet()
 
-  constructor(readonly field: string) {}
+  /** `dateOf` reads the field's date of a row (null for none); `recordOf` makes a row's record (`walk`). */
+  constructor(
+    readonly field: string,
+    private readonly dateOf: (row: number) => number | null,
+    private readonly recordOf: (row: number) => Rec,
+  ) {}
 
-  /** Adds many records at once (loading a snapshot): cheaper than one add each. */
-  addAll(recs: readonly Rec[]): void {
-    for (const rec of recs) if (dayOf(rec[this.field]) === null) this.nulls.set(rec)
-    this.buckets.addAll(recs, (rec) => dayOf(rec[this.field]), (day) => this.days.splice(this.insertionPoint(day), 0, day))
+  /** Adds many rows at once (loading a snapshot), ascending and after every row held. */
+  addAll(rows: Iterable<number>): void {
+    for (const row of rows) this.add(row)
   }
 
-  /** Trims the days' record sets (RecordSet.trim). */
+  /** Trims the days' row sets. */
   trim(): void {
-    this.buckets.trim()
+    for (const set of this.buckets.values()) set.trim()
+    this.nulls.trim()
   }
 
-  add(rec: Rec): void {
-    const day = dayOf(rec[this.field])
-    if (day === null) this.nulls.set(rec)
-    else if (this.buckets.add(day, rec)) this.days.splice(this.insertionPoint(day), 0, day)
+  add(row: number): void {
+    const day = dayOf(this.dateOf(row))
+    if (day === null) {
+      this.nulls.add(row)
+      return
+    }
+    let set = this.buckets.get(day)
+    if (set === undefined) {
+      set = new RowSet()
+      this.buckets.set(day, set)
+      this.days.splice(this.insertionPoint(day), 0, day)
+    }
+    set.add(row)
   }
 
-  remove(rec: Rec): void {
-    const day = dayOf(rec[this.field])
-    if (day === null) this.nulls.delete(rec.id)
-    else if (this.buckets.remove(day, rec)) this.days.splice(this.insertionPoint(day), 1)
+  remove(row: number): void {
+    const day = dayOf(this.dateOf(row))
+    if (day === null) {
+      this.nulls.remove(row)
+      return
+    }
+    const set = this.buckets.get(day)
+    set?.remove(row)
+    if (set !== undefined && set.size === 0) {
+      this.buckets.delete(day)
+      this.days.splice(this.insertionPoint(day), 1)
+    }
   }
 
-  /** Puts `after` in the place of `before`, a former version of the same record (in its day's place when the day is the same). */
-  replace(before: Rec, after: Rec): void {
-    const day = dayOf(after[this.field])
-    if (day !== dayOf(before[this.field])) {
-      this.remove(before)
-      this.add(after)
-    } else if (day === null) this.nulls.set(after)
-    else this.buckets.replace(day, before, after)
+  /** Whether a row moves to another bucket when its date changes from `before` to `after`. */
+  static moves(before: number | null, after: number | null): boolean {
+    return dayOf(before) !== dayOf(after)
   }
 
   private insertionPoint(day: number): number {
@@ -81,10 +97,10 @@ export class DateBuckets {
     return low
   }
 
-  /** How many records the range may hold (whole days counted): the planner's estimate. */
+  /** How many rows the range may hold (whole days counted): the planner's estimate. */
   estimate(range: DateRange): number {
     let total = 0
-    for (const day of this.daysIn(range, false)) total += this.buckets.count(day)
+    for (const day of this.daysIn(range, false)) total += this.buckets.get(day)?.size ?? 0
     return total
   }
 
@@ -98,19 +114,25 @@ export class DateBuckets {
   }
 
   /**
-   * Records in the range, day by day; with `order`, each day's records are
-   * sorted by it, so the whole walk is in order (nulls first ascending, last
+   * Rows in the range, day by day; with `order`, each day's rows are sorted
+   * by it, so the whole walk is in order (nulls first ascending, last
    * descending; nulls are only visited when the range is unbounded).
    */
-  *walk(range: DateRange, descending: boolean, order?: (a: Rec, b: Rec) => number): IterableIterator<Rec> {
+  *walkRows(range: DateRange, descending: boolean, order?: (a: number, b: number) => number): IterableIterator<number> {
     const unbounded = range.low === undefined && range.high === undefined
-    if (unbounded && !descending) yield* this.inOrder(this.nulls.values(), order)
-    for (const day of this.daysIn(range, descending)) yield* this.inOrder(this.buckets.records(day), order)
-    if (unbounded && descending) yield* this.inOrder(this.nulls.values(), order)
+    if (unbounded && !descending) yield* this.inOrder(this.nulls, order)
+    for (const day of this.daysIn(range, descending)) yield* this.inOrder(this.buckets.get(day) as RowSet, order)
+    if (unbounded && descending) yield* this.inOrder(this.nulls, order)
   }
 
-  /** The records, sorted by `order` when given (a copy: the bucket stays in its order). */
-  private inOrder(recs: Iterable<Rec>, order?: (a: Rec, b: Rec) => number): Iterable<Rec> {
-    return order === undefined ? recs : [...recs].sort(order)
+  /** walkRows' records (made from the rows as they are reached). */
+  *walk(range: DateRange, descending: boolean, order?: (a: Rec, b: Rec) => number): IterableIterator<Rec> {
+    const rowOrder = order === undefined ? undefined : (a: number, b: number) => order(this.recordOf(a), this.recordOf(b))
+    for (const row of this.walkRows(range, descending, rowOrder)) yield this.recordOf(row)
+  }
+
+  /** The rows, sorted by `order` when given (a copy: the bucket stays ascending). */
+  private inOrder(set: RowSet, order?: (a: number, b: number) => number): IterableIterator<number> {
+    return order === undefined ? set.values() : set.toArray().sort(order).values()
   }
 }

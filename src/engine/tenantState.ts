@@ -11,16 +11,18 @@ import type { LiveAggregates, Rec } from '../domain/schema.js'
 import type { StateView } from '../domain/tx.js'
 import { assertionFailed } from '../assert.js'
 import { AppendCounters } from './appendCounters.js'
-import { Collection } from './collection.js'
+import { Collection, INDEX_STEP_RECORDS } from './collection.js'
 import { LiveSums } from './liveSums.js'
 import { PersonalProjects } from './personalProjects.js'
-import { ownCopy } from './textPool.js'
+import { StringPool } from './stringPool.js'
 import { ReportAggregates } from './reportTotals.js'
 import type { LoggedEntry, Op } from './logEntry.js'
 import type { StateObserver } from './stateObserver.js'
 
 export class TenantState implements StateView {
   readonly collections = new Map<string, Collection>()
+  /** The texts and references of every collection's columns (stringPool.ts). */
+  readonly pool = new StringPool()
   /** Sequence number of the last log entry applied. */
   seq = 0
   /**
@@ -45,45 +47,14 @@ export class TenantState implements StateView {
   }
 
   constructor(readonly tenant: string) {
-    for (const decl of RESOURCES) this.collections.set(decl.type, new Collection(decl))
-  }
-
-  /**
-   * References are stored as the very string object of the referenced
-   * record's id, so a million time records share 50 user ids instead of
-   * holding a million copies. Only a record being put, not yet in the
-   * state, is touched (records loaded from a snapshot come shared).
-   */
-  private internReferences(type: string, rec: Rec): void {
-    for (const [name, refType] of this.collection(type).references) {
-      const value = rec[name]
-      if (typeof value !== 'string') continue
-      const target = this.collections.get(refType)?.get(value)
-      if (target !== undefined) rec[name] = target.id
-    }
-  }
-
-  /**
-   * A record read from the log gets a copy of its own of each text, its
-   * id among them: msgpackr reads the texts of an entry as views into one
-   * longer string (the entry's field list included), and a view keeps that
-   * string in memory (174–180 bytes of heap a replayed time record) and
-   * compares slowly (textPool.ts).
-   * References need none: they become the referenced record's own id.
-   */
-  private ownTexts(collection: Collection, rec: Rec): void {
-    for (const name of collection.texts) {
-      const value = rec[name]
-      if (typeof value === 'string') rec[name] = ownCopy(value)
-    }
+    for (const decl of RESOURCES) this.collections.set(decl.type, new Collection(decl, INDEX_STEP_RECORDS, this.pool))
   }
 
   /**
    * Loads a record from a snapshot (observers see it as an insert). Its
-   * repeated texts, references included, come shared already: the snapshot
-   * reader shares them across the file (snapshotFile.ts), once per distinct
-   * text rather than once per record. Each collection's finishLoad (or the
-   * state's) ends the loading.
+   * texts and references go into the tenant's string pool, once per
+   * distinct text. Each collection's finishLoad (or the state's) ends the
+   * loading.
    */
   load(type: string, rec: Rec): void {
     this.collection(type).load(rec)
@@ -125,8 +96,8 @@ export class TenantState implements StateView {
   /**
    * Replays one entry of the log (tenants/recovery.ts): the state moves to `seq`.
    * Its records are first put in their declaration's shape
-   * (recordFromFields, or for format 1 inRecordShape), with texts of their
-   * own (ownTexts).
+   * (recordFromFields, or for format 1 inRecordShape); their texts go into
+   * the string pool as any record's do.
    *
    * A record new to its collection goes in as a snapshot's records do
    * (Collection.loadNew): into the primary index at once, into the
@@ -142,8 +113,6 @@ export class TenantState implements StateView {
       const collection = this.collection(op.type)
       if (op.op !== 'del') {
         const rec = op.op === 'putFields' ? recordFromFields(collection.decl, op.names, op.values) : inRecordShape(collection.decl, op.rec)
-        this.ownTexts(collection, rec)
-        this.internReferences(op.type, rec)
         if (collection.loadNew(rec)) this.notify(op.type, undefined, rec)
         else {
           collection.finishLoad()
@@ -160,17 +129,14 @@ export class TenantState implements StateView {
   /** Applies one operation and returns the operation that undoes it. */
   applyOp(op: Op): Op {
     const collection = this.collection(op.type)
-    if (op.op === 'put') {
-      this.internReferences(op.type, op.rec)
-      return this.put(collection, op.rec)
-    }
+    if (op.op === 'put') return this.put(collection, op.rec)
     const before = collection.remove(op.id)
     if (before === undefined) assertionFailed(`tenant ${this.tenant}: del of missing ${op.type} ${op.id}`)
     this.notify(op.type, before, undefined)
     return { op: 'put', type: op.type, rec: before }
   }
 
-  /** Puts a record (references interned) into its collection; the operation that undoes it. */
+  /** Puts a record into its collection; the operation that undoes it. */
   private put(collection: Collection, rec: Rec): Op {
     const type = collection.decl.type
     const before = collection.put(rec)

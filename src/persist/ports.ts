@@ -115,6 +115,18 @@ export interface SnapshotBody {
   derived?: Record<string, unknown[]>
 }
 
+/** A collection's records as a snapshot writer reads them: a slice at a time, made as it is asked for (engine/columnTable.ts FrozenTable). */
+export interface RecordSlices {
+  readonly size: number
+  slices(records: number): Iterable<readonly unknown[]>
+}
+
+/** What a snapshot is written from: a body, or collections read a slice at a time (a tenant's state frozen at one moment). */
+export interface SnapshotSource {
+  collections: Record<string, readonly unknown[] | RecordSlices>
+  derived?: Record<string, unknown[]>
+}
+
 export interface SnapshotStore {
   /** The tenant's snapshots, newest first. Synchronous: recovery at once (see TenantLog.entriesAfter). */
   list(tenant: string): SnapshotListing[]
@@ -125,7 +137,7 @@ export interface SnapshotStore {
   /** What recovery found of a snapshot it read in full: null when good (spares pruning a second check). */
   noteChecked(file: string, problem: string | null): void
   /** Writes the tenant's state at `seq`, taken at `at`, encoding it a slice per turn; durable when it resolves. */
-  write(tenant: string, seq: number, at: number, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }>
+  write(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }>
   /**
    * Keeps the newest `kept` good snapshots and those a restore within the window needs (snapshotFile.ts,
    * pruneSnapshots); answers the sequence number up to which the log is no longer needed (0: none).

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs'
 import type { Steps } from '../engine/steps.js'
-import type { SnapshotBody, SnapshotHeader, SnapshotListing, SnapshotStore } from './ports.js'
+import type { SnapshotBody, SnapshotHeader, SnapshotListing, SnapshotSource, SnapshotStore } from './ports.js'
 import type { SnapshotFaults } from './snapshotFaults.js'
 import {
   listSnapshots,
@@ -41,7 +41,7 @@ export class SnapshotDirectory implements SnapshotStore {
     rememberSnapshotCheck(file, problem)
   }
 
-  write(tenant: string, seq: number, at: number, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }> {
+  write(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }> {
     return writeSnapshotInSlices(tenantSnapshotDir(this.dataDir, tenant), tenant, seq, at, body, onProgress)
   }
 

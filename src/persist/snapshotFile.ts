@@ -70,7 +70,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './privateFiles.js'
 import { SnapshotFaults } from './snapshotFaults.js'
 import { runNow, type Steps } from '../engine/steps.js'
 import { TextPool } from '../engine/textPool.js'
-import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, SnapshotInvalidError } from './ports.js'
+import { type RecordSlices, type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotSource, SnapshotInvalidError } from './ports.js'
 import { resolveStringTable, SliceStringsError, withStringTable, type SliceOfRecords } from './sliceStrings.js'
 
 const MAGIC = Buffer.from('TLSNAP01', 'ascii')
@@ -78,7 +78,7 @@ export const SNAPSHOT_FORMAT = 5
 export const SLICE_RECORDS = 5000
 const SUFFIX = '.tlsnap'
 
-export type { SnapshotBody, SnapshotHeader, SnapshotListing }
+export type { SnapshotBody, SnapshotHeader, SnapshotListing, SnapshotSource }
 
 export function tenantSnapshotDir(dataDir: string, tenant: string): string {
   return path.join(dataDir, 'snapshots', tenant)
@@ -102,20 +102,26 @@ export function listSnapshots(dataDir: string, tenant: string): SnapshotListing[
     .sort((a, b) => b.seq - a.seq)
 }
 
-function* slicesOf(body: SnapshotBody): IterableIterator<SliceOfRecords> {
+function* slicesOf(body: SnapshotSource): IterableIterator<SliceOfRecords> {
   for (const [type, recs] of Object.entries(body.collections)) {
-    for (let start = 0; start < recs.length; start += SLICE_RECORDS) yield { type, recs: recs.slice(start, start + SLICE_RECORDS) }
+    if (isRecordArray(recs)) {
+      for (let start = 0; start < recs.length; start += SLICE_RECORDS) yield { type, recs: recs.slice(start, start + SLICE_RECORDS) }
+    } else for (const slice of recs.slices(SLICE_RECORDS)) yield { type, recs: slice as unknown[] }
   }
 }
 
+function isRecordArray(recs: readonly unknown[] | RecordSlices): recs is readonly unknown[] {
+  return Array.isArray(recs)
+}
+
 /** The values of `body`'s slices (see the top), with how many records each holds. */
-function* sliceValuesOf(body: SnapshotBody): IterableIterator<{ value: unknown; records: number }> {
+function* sliceValuesOf(body: SnapshotSource): IterableIterator<{ value: unknown; records: number }> {
   for (const slice of slicesOf(body)) yield { value: withStringTable(slice.type, slice.recs as Record<string, unknown>[]), records: slice.recs.length }
   for (const [name, parts] of Object.entries(body.derived ?? {})) for (const part of parts) yield { value: { derived: name, part }, records: 0 }
 }
 
 /** Each slice of `body` as the body stores it: its byte length and its bytes, with how many records it holds. */
-function* storedSlices(body: SnapshotBody): IterableIterator<{ parts: [Buffer, Buffer]; records: number }> {
+function* storedSlices(body: SnapshotSource): IterableIterator<{ parts: [Buffer, Buffer]; records: number }> {
   for (const { value, records } of sliceValuesOf(body)) {
     const encoded = encodeSnapshotBody(value)
     yield { parts: [uint32(encoded.length), encoded], records }
@@ -165,7 +171,7 @@ function frame(tenant: string, seq: number, at: number, body: Buffer[]): Buffer 
   return Buffer.concat([headerPart(headerOf(tenant, seq, at, bodyBytes, hash.digest('hex'))), ...body])
 }
 
-export function encodeSnapshot(tenant: string, seq: number, at: number, body: SnapshotBody): Buffer {
+export function encodeSnapshot(tenant: string, seq: number, at: number, body: SnapshotSource): Buffer {
   return frame(tenant, seq, at, [...storedSlices(body)].flatMap((slice) => slice.parts))
 }
 
@@ -174,7 +180,7 @@ export async function encodeSnapshotInSlices(
   tenant: string,
   seq: number,
   at: number,
-  body: SnapshotBody,
+  body: SnapshotSource,
   onProgress?: (recordsDone: number) => void,
 ): Promise<Buffer> {
   const parts: Buffer[] = []
@@ -197,7 +203,7 @@ export async function writeSnapshotInSlices(
   tenant: string,
   seq: number,
   at: number,
-  body: SnapshotBody,
+  body: SnapshotSource,
   onProgress?: (recordsDone: number) => void,
 ): Promise<{ file: string; bytes: number }> {
   const bodyOffset = MAGIC.length + LENGTH_BYTES + reservedHeaderBytes(tenant, seq, at)

@@ -26,6 +26,8 @@ export interface ResolvedPath {
   readonly indexedField: string | null
   /** The path crosses a list of references: `get` answers an array (one value per element). */
   readonly many: boolean
+  /** The stored field whose value (or null) `get` answers as it is (`name`, `client/id`): read from its column by a scan (rowScan.ts). */
+  readonly storedField?: string
 }
 
 export const MAX_PATH_DEPTH = 8
@@ -54,14 +56,14 @@ export function resolvePath(decl: ResourceDecl, segments: readonly string[], tex
   if (first.list) return listPath(decl, first, segments, text)
   // `client/id` reads the reference itself.
   if (steps.length === 2 && first.ref !== undefined && last.name === 'id') {
-    return { text, field: last, indexedField: first.indexed ? first.name : null, many: false, get: (rec) => rec[first.name] ?? null }
+    return { text, field: last, indexedField: first.indexed ? first.name : null, many: false, get: (rec) => rec[first.name] ?? null, storedField: first.name }
   }
   if (steps.length === 1) {
     const name = first.name
     if (name === 'displayName') return { text, field: first, indexedField: null, many: false, get: (rec, context) => decl.displayName(rec, context) }
     const derive = first.derive
     if (derive !== undefined) return { text, field: first, indexedField: null, many: false, get: (rec, context) => derive(rec, context) ?? null }
-    return { text, field: first, indexedField: first.indexed || name === PRIMARY_KEY ? name : null, many: false, get: (rec) => rec[name] ?? null }
+    return { text, field: first, indexedField: first.indexed || name === PRIMARY_KEY ? name : null, many: false, get: (rec) => rec[name] ?? null, ...(first.computed ? {} : { storedField: name }) }
   }
   return {
     text,

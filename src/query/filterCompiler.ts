@@ -35,10 +35,13 @@ import { FilterLimitError, FilterSyntaxError, parseFilter } from './filterParser
 import { compareCodePoints } from './codePointOrder.js'
 import { resolvePath, type ResolvedPath } from './fieldPath.js'
 import type { DateRange } from '../engine/dateBuckets.js'
+import type { RowBinding } from './rowScan.js'
 
 export interface CompiledFilter {
   /** True when the record passes the filter. */
   test(rec: Rec, context: DisplayContext): boolean
+  /** `test` over the rows of one collection, reading their columns (rowScan.ts); compiled once per binding and kept. */
+  bindRows(binding: RowBinding): (row: number, context: DisplayContext) => boolean
   /** Indexable pins from `<indexed path> eq <literal>` (`id` too: the primary map) joined only by top-level `and`. */
   equalities: ReadonlyMap<string, unknown>
   /** Bounds on Date fields from top-level `and` conjuncts `<datefield> gt|ge|lt|le datetime'…'`. */
@@ -48,7 +51,36 @@ export interface CompiledFilter {
 /** Static type of a node; 'null' is the null literal, 'any' a field of an unknown type (checked at run time only). */
 export type FilterType = 'string' | 'number' | 'boolean' | 'date' | 'reference' | 'null' | 'any' | 'list'
 
-type Evaluate = (rec: Rec, context: DisplayContext) => unknown
+/** What a filter is evaluated on: a record, or a row of a bound collection (rowScan.ts). */
+type Subject = Rec | number
+
+type Evaluate = (subject: Subject, context: DisplayContext) => unknown
+
+/**
+ * How members are read: from records (the compiled filter's `test`), or from the rows of one collection
+ * (`bindRows`: its columns, and answers remembered per text of a column: rowScan.ts). The same nodes are compiled
+ * over either.
+ */
+interface Leaves {
+  member(path: ResolvedPath): Evaluate
+  /** `evaluate`, which depends on no member but `path`, as these leaves run it best. */
+  memo(path: ResolvedPath, evaluate: Evaluate): Evaluate
+}
+
+const RECORD_LEAVES: Leaves = {
+  member: (path) => {
+    const get = path.get
+    return (rec, context) => get(rec as Rec, context)
+  },
+  memo: (_path, evaluate) => evaluate,
+}
+
+function rowLeaves(binding: RowBinding): Leaves {
+  return {
+    member: (path) => binding.reader(path) as Evaluate,
+    memo: (path, evaluate) => binding.memo(path, evaluate as (row: number, context: DisplayContext) => unknown) as Evaluate,
+  }
+}
 
 interface Typed {
   readonly type: FilterType
@@ -57,18 +89,48 @@ interface Typed {
   readonly unknownWhenNull: boolean
   /** For type `list`: the type of its elements' values. */
   readonly element?: FilterType
+  /** The one member the node depends on; null for none, false for several. */
+  readonly dep: ResolvedPath | null | false
+}
+
+/** The one member that all `parts` depend on (see Typed.dep). */
+function depOf(...parts: Typed[]): ResolvedPath | null | false {
+  let dep: ResolvedPath | null = null
+  for (const part of parts) {
+    if (part.dep === false) return false
+    if (part.dep === null) continue
+    if (dep !== null && dep.text !== part.dep.text) return false
+    dep = part.dep
+  }
+  return dep
+}
+
+/** `typed` with its evaluation remembered per value of its one member, when it has one (Leaves.memo). */
+function memoized(leaves: Leaves, typed: Typed): Typed {
+  return typed.dep === null || typed.dep === false ? typed : { ...typed, evaluate: leaves.memo(typed.dep, typed.evaluate) }
 }
 
 export function compileFilter(decl: ResourceDecl, text: string): CompiledFilter {
   const root = parse(text)
-  const compiled = compileNode(decl, root)
+  const compiled = compileNode(decl, root, RECORD_LEAVES)
   if (compiled.type !== 'boolean' && compiled.type !== 'any') {
     throw typeError(`the whole filter must be a boolean expression, not ${describe(compiled.type)}`, startOf(root))
   }
   const evaluate = compiled.evaluate
   const conjuncts = topLevelConjuncts(root)
+  // Compiled once per binding, a collection's (rowScan.ts RowBinding.of): kept with the filter for its later reads.
+  const boundRows = new WeakMap<RowBinding, (row: number, context: DisplayContext) => boolean>()
   return {
     test: (rec, context) => evaluate(rec, context) === true,
+    bindRows: (binding) => {
+      let bound = boundRows.get(binding)
+      if (bound === undefined) {
+        const onRows = compileNode(decl, root, rowLeaves(binding)).evaluate
+        bound = (row, context) => onRows(row, context) === true
+        boundRows.set(binding, bound)
+      }
+      return bound
+    },
     equalities: extractEqualities(decl, conjuncts),
     ranges: extractRanges(decl, conjuncts),
   }
@@ -110,21 +172,21 @@ const isWild = (type: FilterType): boolean => type === 'any' || type === 'null'
 // ---------------------------------------------------------------------------
 // Compiling nodes
 
-function compileNode(decl: ResourceDecl, node: FilterNode): Typed {
+function compileNode(decl: ResourceDecl, node: FilterNode, leaves: Leaves): Typed {
   switch (node.kind) {
     case 'literal': {
       const value = node.value
       const type: FilterType = node.type === 'datetime' ? 'date' : node.type
-      return { type, evaluate: () => value, unknownWhenNull: false }
+      return { type, evaluate: () => value, unknownWhenNull: false, dep: null }
     }
     case 'member':
-      return compileMember(decl, node)
+      return compileMember(decl, node, leaves)
     case 'unary':
-      return compileUnary(decl, node)
+      return memoized(leaves, compileUnary(decl, node, leaves))
     case 'binary':
-      return compileBinary(decl, node)
+      return memoized(leaves, compileBinary(decl, node, leaves))
     case 'call':
-      return compileCall(decl, node)
+      return memoized(leaves, compileCall(decl, node, leaves))
   }
 }
 
@@ -150,15 +212,15 @@ function fieldType(field: FieldDecl): FilterType {
   }
 }
 
-function compileMember(decl: ResourceDecl, node: MemberNode): Typed {
+function compileMember(decl: ResourceDecl, node: MemberNode, leaves: Leaves): Typed {
   const path = resolveMember(decl, node)
-  const get = path.get
-  if (path.many) return { type: 'list', element: fieldType(path.field), evaluate: get, unknownWhenNull: false }
-  return { type: fieldType(path.field), evaluate: (rec, context) => get(rec, context) ?? null, unknownWhenNull: false }
+  const get = leaves.member(path)
+  if (path.many) return { type: 'list', element: fieldType(path.field), evaluate: get, unknownWhenNull: false, dep: path }
+  return { type: fieldType(path.field), evaluate: (subject, context) => get(subject, context) ?? null, unknownWhenNull: false, dep: path }
 }
 
-function compileUnary(decl: ResourceDecl, node: UnaryNode): Typed {
-  const operand = compileNode(decl, node.operand)
+function compileUnary(decl: ResourceDecl, node: UnaryNode, leaves: Leaves): Typed {
+  const operand = compileNode(decl, node.operand, leaves)
   const evaluate = operand.evaluate
   if (node.op === 'not') {
     if (operand.type !== 'boolean' && operand.type !== 'any') throw typeError(`'not' needs a boolean, not ${describe(operand.type)}`, node.pos)
@@ -170,6 +232,7 @@ function compileUnary(decl: ResourceDecl, node: UnaryNode): Typed {
         return value === null ? null : !value
       },
       unknownWhenNull: operand.unknownWhenNull,
+      dep: operand.dep,
     }
   }
   if (operand.type !== 'number' && !isWild(operand.type)) throw typeError(`'-' needs a number, not ${describe(operand.type)}`, node.pos)
@@ -180,12 +243,13 @@ function compileUnary(decl: ResourceDecl, node: UnaryNode): Typed {
       return typeof value === 'number' ? -value : null
     },
     unknownWhenNull: true,
+    dep: operand.dep,
   }
 }
 
-function compileBinary(decl: ResourceDecl, node: BinaryNode): Typed {
-  const left = compileNode(decl, node.left)
-  const right = compileNode(decl, node.right)
+function compileBinary(decl: ResourceDecl, node: BinaryNode, leaves: Leaves): Typed {
+  const left = compileNode(decl, node.left, leaves)
+  const right = compileNode(decl, node.right, leaves)
   switch (node.op) {
     case 'and':
     case 'or':
@@ -207,7 +271,7 @@ function compileBinary(decl: ResourceDecl, node: BinaryNode): Typed {
 }
 
 /** A boolean operand as true, false or null (unknown): a missing value, or anything but a boolean, counts as false. */
-function truthOf(operand: Typed): (rec: Rec, context: DisplayContext) => boolean | null {
+function truthOf(operand: Typed): (subject: Subject, context: DisplayContext) => boolean | null {
   const evaluate = operand.evaluate
   if (!operand.unknownWhenNull) return (rec, context) => evaluate(rec, context) === true
   return (rec, context) => {
@@ -230,7 +294,7 @@ function compileLogic(op: 'and' | 'or', pos: number, left: Typed, right: Typed):
     if (y === decisive) return decisive
     return x === null || y === null ? null : !decisive
   }
-  return { type: 'boolean', evaluate, unknownWhenNull: left.unknownWhenNull || right.unknownWhenNull }
+  return { type: 'boolean', evaluate, unknownWhenNull: left.unknownWhenNull || right.unknownWhenNull, dep: depOf(left, right) }
 }
 
 // --- comparisons
@@ -280,6 +344,7 @@ function compileMembership(op: keyof typeof COMPARE, pos: number, left: Typed, r
       return !wanted
     },
     unknownWhenNull: one.unknownWhenNull,
+    dep: depOf(left, right),
   }
 }
 
@@ -292,7 +357,7 @@ function compileComparison(op: keyof typeof COMPARE, pos: number, left: Typed, r
   const compare = COMPARE[op]
   const [a, b] = [left.evaluate, right.evaluate]
   if (!left.unknownWhenNull && !right.unknownWhenNull) {
-    return { type: 'boolean', evaluate: (rec, context) => compare(a(rec, context), b(rec, context)), unknownWhenNull: false }
+    return { type: 'boolean', evaluate: (rec, context) => compare(a(rec, context), b(rec, context)), unknownWhenNull: false, dep: depOf(left, right) }
   }
   const [leftUnknown, rightUnknown] = [left.unknownWhenNull, right.unknownWhenNull]
   return {
@@ -305,6 +370,7 @@ function compileComparison(op: keyof typeof COMPARE, pos: number, left: Typed, r
       return compare(x, y)
     },
     unknownWhenNull: true,
+    dep: depOf(left, right),
   }
 }
 
@@ -342,6 +408,7 @@ function compileArithmetic(op: keyof typeof ARITHMETIC, pos: number, left: Typed
       return typeof x === 'number' && typeof y === 'number' ? operate(x, y) : null
     },
     unknownWhenNull: true,
+    dep: depOf(left, right),
   }
 }
 
@@ -376,12 +443,13 @@ interface Argument {
   /** The `typeof` the value must have; a left-out argument is undefined. */
   readonly expected: ValueType | 'undefined'
   readonly evaluate: Evaluate
+  readonly compiled: Typed | null
 }
 
 /** An argument the call leaves out. */
-const ABSENT: Argument = { expected: 'undefined', evaluate: () => undefined }
+const ABSENT: Argument = { expected: 'undefined', evaluate: () => undefined, compiled: null }
 
-function compileCall(decl: ResourceDecl, node: CallNode): Typed {
+function compileCall(decl: ResourceDecl, node: CallNode, leaves: Leaves): Typed {
   const signature = FILTER_FUNCTIONS[node.name]
   if (node.args.length < signature.minArgs || node.args.length > signature.maxArgs) {
     const expected = signature.minArgs === signature.maxArgs ? `${signature.minArgs}` : `${signature.minArgs} to ${signature.maxArgs}`
@@ -389,12 +457,12 @@ function compileCall(decl: ResourceDecl, node: CallNode): Typed {
   }
   const argTypes: readonly ValueType[] = signature.argTypes
   const args = node.args.map((arg, index): Argument => {
-    const compiled = compileNode(decl, arg)
+    const compiled = compileNode(decl, arg, leaves)
     const expected = argTypes[index] as ValueType
     if (compiled.type !== expected && !isWild(compiled.type)) {
       throw typeError(`argument ${index + 1} of ${node.name} must be a ${expected}, not ${describe(compiled.type)}`, startOf(arg))
     }
-    return { expected, evaluate: compiled.evaluate }
+    return { expected, evaluate: compiled.evaluate, compiled }
   })
   const implementation = FUNCTIONS[node.name]
   // Read without building an array (this runs once per record in a scan); no function takes more than three.
@@ -413,6 +481,7 @@ function compileCall(decl: ResourceDecl, node: CallNode): Typed {
       return implementation(a, b, c)
     },
     unknownWhenNull: true,
+    dep: depOf(...args.flatMap((arg) => (arg.compiled === null ? [] : [arg.compiled]))),
   }
 }
 

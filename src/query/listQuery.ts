@@ -12,6 +12,8 @@
  * Both passes are steps (engine/steps.ts): they pause after every
  * SCAN_STEP_RECORDS candidates, so a long read runs in slices
  * (tenants/slicedRead.ts). `runList` and `countMatching` run them at once.
+ * They run over records or over rows alike (`pageSteps`: the planner scans
+ * rows and makes records of the page only: plan.ts).
  */
 import { wrongParameter } from '../domain/errors.js'
 import type { DisplayContext, Rec } from '../domain/schema.js'
@@ -52,56 +54,60 @@ export function runList(candidates: Iterable<Rec>, predicate: Predicate, order: 
 }
 
 export function* runListSteps(candidates: Iterable<Rec>, predicate: Predicate, order: readonly OrderKey[], paging: Paging, context: DisplayContext): Steps<Rec[]> {
+  return yield* pageSteps(candidates, predicate, order.length === 0 ? null : recordComparator(order, context), paging)
+}
+
+/** The page of the candidates that pass, in `compare`'s order (null: as they come), as steps: records or rows alike. */
+export function* pageSteps<T>(candidates: Iterable<T>, predicate: (item: T) => boolean, compare: ((a: T, b: T) => number) | null, paging: Paging): Steps<T[]> {
   const wanted = paging.skip + paging.top
   if (paging.top === 0) return []
   let visited = 0
-  if (order.length === 0) {
-    const out: Rec[] = []
+  if (compare === null) {
+    const out: T[] = []
     let skipped = 0
-    for (const rec of candidates) {
+    for (const item of candidates) {
       if (++visited === SCAN_STEP_RECORDS) {
         visited = 0
         yield
       }
-      if (!predicate(rec)) continue
+      if (!predicate(item)) continue
       if (skipped < paging.skip) {
         skipped += 1
         continue
       }
-      out.push(rec)
+      out.push(item)
       if (out.length >= paging.top) break
     }
     return out
   }
-  const compare = recordComparator(order, context)
   if (wanted > SORTED_BUFFER_MAX) {
-    const matches: Rec[] = []
-    for (const rec of candidates) {
+    const matches: T[] = []
+    for (const item of candidates) {
       if (++visited === SCAN_STEP_RECORDS) {
         visited = 0
         yield
       }
-      if (predicate(rec)) matches.push(rec)
+      if (predicate(item)) matches.push(item)
     }
     if (matches.length <= paging.skip) return []
     return (yield* sortInSteps(matches, compare)).slice(paging.skip, wanted)
   }
-  const best: Rec[] = []
-  for (const rec of candidates) {
+  const best: T[] = []
+  for (const item of candidates) {
     if (++visited === SCAN_STEP_RECORDS) {
       visited = 0
       yield
     }
-    if (!predicate(rec)) continue
-    if (best.length === wanted && compare(rec, best[wanted - 1] as Rec) >= 0) continue
+    if (!predicate(item)) continue
+    if (best.length === wanted && compare(item, best[wanted - 1] as T) >= 0) continue
     let low = 0
     let high = best.length
     while (low < high) {
       const middle = (low + high) >>> 1
-      if (compare(best[middle] as Rec, rec) <= 0) low = middle + 1
+      if (compare(best[middle] as T, item) <= 0) low = middle + 1
       else high = middle
     }
-    best.splice(low, 0, rec)
+    best.splice(low, 0, item)
     if (best.length > wanted) best.pop()
   }
   return best.slice(paging.skip)
@@ -111,15 +117,15 @@ export function countMatching(candidates: Iterable<Rec>, predicate: Predicate): 
   return runNow(countMatchingSteps(candidates, predicate))
 }
 
-export function* countMatchingSteps(candidates: Iterable<Rec>, predicate: Predicate): Steps<number> {
+export function* countMatchingSteps<T>(candidates: Iterable<T>, predicate: (item: T) => boolean): Steps<number> {
   let count = 0
   let visited = 0
-  for (const rec of candidates) {
+  for (const item of candidates) {
     if (++visited === SCAN_STEP_RECORDS) {
       visited = 0
       yield
     }
-    if (predicate(rec)) count += 1
+    if (predicate(item)) count += 1
   }
   return count
 }

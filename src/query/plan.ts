@@ -22,7 +22,9 @@
  *
  * Each candidate then passes the scope (live or trashed, view), visibility
  * and the full predicate, so an index only ever narrows the work, never
- * changes the answer.
+ * changes the answer. Candidates are rows: the predicate reads their
+ * columns (rowScan.ts), the sort compares keys read from columns, and
+ * records are made of the page alone.
  *
  * A caller that needs only part of the matching records (a report needs
  * the records of its periods) may hand `eachMatching` bounds on range-indexed
@@ -38,7 +40,7 @@
  * scan of the collection with the predicate gives them, pausing.
  */
 import type { Caller } from '../domain/caller.js'
-import { visibilityFor } from '../domain/policy.js'
+import { seesEveryRecord, visibilityFieldsOf, visibilityFor } from '../domain/policy.js'
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import type { Collection } from '../engine/collection.js'
 import type { DateRange } from '../engine/dateBuckets.js'
@@ -46,9 +48,11 @@ import type { TenantState } from '../engine/tenantState.js'
 import { compiledFilter } from './compiledFilters.js'
 import type { CompiledFilter } from './filterCompiler.js'
 import { runNow, type Steps } from '../engine/steps.js'
-import { countMatchingSteps, parsePaging, runListSteps, SCAN_STEP_RECORDS, type Paging } from './listQuery.js'
+import { countMatchingSteps, pageSteps, parsePaging, SCAN_STEP_RECORDS, type Paging } from './listQuery.js'
 import { PRIMARY_KEY } from './fieldPath.js'
-import { parseOrderBy, recordComparator, type OrderKey } from './orderBy.js'
+import { parseOrderBy, type OrderKey } from './orderBy.js'
+import { RowBinding } from './rowScan.js'
+import { CodeColumn } from '../engine/columns.js'
 
 /** Values of a field one of which every record of a scope has: the planner may read only those records (an index, or the primary map for `id`). */
 export interface ScopePin {
@@ -84,6 +88,8 @@ export interface ListPlan {
    * them.
    */
   eachMatching(state: TenantState, caller: Caller, scope: ListScope, visit: (rec: Rec) => void, bounds?: CandidateBounds): Steps<void>
+  /** eachMatching over rows, read through `binding` (rowScan.ts): a summary reads their columns, not records. */
+  eachMatchingRow(state: TenantState, caller: Caller, scope: ListScope, visit: (row: number, binding: RowBinding) => void, bounds?: CandidateBounds): Steps<void>
 }
 
 /** Ranges of range-indexed fields (field name → range) that candidates may be limited to. */
@@ -92,8 +98,8 @@ export type CandidateBounds = ReadonlyMap<string, DateRange>
 const NO_BOUNDS: CandidateBounds = new Map()
 
 interface Candidates {
-  recs: Iterable<Rec>
-  /** The records come already in $orderby order. */
+  rows: Iterable<number>
+  /** The rows come already in $orderby order. */
   sorted: boolean
 }
 
@@ -108,31 +114,31 @@ function pinBeatsWalk(pinSize: number, collectionSize: number, wanted: number): 
 }
 
 interface Pin {
-  /** How many records the pin gives (an upper bound). */
+  /** How many rows the pin gives (an upper bound). */
   size: number
-  recs: () => Iterable<Rec>
-  /** The records in the order of `$orderby=<orderField>` (desc: `descending`), or null when the index does not keep that order. */
-  ordered: (orderField: string, descending: boolean) => Iterable<Rec> | null
+  rows: () => Iterable<number>
+  /** The rows in the order of `$orderby=<orderField>` (desc: `descending`), or null when the index does not keep that order. */
+  ordered: (orderField: string, descending: boolean) => Iterable<number> | null
 }
 
 const NO_ORDER = () => null
 
-/** The records an `eq` on the field can give, read from the primary map or the field's index; null when no index answers it. */
+/** The rows an `eq` on the field can give, read from the primary index or the field's index; null when no index answers it. */
 function pinOf(collection: Collection, field: string, value: unknown): Pin | null {
   if (value === null || value === undefined) return null
   if (field === PRIMARY_KEY) {
-    const rec = typeof value === 'string' ? collection.get(value) : undefined
-    return rec === undefined ? { size: 0, recs: () => [], ordered: () => [] } : { size: 1, recs: () => [rec], ordered: () => [rec] }
+    const row = typeof value === 'string' ? collection.rowOf(value) : -1
+    return row < 0 ? { size: 0, rows: () => [], ordered: () => [] } : { size: 1, rows: () => [row], ordered: () => [row] }
   }
   if (!collection.hasIndex(field)) return null
   return {
     size: collection.countOf(field, value),
-    recs: () => collection.lookup(field, value),
-    ordered: (orderField, descending) => collection.orderedLookup(field, value, orderField, descending),
+    rows: () => collection.lookupRows(field, value),
+    ordered: (orderField, descending) => collection.orderedRows(field, value, orderField, descending),
   }
 }
 
-/** The records an `eq` on any of `values` can give, one value's after the other; null when no index answers it. */
+/** The rows an `eq` on any of `values` can give, one value's after the other; null when no index answers it. */
 function pinOfAny(collection: Collection, field: string, values: readonly string[]): Pin | null {
   if (values.length === 1) return pinOf(collection, field, values[0])
   const parts: Pin[] = []
@@ -143,8 +149,8 @@ function pinOfAny(collection: Collection, field: string, values: readonly string
   }
   return {
     size: parts.reduce((sum, part) => sum + part.size, 0),
-    recs: function* () {
-      for (const part of parts) yield* part.recs()
+    rows: function* () {
+      for (const part of parts) yield* part.rows()
     },
     ordered: NO_ORDER,
   }
@@ -153,13 +159,14 @@ function pinOfAny(collection: Collection, field: string, values: readonly string
 function candidates(
   decl: ResourceDecl,
   state: TenantState,
+  binding: RowBinding,
   scope: ListScope,
   filter: CompiledFilter | null,
   order: readonly OrderKey[],
   wanted = Number.POSITIVE_INFINITY,
   bounds: CandidateBounds = NO_BOUNDS,
 ): Candidates {
-  const collection = state.collection(decl.type)
+  const collection = binding.collection
   const pins: Pin[] = []
   const addPin = (found: Pin | null) => {
     if (found !== null) pins.push(found)
@@ -174,26 +181,26 @@ function candidates(
   const first = order[0]
   const orderedField = order.length === 1 && first !== undefined && first.path.text === first.path.field.name ? first.path.field.name : null
   const pinInOrder = pin === null || orderedField === null || first === undefined ? null : pin.ordered(orderedField, first.descending)
-  if (pinInOrder !== null) return { recs: pinInOrder, sorted: true }
-  if (pin !== null && pinBeatsWalk(pin.size, collection.size, wanted)) return { recs: pin.recs(), sorted: false }
+  if (pinInOrder !== null) return { rows: pinInOrder, sorted: true }
+  if (pin !== null && pinBeatsWalk(pin.size, collection.size, wanted)) return { rows: pin.rows(), sorted: false }
 
   const walkable = orderedField === null ? undefined : collection.rangeIndexes.get(orderedField)
   if (walkable !== undefined && first !== undefined) {
     const range = filter?.ranges.get(walkable.field) ?? { lowInclusive: true, highInclusive: true }
-    return { recs: walkable.walk(range, first.descending, recordComparator(order, state)), sorted: true }
+    return { rows: walkable.walkRows(range, first.descending, binding.comparator(order, state)), sorted: true }
   }
-  let best: Candidates | null = pin === null ? null : { recs: pin.recs(), sorted: false }
+  let best: Candidates | null = pin === null ? null : { rows: pin.rows(), sorted: false }
   let bestSize = pin?.size ?? collection.size
   for (const [field, range] of [...(filter?.ranges ?? []), ...bounds]) {
     const buckets = collection.rangeIndexes.get(field)
     if (buckets === undefined) continue
     const size = buckets.estimate(range)
     if (size < bestSize) {
-      best = { recs: buckets.walk(range, false), sorted: false }
+      best = { rows: buckets.walkRows(range, false), sorted: false }
       bestSize = size
     }
   }
-  return best ?? { recs: collection.values(), sorted: false }
+  return best ?? { rows: collection.rows(), sorted: false }
 }
 
 /** A child names its parent in `via`: the reference itself, or one of a list of references (a tag's time records). */
@@ -201,29 +208,84 @@ export function isChildOf(via: unknown, parentId: string): boolean {
   return via === parentId || (Array.isArray(via) && via.includes(parentId))
 }
 
-function scopePredicate(decl: ResourceDecl, state: TenantState, caller: Caller, scope: ListScope, filter: CompiledFilter | null): (rec: Rec) => boolean {
+/**
+ * Whether a row is in the list: first what its columns decide (trashed or not, the parent, the $filter: rowScan.ts),
+ * then, for the rows that pass, what a record decides: a view's rule (the record made whole) and the caller's
+ * visibility (handed the few fields it reads: policy.ts visibilityFieldsOf).
+ */
+function scopePredicate(decl: ResourceDecl, state: TenantState, caller: Caller, scope: ListScope, filter: CompiledFilter | null, binding: RowBinding): (row: number) => boolean {
   const trashed = scope.kind === 'trashed'
   const parent = parentLinkOf(scope)
+  const collection = binding.collection
+  const trash = collection.column('trashItem')
+  const isTrashed = trash instanceof CodeColumn ? (row: number) => trash.code(row) !== 0 || (trash.misfits !== null && trash.misfits.has(row)) : (row: number) => (trash?.get(row) ?? null) !== null
+  const via = parent === undefined ? undefined : collection.column(parent.via)
+  const test = filter === null ? null : filter.bindRows(binding)
+  if (scope.kind !== 'view' && seesEveryRecord(caller, decl, state.personalProjects.byId)) {
+    // The common case (an owner or admin, no personal projects): the columns decide alone.
+    if (parent !== undefined) return (row) => isTrashed(row) === trashed && isChildOf(via?.get(row) ?? null, parent.parentId) && (test === null || test(row, state))
+    if (test === null) return (row) => isTrashed(row) === trashed
+    return (row) => isTrashed(row) === trashed && test(row, state)
+  }
   const visible = visibilityFor(caller, decl, state, state.personalProjects.byId)
-  return (rec) => {
-    if ((rec.trashItem !== null) !== trashed) return false
-    if (parent !== undefined && !isChildOf(rec[parent.via], parent.parentId)) return false
+  const fields = visibilityFieldsOf(decl)
+  const visibleRow = fields === null || scope.kind === 'view' ? null : visibilityOfRows(collection, fields, visible)
+  return (row) => {
+    if (isTrashed(row) !== trashed) return false
+    if (parent !== undefined && !isChildOf(via?.get(row) ?? null, parent.parentId)) return false
+    if (test !== null && !test(row, state)) return false
+    if (visibleRow !== null) return visibleRow(row)
+    const rec = binding.record(row)
     if (scope.kind === 'view' && !scope.accepts(rec, state)) return false
-    if (!visible(rec)) return false
-    return filter === null || filter.test(rec, state)
+    return visible(rec)
   }
 }
 
-/** `visit` on each of `recs` that `accepts`, as steps (a module-level generator: see routes/resources.ts on closures). */
-function* eachAcceptedSteps(recs: Iterable<Rec>, accepts: (rec: Rec) => boolean, visit: (rec: Rec) => void): Steps<void> {
+/**
+ * The caller's visibility of a row, from the few fields it reads (policy.ts visibilityFieldsOf). Those are
+ * references as a rule (user, project): then the answer depends on their pool codes alone and is remembered per
+ * pair of codes (50 users and 500 projects make at most 25,000 answers for a million time records).
+ */
+function visibilityOfRows(collection: Collection, fields: readonly string[], visible: (rec: Rec) => boolean): (row: number) => boolean {
+  const columns = fields.map((name) => [name, collection.column(name)] as const)
+  const partial = (row: number): Rec => {
+    const values: Record<string, unknown> = {}
+    for (const [name, column] of columns) values[name] = column === undefined ? undefined : column.get(row)
+    return values as Rec
+  }
+  const codes = columns.map(([, column]) => column)
+  if (codes.length > 2 || !codes.every((column) => column instanceof CodeColumn)) return (row) => visible(partial(row))
+  const [first, second] = codes as CodeColumn[]
+  const base = collection.pool.texts.length + 1
+  const answers = new Map<number, boolean>()
+  return (row) => {
+    if (first?.misfits !== null || (second !== undefined && second.misfits !== null)) return visible(partial(row))
+    const key = (first as CodeColumn).code(row) * base + (second === undefined ? 0 : second.code(row))
+    let answer = answers.get(key)
+    if (answer === undefined) {
+      answer = visible(partial(row))
+      answers.set(key, answer)
+    }
+    return answer
+  }
+}
+
+/** `visit` on each of `rows` that `accepts`, as steps (a module-level generator: see routes/resources.ts on closures). */
+function* eachAcceptedSteps(rows: Iterable<number>, accepts: (row: number) => boolean, visit: (row: number) => void): Steps<void> {
   let visited = 0
-  for (const rec of recs) {
+  for (const row of rows) {
     if (++visited === SCAN_STEP_RECORDS) {
       visited = 0
       yield
     }
-    if (accepts(rec)) visit(rec)
+    if (accepts(row)) visit(row)
   }
+}
+
+/** The page's records, made from its rows. */
+function* recordsOfSteps(collection: Collection, rows: Steps<number[]>): Steps<Rec[]> {
+  const page = yield* rows
+  return page.map((row) => collection.record(row))
 }
 
 /** `maxPage`: the largest page, also the page without $top (MAX_PAGE_SIZE; an export's is larger). */
@@ -233,17 +295,26 @@ export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>,
   const order: OrderKey[] = parseOrderBy(decl, query.get('$orderby'))
   const paging: Paging = parsePaging(query, maxPage)
   const runSteps = (state: TenantState, caller: Caller, scope: ListScope): Steps<Rec[]> => {
-    const found = candidates(decl, state, scope, filter, order, paging.skip + paging.top)
-    return runListSteps(found.recs, scopePredicate(decl, state, caller, scope, filter), found.sorted ? [] : order, paging, state)
+    const binding = RowBinding.of(state.collection(decl.type))
+    const found = candidates(decl, state, binding, scope, filter, order, paging.skip + paging.top)
+    const compare = found.sorted || order.length === 0 ? null : binding.comparator(order, state)
+    return recordsOfSteps(binding.collection, pageSteps(found.rows, scopePredicate(decl, state, caller, scope, filter, binding), compare, paging))
   }
-  const countSteps = (state: TenantState, caller: Caller, scope: ListScope): Steps<number> =>
-    countMatchingSteps(candidates(decl, state, scope, filter, []).recs, scopePredicate(decl, state, caller, scope, filter))
+  const countSteps = (state: TenantState, caller: Caller, scope: ListScope): Steps<number> => {
+    const binding = RowBinding.of(state.collection(decl.type))
+    return countMatchingSteps(candidates(decl, state, binding, scope, filter, []).rows, scopePredicate(decl, state, caller, scope, filter, binding))
+  }
+  const eachMatchingRow = (state: TenantState, caller: Caller, scope: ListScope, visit: (row: number, binding: RowBinding) => void, bounds: CandidateBounds = NO_BOUNDS): Steps<void> => {
+    const binding = RowBinding.of(state.collection(decl.type))
+    const found = candidates(decl, state, binding, scope, filter, [], Number.POSITIVE_INFINITY, bounds)
+    return eachAcceptedSteps(found.rows, scopePredicate(decl, state, caller, scope, filter, binding), (row) => visit(row, binding))
+  }
   return {
     runSteps,
     run: (state, caller, scope) => runNow(runSteps(state, caller, scope)),
     countSteps,
     count: (state, caller, scope) => runNow(countSteps(state, caller, scope)),
-    eachMatching: (state, caller, scope, visit, bounds = NO_BOUNDS) =>
-      eachAcceptedSteps(candidates(decl, state, scope, filter, [], Number.POSITIVE_INFINITY, bounds).recs, scopePredicate(decl, state, caller, scope, filter), visit),
+    eachMatching: (state, caller, scope, visit, bounds = NO_BOUNDS) => eachMatchingRow(state, caller, scope, (row, binding) => visit(binding.record(row)), bounds),
+    eachMatchingRow,
   }
 }

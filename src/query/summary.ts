@@ -16,6 +16,8 @@ import { runNow, type Steps } from '../engine/steps.js'
 import { compareCodePoints } from './codePointOrder.js'
 import { resolvePath, type ResolvedPath } from './fieldPath.js'
 import { sortInSteps } from './sortInSteps.js'
+import { CodeColumn } from '../engine/columns.js'
+import type { RowBinding, RowRead } from './rowScan.js'
 
 type Aggregate = 'count' | 'sum' | 'avg' | 'min' | 'max'
 
@@ -76,6 +78,14 @@ class Accumulator {
     if (this.min === null || value < this.min) this.min = value
     if (this.max === null || value > this.max) this.max = value
   }
+
+  /** Takes in what `other` counted (after what this one did). */
+  merge(other: Accumulator): void {
+    this.count += other.count
+    this.sum += other.sum
+    if (other.min !== null && (this.min === null || other.min < this.min)) this.min = other.min
+    if (other.max !== null && (this.max === null || other.max > this.max)) this.max = other.max
+  }
 }
 
 function text(value: number | null): string | null {
@@ -118,6 +128,11 @@ export function* summarySteps(plan: SummaryPlan, records: (visit: (rec: Rec) => 
     if (elements.length === 0) return count(rec, null)
     for (const element of new Set(elements)) count(rec, element)
   })
+  return yield* entriesSteps(plan, groups)
+}
+
+/** The groups as the answer has them: sorted by key (in steps), each function's value as text. */
+function* entriesSteps(plan: SummaryPlan, groups: Map<string, Group>): Steps<SummaryEntry[]> {
   if (plan.groupBy === null && groups.size === 0) groups.set('*', { records: 0, accumulators: plan.functions.map(() => new Accumulator()) })
   const sorted = yield* sortInSteps([...groups.entries()], ([a], [b]) => compareCodePoints(a, b))
   return sorted.map(([key, group]) => ({
@@ -135,4 +150,79 @@ export function* summarySteps(plan: SummaryPlan, records: (visit: (rec: Rec) => 
       return { name: fn.name, value }
     }),
   }))
+}
+
+/**
+ * summarySteps over rows (ListPlan.eachMatchingRow), reading their columns
+ * (rowScan.ts) instead of records: grouped by a text or a reference kept as
+ * it is (`user/id`), a row's group is found by its pool code, an integer,
+ * and the codes are turned into their texts once at the end. The answer is
+ * summarySteps' over the same records.
+ */
+export function* summaryOfRowsSteps(
+  plan: SummaryPlan,
+  rows: (visit: (row: number, binding: RowBinding) => void) => Steps<void>,
+  context: DisplayContext,
+): Steps<SummaryEntry[]> {
+  const byCode = new Map<number, Group>()
+  const byText = new Map<string, Group>()
+  const newGroup = (): Group => ({ records: 0, accumulators: plan.functions.map(() => new Accumulator()) })
+  let bound: RowBinding | null = null
+  let readers: (RowRead | null)[] = []
+  let groupColumn: CodeColumn | null = null
+  let groupRead: RowRead | null = null
+  const count = (group: Group, row: number): void => {
+    group.records += 1
+    for (let at = 0; at < readers.length; at += 1) {
+      const read = readers[at]
+      if (read !== null && read !== undefined) group.accumulators[at]?.add(read(row, context))
+    }
+  }
+  const byKey = (raw: unknown): Group => {
+    const key = raw === null ? 'null' : String(raw)
+    let group = byText.get(key)
+    if (group === undefined) {
+      group = newGroup()
+      byText.set(key, group)
+    }
+    return group
+  }
+  const groupBy = plan.groupBy
+  yield* rows((row, binding) => {
+    if (bound !== binding) {
+      bound = binding
+      readers = plan.functions.map((fn) => (fn.path === null ? null : binding.reader(fn.path)))
+      const column = groupBy === null ? undefined : binding.columnOf(groupBy)
+      groupColumn = column instanceof CodeColumn && groupBy !== null && !groupBy.many ? column : null
+      groupRead = groupBy === null ? null : binding.reader(groupBy)
+    }
+    if (groupBy === null) return count(byKey('*'), row)
+    const column = groupColumn as CodeColumn | null
+    if (column !== null && (column.misfits === null || !column.misfits.has(row))) {
+      const code = column.code(row)
+      let group = byCode.get(code)
+      if (group === undefined) {
+        group = newGroup()
+        byCode.set(code, group)
+      }
+      return count(group, row)
+    }
+    const raw = (groupRead as RowRead)(row, context)
+    if (!groupBy.many) return count(byKey(raw), row)
+    const elements = raw as readonly unknown[]
+    if (elements.length === 0) return count(byKey(null), row)
+    for (const element of new Set(elements)) count(byKey(element), row)
+  })
+  const groups = new Map<string, Group>()
+  const codeColumn = groupColumn as CodeColumn | null
+  for (const [code, group] of byCode) groups.set(code === 0 ? 'null' : String(codeColumn?.pool.text(code)), group)
+  for (const [key, group] of byText) {
+    const held = groups.get(key)
+    if (held === undefined) groups.set(key, group)
+    else {
+      held.records += group.records
+      held.accumulators.forEach((accumulator, at) => accumulator.merge(group.accumulators[at] as Accumulator))
+    }
+  }
+  return yield* entriesSteps(plan, groups)
 }

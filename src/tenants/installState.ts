@@ -13,7 +13,7 @@
 import { hasActiveWebhook, indexGlobalsOfState } from './globalIndexes.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { Storage } from '../persist/ports.js'
-import { snapshotBodyOf } from './recovery.js'
+import { snapshotSourceOf } from './recovery.js'
 import { installRow } from './tenantDirectory.js'
 
 export interface InstalledState {
@@ -45,7 +45,14 @@ export async function installState(
   const previousLastSeq = Math.max(store.lastSeq(tenant), ...store.snapshots.list(tenant).map((listing) => listing.seq))
   const seq = previousLastSeq + 1
   const at = Date.now()
-  const { file, bytes } = await store.snapshots.write(tenant, seq, at, snapshotBodyOf(state), options.onProgress)
+  const { source, release } = snapshotSourceOf(state)
+  let written: { file: string; bytes: number }
+  try {
+    written = await store.snapshots.write(tenant, seq, at, source, options.onProgress)
+  } finally {
+    release()
+  }
+  const { file, bytes } = written
   state.seq = seq
   indexGlobalsOfState(store, tenant, state)
   installRow(store, tenant, options.createdAt ?? Date.now(), hasActiveWebhook(state))

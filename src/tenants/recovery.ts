@@ -26,7 +26,8 @@ import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
 import { runInTurns, runNow, type Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
-import type { SnapshotBody, Storage } from '../persist/ports.js'
+import type { FrozenTable } from '../engine/columnTable.js'
+import type { SnapshotBody, SnapshotSource, Storage } from '../persist/ports.js'
 
 export interface RecoveryReport {
   snapshotSeq: number
@@ -86,6 +87,26 @@ export function loadSnapshotBody(state: TenantState, body: SnapshotBody, onProgr
 
 export function loadSnapshotBodyInTurns(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Promise<void> {
   return runInTurns(loadSteps(state, body, onProgress))
+}
+
+/**
+ * What a snapshot of the state keeps, taken now, for a writer that reads it a slice per event-loop turn while the
+ * tenant goes on: each collection frozen as it is (Collection.frozen: taking it copies no record; a write after it
+ * copies the chunk of columns it changes, once), and the report totals unless they wait for a rebuild. `release`
+ * once written (or failed).
+ */
+export function snapshotSourceOf(state: TenantState): { source: SnapshotSource; release: () => void } {
+  const frozen: FrozenTable[] = []
+  const collections: Record<string, FrozenTable> = {}
+  for (const [type, collection] of state.collections) {
+    if (collection.size === 0) continue
+    const table = collection.frozen()
+    frozen.push(table)
+    collections[type] = table
+  }
+  const reportTotals = state.reports.stored()
+  const source: SnapshotSource = reportTotals === null ? { collections } : { collections, derived: { [REPORT_TOTALS]: reportTotals } }
+  return { source, release: () => frozen.forEach((table) => table.release()) }
 }
 
 /** What a snapshot of the state keeps, taken now: the records, and the report totals unless they wait for a rebuild. */

@@ -3,8 +3,8 @@
  * entry is counted (noteLogged); once SNAPSHOT_EVERY_COMMANDS entries or
  * SNAPSHOT_EVERY_LOG_BYTES bytes were logged since the last snapshot, one
  * is started on the next event-loop turn (unless the tenant has gone to rest
- * meanwhile). A snapshot takes the state's records at one moment (they are
- * never changed in place), waits until the log under them is durable,
+ * meanwhile). A snapshot takes the state's records at one moment (the
+ * collections frozen: recovery.ts snapshotSourceOf), waits until the log under them is durable,
  * writes them to the snapshot store a slice per turn, and then prunes the
  * snapshots and log entries no restore within LOG_RETENTION_MS needs. One
  * runs at a time: asking while one runs answers that one.
@@ -12,7 +12,7 @@
 import type { Config } from '../config.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { Storage } from '../persist/ports.js'
-import { snapshotBodyOf } from './recovery.js'
+import { snapshotSourceOf } from './recovery.js'
 
 export interface SnapshotResult {
   seq: number
@@ -69,11 +69,17 @@ export class SnapshotSchedule {
     const started = performance.now()
     const seq = state.seq
     const at = Date.now()
-    const body = snapshotBodyOf(state)
+    const { source, release } = snapshotSourceOf(state)
     this.restart(0)
     this.running = (async () => {
-      await this.subject.durable(seq)
-      const { file, bytes } = await this.store.snapshots.write(tenant, seq, at, body, onProgress)
+      let written: { file: string; bytes: number }
+      try {
+        await this.subject.durable(seq)
+        written = await this.store.snapshots.write(tenant, seq, at, source, onProgress)
+      } finally {
+        release()
+      }
+      const { file, bytes } = written
       const windowStartMs = at - this.config.logRetentionMs
       const startsLogLine = (snapshotSeq: number) => !this.store.hasEntry(tenant, snapshotSeq)
       const logNotNeededUpto = await this.store.snapshots.prune(tenant, this.config.snapshotsKept, windowStartMs, startsLogLine)

@@ -20,7 +20,7 @@ import { decodeExport, encodeExport, ExportInvalidError, type ExportedFile, type
 import { installState, objectCount, type InstalledState } from './installState.js'
 import type { Storage } from '../persist/ports.js'
 import type { ProgressFactory } from '../progress.js'
-import { loadSnapshotBody, snapshotBodyOf } from './recovery.js'
+import { loadSnapshotBody, snapshotSourceOf } from './recovery.js'
 import { recoverShowingProgress, takeTenantName } from './restoreSource.js'
 import { directoryRow } from './tenantDirectory.js'
 import { encodeSnapshotInSlices, writeFileAtomically } from '../persist/snapshotFile.js'
@@ -42,7 +42,8 @@ export async function exportTenant(tenant: string, dataDir: string, store: Stora
   const { state } = await recoverShowingProgress(tenant, store, undefined, startProgress)
   const objects = objectCount(state)
   const encode = startProgress?.(`encode ${tenant}`, 'records', objects)
-  const snapshotBytes = await encodeSnapshotInSlices(tenant, state.seq, Date.now(), snapshotBodyOf(state), (done) => encode?.update(done))
+  const { source, release } = snapshotSourceOf(state)
+  const snapshotBytes = await encodeSnapshotInSlices(tenant, state.seq, Date.now(), source, (done) => encode?.update(done)).finally(release)
   encode?.finish()
   const files: ExportedFile[] = []
   const missingFiles: string[] = []

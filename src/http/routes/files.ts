@@ -133,8 +133,11 @@ function download(slot: FileSlot): FileHandler {
     for (let attempt = 1; ; attempt += 1) {
       const rec = await tenant.read((state) => metadataOf(state, slot, params, principal.userId))
       const bytes = await files.get([tenantName, rec.fileKey as string])
-      // Records are never changed in place: the same object means the same upload.
-      const unchanged = await tenant.read((state) => state.get(FileMetadata.type, rec.id) === rec)
+      // Every change raises a record's version: the same version and key mean the same upload.
+      const unchanged = await tenant.read((state) => {
+        const now = state.get(FileMetadata.type, rec.id)
+        return now?.version === rec.version && now.fileKey === rec.fileKey
+      })
       if (!unchanged && attempt < DOWNLOAD_ATTEMPTS) continue
       if (bytes === undefined) {
         throw new ApiError('TL01-1101', `the content of ${slot.name} '${rec.fileName as string}' is no longer kept (it was replaced or removed after the point this tenant was restored to); upload it again`)

@@ -46,7 +46,7 @@ import type { Steps } from '../../engine/steps.js'
 import type { TenantState } from '../../engine/tenantState.js'
 import { andThen, type MaybePromise } from '../../maybePromise.js'
 import { isChildOf, planList, type ListPlan, type ListScope, type ParentLink } from '../../query/plan.js'
-import { parseSummary, summarySteps, type SummaryPlan } from '../../query/summary.js'
+import { parseSummary, summaryOfRowsSteps, type SummaryPlan } from '../../query/summary.js'
 import { parseObjectBody } from '../body.js'
 import { listCondition, withObjectEtag } from '../etag.js'
 import { ifMatchOf } from '../etagPreconditions.js'
@@ -231,7 +231,7 @@ function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<A
 function* summaryAnswerSteps(call: Call, decl: ResourceDecl, plan: ListPlan, summaryPlan: SummaryPlan, principal: Principal, scope: ListScope, state: TenantState, format: ExportFormat | null): Steps<ApiResponse> {
   const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
   if (notModified !== null) return notModified
-  const entries = yield* summarySteps(summaryPlan, (visit) => plan.eachMatching(state, principal, scope, visit), state)
+  const entries = yield* summaryOfRowsSteps(summaryPlan, (visit) => plan.eachMatchingRow(state, principal, scope, visit), state)
   if (format !== null) return tagged(summaryExport(format, `${decl.xmlListName}-summary`, state, summaryPlan, entries), etag)
   return tagged(dataResponse(call.request, entries, { root: 'summaries', item: 'summary' }), etag)
 }

@@ -16,7 +16,7 @@
  * read again to be checked: rows are never changed once written.
  */
 import type { Steps } from '../../engine/steps.js'
-import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotStore, SnapshotInvalidError } from '../ports.js'
+import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotSource, type SnapshotStore, SnapshotInvalidError } from '../ports.js'
 import { SnapshotFaults } from '../snapshotFaults.js'
 import { encodeSnapshotInSlices, pruneSnapshotSet, snapshotBytesProblem, snapshotBytesSteps, snapshotHeaderOf } from '../snapshotFile.js'
 import type { Sql, TxSql } from './connection.js'
@@ -69,7 +69,7 @@ export class PgSnapshots implements SnapshotStore {
     this.checked.set(file, problem)
   }
 
-  async write(tenant: string, seq: number, at: number, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }> {
+  async write(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }> {
     const bytes = await encodeSnapshotInSlices(tenant, seq, at, body, onProgress)
     const header = snapshotHeaderOf(bytes)
     const parts = Math.max(1, Math.ceil(bytes.length / PART_BYTES))

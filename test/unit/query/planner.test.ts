@@ -112,14 +112,15 @@ t.test('index plans equal full scans', async (t) => {
 
 t.test('id eq reads the primary map: no scan of the collection', async (t) => {
   const collection = state.collection('Project')
-  const values = collection.values.bind(collection)
+  // The planner scans a collection's rows (Collection.rows: it reads columns, not records).
+  const rows = collection.rows.bind(collection)
   let scans = 0
-  collection.values = () => {
+  collection.rows = () => {
     scans += 1
-    return values()
+    return rows()
   }
-  t.teardown(() => Reflect.deleteProperty(collection, 'values'))
-  const target = [...values()].find((rec) => rec.trashItem === null)
+  t.teardown(() => Reflect.deleteProperty(collection, 'rows'))
+  const target = [...collection.values()].find((rec) => rec.trashItem === null)
   if (target === undefined) throw new Error('the data has no live project')
   const run = (filter: string) => planList(Project, new Map([['$filter', filter]])).run(state, caller, { kind: 'all' }).map((rec) => rec.id)
   t.same(run(`id eq '${target.id}' and active eq ${String(target.active)}`), [target.id])
@@ -190,14 +191,15 @@ t.test('lists pinned to a value and sorted by the index order equal full scans, 
     records.applyOp({ op: 'put', type: 'TimeRecord', rec: random() < 0.1 ? { ...rec, trashItem: 'trashed' } : rec })
   }
   const collection = records.collection('TimeRecord')
-  const orderedLookup = collection.orderedLookup.bind(collection)
+  // The planner reads an index in order as rows (Collection.orderedRows; orderedLookup gives the same as records).
+  const orderedRows = collection.orderedRows.bind(collection)
   let readInOrder = 0
-  collection.orderedLookup = (...args) => {
-    const found = orderedLookup(...args)
+  collection.orderedRows = (...args) => {
+    const found = orderedRows(...args)
     if (found !== null) readInOrder += 1
     return found
   }
-  t.teardown(() => Reflect.deleteProperty(collection, 'orderedLookup'))
+  t.teardown(() => Reflect.deleteProperty(collection, 'orderedRows'))
   for (let round = 0; round < 200; round += 1) {
     const pins = [`project/id eq '${pick(projects).id}'`, `user/id eq '${pick(users).id}'`, `project/id eq '${pick(projects).id}' and user/id eq '${pick(users).id}'`]
     const extra = pick(['', ' and billable eq true', ' and duration gt 1800000', " and start ge datetime'2024-01-10T00:00:00Z'"])
