@@ -257,6 +257,18 @@ const INTERNAL_CASES: Record<string, (t: Test) => Promise<void>> = {
     t.equal(atB.headers['idempotent-replayed'], undefined, "A's kept answer is not answered at B")
     t.not(atB.json.id, atA.json.id)
   },
+  async CalendarSecret(t) {
+    const made = await a.post('users/@self/calendar/secret', {})
+    t.equal(made.status, 201, "A makes a calendar secret")
+    const secret = made.json.secret as string
+    const atA = await client.request('GET', '/v1/users/@self/calendar.ics', { tenant: 'alpha', query: { secret } })
+    t.equal(atA.status, 200, "A's secret opens A's feed")
+    const atB = await client.request('GET', '/v1/users/@self/calendar.ics', { tenant: 'bravo', query: { secret } })
+    scan("A's calendar secret at B", atB, [secret])
+    t.equal(atB.status, 401, "A's calendar secret opens nothing at B")
+    const shownAtB = await b.get('users/@self/calendar/secret')
+    scan("B's calendar secret state", shownAtB, [secret])
+  },
   async PasswordConfirmation(t) {
     const id = await requestConfirmationByMail(client, server.dataDir, ownerA.email)
     const atB = await client.request('POST', `/v1/auth/confirm/${id}`, { tenant: 'bravo', query: { apikey: client.apiKey } })
