@@ -151,6 +151,14 @@ export interface TenantInfo {
 export type GlobalIndexKey = [string, string] | string
 
 /**
+ * The layout marker of the emails table: under GLOBAL_INDEX_LAYOUT_KEY (a plain string, outside every [name, tenant]
+ * key) the layout its entries have, GLOBAL_INDEX_LAYOUT now. tenants/globalIndexes.ts rebuilds both indexes of a
+ * directory without it; PostgreSQL's tables never had another layout, so they answer it (postgres/pgStorage.ts).
+ */
+export const GLOBAL_INDEX_LAYOUT_KEY = '\u0001layout'
+export const GLOBAL_INDEX_LAYOUT = 'name-tenant-2'
+
+/**
  * One table of global facts. `put` and `remove` issued in the turn of a log append join its commit (group
  * commit), so a directory row or an index entry is durable exactly when the entry is. `get` and `getKeys` are
  * synchronous: the public calls that name no tenant (check an e-mail, a confirmation) and the check at a

@@ -13,12 +13,8 @@
 import type { Caller } from '../caller.js'
 import type { ChangeSession, Rec, ResourceDecl } from '../schema.js'
 import type { Tx } from '../tx.js'
+import { normalEmail } from '../values.js'
 import { changeFields } from './updateObject.js'
-
-/** The form every e-mail is kept in. */
-export function normalEmail(address: string): string {
-  return address.trim().toLowerCase()
-}
 
 export function setUserEmail(tx: Tx, caller: Caller & ChangeSession, decl: ResourceDecl, id: string, address: string): Rec {
   return changeFields(tx, caller, decl, id, { email: normalEmail(address) })

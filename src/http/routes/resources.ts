@@ -24,7 +24,7 @@
  * also a CSV or XLSX file on `format=csv|xlsx` or `Accept: text/csv` (export/).
  */
 import { ApiError, notFound, wrongParameter } from '../../domain/errors.js'
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/credentials.js'
+import { checkPasswordLength, hashPassword } from '../../domain/credentials.js'
 import { readFields, readVersion, type ValueSource } from '../../domain/input.js'
 import { mergePatchFields } from '../../domain/mergePatch.js'
 import { metadataOf } from '../../domain/metadata.js'
@@ -143,11 +143,7 @@ async function readBodyValues(
   for (const fieldDecl of decl.fields) {
     const plain = values[fieldDecl.name]
     if (!fieldDecl.hashed || plain === undefined || plain === null) continue
-    if (typeof plain !== 'string' || plain.length < MIN_PASSWORD_LENGTH || plain.length > MAX_PASSWORD_LENGTH) {
-      throw new ApiError('TL01-1104', `${decl.type}.${fieldDecl.name} must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`, null, [
-        { entityType: decl.type, field: fieldDecl.name, constraint: 'Size', message: `${decl.type}.${fieldDecl.name} must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters` },
-      ])
-    }
+    checkPasswordLength(plain, decl.type, fieldDecl.name)
     values[fieldDecl.name] = await hashPassword(plain, call.services.config.passwordCost)
   }
   return { values, version: readVersion(value, source), source, body: value }
