@@ -7,7 +7,8 @@
  *
  * Routes are registered with `route(method, pattern, handler)`, at any time
  * (the table is read per request). A pattern is a path such as
- * `/tenants/:tenant/restore`; `:name` captures one segment into `params`.
+ * `/tenants/:tenant/restore`; `:name` captures one segment into `params`
+ * (http/pathPattern.ts, as the API's routes).
  * It runs on Node's own HTTP server, not on uWebSockets.js: it carries
  * little traffic, and it must answer what health checkers send. uWS (the
  * build we use) takes only `<METHOD> /<path> HTTP/1.1` with a Host header
@@ -37,9 +38,11 @@ import { ALWAYS_HEADERS, statusText } from '../http/answerHead.js'
 import { answerFailureSafely, writeWhenReady } from '../http/handlerSafetyNet.js'
 import { declaredBodyBytes, declaredOverLimit, LimitedBody } from '../http/limitedBody.js'
 import { headProblem } from '../http/messageRules.js'
+import { compileSegments, matchCompiled, type PathPattern } from '../http/pathPattern.js'
 import { parseQuery } from '../http/request.js'
 import { keepHeader, OnceFieldCounts } from '../http/requestHeaders.js'
-import { internalError, plainErrorResponse } from '../http/response.js'
+import { failureAsApiError } from '../http/failureError.js'
+import { plainErrorResponse } from '../http/response.js'
 import { portTakenMessage } from '../http/portTaken.js'
 import { RequestIds } from '../observability/requestId.js'
 import { sameSecret } from './adminKey.js'
@@ -85,6 +88,7 @@ export interface AdminRouteOptions {
 interface AdminRoute {
   readonly method: string
   readonly parts: readonly string[]
+  readonly pattern: PathPattern
   readonly handler: AdminHandler
   readonly public: boolean
   readonly maxBodyBytes: number
@@ -103,10 +107,7 @@ function errorAnswer(error: ApiError): AdminResponse {
 
 /** The answer for what a handler threw: an ApiError as it is, anything else 500 TL01-9001 naming a logged request id. */
 export function answerForError(error: unknown, method: string, path: string): AdminResponse {
-  if (error instanceof ApiError) return errorAnswer(error)
-  const requestId = adminRequestIds.next()
-  console.error(`admin request ${requestId} ${method} ${path} failed:`, error)
-  return errorAnswer(internalError(requestId))
+  return errorAnswer(failureAsApiError(error, () => adminRequestIds.next(), (id) => `admin request ${id} ${method} ${path}`))
 }
 
 function splitAdminPath(path: string): string[] | null {
@@ -116,18 +117,6 @@ function splitAdminPath(path: string): string[] | null {
   } catch {
     return null
   }
-}
-
-function matchRoute(parts: readonly string[], segments: readonly string[]): Record<string, string> | null {
-  if (parts.length !== segments.length) return null
-  const params: Record<string, string> = {}
-  for (let index = 0; index < parts.length; index += 1) {
-    const part = parts[index] as string
-    const segment = segments[index] as string
-    if (part.startsWith(':')) params[part.slice(1)] = segment
-    else if (part !== segment) return null
-  }
-  return params
 }
 
 export class AdminServer {
@@ -144,7 +133,7 @@ export class AdminServer {
     const upper = method.toUpperCase()
     const duplicate = this.routes.some((route) => route.method === upper && route.parts.join('/') === parts.join('/'))
     if (duplicate) throw new Error(`admin route ${upper} ${pattern} is registered twice`)
-    this.routes.push({ method: upper, parts, handler, public: options.public === true, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES })
+    this.routes.push({ method: upper, parts, pattern: compileSegments(parts), handler, public: options.public === true, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES })
   }
 
   listen(port: number): Promise<number> {
@@ -210,7 +199,7 @@ export class AdminServer {
   private find(method: string, segments: readonly string[]): { route: AdminRoute; params: Record<string, string> } | { allowed: string[] } {
     const allowed: string[] = []
     for (const route of this.routes) {
-      const params = matchRoute(route.parts, segments)
+      const params = matchCompiled(route.pattern, segments)
       if (params === null) continue
       if (route.method === method) return { route, params }
       allowed.push(route.method)

@@ -29,7 +29,8 @@ import type { OnlineRestores, RestoreAnswer } from '../tenants/onlineRestore.js'
 import { parseRestoreSource } from '../tenants/restoreSource.js'
 import { TenantElsewhere } from '../tenants/tenantErrors.js'
 
-export const RESTORE_PATH = /^\/cluster\/tenants\/([^/]+)\/restore$/
+/** The path of the call (clusterCalls.ts). */
+export const RESTORE_CALL = 'cluster/tenants/:tenant/restore'
 
 /** A point of the history: what the CLI sends. */
 export type RestorePoint = { toSeq: number } | { toTime: string }

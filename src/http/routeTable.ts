@@ -2,11 +2,12 @@
  * The fixed routes of the service (everything that is not a declared
  * resource path). `scope` says whether a route lives on the public URL or
  * a tenant URL; `auth` whether it needs an access token. Path patterns
- * match segment by segment; `:name` captures one segment. A handler is
+ * match segment by segment; `:name` captures one segment (pathPattern.ts). A handler is
  * given the router's entry too (requestRouter.ts): the batch routes its
  * items through it, without importing the router that imports this table.
  */
 import type { Call } from './call.js'
+import { compilePattern, matchCompiled, type PathPattern } from './pathPattern.js'
 import type { RequestRouter } from './requestRouter.js'
 import type { ApiResponse } from './response.js'
 import { login, logout, refresh } from './routes/auth.js'
@@ -110,40 +111,6 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
 ]
 
-/** A pattern split once: per segment, the literal it must equal or the name it captures. */
-interface CompiledPattern {
-  literals: readonly (string | null)[]
-  captures: readonly (string | null)[]
-}
-
-function compile(pattern: string): CompiledPattern {
-  const parts = pattern.split('/')
-  return {
-    literals: parts.map((part) => (part.startsWith(':') ? null : part)),
-    captures: parts.map((part) => (part.startsWith(':') ? part.slice(1) : null)),
-  }
-}
-
-/** The captured segments of a path that matches a compiled pattern, or null (allocating nothing). */
-function matchCompiled({ literals, captures }: CompiledPattern, segments: readonly string[]): Record<string, string> | null {
-  if (literals.length !== segments.length) return null
-  for (let index = 0; index < literals.length; index += 1) {
-    const literal = literals[index]
-    if (literal !== null && literal !== segments[index]) return null
-  }
-  const params: Record<string, string> = {}
-  for (let index = 0; index < captures.length; index += 1) {
-    const name = captures[index]
-    if (name !== null && name !== undefined) params[name] = segments[index] as string
-  }
-  return params
-}
-
-/** Matches a path against a pattern segment by segment; the captured segments, or null. */
-export function matchPattern(pattern: string, segments: readonly string[]): Record<string, string> | null {
-  return matchCompiled(compile(pattern), segments)
-}
-
 /** A route of the table and what its pattern captured from a path. */
 export interface RouteMatch {
   route: Route
@@ -152,7 +119,7 @@ export interface RouteMatch {
 
 interface CompiledRoute {
   route: Route
-  pattern: CompiledPattern
+  pattern: PathPattern
 }
 
 /**
@@ -161,7 +128,7 @@ interface CompiledRoute {
  */
 const ROUTES_BY_LENGTH: Record<Route['scope'], CompiledRoute[][]> = { public: [], tenant: [] }
 for (const route of ROUTES) {
-  const pattern = compile(route.pattern)
+  const pattern = compilePattern(route.pattern)
   const ofLength = (ROUTES_BY_LENGTH[route.scope][pattern.literals.length] ??= [])
   ofLength.push({ route, pattern })
 }
