@@ -1,7 +1,6 @@
 /*
  * A restore to a point of a tenant's history, online through the node that
- * holds the tenant (issue 28: "restore, online through the owning node,
- * point in time"). The operator's CLI asks a node on its internal listener:
+ * holds the tenant, to a sequence number or a point in time. The operator's CLI asks a node on its internal listener:
  *
  *   POST /cluster/tenants/<tenant>/restore   (X-TimeLedger-Node: the node credential, http/clusterCredentials.ts)
  *        body {"toSeq": n} | {"toTime": "<ISO time>"}

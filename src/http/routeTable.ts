@@ -84,7 +84,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', scope: 'tenant', pattern: 'storage/:group/:key/:scope', auth: true, handle: removeStorageEntry },
   ...fileRoutes('users/:id/signature', SIGNATURE),
   ...fileRoutes('accounts/:id/logo', LOGO),
-  // Issue 26 A: paths of the original service that answered 404 or 405.
+  // The caller's sessions and the licence calls of the original service.
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/accesstokens', auth: true, handle: listOwnAccessTokens },
   { method: 'DELETE', scope: 'tenant', pattern: 'users/@self/accesstokens/:id', auth: true, handle: revokeOwnAccessToken },
   { method: 'GET', scope: 'tenant', pattern: 'accesses/product/:product/$free', auth: true, handle: productFree },
@@ -92,21 +92,21 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'users/:id/accesses/product/:product/$free', auth: true, handle: userProductFree },
   { method: 'GET', scope: 'tenant', pattern: 'users/:id/accesses/products/$allowed', auth: true, handle: userAllowedProducts },
   { method: 'GET', scope: 'tenant', pattern: 'users/:id/accesses/@exceeded', auth: true, handle: userExceededAccesses },
-  // Issue 26 B: the documents of the caller's secret keys (the other inner collections get theirs from resources.ts).
+  // The documents of the caller's secret keys (the other inner collections get theirs from resources.ts).
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/secretkeys/$metadata', auth: true, handle: secretKeyDocuments.metadata },
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/secretkeys/$dummy', auth: true, handle: secretKeyDocuments.dummy },
-  // Issue 26 C: the receipt of an expense, uploaded and downloaded like a signature.
+  // The receipt of an expense, uploaded and downloaded like a signature.
   ...fileRoutes('time/expenses/:id/receipt', RECEIPT),
-  // Issue 30: the change feed (WebSocket or Server-Sent Events).
+  // The change feed (WebSocket or Server-Sent Events).
   { method: 'GET', scope: 'tenant', pattern: 'changes', auth: true, handle: openChanges },
-  // Issue 43 (3): moving in from other tools: a CSV export becomes time records.
+  // Moving in from other tools: a CSV export becomes time records.
   { method: 'POST', scope: 'tenant', pattern: 'import/:source', auth: true, handle: importRecords },
-  // Issue 43 (4): the caller's time records as a calendar feed; its secret signs the feed in (and nothing else).
+  // The caller's time records as a calendar feed; its secret signs the feed in (and nothing else).
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/calendar.ics', auth: false, handle: calendarFeed },
   { method: 'POST', scope: 'tenant', pattern: 'users/@self/calendar/secret', auth: true, handle: createCalendarSecret },
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/calendar/secret', auth: true, handle: readCalendarSecret },
   { method: 'DELETE', scope: 'tenant', pattern: 'users/@self/calendar/secret', auth: true, handle: deleteCalendarSecret },
-  // Issue 29: the OpenAPI description (`/v1/openapi.json`; the router sees the path without `.json`), made from this table.
+  // The OpenAPI description (`/v1/openapi.json`; the router sees the path without `.json`), made from this table.
   { method: 'GET', scope: 'public', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
   { method: 'GET', scope: 'tenant', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
 ]

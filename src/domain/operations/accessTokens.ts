@@ -1,5 +1,5 @@
 /*
- * The caller's sessions as `users/@self/accesstokens` shows them (issue 26).
+ * The caller's sessions as `users/@self/accesstokens` shows them.
  *
  * A session is one access token (an AuthToken of kind `access`, keyed by the
  * SHA-256 of its text) and the refresh token issued with it (`pairId`).

@@ -1,5 +1,5 @@
 /*
- * Bill numbering (issue 26): `billing/bills/$getNextDocNumber`,
+ * Bill numbering: `billing/bills/$getNextDocNumber`,
  * `$getNextDocNumberPart` and `$setNextDocNumberPart`.
  *
  * The counter is the account's `docNumberSequence`, the last number given:

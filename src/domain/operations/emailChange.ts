@@ -1,5 +1,5 @@
 /*
- * `users/{id}/$setEmail` (issue 26): the one way to change a user's e-mail,
+ * `users/{id}/$setEmail`: the one way to change a user's e-mail,
  * which a PUT may not touch (it is set once). The address is kept as every
  * e-mail is (trimmed, lower case) and held to the field's rules: the Email
  * constraint and uniqueness among the tenant's live users (412 TL01-1104),
