@@ -32,7 +32,7 @@
 import { ApiError } from '../domain/errors.js'
 import type { OnlineRestores } from '../tenants/onlineRestore.js'
 import { parseRestoreSource, type RestoreSource } from '../tenants/restoreSource.js'
-import { restoreErrorAsApiError } from '../http/engineErrors.js'
+import { restoreErrorAsApiError } from '../http/refusalAnswers.js'
 import { progress } from '../progress.js'
 import { answerForError, jsonAnswer, type AdminRequest, type AdminServer } from './adminServer.js'
 import { LineStream } from './lineStream.js'

@@ -22,7 +22,7 @@
 import http from 'node:http'
 import { ApiError } from '../domain/errors.js'
 import { nodeCallHeaders } from '../http/clusterCredentials.js'
-import { restoreErrorAsApiError } from '../http/engineErrors.js'
+import { restoreErrorAsApiError } from '../http/refusalAnswers.js'
 import { plainErrorResponse, type ApiResponse } from '../http/response.js'
 import type { OnlineRestores, RestoreAnswer } from '../tenants/onlineRestore.js'
 import { parseRestoreSource } from '../tenants/restoreSource.js'

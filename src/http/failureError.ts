@@ -6,7 +6,7 @@
  * in the log. Each listener renders the error its own way and names its
  * requests its own way (the API's request id; the admin listener's ids of
  * failed requests), and the router first turns the tenant layer's refusals
- * into their ApiErrors (engineErrors.ts).
+ * into their ApiErrors (refusalAnswers.ts).
  */
 import { ApiError } from '../domain/errors.js'
 import { internalError } from './response.js'

@@ -15,7 +15,7 @@
  * tenant another node holds is forwarded there (forwarding.ts).
  */
 import { ApiError } from '../domain/errors.js'
-import { engineErrorAsApiError } from './engineErrors.js'
+import { refusalAsApiError } from './refusalAnswers.js'
 import { TenantElsewhere } from '../tenants/tenantErrors.js'
 import { andThen, type MaybePromise } from '../maybePromise.js'
 import type { RouteLabel } from '../observability/requestMetrics.js'
@@ -131,7 +131,7 @@ function dispatch(call: Call, trace: RouteTrace | undefined): MaybePromise<ApiRe
 /** The error body of a failure: ApiError as it is (a 5xx naming the request), anything else a logged 500. */
 function failure(request: ApiRequest, thrown: unknown): ApiResponse {
   const describe = (id: string) => `request ${id} ${request.method} /v1/${request.segments.join('/')}`
-  const error = failureAsApiError(engineErrorAsApiError(thrown), () => request.requestId, describe)
+  const error = failureAsApiError(refusalAsApiError(thrown), () => request.requestId, describe)
   return errorResponse(request, error.status >= 500 ? withRequestId(error, request.requestId) : error)
 }
 

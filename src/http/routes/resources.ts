@@ -58,7 +58,8 @@ import { dataResponse, formatOf, textResponse, type ApiResponse } from '../respo
 import { findAction } from './actions.js'
 import { findView, findViewSummary, viewScope } from './views.js'
 import { writeOptionsOf } from './writeOptions.js'
-import { writeCheckOf, type WriteCheck } from './writeChecks.js'
+import { writeCheckOf } from './resourceWriteChecks.js'
+import type { WriteCheck } from './writeCheck.js'
 import { requireSession } from '../requireSession.js'
 import { withKnownPassword } from './passwordProof.js'
 import { exportOf } from '../export/exportAnswer.js'
@@ -241,7 +242,7 @@ function summary(call: Call, decl: ResourceDecl, scope: ListScope, defaultSummar
   return tenant.readInSlices((state) => summaryAnswerSteps(call, decl, plan, summaryPlan, principal, scope, state, format))
 }
 
-/** The record a write stores, once the resource's write check (writeChecks.ts) passed on it; a throw rolls the write back. */
+/** The record a write stores, once the resource's write check (resourceWriteChecks.ts) passed on it; a throw rolls the write back. */
 function checked(call: Call, check: WriteCheck | undefined, rec: Rec): Rec {
   check?.record(call, rec)
   return rec
