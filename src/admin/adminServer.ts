@@ -94,6 +94,11 @@ interface AdminRoute {
   readonly maxBodyBytes: number
 }
 
+/** One request's answer: `ended` once it is over, sent whole or its client gone; nothing more is written then. */
+interface AdminExchange {
+  ended: boolean
+}
+
 /** Ids naming an admin request that failed with a bug, in its 500 and in the log (as the API's requests are named). */
 const adminRequestIds = new RequestIds()
 
@@ -168,9 +173,9 @@ export class AdminServer {
 
   /** One request: its head checked (one Host, one body framing, a path as target, a Host on HTTP/1.1), then routed. */
   private serve(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const state = { aborted: false }
+    const exchange: AdminExchange = { ended: false }
     res.on('close', () => {
-      state.aborted = true
+      exchange.ended = true
     })
     const target = req.url ?? ''
     const queryAt = target.indexOf('?')
@@ -184,15 +189,15 @@ export class AdminServer {
     const problem = headProblem(counts, headers, target) ?? (req.httpVersion === '1.1' && counts.host === 0 ? noHost() : null)
     if (problem !== null) {
       req.resume()
-      send(res, state, errorAnswer(problem), true)
+      send(res, exchange, errorAnswer(problem), true)
       return
     }
     const method = (req.method ?? '').toUpperCase()
     // An exception in a request handler of Node's server would end the process: a bug answers 500.
     try {
-      this.handle(req, res, state, method, path, query, headers)
+      this.handle(req, res, exchange, method, path, query, headers)
     } catch (error) {
-      answerFailureSafely((failure) => send(res, state, answerForError(failure, method, path)), error, 'admin', `${method} ${path}`)
+      answerFailureSafely((failure) => send(res, exchange, answerForError(failure, method, path)), error, 'admin', `${method} ${path}`)
     }
   }
 
@@ -215,7 +220,7 @@ export class AdminServer {
   private handle(
     req: http.IncomingMessage,
     res: http.ServerResponse,
-    state: { aborted: boolean },
+    exchange: AdminExchange,
     method: string,
     path: string,
     query: ReadonlyMap<string, string>,
@@ -223,20 +228,20 @@ export class AdminServer {
   ): void {
     const segments = splitAdminPath(path)
     if (segments === null) {
-      send(res, state, errorAnswer(new ApiError('TL01-9003', 'malformed path')))
+      send(res, exchange, errorAnswer(new ApiError('TL01-9003', 'malformed path')))
       return
     }
     const found = this.find(method, segments)
     if (!('route' in found)) {
       // Without the key nobody learns which admin paths exist.
-      if (!this.authorized(headers)) send(res, state, unauthorized())
-      else if (found.allowed.length > 0) send(res, state, errorAnswer(new ApiError('TL01-9004', `${method} is not allowed on ${path}`, null, [], { Allow: found.allowed.join(', ') })))
-      else send(res, state, errorAnswer(new ApiError('TL01-9003', `no admin route at ${path}`)))
+      if (!this.authorized(headers)) send(res, exchange, unauthorized())
+      else if (found.allowed.length > 0) send(res, exchange, errorAnswer(new ApiError('TL01-9004', `${method} is not allowed on ${path}`, null, [], { Allow: found.allowed.join(', ') })))
+      else send(res, exchange, errorAnswer(new ApiError('TL01-9003', `no admin route at ${path}`)))
       return
     }
     const { route, params } = found
     if (!route.public && !this.authorized(headers)) {
-      send(res, state, unauthorized())
+      send(res, exchange, unauthorized())
       return
     }
     const run = (body: Buffer) => {
@@ -249,15 +254,15 @@ export class AdminServer {
       }
       writeWhenReady(
         answer,
-        (response) => ('chunks' in response ? sendStreamed(res, state, response, method, path) : send(res, state, response)),
-        (error) => send(res, state, answerForError(error, method, path)),
+        (response) => ('chunks' in response ? sendStreamed(res, exchange, response, method, path) : send(res, exchange, response)),
+        (error) => send(res, exchange, answerForError(error, method, path)),
         'admin',
         `${method} ${path}`,
       )
     }
     const tooLarge = () => errorAnswer(new ApiError('TL01-9006', `the body is larger than ${route.maxBodyBytes} bytes`))
     if (declaredOverLimit(declaredBodyBytes(headers), route.maxBodyBytes)) {
-      send(res, state, tooLarge(), true)
+      send(res, exchange, tooLarge(), true)
       return
     }
     const body = new LimitedBody(route.maxBodyBytes)
@@ -266,11 +271,11 @@ export class AdminServer {
       if (refusedBody) return
       if (!body.add(chunk)) {
         refusedBody = true
-        send(res, state, tooLarge(), true)
+        send(res, exchange, tooLarge(), true)
       }
     })
     req.on('end', () => {
-      if (!refusedBody && !state.aborted) run(body.bytes())
+      if (!refusedBody && !exchange.ended) run(body.bytes())
     })
   }
 }
@@ -280,9 +285,9 @@ function unauthorized(): AdminResponse {
 }
 
 /** `close`: end the connection after the answer (a body that was refused is still on its way). */
-function send(res: http.ServerResponse, state: { aborted: boolean }, response: AdminResponse, close = false): void {
-  if (state.aborted) return
-  state.aborted = true
+function send(res: http.ServerResponse, exchange: AdminExchange, response: AdminResponse, close = false): void {
+  if (exchange.ended) return
+  exchange.ended = true
   // A length up front: no chunked encoding, and an HTTP/1.0 client that asked for keep-alive can have it.
   const headers: Record<string, string> = { ...ALWAYS_HEADERS, ...response.headers, 'Content-Length': String(Buffer.byteLength(response.body)) }
   if (close) headers.Connection = 'close'
@@ -298,19 +303,19 @@ function rawAnswer(response: AdminResponse): string {
   return `HTTP/1.1 ${response.status} ${statusText(response.status)}\r\n${lines.join('')}\r\n${body}`
 }
 
-function sendStreamed(res: http.ServerResponse, state: { aborted: boolean }, response: AdminStreamedResponse, method: string, path: string): void {
-  if (!state.aborted) res.writeHead(response.status, statusText(response.status), { ...ALWAYS_HEADERS, ...response.headers })
+function sendStreamed(res: http.ServerResponse, exchange: AdminExchange, response: AdminStreamedResponse, method: string, path: string): void {
+  if (!exchange.ended) res.writeHead(response.status, statusText(response.status), { ...ALWAYS_HEADERS, ...response.headers })
   void (async () => {
     try {
       for await (const chunk of response.chunks) {
-        if (!state.aborted) res.write(chunk)
+        if (!exchange.ended) res.write(chunk)
       }
     } catch (error) {
       // The handler broke its promise not to throw here; the answer ends short of its last chunk.
       console.error(`admin request ${method} ${path}: its streamed answer failed:`, error)
     }
-    if (state.aborted) return
-    state.aborted = true
+    if (exchange.ended) return
+    exchange.ended = true
     res.end()
   })()
 }
