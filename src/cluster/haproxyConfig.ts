@@ -35,11 +35,6 @@
 
 import { TENANT_PATH_PREFIX } from '../http/tenantAddress.js'
 
-export interface HaproxyNode {
-  readonly name: string
-  readonly address: string
-}
-
 export interface HaproxyOptions {
   /** The nodes' public listeners, host:port each. */
   readonly nodes: readonly string[]

@@ -106,11 +106,6 @@ export function startOfYear(day: number): number {
   return Date.UTC(new Date(day * DAY_MS).getUTCFullYear(), 0, 1) / DAY_MS
 }
 
-export function addMonths(day: number, months: number): number {
-  const date = new Date(day * DAY_MS)
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + months, Math.min(date.getUTCDate(), 28)) / DAY_MS
-}
-
 /** Start of the month `months` after the month of `day`. */
 export function monthStartAfter(day: number, months: number): number {
   const date = new Date(day * DAY_MS)
