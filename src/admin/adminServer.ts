@@ -69,7 +69,7 @@ export interface AdminResponse {
 }
 
 /** An answer written as it is produced; the handler must not let `chunks` throw (it reports failure in a chunk). */
-export interface AdminStreamedResponse {
+interface AdminStreamedResponse {
   status: number
   headers?: Record<string, string>
   chunks: AsyncIterable<string>

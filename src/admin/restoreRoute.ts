@@ -37,7 +37,7 @@ import { progress } from '../progress.js'
 import { answerForError, jsonAnswer, type AdminRequest, type AdminServer } from './adminServer.js'
 import { LineStream } from './lineStream.js'
 
-export const PROGRESS_LINES_TYPE = 'application/x-ndjson'
+const PROGRESS_LINES_TYPE = 'application/x-ndjson'
 
 function sourceOf(request: AdminRequest): RestoreSource {
   let body: unknown

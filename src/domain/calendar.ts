@@ -87,7 +87,7 @@ export function formatDay(day: number): string {
 }
 
 /** ISO weekday of a local day: Monday = 1 … Sunday = 7. */
-export function weekday(day: number): number {
+function weekday(day: number): number {
   return ((new Date(day * DAY_MS).getUTCDay() + 6) % 7) + 1
 }
 

@@ -63,7 +63,7 @@ export interface Principal {
 }
 
 /** A call made with an Idempotency-Key (keyedWrite.ts): the key, and how a route that holds its tenant itself keeps its answer. */
-export interface KeyedCall {
+interface KeyedCall {
   readonly key: string
   /** Keeps `response` as the key's answer in the write `tx`, before that write is logged (the batch's). */
   keep(tx: WriteTx, response: ApiResponse): void

@@ -137,7 +137,7 @@ export function textResponse(request: RequestHead, text: string, headers: Record
   return { status: statusFor(request, 200), headers, body: text }
 }
 
-export function errorBody(error: ApiError): Record<string, unknown> {
+function errorBody(error: ApiError): Record<string, unknown> {
   return {
     status: error.status,
     code: error.code,

@@ -26,7 +26,7 @@ type NamedWrite = (tx: WriteTx, args: Record<string, unknown>) => unknown
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '')
 
-export const TENANT_WRITES = {
+const TENANT_WRITES = {
   confirmByEmail: (tx, args) => confirmByEmail(tx, text(args.email), text(args.confirmationId), Number(args.lifetimeMs)),
   changePassword: (tx, args) => changePassword(tx, text(args.hash), text(args.passwordHash)),
 } satisfies Record<string, NamedWrite>

@@ -12,7 +12,7 @@ export type BinaryOp =
   | 'add' | 'sub'
   | 'mul' | 'div' | 'mod'
 
-export type UnaryOp = 'not' | 'neg'
+type UnaryOp = 'not' | 'neg'
 
 export interface BinaryNode {
   kind: 'binary'

@@ -46,7 +46,7 @@ export interface CompiledFilter {
 }
 
 /** Static type of a node; 'null' is the null literal, 'any' a field of an unknown type (checked at run time only). */
-export type FilterType = 'string' | 'number' | 'boolean' | 'date' | 'reference' | 'null' | 'any' | 'list'
+type FilterType = 'string' | 'number' | 'boolean' | 'date' | 'reference' | 'null' | 'any' | 'list'
 
 type Evaluate = (rec: Rec, context: DisplayContext) => unknown
 

@@ -36,7 +36,7 @@ export interface SummaryEntry {
 }
 
 const FUNCTION = /^(count|sum|avg|min|max)\(\s*([^()]*?)\s*\)$/
-export const MAX_SUMMARY_FUNCTIONS = 16
+const MAX_SUMMARY_FUNCTIONS = 16
 
 export function parseSummary(decl: ResourceDecl, text: string | undefined): SummaryPlan {
   const parts = (text === undefined || text.trim() === '' ? 'count()' : text).split(';').map((part) => part.trim())

@@ -74,13 +74,13 @@ function indexableEmail(name: string): boolean {
 }
 
 /** The tenants that have a live user with this e-mail, in tenant-name order. */
-export function tenantsWithEmail(store: GlobalDirectory, email: string): string[] {
+function tenantsWithEmail(store: GlobalDirectory, email: string): string[] {
   const name = normalEmail(email)
   return indexableEmail(name) ? tenantsUnder(store.emails, name) : []
 }
 
 /** The tenants holding the password confirmation with this SHA-256, in tenant-name order. */
-export function tenantsWithConfirmation(store: GlobalDirectory, hash: string): string[] {
+function tenantsWithConfirmation(store: GlobalDirectory, hash: string): string[] {
   return hash === '' ? [] : tenantsUnder(store.confirmations, hash)
 }
 

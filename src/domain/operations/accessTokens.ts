@@ -25,10 +25,10 @@ import { OutDate } from '../values.js'
 import { endSession } from './tokens.js'
 
 /** The resource type name a session shows as (error messages, XML). */
-export const ACCESS_TOKEN_TYPE = 'AccessToken'
+const ACCESS_TOKEN_TYPE = 'AccessToken'
 
 /** The most sessions one list shows (the list cap of every list). */
-export const MAX_LISTED_SESSIONS = 1000
+const MAX_LISTED_SESSIONS = 1000
 
 /** One session as the list shows it. */
 export interface AccessTokenView {
@@ -48,7 +48,7 @@ export interface SessionCaller extends Caller {
 }
 
 /** The public id of the access token whose AuthToken id (its hash) is `tokenId`. */
-export function accessTokenPublicId(tokenId: string): string {
+function accessTokenPublicId(tokenId: string): string {
   return deterministicId('accesstoken', tokenId)
 }
 

@@ -83,7 +83,7 @@ export async function requestConfirmation(call: Call): Promise<ApiResponse> {
 }
 
 /** Step 1 with a token: `POST /users/{id}/$confirmation`, by the user themself (the id in the answer) or a superuser (by mail). */
-export const confirmationAction: ResourceAction = {
+const confirmationAction: ResourceAction = {
   async handle(call, _decl, id) {
     if (id === null) throw new ApiError('TL01-9003', '$confirmation needs POST /users/{id}/$confirmation')
     if (call.request.method !== 'POST') throw new ApiError('TL01-9004', `${call.request.method} is not allowed here; use POST`, null, [], { Allow: 'POST' })
