@@ -41,7 +41,7 @@ import { insertRecord } from '../src/domain/records.js'
 import { TimeRecord } from '../src/domain/resources/timeRecord.js'
 import type { TenantActor } from '../src/tenants/tenantActor.js'
 import { TenantRegistry } from '../src/tenants/tenantRegistry.js'
-import { LogStore } from '../src/persist/logStore.js'
+import { EmbeddedStorage } from '../src/persist/logStore.js'
 import { recoverTenant, recoverTenantInTurns } from '../src/tenants/recovery.js'
 import { listSnapshots, readSnapshotFile } from '../src/persist/snapshotFile.js'
 import { isMainModule, scriptArgs } from './cliOptions.js'
@@ -160,7 +160,7 @@ interface ReplayFigures {
 const STALL_TIMER_MS = 1
 
 /** recoverTenantInTurns, as a server activates a tenant: its time, and the longest gap between two turns of a timer. */
-async function timedActivationInTurns(tenant: string, store: LogStore): Promise<{ totalMs: number; longestStallMs: number }> {
+async function timedActivationInTurns(tenant: string, store: EmbeddedStorage): Promise<{ totalMs: number; longestStallMs: number }> {
   let longestStallMs = 0
   let lastTick = performance.now()
   const timer = setInterval(() => {
@@ -178,7 +178,7 @@ async function timedActivationInTurns(tenant: string, store: LogStore): Promise<
   }
 }
 
-function timedReplay(tenant: string, store: LogStore): Omit<ReplayFigures, 'activationInTurnsMs' | 'activationLongestStallMs'> {
+function timedReplay(tenant: string, store: EmbeddedStorage): Omit<ReplayFigures, 'activationInTurnsMs' | 'activationLongestStallMs'> {
   const started = performance.now()
   let firstProgressAt: number | null = null
   let firstProgressCount = 0
@@ -208,7 +208,7 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
   if (fixture === null) throw new Error(`no fixture with ${records} records; run npm run bench:generate -- --records ${records}`)
   const dataDir = copyFixture(records, 'engine')
   const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: 'unused', QUIET: '1', ...NO_AUTO_SNAPSHOTS })
-  const store = LogStore.open(dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(dataDir, config.lmdbMapSizeBytes)
   let storeOpen = true
   try {
     const decodedRecordBytesPerRecord = decodedRecordBytes(dataDir, fixture.tenant, records)
@@ -278,7 +278,7 @@ if (isMainModule(import.meta.url)) {
   if (replayOf !== undefined) {
     const tenant = args.text('tenant') ?? args.refuse('--replay-of needs --tenant')
     const config = loadConfig({ DATA_DIR: replayOf, API_KEYS: 'unused', QUIET: '1' })
-    const store = LogStore.open(replayOf, config.lmdbMapSizeBytes)
+    const store = EmbeddedStorage.open(replayOf, config.lmdbMapSizeBytes)
     try {
       const replay = timedReplay(tenant, store)
       const activation = await timedActivationInTurns(tenant, store)

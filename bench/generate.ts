@@ -30,7 +30,7 @@ import { rebuildGlobalIndexesIfOld } from '../src/tenants/globalIndexes.js'
 import type { TenantActor } from '../src/tenants/tenantActor.js'
 import { TenantRegistry } from '../src/tenants/tenantRegistry.js'
 import type { WriteTx } from '../src/engine/writeTx.js'
-import { LogStore } from '../src/persist/logStore.js'
+import { EmbeddedStorage } from '../src/persist/logStore.js'
 import { isMainModule, scriptArgs } from './cliOptions.js'
 import * as dataset from './dataset.js'
 import { DATA_ROOT, fixtureDir, readFixtureInfo, type FixtureInfo } from './fixture.js'
@@ -116,7 +116,7 @@ export async function generateFixture(records: number, dir: string): Promise<Fix
   const started = performance.now()
   const dataDir = path.join(dir, 'data')
   const config = generationConfig(dataDir)
-  const store = LogStore.open(dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(dataDir, config.lmdbMapSizeBytes)
   try {
     // The empty store gets the current layout of the global indexes at once, as a server start would give it.
     rebuildGlobalIndexesIfOld(store)
@@ -157,7 +157,7 @@ export async function generateFixture(records: number, dir: string): Promise<Fix
  * once instead. A no-op when it is current.
  */
 async function upgradeGlobalIndexes(dataDir: string): Promise<void> {
-  const store = LogStore.open(dataDir, generationConfig(dataDir).lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(dataDir, generationConfig(dataDir).lmdbMapSizeBytes)
   try {
     rebuildGlobalIndexesIfOld(store, (line) => console.log(`  fixture: ${line}`))
   } finally {

@@ -33,7 +33,7 @@ export interface Frame {
 const MODULE_PHASES: readonly [RegExp, string][] = [
   [/\/http\/(request|requestHeaders|messageRules|limitedBody|body)\.js$/, 'parse (path, query, headers, body)'],
   [/\/http\/requestIdHeader\.js$|\/observability\/requestIds\.js$/, 'request id'],
-  [/\/http\/(router|routeTable|routeLabel|requestRouter|engineErrors)\.js$|\/http\/export\/exportFormat\.js$|\/domain\/resources\/index\.js$/, 'route'],
+  [/\/http\/(router|routeTable|routeLabel|requestRouter|refusalAnswers)\.js$|\/http\/export\/exportFormat\.js$|\/domain\/resources\/index\.js$/, 'route'],
   [/\/http\/(authenticate|requireSession)\.js$|\/domain\/(credentials|account|hashId)\.js$/, 'authenticate'],
   [/\/http\/(rateLimiter|rateLimitHeaders|windowCounter|abuseLimits)\.js$/, 'rate limit'],
   [/\/http\/(etag|etagPreconditions)\.js$/, 'ETag'],

@@ -4,8 +4,9 @@
  * when tap failed, the cluster stage silently did not run.)
  *
  *   1. lint     the project checks itself (npm run lint): the layers of
- *               src/README.md as dependency-cruiser rules, and every
- *               file a comment names exists;
+ *               src/README.md as dependency-cruiser rules, every
+ *               file a comment names exists, and knip finds no unused
+ *               file, export or dependency;
  *   2. tap      every test file (unit, HTTP, crash, browser, cluster):
  *               tap with the configuration in package.json;
  *   3. cluster  the HTTP suites again, each server they start being a
@@ -58,7 +59,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url))
 const ROOT = path.basename(path.dirname(HERE)) === 'dist' ? path.resolve(HERE, '..', '..') : path.resolve(HERE, '..')
 
 export const STAGES: readonly Stage[] = [
-  { name: 'lint', about: "the layers of src/README.md and the files comments name", command: ['npm', 'run', '--silent', 'lint'], needs: [] },
+  { name: 'lint', about: "the layers of src/README.md, the files comments name, nothing unused (knip)", command: ['npm', 'run', '--silent', 'lint'], needs: [] },
   { name: 'tap', about: 'every test file: unit, HTTP, crash, browser, cluster', command: [path.join(ROOT, 'node_modules', '.bin', 'tap')], needs: [] },
   { name: 'cluster', about: 'the HTTP suites again, through a two-node cluster behind HAProxy; the fault test, short', command: ['npm', 'run', '--silent', 'test:cluster'], needs: ['postgresql', 'haproxy'] },
 ]

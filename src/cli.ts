@@ -39,7 +39,7 @@ import { refuseWhileServing, runningServer } from './persist/dataDirLock.js'
 import { TenantActor } from './tenants/tenantActor.js'
 import { entriesToReplay, readHistory } from './persist/history.js'
 import { installState, objectCount } from './tenants/installState.js'
-import { LogStore } from './persist/logStore.js'
+import { EmbeddedStorage } from './persist/logStore.js'
 import { parseRestoreSource, rebuildState, recoverShowingProgress, type RestoreSource } from './tenants/restoreSource.js'
 import { exportTenant, importTenant } from './tenants/tenantTransfer.js'
 import { directoryRow, tenantNames } from './tenants/tenantDirectory.js'
@@ -88,7 +88,7 @@ async function withStore<T>(config: Config, job: (store: Storage, tools: TenantT
       }),
     )
   }
-  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
   try {
     return await job(store, { prepare: async () => undefined, asWriter: (_tenant, _create, write) => write() })
   } finally {

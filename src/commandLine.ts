@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util'
 import type { Config } from './config.js'
 
 /** An option of a command: `value` takes text (`--out file`), `flag` none (`--all`). */
-export type OptionKind = 'value' | 'flag'
+type OptionKind = 'value' | 'flag'
 
 export type OptionSpecs = Readonly<Record<string, OptionKind>>
 

@@ -57,7 +57,7 @@ import { abuseLimits } from './http/abuseLimits.js'
 import { FeedLimits } from './http/changes/feedLimits.js'
 import { startHttpServer } from './http/server.js'
 import { outboxFor } from './mail/outbox.js'
-import { LogStore } from './persist/logStore.js'
+import { EmbeddedStorage } from './persist/logStore.js'
 import type { Storage } from './persist/ports.js'
 import { progress, type ProgressFactory } from './progress.js'
 import { openClusterNode, type ClusterNode } from './cluster/clusterNode.js'
@@ -132,7 +132,7 @@ async function openBackend(config: Config): Promise<Backend> {
     return { store: node.store, node, close: () => node.closeStore() }
   }
   acquireLock(config.dataDir)
-  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
   return {
     store,
     node: null,

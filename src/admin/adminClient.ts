@@ -25,7 +25,7 @@ import { lockPath, type LockRecord } from '../persist/dataDirLock.js'
 import { adminKeyFile } from './adminKey.js'
 import { ADMIN_HOST } from './adminServer.js'
 
-export class AdminCallError extends Error {}
+class AdminCallError extends Error {}
 
 /** The server holding the data directory has not opened its admin listener yet (its lock names no port so far). */
 export class ServerStarting extends AdminCallError {
@@ -122,14 +122,14 @@ function send(
   sent.end(payload)
 }
 
-export interface AdminAnswer {
+interface AdminAnswer {
   status: number
   contentType: string
   text: string
 }
 
 /** One request to the admin listener; resolves with any answer (the caller judges its status), rejects when none came. */
-export function callAdmin(target: AdminTarget, method: string, path: string, options: { withKey?: boolean; accept?: string } = {}): Promise<AdminAnswer> {
+function callAdmin(target: AdminTarget, method: string, path: string, options: { withKey?: boolean; accept?: string } = {}): Promise<AdminAnswer> {
   return new Promise((resolve, reject) => {
     const onResponse = (response: http.IncomingMessage) => {
       let text = ''

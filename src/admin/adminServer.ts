@@ -7,7 +7,8 @@
  *
  * Routes are registered with `route(method, pattern, handler)`, at any time
  * (the table is read per request). A pattern is a path such as
- * `/tenants/:tenant/restore`; `:name` captures one segment into `params`.
+ * `/tenants/:tenant/restore`; `:name` captures one segment into `params`
+ * (http/pathPattern.ts, as the API's routes).
  * It runs on Node's own HTTP server, not on uWebSockets.js: it carries
  * little traffic, and it must answer what health checkers send. uWS (the
  * build we use) takes only `<METHOD> /<path> HTTP/1.1` with a Host header
@@ -37,9 +38,11 @@ import { ALWAYS_HEADERS, statusText } from '../http/answerHead.js'
 import { answerFailureSafely, writeWhenReady } from '../http/handlerSafetyNet.js'
 import { declaredBodyBytes, declaredOverLimit, LimitedBody } from '../http/limitedBody.js'
 import { headProblem } from '../http/messageRules.js'
+import { compileSegments, matchCompiled, type PathPattern } from '../http/pathPattern.js'
 import { parseQuery } from '../http/request.js'
 import { keepHeader, OnceFieldCounts } from '../http/requestHeaders.js'
-import { internalError, plainErrorResponse } from '../http/response.js'
+import { failureAsApiError } from '../http/failureError.js'
+import { plainErrorResponse } from '../http/response.js'
 import { portTakenMessage } from '../http/portTaken.js'
 import { RequestIds } from '../observability/requestId.js'
 import { sameSecret } from './adminKey.js'
@@ -66,7 +69,7 @@ export interface AdminResponse {
 }
 
 /** An answer written as it is produced; the handler must not let `chunks` throw (it reports failure in a chunk). */
-export interface AdminStreamedResponse {
+interface AdminStreamedResponse {
   status: number
   headers?: Record<string, string>
   chunks: AsyncIterable<string>
@@ -85,9 +88,15 @@ export interface AdminRouteOptions {
 interface AdminRoute {
   readonly method: string
   readonly parts: readonly string[]
+  readonly pattern: PathPattern
   readonly handler: AdminHandler
   readonly public: boolean
   readonly maxBodyBytes: number
+}
+
+/** One request's answer: `ended` once it is over, sent whole or its client gone; nothing more is written then. */
+interface AdminExchange {
+  ended: boolean
 }
 
 /** Ids naming an admin request that failed with a bug, in its 500 and in the log (as the API's requests are named). */
@@ -103,10 +112,7 @@ function errorAnswer(error: ApiError): AdminResponse {
 
 /** The answer for what a handler threw: an ApiError as it is, anything else 500 TL01-9001 naming a logged request id. */
 export function answerForError(error: unknown, method: string, path: string): AdminResponse {
-  if (error instanceof ApiError) return errorAnswer(error)
-  const requestId = adminRequestIds.next()
-  console.error(`admin request ${requestId} ${method} ${path} failed:`, error)
-  return errorAnswer(internalError(requestId))
+  return errorAnswer(failureAsApiError(error, () => adminRequestIds.next(), (id) => `admin request ${id} ${method} ${path}`))
 }
 
 function splitAdminPath(path: string): string[] | null {
@@ -116,18 +122,6 @@ function splitAdminPath(path: string): string[] | null {
   } catch {
     return null
   }
-}
-
-function matchRoute(parts: readonly string[], segments: readonly string[]): Record<string, string> | null {
-  if (parts.length !== segments.length) return null
-  const params: Record<string, string> = {}
-  for (let index = 0; index < parts.length; index += 1) {
-    const part = parts[index] as string
-    const segment = segments[index] as string
-    if (part.startsWith(':')) params[part.slice(1)] = segment
-    else if (part !== segment) return null
-  }
-  return params
 }
 
 export class AdminServer {
@@ -144,7 +138,7 @@ export class AdminServer {
     const upper = method.toUpperCase()
     const duplicate = this.routes.some((route) => route.method === upper && route.parts.join('/') === parts.join('/'))
     if (duplicate) throw new Error(`admin route ${upper} ${pattern} is registered twice`)
-    this.routes.push({ method: upper, parts, handler, public: options.public === true, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES })
+    this.routes.push({ method: upper, parts, pattern: compileSegments(parts), handler, public: options.public === true, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES })
   }
 
   listen(port: number): Promise<number> {
@@ -179,9 +173,9 @@ export class AdminServer {
 
   /** One request: its head checked (one Host, one body framing, a path as target, a Host on HTTP/1.1), then routed. */
   private serve(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const state = { aborted: false }
+    const exchange: AdminExchange = { ended: false }
     res.on('close', () => {
-      state.aborted = true
+      exchange.ended = true
     })
     const target = req.url ?? ''
     const queryAt = target.indexOf('?')
@@ -195,22 +189,22 @@ export class AdminServer {
     const problem = headProblem(counts, headers, target) ?? (req.httpVersion === '1.1' && counts.host === 0 ? noHost() : null)
     if (problem !== null) {
       req.resume()
-      send(res, state, errorAnswer(problem), true)
+      send(res, exchange, errorAnswer(problem), true)
       return
     }
     const method = (req.method ?? '').toUpperCase()
     // An exception in a request handler of Node's server would end the process: a bug answers 500.
     try {
-      this.handle(req, res, state, method, path, query, headers)
+      this.handle(req, res, exchange, method, path, query, headers)
     } catch (error) {
-      answerFailureSafely((failure) => send(res, state, answerForError(failure, method, path)), error, 'admin', `${method} ${path}`)
+      answerFailureSafely((failure) => send(res, exchange, answerForError(failure, method, path)), error, 'admin', `${method} ${path}`)
     }
   }
 
   private find(method: string, segments: readonly string[]): { route: AdminRoute; params: Record<string, string> } | { allowed: string[] } {
     const allowed: string[] = []
     for (const route of this.routes) {
-      const params = matchRoute(route.parts, segments)
+      const params = matchCompiled(route.pattern, segments)
       if (params === null) continue
       if (route.method === method) return { route, params }
       allowed.push(route.method)
@@ -226,7 +220,7 @@ export class AdminServer {
   private handle(
     req: http.IncomingMessage,
     res: http.ServerResponse,
-    state: { aborted: boolean },
+    exchange: AdminExchange,
     method: string,
     path: string,
     query: ReadonlyMap<string, string>,
@@ -234,20 +228,20 @@ export class AdminServer {
   ): void {
     const segments = splitAdminPath(path)
     if (segments === null) {
-      send(res, state, errorAnswer(new ApiError('TL01-9003', 'malformed path')))
+      send(res, exchange, errorAnswer(new ApiError('TL01-9003', 'malformed path')))
       return
     }
     const found = this.find(method, segments)
     if (!('route' in found)) {
       // Without the key nobody learns which admin paths exist.
-      if (!this.authorized(headers)) send(res, state, unauthorized())
-      else if (found.allowed.length > 0) send(res, state, errorAnswer(new ApiError('TL01-9004', `${method} is not allowed on ${path}`, null, [], { Allow: found.allowed.join(', ') })))
-      else send(res, state, errorAnswer(new ApiError('TL01-9003', `no admin route at ${path}`)))
+      if (!this.authorized(headers)) send(res, exchange, unauthorized())
+      else if (found.allowed.length > 0) send(res, exchange, errorAnswer(new ApiError('TL01-9004', `${method} is not allowed on ${path}`, null, [], { Allow: found.allowed.join(', ') })))
+      else send(res, exchange, errorAnswer(new ApiError('TL01-9003', `no admin route at ${path}`)))
       return
     }
     const { route, params } = found
     if (!route.public && !this.authorized(headers)) {
-      send(res, state, unauthorized())
+      send(res, exchange, unauthorized())
       return
     }
     const run = (body: Buffer) => {
@@ -260,15 +254,15 @@ export class AdminServer {
       }
       writeWhenReady(
         answer,
-        (response) => ('chunks' in response ? sendStreamed(res, state, response, method, path) : send(res, state, response)),
-        (error) => send(res, state, answerForError(error, method, path)),
+        (response) => ('chunks' in response ? sendStreamed(res, exchange, response, method, path) : send(res, exchange, response)),
+        (error) => send(res, exchange, answerForError(error, method, path)),
         'admin',
         `${method} ${path}`,
       )
     }
     const tooLarge = () => errorAnswer(new ApiError('TL01-9006', `the body is larger than ${route.maxBodyBytes} bytes`))
     if (declaredOverLimit(declaredBodyBytes(headers), route.maxBodyBytes)) {
-      send(res, state, tooLarge(), true)
+      send(res, exchange, tooLarge(), true)
       return
     }
     const body = new LimitedBody(route.maxBodyBytes)
@@ -277,11 +271,11 @@ export class AdminServer {
       if (refusedBody) return
       if (!body.add(chunk)) {
         refusedBody = true
-        send(res, state, tooLarge(), true)
+        send(res, exchange, tooLarge(), true)
       }
     })
     req.on('end', () => {
-      if (!refusedBody && !state.aborted) run(body.bytes())
+      if (!refusedBody && !exchange.ended) run(body.bytes())
     })
   }
 }
@@ -291,9 +285,9 @@ function unauthorized(): AdminResponse {
 }
 
 /** `close`: end the connection after the answer (a body that was refused is still on its way). */
-function send(res: http.ServerResponse, state: { aborted: boolean }, response: AdminResponse, close = false): void {
-  if (state.aborted) return
-  state.aborted = true
+function send(res: http.ServerResponse, exchange: AdminExchange, response: AdminResponse, close = false): void {
+  if (exchange.ended) return
+  exchange.ended = true
   // A length up front: no chunked encoding, and an HTTP/1.0 client that asked for keep-alive can have it.
   const headers: Record<string, string> = { ...ALWAYS_HEADERS, ...response.headers, 'Content-Length': String(Buffer.byteLength(response.body)) }
   if (close) headers.Connection = 'close'
@@ -309,19 +303,19 @@ function rawAnswer(response: AdminResponse): string {
   return `HTTP/1.1 ${response.status} ${statusText(response.status)}\r\n${lines.join('')}\r\n${body}`
 }
 
-function sendStreamed(res: http.ServerResponse, state: { aborted: boolean }, response: AdminStreamedResponse, method: string, path: string): void {
-  if (!state.aborted) res.writeHead(response.status, statusText(response.status), { ...ALWAYS_HEADERS, ...response.headers })
+function sendStreamed(res: http.ServerResponse, exchange: AdminExchange, response: AdminStreamedResponse, method: string, path: string): void {
+  if (!exchange.ended) res.writeHead(response.status, statusText(response.status), { ...ALWAYS_HEADERS, ...response.headers })
   void (async () => {
     try {
       for await (const chunk of response.chunks) {
-        if (!state.aborted) res.write(chunk)
+        if (!exchange.ended) res.write(chunk)
       }
     } catch (error) {
       // The handler broke its promise not to throw here; the answer ends short of its last chunk.
       console.error(`admin request ${method} ${path}: its streamed answer failed:`, error)
     }
-    if (state.aborted) return
-    state.aborted = true
+    if (exchange.ended) return
+    exchange.ended = true
     res.end()
   })()
 }

@@ -27,7 +27,7 @@ export interface MetricSources {
 }
 
 /** What /metrics shows of the change feed's streams on this node. */
-export interface FeedCounters {
+interface FeedCounters {
   readonly open: number
   readonly refused: number
   readonly bufferedBytes: number
@@ -43,7 +43,7 @@ function feedFamilies(text: PrometheusText, feeds: FeedCounters): void {
 }
 
 /** What /metrics shows of a cluster node (cluster/clusterNode.ts): its leases, forwards and claims. */
-export interface ClusterCounters {
+interface ClusterCounters {
   readonly nodeId: string
   readonly keeper: { readonly count: number; readonly renewalFailures: number; readonly lost: number }
   readonly placement: { readonly claims: number; readonly takeovers: number }
@@ -51,7 +51,7 @@ export interface ClusterCounters {
 }
 
 /** What /metrics shows of the webhooks' deliveries. */
-export interface WebhookCounters {
+interface WebhookCounters {
   readonly delivered: number
   readonly failedAttempts: number
   readonly failedEvents: number
@@ -155,7 +155,7 @@ function processFamilies(text: PrometheusText): void {
   text.sample('process_start_time_seconds', {}, Math.round((Date.now() - process.uptime() * 1000) / 1000))
 }
 
-export function renderMetrics(sources: MetricSources): string {
+function renderMetrics(sources: MetricSources): string {
   const text = new PrometheusText()
   requestFamilies(text, sources.requests)
   tenantFamilies(text, sources.registry, Date.now())

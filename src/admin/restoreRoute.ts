@@ -32,12 +32,12 @@
 import { ApiError } from '../domain/errors.js'
 import type { OnlineRestores } from '../tenants/onlineRestore.js'
 import { parseRestoreSource, type RestoreSource } from '../tenants/restoreSource.js'
-import { restoreErrorAsApiError } from '../http/engineErrors.js'
+import { restoreErrorAsApiError } from '../http/refusalAnswers.js'
 import { progress } from '../progress.js'
 import { answerForError, jsonAnswer, type AdminRequest, type AdminServer } from './adminServer.js'
 import { LineStream } from './lineStream.js'
 
-export const PROGRESS_LINES_TYPE = 'application/x-ndjson'
+const PROGRESS_LINES_TYPE = 'application/x-ndjson'
 
 function sourceOf(request: AdminRequest): RestoreSource {
   let body: unknown

@@ -46,7 +46,7 @@ export interface ServerStatus {
   log: { entries: number; storeBytes: number | null; storeLimitBytes: number | null }
 }
 
-export function serverStatus(sources: StatusSources): ServerStatus {
+function serverStatus(sources: StatusSources): ServerStatus {
   const { config, registry, store } = sources
   const memory = process.memoryUsage()
   const uptimeS = process.uptime()

@@ -4,7 +4,7 @@
  * membership row and its heartbeat, the lease keeper with its renewals,
  * the placement the registry asks, the forwarder, and the internal
  * listener the other nodes forward to (forwarded requests, and the cluster's
- * own calls: releaseCall.ts, restoreCall.ts, http/tenantWrites.ts). Everything else (engine, domain,
+ * own calls: clusterCalls.ts). Everything else (engine, domain,
  * HTTP routes, the registry) is the code the embedded default runs.
  *
  * Start: storage (migrations run there), then the internal listener (its
@@ -24,12 +24,8 @@ import { ClusterPlacement } from './clusterPlacement.js'
 import { HttpForwarder } from './httpForwarder.js'
 import { LeaseKeeper } from './leaseKeeper.js'
 import { Membership } from './membership.js'
-import { RELEASE_PATH } from './releaseCall.js'
-import { RESTORE_PATH, restoreCall } from './restoreCall.js'
+import { clusterCalls } from './clusterCalls.js'
 import type { HistoryFetch, OnlineRestores } from '../tenants/onlineRestore.js'
-import { tenantWriteCall } from '../http/tenantWrites.js'
-import type { ApiResponse } from '../http/response.js'
-import type { TenantRegistry } from '../tenants/tenantRegistry.js'
 
 export interface ClusterNode {
   readonly config: ClusterConfig
@@ -48,13 +44,6 @@ export interface ClusterNode {
   /** Stops renewing, closes the internal listener (the registry has closed already). */
   stopServing(): void
   closeStore(): Promise<void>
-}
-
-/** The release call (releaseCall.ts): the tenant put to rest here and left to the operator. */
-async function handBack(registry: TenantRegistry, placement: ClusterPlacement, tenant: string): Promise<ApiResponse> {
-  placement.handBack(tenant)
-  const released = await registry.evict(tenant)
-  return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ released }) }
 }
 
 /**
@@ -87,13 +76,7 @@ export async function openClusterNode(config: Config, cluster: ClusterConfig): P
     historyFetch: { fetch: (tenant) => store.prepare(tenant, { wholeLog: true, everySnapshot: true }), drop: (tenant) => store.forget(tenant) },
     internalPort: 0,
     async listen(services, observers, restores) {
-      const clusterCall = (method: string, path: string) => {
-        const release = RELEASE_PATH.exec(path)
-        if (method === 'POST' && release !== null) return () => handBack(services.registry, placement, decodeURIComponent(release[1] as string))
-        const restore = RESTORE_PATH.exec(path)
-        if (method === 'POST' && restore !== null) return (body: Buffer) => restoreCall(restores, decodeURIComponent(restore[1] as string), body)
-        return tenantWriteCall(services, method, path)
-      }
+      const clusterCall = clusterCalls(services, placement, restores)
       internal = await startHttpServer(services, cluster.internalPort, cluster.internalHost, observers, { internal: { secret: cluster.secret, clusterCall } })
       node.internalPort = internal.port
       const url = cluster.internalUrl ?? `http://${cluster.internalHost}:${internal.port}`

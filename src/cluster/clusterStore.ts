@@ -10,7 +10,7 @@
 import type { ClaimResult, LeaseRow, NodeRow, PrepareOptions } from '../persist/postgres/index.js'
 import type { Storage, TenantInfo } from '../persist/ports.js'
 
-export type { ClaimResult, LeaseRow, NodeRow }
+export type { LeaseRow, NodeRow }
 
 /** The store's members the cluster layer uses; the store knows the node (or operator) id it was opened as. */
 export interface ClusterStore extends Storage {

@@ -35,11 +35,6 @@
 
 import { TENANT_PATH_PREFIX } from '../http/tenantAddress.js'
 
-export interface HaproxyNode {
-  readonly name: string
-  readonly address: string
-}
-
 export interface HaproxyOptions {
   /** The nodes' public listeners, host:port each. */
   readonly nodes: readonly string[]
@@ -58,7 +53,7 @@ export interface HaproxyOptions {
 const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/
 
 /** Checks a host:port given on the command line; throws a message naming it. */
-export function checkHostPort(text: string, what: string): string {
+function checkHostPort(text: string, what: string): string {
   if (!HOST_PORT.test(text)) throw new Error(`${what} must be host:port, got '${text}'`)
   const port = Number(text.slice(text.lastIndexOf(':') + 1))
   if (port < 1 || port > 65535) throw new Error(`${what} has no valid port: '${text}'`)

@@ -34,7 +34,7 @@ function isRoot(): boolean {
 }
 
 /** Runs a PostgreSQL binary, as the postgres user when this process is root; answers its standard output. */
-export function runPostgresBinary(command: string, args: readonly string[]): string {
+function runPostgresBinary(command: string, args: readonly string[]): string {
   const binary = path.join(postgresBinDir(), command)
   const [file, fileArgs] = isRoot() ? ['runuser', ['-u', DB_USER, '--', binary, ...args]] : [binary, [...args]]
   return execFileSync(file, fileArgs, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })

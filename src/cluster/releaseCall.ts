@@ -18,7 +18,8 @@ import { nodeCallHeaders } from '../http/clusterCredentials.js'
 /** How long a node leaves a tenant it handed back to an operator. */
 export const HAND_BACK_MS = 5_000
 
-export const RELEASE_PATH = /^\/cluster\/tenants\/([^/]+)\/release$/
+/** The path of the call (clusterCalls.ts). */
+export const RELEASE_CALL = 'cluster/tenants/:tenant/release'
 
 /** Asks the node at `internalUrl` to give the tenant back; true when it did. */
 export function releaseOnNode(internalUrl: string, secret: string, tenant: string): Promise<boolean> {

@@ -1,7 +1,6 @@
 /*
  * A restore to a point of a tenant's history, online through the node that
- * holds the tenant (issue 28: "restore, online through the owning node,
- * point in time"). The operator's CLI asks a node on its internal listener:
+ * holds the tenant, to a sequence number or a point in time. The operator's CLI asks a node on its internal listener:
  *
  *   POST /cluster/tenants/<tenant>/restore   (X-TimeLedger-Node: the node credential, http/clusterCredentials.ts)
  *        body {"toSeq": n} | {"toTime": "<ISO time>"}
@@ -23,13 +22,14 @@
 import http from 'node:http'
 import { ApiError } from '../domain/errors.js'
 import { nodeCallHeaders } from '../http/clusterCredentials.js'
-import { restoreErrorAsApiError } from '../http/engineErrors.js'
+import { restoreErrorAsApiError } from '../http/refusalAnswers.js'
 import { plainErrorResponse, type ApiResponse } from '../http/response.js'
 import type { OnlineRestores, RestoreAnswer } from '../tenants/onlineRestore.js'
 import { parseRestoreSource } from '../tenants/restoreSource.js'
 import { TenantElsewhere } from '../tenants/tenantErrors.js'
 
-export const RESTORE_PATH = /^\/cluster\/tenants\/([^/]+)\/restore$/
+/** The path of the call (clusterCalls.ts). */
+export const RESTORE_CALL = 'cluster/tenants/:tenant/restore'
 
 /** A point of the history: what the CLI sends. */
 export type RestorePoint = { toSeq: number } | { toTime: string }

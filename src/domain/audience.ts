@@ -33,7 +33,7 @@ export function onlyUser(userId: unknown): Audience {
 }
 
 /** One user and the superusers (the superusers alone when `userId` is no id). */
-export function userAndSuperusers(userId: unknown): Audience {
+function userAndSuperusers(userId: unknown): Audience {
   return typeof userId === 'string' ? { kind: 'user', userId, superusers: true } : SUPERUSERS
 }
 

@@ -87,7 +87,7 @@ export function formatDay(day: number): string {
 }
 
 /** ISO weekday of a local day: Monday = 1 … Sunday = 7. */
-export function weekday(day: number): number {
+function weekday(day: number): number {
   return ((new Date(day * DAY_MS).getUTCDay() + 6) % 7) + 1
 }
 
@@ -104,11 +104,6 @@ export function startOfMonth(day: number): number {
 
 export function startOfYear(day: number): number {
   return Date.UTC(new Date(day * DAY_MS).getUTCFullYear(), 0, 1) / DAY_MS
-}
-
-export function addMonths(day: number, months: number): number {
-  const date = new Date(day * DAY_MS)
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + months, Math.min(date.getUTCDate(), 28)) / DAY_MS
 }
 
 /** Start of the month `months` after the month of `day`. */

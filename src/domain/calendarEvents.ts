@@ -45,7 +45,7 @@ export interface WindowRequest {
   readonly to: string | null
 }
 
-export interface CalendarEvent {
+interface CalendarEvent {
   readonly id: string
   readonly version: number
   readonly updatedAt: number
@@ -78,7 +78,7 @@ function formatDay(day: number): string {
 }
 
 /** The user's time zone: theirs, else the account's, else UTC. */
-export function userTimeZone(state: StateView, userId: string): string {
+function userTimeZone(state: StateView, userId: string): string {
   const own = state.get('User', userId)?.timeZone
   if (typeof own === 'string' && own !== '') return own
   const account = accountOf(state).timeZone

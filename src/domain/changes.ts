@@ -122,7 +122,7 @@ export function removalAudienceText(decl: ResourceDecl, rec: Rec, context: Displ
 }
 
 /** Who gets a change's event now: the record's audience, or for a removal the one it was logged with. */
-export function changeAudience(change: Change, context: DisplayContext): Audience {
+function changeAudience(change: Change, context: DisplayContext): Audience {
   const { decl, rec } = change
   if (rec !== null) return eventAudienceOf(decl, rec, context)
   if (change.removedFrom !== null) return change.removedFrom
@@ -146,7 +146,7 @@ function objectOf(change: Change, form: EventForm, context: DisplayContext, isoD
 }
 
 /** The event's JSON text; with `isoDates` its dates are ISO 8601 text instead of `/Date(ms)/` (the feed's `dates=iso`). */
-export function changeEventJson(change: Change, form: EventForm, context: DisplayContext, isoDates = false): string {
+function changeEventJson(change: Change, form: EventForm, context: DisplayContext, isoDates = false): string {
   const event = {
     seq: change.seq,
     op: change.op,

@@ -6,7 +6,7 @@
  */
 import { wrongParameter } from './errors.js'
 
-export const MAX_CONTENT_TYPE_LENGTH = 255
+const MAX_CONTENT_TYPE_LENGTH = 255
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/
 
 /** The Content-Type header to store, `fallback` when the request has none; 400 when unusable. */
@@ -43,7 +43,7 @@ const PASSIVE_MEDIA_TYPES = new Set([
 ])
 
 /** The media type of a Content-Type value: before any parameters, trimmed, lower case. */
-export function mediaTypeOf(contentType: string): string {
+function mediaTypeOf(contentType: string): string {
   return (contentType.split(';', 1)[0] as string).trim().toLowerCase()
 }
 

@@ -16,12 +16,25 @@ import crypto from 'node:crypto'
 import { promisify } from 'node:util'
 import argon2 from 'argon2'
 import { nanoid } from 'nanoid'
+import { violation } from './errors.js'
 
 const scrypt = promisify(crypto.scrypt) as (password: string, salt: Buffer, keylen: number, options: crypto.ScryptOptions) => Promise<Buffer>
 
 export const TOKEN_LENGTH = 43
 export const MIN_PASSWORD_LENGTH = 8
 export const MAX_PASSWORD_LENGTH = 1024
+
+/**
+ * 412 TL01-1104 (constraint Size) unless `password` is a string of MIN_PASSWORD_LENGTH to MAX_PASSWORD_LENGTH
+ * characters: checked on the plain password before it is hashed (the hash hides its length), wherever one is
+ * received (a create or update of a hashed field, sign-up, step 2 of a password change). `entityType` and `field`
+ * name it in the violation.
+ */
+export function checkPasswordLength(password: unknown, entityType = 'User', field = 'password'): asserts password is string {
+  if (typeof password === 'string' && password.length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH) return
+  const message = `${entityType}.${field} must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`
+  throw violation([{ entityType, field, constraint: 'Size', message }])
+}
 
 /** The Argon2id cost of new hashes: memory in KiB, passes over it, lanes. */
 export interface PasswordCost {

@@ -49,7 +49,7 @@ export interface FileSlot {
 export const SIGNATURE: FileSlot = { name: 'signature', ownerType: 'User', selfAlias: '@self' }
 export const LOGO: FileSlot = { name: 'logo', ownerType: 'Account', selfAlias: '@own' }
 
-export const MAX_FILE_NAME_LENGTH = 255
+const MAX_FILE_NAME_LENGTH = 255
 const UNSAFE_FILE_NAME = /[\x00-\x1f\x7f/\\]/
 const METADATA_FIELDS = ['id', 'version', 'fileName', 'contentType', 'contentSize', 'createdAt', 'updatedAt', 'displayName'] as const
 
@@ -60,11 +60,11 @@ export interface FileValues {
 }
 
 /** The key of one upload's bytes; `contentId` is new for every upload. */
-export function fileKeyOf(slot: FileSlot, ownerId: string, contentId: string): string {
+function fileKeyOf(slot: FileSlot, ownerId: string, contentId: string): string {
   return `${slot.name}/${ownerId}/${contentId}`
 }
 
-export function fileMetadataId(slot: FileSlot, ownerId: string): string {
+function fileMetadataId(slot: FileSlot, ownerId: string): string {
   return deterministicId('file', slot.name, ownerId)
 }
 
@@ -82,7 +82,7 @@ export function resolveFileOwner(state: StateView, slot: FileSlot, idParam: stri
 }
 
 /** 403 unless the caller may upload or remove this file. */
-export function checkFileChange(state: StateView, caller: Caller, slot: FileSlot, owner: Rec): void {
+function checkFileChange(state: StateView, caller: Caller, slot: FileSlot, owner: Rec): void {
   const ownerId = owner.id
   if (slot.mayChange !== undefined) return slot.mayChange(state, caller, owner)
   if (slot.ownerType === 'Account') {

@@ -17,7 +17,7 @@ import { isTimeZone } from './calendar.js'
 /** Where a value comes from: JSON keeps its types; text (XML, query strings) is parsed. */
 export type ValueSource = 'json' | 'text'
 
-export const MAX_STRING_LENGTH = 65_536
+const MAX_STRING_LENGTH = 65_536
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -4,8 +4,8 @@
  * the accesses of each product (null: no cap). Accesses beyond the cap are
  * the later ones, by createdAt then id: those are `@exceeded`, and they do
  * not give their product. Everything here is worked out from the live
- * (untrashed) accesses when asked, by the views and the access calls of
- * issue 26 (`accesses/product/{product}/$free`, `products/$allowed`).
+ * (untrashed) accesses when asked, by the views and the access calls
+ * (`accesses/product/{product}/$free`, `products/$allowed`).
  */
 import { findAccount } from './account.js'
 import type { Rec } from './record.js'

@@ -30,7 +30,7 @@ export type Dimension = 'task' | 'project' | 'client' | 'user' | 'workType'
 export const DIMENSIONS: readonly Dimension[] = ['task', 'project', 'client', 'user', 'workType']
 
 /** Priority level by the set of dimensions a price list names (sorted, joined by '+'). */
-export const PRICE_LEVELS: ReadonlyMap<string, number> = new Map([
+const PRICE_LEVELS: ReadonlyMap<string, number> = new Map([
   ['', 1],
   ['workType', 2],
   ['user', 3],
@@ -57,12 +57,12 @@ function dimensionsOf(priceList: Rec): Dimension[] {
 }
 
 /** The priority level of a price list, or undefined for a combination the table does not list. */
-export function priceLevel(priceList: Rec): number | undefined {
+function priceLevel(priceList: Rec): number | undefined {
   return PRICE_LEVELS.get(dimensionsOf(priceList).sort().join('+'))
 }
 
 /** The combinations of the 18 levels in words, lowest level first ("none", "workType", …, "project + task + user + workType"). */
-export const ALLOWED_COMBINATIONS: readonly string[] = [...PRICE_LEVELS.keys()].map((key) => (key === '' ? 'none' : key.split('+').join(' + ')))
+const ALLOWED_COMBINATIONS: readonly string[] = [...PRICE_LEVELS.keys()].map((key) => (key === '' ? 'none' : key.split('+').join(' + ')))
 
 /** 412 TL01-1104 for a price list whose set dimensions are not one of the 18 levels. */
 export function checkPriceListLevel(priceList: Rec): void {
@@ -95,7 +95,7 @@ export function durationOf(record: Rec): number | null {
 }
 
 /** The price list that applies to a time record, if any. */
-export function applicablePriceList(record: Rec, priceLists: Iterable<Rec>, context: DisplayContext): Rec | undefined {
+function applicablePriceList(record: Rec, priceLists: Iterable<Rec>, context: DisplayContext): Rec | undefined {
   const project = typeof record.project === 'string' ? context.get('Project', record.project) : undefined
   const values: Record<Dimension, unknown> = {
     task: record.task,

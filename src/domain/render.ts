@@ -50,7 +50,7 @@ export interface RenderOptions {
 }
 
 /** Rendered referenced objects of one answer, by record: embedded (expanded) and stubs apart. */
-export interface ReferenceMemo {
+interface ReferenceMemo {
   readonly embedded: Map<Rec, OutObject>
   readonly stubs: Map<Rec, OutObject>
 }

@@ -34,7 +34,7 @@ export interface RangeSpec {
 
 const RANGES: readonly RangeKind[] = [0, 1, 7, 31, 365, 999]
 export const MAX_DEPTH = 120
-export const MAX_SLICES = 5000
+const MAX_SLICES = 5000
 
 function integerParameter(query: ReadonlyMap<string, string>, name: string, fallback: number, min: number, max: number): number {
   const text = query.get(name)

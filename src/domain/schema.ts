@@ -18,12 +18,12 @@ import type { Tx } from './tx.js'
 
 export type { DisplayContext, LiveAggregates, Rec } from './record.js'
 
-export type ScalarType = 'String' | 'Boolean' | 'Long' | 'Integer' | 'Double' | 'Date'
+type ScalarType = 'String' | 'Boolean' | 'Long' | 'Integer' | 'Double' | 'Date'
 /**
  * READ_WRITE, READ_ONLY and WRITE_ONLY as clients see them in `$metadata`; INTERNAL: kept by the server alone (a
  * secret's hash), never read from a body, shown, filtered or sorted by, nor listed in `$metadata`.
  */
-export type FieldAccess = 'READ_WRITE' | 'READ_ONLY' | 'WRITE_ONLY' | 'INTERNAL'
+type FieldAccess = 'READ_WRITE' | 'READ_ONLY' | 'WRITE_ONLY' | 'INTERNAL'
 
 export type Constraint =
   | { type: 'NotNull' }
@@ -70,7 +70,7 @@ export interface FieldDecl {
   readonly derive?: DeriveValue
 }
 
-export type DeriveValue = (rec: Rec, context: DisplayContext) => unknown
+type DeriveValue = (rec: Rec, context: DisplayContext) => unknown
 
 /**
  * Fields a resource derives from a record's other fields whenever the record is written through the generic write
@@ -81,10 +81,10 @@ export type DeriveValue = (rec: Rec, context: DisplayContext) => unknown
  * over the record's (the same empty object when there are none); the permission, the locks, the write options
  * (calculate_price) and the constraints then see the record with them.
  */
-export type DeriveOnWrite = (rec: Rec, given: Readonly<Record<string, unknown>>, nowMs: number) => Readonly<Record<string, unknown>>
+type DeriveOnWrite = (rec: Rec, given: Readonly<Record<string, unknown>>, nowMs: number) => Readonly<Record<string, unknown>>
 
 /** A hook run on a new record before it is validated and stored; `creator` is null for internal writes. */
-export type OnCreate = (tx: Tx, rec: Rec, creator: Caller | null) => Rec
+type OnCreate = (tx: Tx, rec: Rec, creator: Caller | null) => Rec
 
 /**
  * A hook run after a stored record changed through the generic paths —
@@ -93,7 +93,7 @@ export type OnCreate = (tx: Tx, rec: Rec, creator: Caller | null) => Rec
  * with the change. `by` is the session the change was made in, when a
  * user's request made it (null for internal changes).
  */
-export type OnChange = (tx: Tx, before: Rec, after: Rec | undefined, by?: ChangeSession | null) => void
+type OnChange = (tx: Tx, before: Rec, after: Rec | undefined, by?: ChangeSession | null) => void
 
 /**
  * The session a change is made in: the user and the access token (its SHA-256 id) of the request, and the password
@@ -121,7 +121,7 @@ export interface KnownPassword {
  * GET show them: never (records that change with every delivery of a webhook), or under an event resource of their
  * own, with their own visibility and object (an internal resource such as the key/value storage entries).
  */
-export type ChangeEvents =
+type ChangeEvents =
   | 'never'
   | {
       readonly resource: string
@@ -207,9 +207,9 @@ export interface ResourceDecl {
  * Who sees a resource's records (policy.ts canSee): everyone in the tenant; only the user a record belongs to
  * (`user`), the owner and admins neither (`userOnly`: a user's credentials); superusers only.
  */
-export type ReadRule = 'everyone' | 'userOnly' | 'superuser'
+type ReadRule = 'everyone' | 'userOnly' | 'superuser'
 
-export type StandsFor = (rec: Rec) => { readonly type: string; readonly id: string }
+type StandsFor = (rec: Rec) => { readonly type: string; readonly id: string }
 
 /** A rule a record breaks between its fields: the field it names, the constraint's name and what is wrong (after "Type.field "). */
 export interface FieldsRuleBroken {
@@ -219,7 +219,7 @@ export interface FieldsRuleBroken {
 }
 
 /** The rules between fields a record breaks; an empty list (shared, not allocated) when it keeps them. */
-export type RecordCheck = (rec: Rec) => readonly FieldsRuleBroken[]
+type RecordCheck = (rec: Rec) => readonly FieldsRuleBroken[]
 
 /**
  * An `append` counter: `field` of a parent shows how many live (not
@@ -270,7 +270,7 @@ export interface LiveSum {
  * - self: a user on their own User object, except admin, active and
  *   projectManager.
  */
-export type WriteRule = 'superuser' | 'projectManager' | 'projectOwner' | 'ownRecord' | 'self'
+type WriteRule = 'superuser' | 'projectManager' | 'projectOwner' | 'ownRecord' | 'self'
 
 // ---------------------------------------------------------------------------
 // Builders: declarations read like the tables of resources.md.
@@ -339,7 +339,7 @@ export const ianaTimeZone: Constraint = { type: 'TimeZone' }
 export const ID_PATTERN = '[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}'
 
 /** Fields every stored object has. */
-export function commonFields(): FieldDecl[] {
+function commonFields(): FieldDecl[] {
   return [
     field.string('id', 'identifier of the object', { required: true, constraints: [pattern(ID_PATTERN)], inStub: true }),
     field.long('version', 'object version number, +1 per change', { inStub: true }),

@@ -28,12 +28,12 @@ function maySignIn(user: Rec | undefined): boolean {
   return user !== undefined && user.active === true && user.trashItem === null
 }
 
-export function endSessionsOf(tx: Tx, userId: string): void {
+function endSessionsOf(tx: Tx, userId: string): void {
   for (const type of SESSION_TYPES) removeAllOfUser(tx, type, userId)
 }
 
 /** Ends every token of a user except the access token `keepId` and its refresh token. */
-export function revokeTokensOf(tx: Tx, userId: string, keepId: string | null = null): void {
+function revokeTokensOf(tx: Tx, userId: string, keepId: string | null = null): void {
   if (keepId === null) removeAllOfUser(tx, 'AuthToken', userId)
   else removeAllOfUser(tx, 'AuthToken', userId, { spare: (rec) => rec.id === keepId || rec.pairId === keepId })
 }

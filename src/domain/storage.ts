@@ -18,12 +18,12 @@ import { StorageEntry, STORAGE_NAME_PATTERN } from './resources/storageEntry.js'
 import type { Rec } from './schema.js'
 import type { StateView, Tx } from './tx.js'
 
-export const MAX_STORAGE_CHARACTERS = 16384
+const MAX_STORAGE_CHARACTERS = 16384
 export const DEFAULT_STORAGE_CONTENT_TYPE = 'text/plain; charset=utf-8'
 
 const NAME = new RegExp(`^${STORAGE_NAME_PATTERN}$`)
 
-export type StorageScope = 'private' | 'public'
+type StorageScope = 'private' | 'public'
 
 export interface StorageAddress {
   readonly group: string
@@ -40,7 +40,7 @@ export function checkStorageName(kind: 'group' | 'key', name: string): string {
   return name
 }
 
-export function parseStorageScope(text: string | undefined): StorageScope {
+function parseStorageScope(text: string | undefined): StorageScope {
   if (text === undefined || text === 'private') return 'private'
   if (text === 'public') return 'public'
   throw wrongParameter(`storage scope '${text.slice(0, 64)}' is invalid: use 'private' or 'public'`)
@@ -54,12 +54,12 @@ function ownerOf(address: StorageAddress, userId: string): string | null {
   return address.scope === 'private' ? userId : null
 }
 
-export function storageEntryId(address: StorageAddress, userId: string): string {
+function storageEntryId(address: StorageAddress, userId: string): string {
   return deterministicId('storage', address.scope, ownerOf(address, userId) ?? '', address.group, address.key)
 }
 
 /** Code points of valid UTF-8: every byte that does not continue a sequence starts one. */
-export function countCodePoints(bytes: Uint8Array): number {
+function countCodePoints(bytes: Uint8Array): number {
   let count = 0
   for (const byte of bytes) if ((byte & 0xc0) !== 0x80) count += 1
   return count
@@ -126,6 +126,6 @@ function compareEntries(a: Rec, b: Rec): number {
   return Number(a.publicScope) - Number(b.publicScope)
 }
 
-export function storageDescription(address: StorageAddress): string {
+function storageDescription(address: StorageAddress): string {
   return `${address.scope} storage entry '${address.group}/${address.key}'`
 }

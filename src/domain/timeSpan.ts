@@ -1,6 +1,6 @@
 /*
  * The rules between `start`, `stop` and `duration` of a time record or an
- * impulse (issue 26), checked with the constraints of every stored record
+ * impulse, checked with the constraints of every stored record
  * (the declaration's recordCheck, input.ts), so a create, a PUT, a PATCH,
  * a `$set` and a batch item are all held to it, on the record as it would
  * be stored:

@@ -19,7 +19,7 @@ import { findResourceByType, RESOURCES, resourceByType } from './resources/index
 import type { Rec, ResourceDecl } from './schema.js'
 import type { StateView, Tx } from './tx.js'
 
-export const MAX_CASCADE_OBJECTS = 1_000_000
+const MAX_CASCADE_OBJECTS = 1_000_000
 
 interface Member {
   decl: ResourceDecl
@@ -27,7 +27,7 @@ interface Member {
 }
 
 /** The object and, recursively, every record of its cascade types that refers to it. */
-export function cascadeOf(state: StateView, decl: ResourceDecl, rec: Rec, includeTrashed: boolean): Member[] {
+function cascadeOf(state: StateView, decl: ResourceDecl, rec: Rec, includeTrashed: boolean): Member[] {
   const members: Member[] = [{ decl, rec }]
   const seen = new Set([`${decl.type}:${rec.id}`])
   for (let index = 0; index < members.length; index += 1) {

@@ -12,7 +12,7 @@
 import type { DisplayContext, Rec } from './record.js'
 
 /** A collection's records: all of them, or those with a value in an indexed field. */
-export interface RecordsView {
+interface RecordsView {
   /** How many records the collection holds (trashed ones included). */
   readonly size: number
   values(): IterableIterator<Rec>

@@ -83,6 +83,11 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
  */
 export const EMAIL_MAX_LENGTH = 254
 
+/** The form every e-mail is kept and looked up in: trimmed, lower case (a User's, the global e-mail index's keys, a login). */
+export function normalEmail(address: string): string {
+  return address.trim().toLowerCase()
+}
+
 export function isEmail(text: string): boolean {
   return text.length <= EMAIL_MAX_LENGTH && EMAIL.test(text)
 }

@@ -15,7 +15,7 @@ import type { Call, Principal } from './call.js'
 import { accessTokenRequired } from './requireSession.js'
 import { rememberedTokenId } from './tokenIds.js'
 
-export function tokenOf(call: Call): string | undefined {
+function tokenOf(call: Call): string | undefined {
   const fromQuery = call.request.query.get('token')
   if (fromQuery !== undefined && fromQuery !== '') return fromQuery
   const header = call.request.headers.get('authorization')

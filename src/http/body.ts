@@ -79,7 +79,7 @@ export interface ParsedBody {
   source: ValueSource
 }
 
-export function contentTypeOf(request: ApiRequest): string {
+function contentTypeOf(request: ApiRequest): string {
   return (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
 }
 
@@ -102,10 +102,10 @@ function parseXml(text: string): Record<string, unknown> {
 }
 
 /** The media type of a JSON Merge Patch (RFC 7396), which a PATCH's body may have. */
-export const MERGE_PATCH_TYPE = 'application/merge-patch+json'
+const MERGE_PATCH_TYPE = 'application/merge-patch+json'
 
 /** The bodies a PATCH takes, as its 415 names them (`Accept-Patch`, RFC 5789 §3.1). */
-export const ACCEPTED_PATCHES = `${MERGE_PATCH_TYPE}, application/json, application/xml`
+const ACCEPTED_PATCHES = `${MERGE_PATCH_TYPE}, application/json, application/xml`
 
 export interface BodyOptions {
   /** The body of a PATCH: `application/merge-patch+json` is JSON too, and a 415 says what a PATCH takes. */

@@ -5,7 +5,6 @@
  * actor itself for a plain request, or a batch's shared transaction.
  */
 import type { Config } from '../config.js'
-import type { Rec } from '../domain/schema.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { TenantRegistry } from '../tenants/tenantRegistry.js'
 import type { Steps } from '../engine/steps.js'
@@ -64,7 +63,7 @@ export interface Principal {
 }
 
 /** A call made with an Idempotency-Key (keyedWrite.ts): the key, and how a route that holds its tenant itself keeps its answer. */
-export interface KeyedCall {
+interface KeyedCall {
   readonly key: string
   /** Keeps `response` as the key's answer in the write `tx`, before that write is logged (the batch's). */
   keep(tx: WriteTx, response: ApiResponse): void
@@ -78,11 +77,4 @@ export interface Call {
   principal: Principal | null
   /** Set for a write made with an Idempotency-Key (keyedWrite.ts). */
   readonly keyed?: KeyedCall
-}
-
-export type Handler = (call: Call) => Promise<ApiResponse>
-
-/** The current user record, read inside a state callback. */
-export function currentUser(state: TenantState, principal: Principal): Rec | undefined {
-  return state.get('User', principal.userId)
 }

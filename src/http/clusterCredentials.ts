@@ -17,7 +17,7 @@
  *
  * Why two: a forwarded request carries a client's path, method and body.
  * Were its credential the one that opens /cluster/*, any flaw in how a
- * forwarded path is built (issue 37: `\` and `..` resolved by the URL
+ * forwarded path is built (as once `\` and `..` resolved by the URL
  * parser) would let a client call the nodes' own endpoints. With the
  * credentials apart, a forwarded request cannot open them whatever its
  * path. The labels are distinct constants, so neither credential can be

@@ -26,7 +26,7 @@ import { accessDenied, ApiError } from '../domain/errors.js'
 import { withVary } from './varyHeader.js'
 
 /** How long a browser may reuse a preflight's answer (Chromium caps it at 7200 s). */
-export const PREFLIGHT_MAX_AGE_SECONDS = 600
+const PREFLIGHT_MAX_AGE_SECONDS = 600
 
 /** The methods the API answers. */
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
@@ -35,7 +35,7 @@ const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
 const DEFAULT_ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, If-Match, If-None-Match, Idempotency-Key, X-Api-Key, X-Request-Id'
 
 /** The answer's headers a browser script may read. */
-export const EXPOSED_HEADERS = [
+const EXPOSED_HEADERS = [
   'X-Request-Id',
   'ETag',
   'X-Total-Count',
@@ -64,7 +64,7 @@ function allowOriginHeaders(origins: CorsOrigins, origin: string): Record<string
 type RequestHeaders = ReadonlyMap<string, string>
 
 /** Whether an OPTIONS request is a CORS preflight. */
-export function isPreflight(method: string, headers: RequestHeaders): boolean {
+function isPreflight(method: string, headers: RequestHeaders): boolean {
   return method === 'OPTIONS' && headers.has('origin') && headers.has('access-control-request-method')
 }
 

@@ -44,7 +44,7 @@ function digest(data: string | Buffer): string {
 }
 
 /** The strong tag of one object's answer: its version and a digest of the body. */
-export function objectEtag(version: number, body: string | Buffer): string {
+function objectEtag(version: number, body: string | Buffer): string {
   return `"${version}-${digest(body)}"`
 }
 
@@ -58,7 +58,7 @@ const MAX_KEPT_LIST_KEY_CHARS = 2048
 const listKeyDigests = new RecentResults(digest, MAX_KEPT_LIST_DIGESTS, MAX_KEPT_LIST_KEY_CHARS)
 
 /** The weak tag of a list answer at sequence number `seq`, for the caller `userId` (see the top). */
-export function listEtag(request: ApiRequest, seq: number, userId: string): string {
+function listEtag(request: ApiRequest, seq: number, userId: string): string {
   // The Accept header as sent, not only the format read from it: an answer in another type it may choose is another list.
   let key = `${request.tenant ?? ''}\u0000${userId}\u0000${formatOf(request)}\u0000${request.headers.get('accept') ?? ''}\u0000${request.method}\u0000${request.segments.join('/')}`
   for (const [name, value] of request.query) if (!NOT_SHAPING.has(name)) key += `\u0000${name}=${value}`
@@ -87,7 +87,7 @@ function opaque(tag: string): string {
 }
 
 /** Whether the request's `If-None-Match` names `etag` (weak comparison), or is `*`. */
-export function noneMatchHits(request: ApiRequest, etag: string): boolean {
+function noneMatchHits(request: ApiRequest, etag: string): boolean {
   const header = request.headers.get('if-none-match')
   if (header === undefined) return false
   const wanted = opaque(etag)
@@ -102,12 +102,12 @@ export function noneMatchHits(request: ApiRequest, etag: string): boolean {
  * Whether conditional answers apply to this request: a GET or HEAD, and not with `suppress_response_code` (a client
  * that asks for every status as 200 cannot take a 304 with no body).
  */
-export function conditionalGet(request: ApiRequest): boolean {
+function conditionalGet(request: ApiRequest): boolean {
   return (request.method === 'GET' || request.method === 'HEAD') && request.query.get('suppress_response_code') !== 'true'
 }
 
 /** The 304 answer: no body, the tag, and the headers an answer of 200 would have had that still apply. */
-export function notModified(etag: string, headers: Record<string, string> = {}): ApiResponse {
+function notModified(etag: string, headers: Record<string, string> = {}): ApiResponse {
   return { status: 304, headers: { ...headers, ETag: etag }, body: '' }
 }
 

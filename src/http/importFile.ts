@@ -26,8 +26,8 @@ import { CsvError, parse, type Info } from 'csv-parse'
 import { ApiError, wrongParameter } from '../domain/errors.js'
 import type { ImportLine } from '../domain/imports/interpretRow.js'
 
-export const MAX_IMPORT_COLUMNS = 256
-export const MAX_IMPORT_RECORD_CHARS = 128 * 1024
+const MAX_IMPORT_COLUMNS = 256
+const MAX_IMPORT_RECORD_CHARS = 128 * 1024
 /** Characters handed to the parser between two turns of the event loop. */
 const PIECE_CHARS = 256 * 1024
 

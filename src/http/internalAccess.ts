@@ -15,7 +15,7 @@
 import { carriesCredential, FORWARDED_CREDENTIAL_HEADER, FORWARDED_TENANT_HEADER, NODE_CREDENTIAL_HEADER, type ClusterCredentials } from './clusterCredentials.js'
 
 /** Where the cluster's own calls live on the internal listener. */
-export const CLUSTER_CALL_PREFIX = '/cluster/'
+const CLUSTER_CALL_PREFIX = '/cluster/'
 
 export type InternalAccess =
   | { readonly kind: 'node' }

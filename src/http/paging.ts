@@ -26,7 +26,7 @@ import { queryPartName, type ApiRequest } from './request.js'
 import { normalizedPath } from './requestTarget.js'
 
 /** Whether the list is asked for its total count: `$inlinecount=allpages`; 400 for a value other than it or `none`. */
-export function inlineCountRequested(query: ReadonlyMap<string, string>): boolean {
+function inlineCountRequested(query: ReadonlyMap<string, string>): boolean {
   const value = query.get('$inlinecount')
   if (value === undefined || value === 'none') return false
   if (value === 'allpages') return true
@@ -37,7 +37,7 @@ export function inlineCountRequested(query: ReadonlyMap<string, string>): boolea
 const NOT_IN_LINK = /[^\x21-\x7e]|[<>"\\^`{|}]/g
 
 /** Query parameters that carry a credential: never repeated in a link. */
-export const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set(['token', 'apikey', 'refresh_token'])
+const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set(['token', 'apikey', 'refresh_token'])
 
 /** The request's target without `$skip` and credentials, escaped for a Link: what every link of its page starts from. */
 interface LinkBase {

@@ -98,7 +98,7 @@ export interface LoginAttempt {
 const UNLIMITED_ATTEMPT: LoginAttempt = { settle() {} }
 
 /** The longest a login attempt waits for attempts in flight to make room (a few password checks under load). */
-export const LOGIN_WAIT_MAX_MS = 10_000
+const LOGIN_WAIT_MAX_MS = 10_000
 
 /**
  * Counts a login attempt in its login limits (loginLimits) before the

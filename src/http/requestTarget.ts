@@ -9,8 +9,8 @@
  * A forward to another node (cluster/httpForwarder.ts) sends this path with
  * the query (forwardTarget): the node holding the tenant routes
  * exactly the request this node accepted, to that tenant's /v1 routes and
- * nowhere else, whatever the client's path was (issue 37: a raw target
- * with `\..\` resolved by a URL parser reached the nodes' own endpoints).
+ * nowhere else, whatever the client's path was (a raw target with `\..\`
+ * resolved by a URL parser once reached the nodes' own endpoints).
  * A link to another page (paging.ts) starts with the same path.
  */
 import type { ApiRequest } from './request.js'

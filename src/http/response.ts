@@ -16,7 +16,7 @@
  * request that accepts nothing else (406, export/exportFormat.ts).
  */
 import { XMLBuilder } from 'fast-xml-parser'
-import { ApiError, ERROR_CATALOGUE } from '../domain/errors.js'
+import { ApiError } from '../domain/errors.js'
 import { isoDatesReplacer, OutDate } from '../domain/values.js'
 import { jsonListBody } from '../json/bytes.js'
 import { JsonFragment } from '../json/fragment.js'
@@ -137,7 +137,7 @@ export function textResponse(request: RequestHead, text: string, headers: Record
   return { status: statusFor(request, 200), headers, body: text }
 }
 
-export function errorBody(error: ApiError): Record<string, unknown> {
+function errorBody(error: ApiError): Record<string, unknown> {
   return {
     status: error.status,
     code: error.code,
@@ -167,5 +167,3 @@ export function plainErrorResponse(error: ApiError): WholeResponse {
 export function internalError(requestId: string): ApiError {
   return new ApiError('TL01-9001', 'internal error', `request id ${requestId}`)
 }
-
-export const KNOWN_CODES = Object.keys(ERROR_CATALOGUE)

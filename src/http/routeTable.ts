@@ -2,11 +2,12 @@
  * The fixed routes of the service (everything that is not a declared
  * resource path). `scope` says whether a route lives on the public URL or
  * a tenant URL; `auth` whether it needs an access token. Path patterns
- * match segment by segment; `:name` captures one segment. A handler is
+ * match segment by segment; `:name` captures one segment (pathPattern.ts). A handler is
  * given the router's entry too (requestRouter.ts): the batch routes its
  * items through it, without importing the router that imports this table.
  */
 import type { Call } from './call.js'
+import { compilePattern, matchCompiled, type PathPattern } from './pathPattern.js'
 import type { RequestRouter } from './requestRouter.js'
 import type { ApiResponse } from './response.js'
 import { login, logout, refresh } from './routes/auth.js'
@@ -83,7 +84,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', scope: 'tenant', pattern: 'storage/:group/:key/:scope', auth: true, handle: removeStorageEntry },
   ...fileRoutes('users/:id/signature', SIGNATURE),
   ...fileRoutes('accounts/:id/logo', LOGO),
-  // Issue 26 A: paths of the original service that answered 404 or 405.
+  // The caller's sessions and the licence calls of the original service.
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/accesstokens', auth: true, handle: listOwnAccessTokens },
   { method: 'DELETE', scope: 'tenant', pattern: 'users/@self/accesstokens/:id', auth: true, handle: revokeOwnAccessToken },
   { method: 'GET', scope: 'tenant', pattern: 'accesses/product/:product/$free', auth: true, handle: productFree },
@@ -91,58 +92,24 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', scope: 'tenant', pattern: 'users/:id/accesses/product/:product/$free', auth: true, handle: userProductFree },
   { method: 'GET', scope: 'tenant', pattern: 'users/:id/accesses/products/$allowed', auth: true, handle: userAllowedProducts },
   { method: 'GET', scope: 'tenant', pattern: 'users/:id/accesses/@exceeded', auth: true, handle: userExceededAccesses },
-  // Issue 26 B: the documents of the caller's secret keys (the other inner collections get theirs from resources.ts).
+  // The documents of the caller's secret keys (the other inner collections get theirs from resources.ts).
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/secretkeys/$metadata', auth: true, handle: secretKeyDocuments.metadata },
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/secretkeys/$dummy', auth: true, handle: secretKeyDocuments.dummy },
-  // Issue 26 C: the receipt of an expense, uploaded and downloaded like a signature.
+  // The receipt of an expense, uploaded and downloaded like a signature.
   ...fileRoutes('time/expenses/:id/receipt', RECEIPT),
-  // Issue 30: the change feed (WebSocket or Server-Sent Events).
+  // The change feed (WebSocket or Server-Sent Events).
   { method: 'GET', scope: 'tenant', pattern: 'changes', auth: true, handle: openChanges },
-  // Issue 43 (3): moving in from other tools: a CSV export becomes time records.
+  // Moving in from other tools: a CSV export becomes time records.
   { method: 'POST', scope: 'tenant', pattern: 'import/:source', auth: true, handle: importRecords },
-  // Issue 43 (4): the caller's time records as a calendar feed; its secret signs the feed in (and nothing else).
+  // The caller's time records as a calendar feed; its secret signs the feed in (and nothing else).
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/calendar.ics', auth: false, handle: calendarFeed },
   { method: 'POST', scope: 'tenant', pattern: 'users/@self/calendar/secret', auth: true, handle: createCalendarSecret },
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/calendar/secret', auth: true, handle: readCalendarSecret },
   { method: 'DELETE', scope: 'tenant', pattern: 'users/@self/calendar/secret', auth: true, handle: deleteCalendarSecret },
-  // Issue 29: the OpenAPI description (`/v1/openapi.json`; the router sees the path without `.json`), made from this table.
+  // The OpenAPI description (`/v1/openapi.json`; the router sees the path without `.json`), made from this table.
   { method: 'GET', scope: 'public', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
   { method: 'GET', scope: 'tenant', pattern: 'openapi', auth: false, handle: (call) => openApiAnswer(call, ROUTES) },
 ]
-
-/** A pattern split once: per segment, the literal it must equal or the name it captures. */
-interface CompiledPattern {
-  literals: readonly (string | null)[]
-  captures: readonly (string | null)[]
-}
-
-function compile(pattern: string): CompiledPattern {
-  const parts = pattern.split('/')
-  return {
-    literals: parts.map((part) => (part.startsWith(':') ? null : part)),
-    captures: parts.map((part) => (part.startsWith(':') ? part.slice(1) : null)),
-  }
-}
-
-/** The captured segments of a path that matches a compiled pattern, or null (allocating nothing). */
-function matchCompiled({ literals, captures }: CompiledPattern, segments: readonly string[]): Record<string, string> | null {
-  if (literals.length !== segments.length) return null
-  for (let index = 0; index < literals.length; index += 1) {
-    const literal = literals[index]
-    if (literal !== null && literal !== segments[index]) return null
-  }
-  const params: Record<string, string> = {}
-  for (let index = 0; index < captures.length; index += 1) {
-    const name = captures[index]
-    if (name !== null && name !== undefined) params[name] = segments[index] as string
-  }
-  return params
-}
-
-/** Matches a path against a pattern segment by segment; the captured segments, or null. */
-export function matchPattern(pattern: string, segments: readonly string[]): Record<string, string> | null {
-  return matchCompiled(compile(pattern), segments)
-}
 
 /** A route of the table and what its pattern captured from a path. */
 export interface RouteMatch {
@@ -152,7 +119,7 @@ export interface RouteMatch {
 
 interface CompiledRoute {
   route: Route
-  pattern: CompiledPattern
+  pattern: PathPattern
 }
 
 /**
@@ -161,7 +128,7 @@ interface CompiledRoute {
  */
 const ROUTES_BY_LENGTH: Record<Route['scope'], CompiledRoute[][]> = { public: [], tenant: [] }
 for (const route of ROUTES) {
-  const pattern = compile(route.pattern)
+  const pattern = compilePattern(route.pattern)
   const ofLength = (ROUTES_BY_LENGTH[route.scope][pattern.literals.length] ??= [])
   ofLength.push({ route, pattern })
 }

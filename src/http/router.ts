@@ -15,7 +15,7 @@
  * tenant another node holds is forwarded there (forwarding.ts).
  */
 import { ApiError } from '../domain/errors.js'
-import { engineErrorAsApiError } from './engineErrors.js'
+import { refusalAsApiError } from './refusalAnswers.js'
 import { TenantElsewhere } from '../tenants/tenantErrors.js'
 import { andThen, type MaybePromise } from '../maybePromise.js'
 import type { RouteLabel } from '../observability/requestMetrics.js'
@@ -28,7 +28,8 @@ import type { Call, Services, TenantAccess } from './call.js'
 import { meterRequest } from './rateLimiter.js'
 import { withRateLimitHeaders } from './rateLimitHeaders.js'
 import type { ApiRequest } from './request.js'
-import { errorResponse, internalError, type ApiResponse } from './response.js'
+import { errorResponse, type ApiResponse } from './response.js'
+import { failureAsApiError } from './failureError.js'
 import { fixedRouteLabel, resourceRouteLabel } from './routeLabel.js'
 import { matchingRoutes } from './routeTable.js'
 import { handleResource, MethodNotAllowed } from './routes/resources.js'
@@ -129,10 +130,9 @@ function dispatch(call: Call, trace: RouteTrace | undefined): MaybePromise<ApiRe
 
 /** The error body of a failure: ApiError as it is (a 5xx naming the request), anything else a logged 500. */
 function failure(request: ApiRequest, thrown: unknown): ApiResponse {
-  const error = engineErrorAsApiError(thrown)
-  if (error instanceof ApiError) return errorResponse(request, error.status >= 500 ? withRequestId(error, request.requestId) : error)
-  console.error(`request ${request.requestId} ${request.method} /v1/${request.segments.join('/')} failed:`, error)
-  return errorResponse(request, internalError(request.requestId))
+  const describe = (id: string) => `request ${id} ${request.method} /v1/${request.segments.join('/')}`
+  const error = failureAsApiError(refusalAsApiError(thrown), () => request.requestId, describe)
+  return errorResponse(request, error.status >= 500 ? withRequestId(error, request.requestId) : error)
 }
 
 /**

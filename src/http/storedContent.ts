@@ -20,7 +20,7 @@
  */
 import { isPassiveContentType } from '../domain/contentType.js'
 
-export const STORED_CONTENT_POLICY = 'sandbox'
+const STORED_CONTENT_POLICY = 'sandbox'
 
 /** Headers for a stored body of `contentType`; `disposition` is used when given, else `attachment` for an active type. */
 export function storedContentHeaders(contentType: string, disposition?: string): Record<string, string> {

@@ -26,14 +26,15 @@ type NamedWrite = (tx: WriteTx, args: Record<string, unknown>) => unknown
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '')
 
-export const TENANT_WRITES = {
+const TENANT_WRITES = {
   confirmByEmail: (tx, args) => confirmByEmail(tx, text(args.email), text(args.confirmationId), Number(args.lifetimeMs)),
   changePassword: (tx, args) => changePassword(tx, text(args.hash), text(args.passwordHash)),
 } satisfies Record<string, NamedWrite>
 
 export type TenantWriteName = keyof typeof TENANT_WRITES
 
-export const TENANT_WRITE_PATH = /^\/cluster\/tenants\/([^/]+)\/writes\/([A-Za-z]+)$/
+/** The path of the call on the internal listener (cluster/clusterCalls.ts). */
+export const TENANT_WRITE_CALL = 'cluster/tenants/:tenant/writes/:name'
 
 /**
  * Runs the named write in the tenant, here or on the node holding it; undefined for a tenant that does not exist.
@@ -49,12 +50,8 @@ export async function writeInTenant(services: Services, tenant: string, name: Te
   }
 }
 
-/** The internal listener's side: the write asked for by `path`, with `body` as its arguments; null for another path. */
-export function tenantWriteCall(services: Services, method: string, path: string): ((body: Buffer) => Promise<ApiResponse>) | null {
-  const match = TENANT_WRITE_PATH.exec(path)
-  if (method !== 'POST' || match === null) return null
-  const tenant = decodeURIComponent(match[1] as string)
-  const name = match[2] as string
+/** The internal listener's side: the write `name` in `tenant`, with the body as its arguments. */
+export function tenantWriteCall(services: Services, tenant: string, name: string): (body: Buffer) => Promise<ApiResponse> {
   return async (body) => {
     if (!Object.hasOwn(TENANT_WRITES, name)) return plainErrorResponse(new ApiError('TL01-9003', `no tenant write '${name}'`))
     let args: Record<string, unknown>

@@ -15,7 +15,7 @@ import type * as UwsTypes from 'uWebSockets.js'
 import { portTakenMessage } from './portTaken.js'
 
 export type Uws = typeof UwsTypes
-export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket_context_t } from 'uWebSockets.js'
+export type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t } from 'uWebSockets.js'
 
 export function loadNativeUws(): Uws {
   const require = createRequire(import.meta.url)

@@ -67,7 +67,7 @@ export class Outbox {
   }
 }
 
-export function mailSender(config: Config): string {
+function mailSender(config: Config): string {
   return config.mailFrom ?? `TimeLedger <no-reply@${config.baseDomain}>`
 }
 

@@ -22,7 +22,7 @@ import { decodePlain, encodePlain } from './codec.js'
 import { decodeSnapshot, snapshotTenantOf, type SnapshotBody, type SnapshotHeader } from './snapshotFile.js'
 
 const MAGIC = Buffer.from('TLEXPORT', 'ascii')
-export const EXPORT_FORMAT = 1
+const EXPORT_FORMAT = 1
 
 export interface ExportedFile {
   /** The file's key beside the tenant in the LMDB files table. */

@@ -7,7 +7,7 @@
  */
 import { Histogram, LATENCY_BUCKETS_SECONDS } from '../observability/histogram.js'
 
-export const COMMIT_SIZE_BUCKETS: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+const COMMIT_SIZE_BUCKETS: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 
 interface OpenCommit {
   readonly committed: Promise<unknown>

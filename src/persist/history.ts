@@ -23,7 +23,7 @@
  */
 import { LogCorruptError, RestorePointError, type Storage, type TenantLog } from './ports.js'
 
-export interface SnapshotPoint {
+interface SnapshotPoint {
   seq: number
   /** When it was taken; null when its header cannot be read. */
   at: number | null

@@ -59,7 +59,7 @@ const logEntryDecoder = {
   },
 }
 
-export class LogStore implements Storage {
+export class EmbeddedStorage implements Storage {
   private readonly root: RootDatabase
   private readonly log: Database<Buffer, [string, number]>
   private readonly logEntries: Database<LoggedEntry | UndecodableEntry, [string, number]>
@@ -90,7 +90,7 @@ export class LogStore implements Storage {
     this.space = new StoreSpace(root, [this.log, this.tenants, this.emails, this.files, this.confirmations], limitBytes)
   }
 
-  static open(dataDir: string, mapSizeBytes: number): LogStore {
+  static open(dataDir: string, mapSizeBytes: number): EmbeddedStorage {
     makePrivateDir(dataDir)
     // lmdb-js passes `permissionsMode` to mdb_env_open (its default 0664); its types do not declare it.
     const options: RootDatabaseOptionsWithPath & { permissionsMode: number } = {
@@ -108,7 +108,7 @@ export class LogStore implements Storage {
     const root = open(options)
     const tightened = tightenDataDir(dataDir)
     if (tightened.length > 0) console.error(`${dataDir}: ${tightened.length} files and folders readable by others made private (files 0600, folders 0700)`)
-    return new LogStore(root, dataDir, mapSizeBytes)
+    return new EmbeddedStorage(root, dataDir, mapSizeBytes)
   }
 
   /** Queues the entry into the current group commit; resolves once it is on disk. */

@@ -3,7 +3,7 @@
  * storage, and all it may use of it. The embedded implementation is the
  * LMDB environment in DATA_DIR (logStore.ts: TenantLog and GlobalDirectory)
  * with the snapshot files beside it (snapshotDirectory.ts: SnapshotStore),
- * opened together by LogStore.open; only the wiring (service.ts, cli.ts)
+ * opened together by EmbeddedStorage.open; only the wiring (service.ts, cli.ts)
  * constructs it. Cluster mode (ARCHITECTURE.md §8) implements the same ports on
  * PostgreSQL.
  *
@@ -161,6 +161,14 @@ export interface TenantInfo {
 
 /** Key of the global index tables: [name, tenant]; a plain string is the layout marker or an entry of the old layout. */
 export type GlobalIndexKey = [string, string] | string
+
+/**
+ * The layout marker of the emails table: under GLOBAL_INDEX_LAYOUT_KEY (a plain string, outside every [name, tenant]
+ * key) the layout its entries have, GLOBAL_INDEX_LAYOUT now. tenants/globalIndexes.ts rebuilds both indexes of a
+ * directory without it; PostgreSQL's tables never had another layout, so they answer it (postgres/pgStorage.ts).
+ */
+export const GLOBAL_INDEX_LAYOUT_KEY = '\u0001layout'
+export const GLOBAL_INDEX_LAYOUT = 'name-tenant-2'
 
 /**
  * One table of global facts. `put` and `remove` issued in the turn of a log append join its commit (group

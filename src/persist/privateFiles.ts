@@ -26,12 +26,6 @@ export function makePrivateDir(dir: string): void {
   if ((fs.statSync(dir).mode & SHARED_BITS) !== 0) fs.chmodSync(dir, PRIVATE_DIR_MODE)
 }
 
-/** makePrivateDir for the event loop's sake. */
-export async function makePrivateDirAsync(dir: string): Promise<void> {
-  await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
-  if (((await fs.promises.stat(dir)).mode & SHARED_BITS) !== 0) await fs.promises.chmod(dir, PRIVATE_DIR_MODE)
-}
-
 /**
  * Takes the group's and others' bits from every folder and file under `dataDir` (and from `dataDir` itself) that
  * has any: folders become 0700, files 0600. Links are neither followed nor changed. Answers the paths changed.

@@ -30,7 +30,7 @@ export interface ResolvedPath {
   readonly storedField?: string
 }
 
-export const MAX_PATH_DEPTH = 8
+const MAX_PATH_DEPTH = 8
 
 /** The field every record has and every collection maps records by. */
 export const PRIMARY_KEY = 'id'

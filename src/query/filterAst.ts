@@ -12,7 +12,7 @@ export type BinaryOp =
   | 'add' | 'sub'
   | 'mul' | 'div' | 'mod'
 
-export type UnaryOp = 'not' | 'neg'
+type UnaryOp = 'not' | 'neg'
 
 export interface BinaryNode {
   kind: 'binary'
@@ -85,7 +85,3 @@ export const FILTER_FUNCTIONS = {
 } as const satisfies Record<string, FilterFunction>
 
 export type FilterFunctionName = keyof typeof FILTER_FUNCTIONS
-
-export function isFilterFunction(name: string): name is FilterFunctionName {
-  return Object.hasOwn(FILTER_FUNCTIONS, name)
-}

@@ -49,7 +49,7 @@ export interface CompiledFilter {
 }
 
 /** Static type of a node; 'null' is the null literal, 'any' a field of an unknown type (checked at run time only). */
-export type FilterType = 'string' | 'number' | 'boolean' | 'date' | 'reference' | 'null' | 'any' | 'list'
+type FilterType = 'string' | 'number' | 'boolean' | 'date' | 'reference' | 'null' | 'any' | 'list'
 
 /** What a filter is evaluated on: a record, or a row of a bound collection (rowScan.ts). */
 type Subject = Rec | number

@@ -24,8 +24,8 @@ import * as ohm from 'ohm-js'
 import type { BinaryOp, FilterFunctionName, FilterNode, LiteralNode } from './filterAst.js'
 import { ownCopy } from '../engine/textPool.js'
 
-export const MAX_FILTER_LENGTH = 4096
-export const MAX_FILTER_DEPTH = 64
+const MAX_FILTER_LENGTH = 4096
+const MAX_FILTER_DEPTH = 64
 
 /** The input is not a valid `$filter` expression. */
 export class FilterSyntaxError extends Error {

@@ -22,11 +22,11 @@ import { recordComparator, type OrderKey } from './orderBy.js'
 import { sortInSteps } from './sortInSteps.js'
 
 export const MAX_PAGE_SIZE = 1000
-export const MAX_SKIP = 10_000_000
+const MAX_SKIP = 10_000_000
 /** Candidates a scan visits between two pauses (a few hundred µs of work at most). */
 export const SCAN_STEP_RECORDS = 512
 /** The largest skip+top kept in a sorted buffer by binary insertion; past it, the matches are sorted once. */
-export const SORTED_BUFFER_MAX = 4096
+const SORTED_BUFFER_MAX = 4096
 
 export type Predicate = (rec: Rec) => boolean
 
@@ -113,7 +113,7 @@ export function* pageSteps<T>(candidates: Iterable<T>, predicate: (item: T) => b
   return best.slice(paging.skip)
 }
 
-export function countMatching(candidates: Iterable<Rec>, predicate: Predicate): number {
+function countMatching(candidates: Iterable<Rec>, predicate: Predicate): number {
   return runNow(countMatchingSteps(candidates, predicate))
 }
 

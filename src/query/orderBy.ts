@@ -14,7 +14,7 @@ export interface OrderKey {
   descending: boolean
 }
 
-export const MAX_ORDER_KEYS = 8
+const MAX_ORDER_KEYS = 8
 
 export function parseOrderBy(decl: ResourceDecl, text: string | undefined): OrderKey[] {
   if (text === undefined || text.trim() === '') return []

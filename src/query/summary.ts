@@ -12,7 +12,7 @@
  */
 import { wrongParameter } from '../domain/errors.js'
 import type { DisplayContext, Rec, ResourceDecl } from '../domain/schema.js'
-import { runNow, type Steps } from '../engine/steps.js'
+import type { Steps } from '../engine/steps.js'
 import { compareCodePoints } from './codePointOrder.js'
 import { resolvePath, type ResolvedPath } from './fieldPath.js'
 import { sortInSteps } from './sortInSteps.js'
@@ -38,7 +38,7 @@ export interface SummaryEntry {
 }
 
 const FUNCTION = /^(count|sum|avg|min|max)\(\s*([^()]*?)\s*\)$/
-export const MAX_SUMMARY_FUNCTIONS = 16
+const MAX_SUMMARY_FUNCTIONS = 16
 
 export function parseSummary(decl: ResourceDecl, text: string | undefined): SummaryPlan {
   const parts = (text === undefined || text.trim() === '' ? 'count()' : text).split(';').map((part) => part.trim())
@@ -90,14 +90,6 @@ class Accumulator {
 
 function text(value: number | null): string | null {
   return value === null ? null : String(Math.round(value * 1e6) / 1e6)
-}
-
-export function runSummary(plan: SummaryPlan, recs: Iterable<Rec>, context: DisplayContext): SummaryEntry[] {
-  return runNow(summarySteps(plan, (visit) => visitAll(recs, visit), context))
-}
-
-function* visitAll(recs: Iterable<Rec>, visit: (rec: Rec) => void): Steps<void> {
-  for (const rec of recs) visit(rec)
 }
 
 type Group = { records: number; accumulators: Accumulator[] }

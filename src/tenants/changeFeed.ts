@@ -58,7 +58,7 @@ import type { TenantLog } from '../persist/ports.js'
 export type FeedEnd = 'stopping' | 'moved' | 'historyRewritten' | 'historyGone' | 'failed'
 
 /** The log entries a resuming subscriber reads from the log at a time. */
-export const CATCH_UP_SLICE_ENTRIES = 256
+const CATCH_UP_SLICE_ENTRIES = 256
 
 /** An event id: after entry `seq` (op null), or after its change at place `op`. */
 export interface EventPosition {
@@ -85,7 +85,7 @@ export interface ChangeSubscriber {
 }
 
 /** `since` lies ahead of what the tenant logged. */
-export class SinceAhead extends Error {
+class SinceAhead extends Error {
   override name = 'SinceAhead'
   constructor(readonly since: number, readonly lastSeq: number) {
     super(`since ${since} is ahead of the tenant's log, which ends at ${lastSeq}`)

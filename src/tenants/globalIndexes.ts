@@ -26,25 +26,23 @@
  * (not the deliveries' own bookkeeping) has the marker say whether the
  * tenant has an active webhook after it.
  *
- * Layout. The string key `\u0001layout` of the emails table names the layout. A data
+ * Layout. The string key `\u0001layout` of the emails table (GLOBAL_INDEX_LAYOUT_KEY, persist/ports.ts) names the layout. A data
  * directory without it (written when the tables held `e-mail → tenant`,
  * first one wins, never forgetting) has both tables rebuilt from the
  * tenants' states at start-up (rebuildGlobalIndexesIfOld): the indexes are
  * derived data.
  */
 import type { Rec } from '../domain/schema.js'
-import { LogCorruptError, type GlobalDirectory, type GlobalIndexKey, type Storage } from '../persist/ports.js'
+import { GLOBAL_INDEX_LAYOUT, GLOBAL_INDEX_LAYOUT_KEY, LogCorruptError, type GlobalDirectory, type GlobalIndexKey, type Storage } from '../persist/ports.js'
 import { recoverTenant, RecoveryError } from './recovery.js'
 import { markWebhooks, tenantNames } from './tenantDirectory.js'
 import { liveUserWithEmail } from '../domain/resources/user.js'
-import { EMAIL_MAX_LENGTH } from '../domain/values.js'
+import { EMAIL_MAX_LENGTH, normalEmail } from '../domain/values.js'
 import { webhookDelivers } from '../domain/webhooks.js'
 import type { Op } from '../engine/logEntry.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { WriteTx } from '../engine/writeTx.js'
 
-const LAYOUT_KEY = '\u0001layout'
-const LAYOUT = 'name-tenant-2'
 /** Above every tenant name in the tables' key order. */
 const AFTER_EVERY_TENANT = '\uffff'
 
@@ -76,13 +74,13 @@ function indexableEmail(name: string): boolean {
 }
 
 /** The tenants that have a live user with this e-mail, in tenant-name order. */
-export function tenantsWithEmail(store: GlobalDirectory, email: string): string[] {
-  const name = email.trim().toLowerCase()
+function tenantsWithEmail(store: GlobalDirectory, email: string): string[] {
+  const name = normalEmail(email)
   return indexableEmail(name) ? tenantsUnder(store.emails, name) : []
 }
 
 /** The tenants holding the password confirmation with this SHA-256, in tenant-name order. */
-export function tenantsWithConfirmation(store: GlobalDirectory, hash: string): string[] {
+function tenantsWithConfirmation(store: GlobalDirectory, hash: string): string[] {
   return hash === '' ? [] : tenantsUnder(store.confirmations, hash)
 }
 
@@ -91,7 +89,7 @@ export function tenantsWithConfirmation(store: GlobalDirectory, hash: string): s
  * this node's copy of the index yet (GlobalDirectory.freshen reads the e-mail's entries first).
  */
 export async function freshTenantsWithEmail(store: GlobalDirectory, email: string): Promise<string[]> {
-  const name = email.trim().toLowerCase()
+  const name = normalEmail(email)
   if (indexableEmail(name)) await store.freshen?.('emails', name)
   return tenantsWithEmail(store, name)
 }
@@ -198,7 +196,7 @@ export interface IndexRebuild {
  * again. `say` hears one line about it. Null when the layout is current.
  */
 export function rebuildGlobalIndexesIfOld(store: Storage, say?: (line: string) => void): IndexRebuild | null {
-  if (store.emails.get(LAYOUT_KEY) === LAYOUT) return null
+  if (store.emails.get(GLOBAL_INDEX_LAYOUT_KEY) === GLOBAL_INDEX_LAYOUT) return null
   const emailKeys: [string, string][] = []
   const confirmationKeys: [string, string][] = []
   const result: IndexRebuild = { tenants: 0, emails: 0, confirmations: 0, skipped: [] }
@@ -215,7 +213,7 @@ export function rebuildGlobalIndexesIfOld(store: Storage, say?: (line: string) =
     for (const email of liveEmailsOf(state)) emailKeys.push(keyOf(email, tenant))
     for (const hash of confirmationHashesOf(state)) confirmationKeys.push(keyOf(hash, tenant))
   }
-  store.replaceIndexes(emailKeys, confirmationKeys, { key: LAYOUT_KEY, value: LAYOUT })
+  store.replaceIndexes(emailKeys, confirmationKeys, { key: GLOBAL_INDEX_LAYOUT_KEY, value: GLOBAL_INDEX_LAYOUT })
   result.emails = emailKeys.length
   result.confirmations = confirmationKeys.length
   const skipped = result.skipped.length === 0 ? '' : `; skipped (cannot be recovered): ${result.skipped.join(', ')}`

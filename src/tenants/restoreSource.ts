@@ -104,7 +104,7 @@ function refuseExportFile(file: string, tenant: string): void {
 }
 
 /** Removes every session record (tokens, refresh tokens, password confirmations, calendar secrets); answers how many. */
-export function endAllSessions(state: TenantState): number {
+function endAllSessions(state: TenantState): number {
   let ended = 0
   for (const type of SESSION_TYPES) {
     for (const rec of [...state.collection(type).values()]) {

@@ -1,7 +1,7 @@
 /*
  * What the tenant layer refuses, as its own error classes with the data
  * their message needs; it knows no HTTP. The HTTP layer turns each into its
- * answer (http/engineErrors.ts: 503 TL01-9011 with Retry-After for the
+ * answer (http/refusalAnswers.ts: 503 TL01-9011 with Retry-After for the
  * ones a retry may cure, 413 TL01-1109 for a file the store can never hold,
  * 409 TL01-1102 for a tenant name that is taken, 401 TL01-1005 for a
  * tenant that moved to another name; in cluster mode a tenant served by
@@ -9,7 +9,7 @@
  * others). Each message is the text the answer carries.
  */
 
-/** Base of every refusal of the tenant layer (http/engineErrors.ts maps them). */
+/** Base of every refusal of the tenant layer (http/refusalAnswers.ts maps them). */
 export abstract class TenantRefusal extends Error {}
 
 /** A log append failed: nothing from that entry on is acknowledged until the tenant has reloaded from disk. */

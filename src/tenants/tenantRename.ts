@@ -1,5 +1,5 @@
 /*
- * Renaming a tenant (`accounts/{id}/$setUrlPrefix`, issue 26). A tenant's
+ * Renaming a tenant (`accounts/{id}/$setUrlPrefix`). A tenant's
  * name is its host and the key of everything stored for it (its log, its
  * snapshots, its files, its rows in the directory and the e-mail and
  * confirmation indexes), so renaming is moving the whole tenant, built from

@@ -25,7 +25,7 @@ import { recoverShowingProgress, takeTenantName } from './restoreSource.js'
 import { directoryRow } from './tenantDirectory.js'
 import { encodeSnapshotInSlices, writeFileAtomically } from '../persist/snapshotFile.js'
 
-export class TransferError extends Error {}
+class TransferError extends Error {}
 
 export interface ExportResult {
   seq: number

@@ -35,7 +35,7 @@ import { nextAttemptAt, type RetryPolicy } from './retryDelay.js'
 import { postEvent, type PostResult } from './webhookPost.js'
 
 /** Events queued per webhook before the subscription is dropped (see the top). */
-export const MAX_QUEUED = 1000
+const MAX_QUEUED = 1000
 
 /** What the workers share: the settings and the counters (webhookDeliverer.ts). */
 export interface WorkerContext {
@@ -54,7 +54,7 @@ export function configKeyOf(webhook: Rec): string {
 }
 
 /** A cursor `<seq>` or `<seq>.<op>` as a feed position. */
-export function positionOf(cursor: unknown): EventPosition | null {
+function positionOf(cursor: unknown): EventPosition | null {
   const match = typeof cursor === 'string' ? /^(\d+)(?:\.(\d+))?$/.exec(cursor) : null
   if (match === null) return null
   return { seq: Number(match[1]), op: match[2] === undefined ? null : Number(match[2]) }

@@ -10,7 +10,7 @@
  */
 import t from 'tap'
 import { loadConfig } from '../../src/config.js'
-import { LogStore } from '../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../src/persist/logStore.js'
 import type { TestClient } from '../helpers/http.js'
 import { basic, loginRaw } from '../helpers/identity.js'
 import { requestConfirmationByMail } from '../helpers/mail.js'
@@ -112,7 +112,7 @@ t.test('a restart keeps all of it', async (t) => {
 
 t.test('a data directory with the old index layout is rebuilt at start-up', async (t) => {
   await server.stop()
-  const store = LogStore.open(dataDir, loadConfig(testEnv(dataDir)).lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(dataDir, loadConfig(testEnv(dataDir)).lmdbMapSizeBytes)
   // What the old layout held: e-mail → the first tenant, never forgetting, and no layout marker.
   await store.emails.clearAsync()
   await store.confirmations.clearAsync()

@@ -9,7 +9,7 @@
  */
 import t from 'tap'
 import { loadConfig } from '../../src/config.js'
-import { LogStore } from '../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../src/persist/logStore.js'
 import { recoverTenant } from '../../src/tenants/recovery.js'
 import { listSnapshots } from '../../src/persist/snapshotFile.js'
 import { runCli } from '../helpers/cli.js'
@@ -57,7 +57,7 @@ t.test('SIGTERM: drain, snapshot, exit 0', async (t) => {
   t.ok(newest !== undefined && newest.seq > newestBefore, `a snapshot was written at the stop (seq ${newest?.seq}, before ${newestBefore})`)
 
   const config = loadConfig(testEnv(dataDir))
-  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
   const recovered = recoverTenant('term', store)
   t.equal(recovered.report.snapshotFile, newest?.file, 'recovery starts from that snapshot')
   t.equal(recovered.report.replayedEntries, 0, 'the snapshot holds every write: nothing to replay')

@@ -9,7 +9,7 @@
  * TL01-1109.
  */
 import t from 'tap'
-import type { LogStore } from '../../src/persist/logStore.js'
+import type { EmbeddedStorage } from '../../src/persist/logStore.js'
 import type { TenantActor } from '../../src/tenants/tenantActor.js'
 import { startInProcess, tempDataDir } from '../helpers/server.js'
 
@@ -94,7 +94,7 @@ t.test('an upload counts against LMDB_MAP_SIZE_BYTES before it is accepted', asy
   t.equal(refused.json.code, 'TL01-9011')
   t.equal(refused.headers['retry-after'], '1')
   t.equal((await server.client.request('GET', '/v1/users/@self/signature', q)).status, 404, 'no metadata was stored')
-  t.same([...(store as LogStore).files.getKeys({ start: ['full', 'signature'], end: ['full', 'signature~'] })], [], 'and no bytes')
+  t.same([...(store as EmbeddedStorage).files.getKeys({ start: ['full', 'signature'], end: ['full', 'signature~'] })], [], 'and no bytes')
   t.ok(store.space.measure() <= LIMIT_BYTES, 'the store stays under its ceiling')
   const never = await upload('/v1/users/@self/signature/upload', LIMIT_BYTES)
   t.equal(never.status, 413, 'a file the store could never hold')

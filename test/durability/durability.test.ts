@@ -14,7 +14,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { loadConfig } from '../../src/config.js'
-import { LogStore } from '../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../src/persist/logStore.js'
 import { recoverTenant, snapshotBodyOf } from '../../src/tenants/recovery.js'
 import { listSnapshots } from '../../src/persist/snapshotFile.js'
 import { freePort } from '../helpers/freePort.js'
@@ -42,7 +42,7 @@ t.test('replaying the log rebuilds the live state exactly', async (t) => {
   }
   await server.stop()
   const config = loadConfig(testEnv(server.dataDir))
-  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
   t.teardown(() => store.close())
   const fromSnapshot = recoverTenant('replay', store)
   t.ok(fromSnapshot.report.snapshotFile, 'a clean stop wrote a snapshot')

@@ -11,7 +11,7 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../src/config.js'
 import { readLock } from '../../src/persist/dataDirLock.js'
-import { LogStore } from '../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../src/persist/logStore.js'
 import { exportTenant } from '../../src/tenants/tenantTransfer.js'
 import { startInProcess, tempDataDir, testEnv } from '../helpers/server.js'
 
@@ -49,7 +49,7 @@ t.test('a new data directory, its snapshots and an export are private', async (t
   t.equal(uploaded.status, 201)
   await server.stop()
   const config = loadConfig(testEnv(dataDir))
-  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
   try {
     await exportTenant('acme', dataDir, store, exportFile)
   } finally {

@@ -14,7 +14,7 @@ import t from 'tap'
 import { loadConfig } from '../../src/config.js'
 import { LOG_ENTRY_FORMAT } from '../../src/engine/logEntry.js'
 import { encodeLogEntry } from '../../src/persist/codec.js'
-import { LogStore, LogCorruptError } from '../../src/persist/logStore.js'
+import { EmbeddedStorage, LogCorruptError } from '../../src/persist/logStore.js'
 import { DamagedEntryError, recoverTenant, snapshotBodyOf } from '../../src/tenants/recovery.js'
 import { listSnapshots } from '../../src/persist/snapshotFile.js'
 import { adminKeyOf, adminRequest } from '../helpers/admin.js'
@@ -41,7 +41,7 @@ async function buildTwoSnapshots(label: string): Promise<{ dataDir: string; toke
 
 function recover(dataDir: string) {
   const config = loadConfig(testEnv(dataDir))
-  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
   try {
     return recoverTenant('acme', store)
   } finally {
@@ -132,7 +132,7 @@ t.test('a damaged log entry stops only its tenant, naming tenant and sequence', 
   // Stop without the clean-stop snapshot covering the entries: remove the snapshots afterwards.
   await server.stop()
   for (const listing of listSnapshots(dataDir, 'acme')) fs.rmSync(listing.file)
-  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
   const damagedSeq = 4
   await store.putRawEntry('acme', damagedSeq, Buffer.from([0xc1, 0xff, 0x00, 0x13]))
   t.throws(() => recoverTenant('acme', store), LogCorruptError)
@@ -178,7 +178,7 @@ async function recoveryFailures(server: InProcessServer): Promise<{ failed: numb
 t.test('an entry that decodes but cannot be applied closes its tenant with 503 naming tenant and sequence', async (t) => {
   const { dataDir, acme, other, lastSeq } = await twoTenantsStopped('unappliable')
   const config = loadConfig(testEnv(dataDir))
-  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
   // Well formed, but it deletes a project that never existed: the replay after the clean-stop snapshot meets it.
   const badSeq = lastSeq + 1
   await store.putRawEntry('acme', badSeq, encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: Date.now(), ops: [{ op: 'del', type: 'Project', id: 'never-there' }] }))
@@ -200,7 +200,7 @@ t.test('a closed tenant answers 503 at once, without a second recovery, until a 
   const { dataDir, acme, lastSeq } = await twoTenantsStopped('remembered')
   for (const listing of listSnapshots(dataDir, 'acme')) fs.rmSync(listing.file)
   const config = loadConfig(testEnv(dataDir))
-  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
   await store.putRawEntry('acme', lastSeq, Buffer.from([0xc1, 0xff, 0x00, 0x13]))
   await store.close()
   const server = await startInProcess(dataDir)

@@ -12,7 +12,7 @@
 import fs from 'node:fs'
 import t from 'tap'
 import { loadConfig } from '../../src/config.js'
-import { LogStore } from '../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../src/persist/logStore.js'
 import { listSnapshots } from '../../src/persist/snapshotFile.js'
 import { adminRequest } from '../helpers/admin.js'
 import { runCli } from '../helpers/cli.js'
@@ -142,7 +142,7 @@ t.test('a tenant closed by a damaged log entry is restored online to the point b
   await inProcess.stop()
   for (const listing of listSnapshots(damagedDir, 'acme')) fs.rmSync(listing.file)
   const config = loadConfig(testEnv(damagedDir))
-  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
   await store.putRawEntry('acme', lastSeq, Buffer.from([0xc1, 0xff]))
   await store.close()
 

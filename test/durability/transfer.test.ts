@@ -13,7 +13,7 @@ import t from 'tap'
 import { loadConfig } from '../../src/config.js'
 import { encodePlain } from '../../src/persist/codec.js'
 import { decodeExport } from '../../src/persist/exportFile.js'
-import { LogStore } from '../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../src/persist/logStore.js'
 import { recoverTenant, snapshotBodyOf } from '../../src/tenants/recovery.js'
 import type { SnapshotBody } from '../../src/persist/snapshotFile.js'
 import { runCli } from '../helpers/cli.js'
@@ -41,7 +41,7 @@ await server.stop()
 
 function stateOf(dataDir: string, tenant: string): { body: SnapshotBody; files: [string, Buffer][] } {
   const config = loadConfig(testEnv(dataDir))
-  const store = LogStore.open(config.dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
   try {
     const { state } = recoverTenant(tenant, store)
     const files: [string, Buffer][] = [...state.collection('FileMetadata').values()].map((rec) => {

@@ -12,7 +12,7 @@ import { WriteTx } from '../../src/engine/writeTx.js'
 
 export const NOW = 1_700_000_000_000
 
-export interface TestCaller {
+interface TestCaller {
   readonly userId: string
   readonly superuser: boolean
   readonly isOwner: boolean

@@ -56,7 +56,7 @@ const NASTY = [
 ]
 
 /** One random edit of `text`: delete, insert, duplicate, swap, truncate, repeat or splice a token. */
-export function mutate(random: Random, text: string, tokens: readonly string[] = []): string {
+function mutate(random: Random, text: string, tokens: readonly string[] = []): string {
   const at = random.int(text.length + 1)
   switch (random.int(8)) {
     case 0:

@@ -120,7 +120,7 @@ export const ANOMALY_KINDS = [
 
 export type AnomalyKind = (typeof ANOMALY_KINDS)[number]
 
-export interface Anomaly {
+interface Anomaly {
   readonly kind: AnomalyKind
   readonly object: string
   readonly message: string

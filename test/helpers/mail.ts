@@ -38,7 +38,7 @@ export function parseMail(raw: string): SentMail {
 }
 
 /** Every mail of the file outbox, in the order sent (file names start with the time and a sequence number). */
-export function outboxMails(dataDir: string): (SentMail & { file: string })[] {
+function outboxMails(dataDir: string): (SentMail & { file: string })[] {
   const dir = path.join(dataDir, 'outbox')
   if (!fs.existsSync(dir)) return []
   return fs

@@ -30,7 +30,7 @@ import { startTcpProxy, type TcpProxy } from './tcpProxy.js'
 /** How much of a node's output is kept (the tail, over all its incarnations). */
 const OUTPUT_KEPT_CHARS = 200_000
 
-export type NodeState = 'up' | 'killed' | 'paused'
+type NodeState = 'up' | 'killed' | 'paused'
 
 export interface FaultyNode {
   readonly name: string

@@ -11,7 +11,7 @@ import { openPgStorage, type PgStorage } from '../../src/persist/postgres/index.
 import type { Test } from 'tap'
 import type { PostgresServer } from './postgresServer.js'
 
-export const LEASE_MS = 30_000
+const LEASE_MS = 30_000
 
 export function openNode(url: string, nodeId: string): Promise<PgStorage> {
   return openPgStorage(url, { nodeId })

@@ -15,7 +15,7 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 const VALUE = /^(?:[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]Inf|NaN)$/
 const TYPES = ['counter', 'gauge', 'histogram', 'summary', 'untyped'] as const
 
-export class MetricsFormatError extends Error {
+class MetricsFormatError extends Error {
   override name = 'MetricsFormatError'
 }
 

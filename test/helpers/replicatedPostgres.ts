@@ -45,7 +45,7 @@ const POLL_MS = 50
 
 const execFileAsync = promisify(execFile)
 
-export interface PostgresInstance {
+interface PostgresInstance {
   readonly port: number
   readonly dataDir: string
   /** postgres://postgres@127.0.0.1:<port>/<database> */

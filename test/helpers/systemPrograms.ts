@@ -31,7 +31,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { postgresBinDir } from '../../src/cluster/localPostgres.js'
 
-export const SYSTEM_PACKAGES = ['postgresql', 'haproxy', 'chromium', 'curl'] as const
+const SYSTEM_PACKAGES = ['postgresql', 'haproxy', 'chromium', 'curl'] as const
 export type SystemPackage = (typeof SYSTEM_PACKAGES)[number]
 
 /** The environment variable naming packages to treat as missing. */
@@ -53,7 +53,7 @@ function executable(file: string): boolean {
 const SBIN_DIRS = ['/usr/local/sbin', '/usr/sbin', '/sbin']
 
 /** The full path of a program on PATH (or in the sbin folders), or null. */
-export function programPath(program: string, searchPath = process.env.PATH ?? ''): string | null {
+function programPath(program: string, searchPath = process.env.PATH ?? ''): string | null {
   for (const dir of [...searchPath.split(path.delimiter), ...SBIN_DIRS]) {
     if (dir === '') continue
     const file = path.join(dir, program)

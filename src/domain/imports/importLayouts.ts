@@ -56,7 +56,7 @@ export type ImportField = (typeof IMPORT_FIELDS)[number]
 export const IMPORT_SOURCES = ['toggl', 'clockify', 'harvest', 'kimai', 'generic'] as const
 export type ImportSource = (typeof IMPORT_SOURCES)[number]
 
-export interface ImportLayout {
+interface ImportLayout {
   readonly headers: Partial<Record<ImportField, readonly string[]>>
   /** Each entry: at least one of these fields must have a column. */
   readonly required: readonly (readonly ImportField[])[]
@@ -66,7 +66,7 @@ export interface ImportLayout {
 
 const USER_BY_EMAIL: readonly ImportField[] = ['email']
 
-export const IMPORT_LAYOUTS: Record<ImportSource, ImportLayout> = {
+const IMPORT_LAYOUTS: Record<ImportSource, ImportLayout> = {
   toggl: {
     headers: {
       email: ['Email'],

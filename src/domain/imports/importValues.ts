@@ -26,7 +26,7 @@ const HOUR_MS = 3_600_000
 const MINUTE_MS = 60_000
 const SECOND_MS = 1000
 /** The longest duration a cell may give: a year. */
-export const MAX_IMPORT_DURATION_MS = 366 * DAY_MS
+const MAX_IMPORT_DURATION_MS = 366 * DAY_MS
 
 /** A cell that does not hold what its column must. */
 export class ImportValueError extends Error {}
@@ -168,7 +168,7 @@ function offsetMs(zone: string): number {
 }
 
 /** A cell's text as a message quotes it: at most 40 characters, on one line. */
-export function clip(text: string): string {
+function clip(text: string): string {
   const line = text.replace(/[\r\n\t]+/g, ' ')
   return line.length > 40 ? `${line.slice(0, 40)}…` : line
 }

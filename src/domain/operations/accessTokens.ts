@@ -1,5 +1,5 @@
 /*
- * The caller's sessions as `users/@self/accesstokens` shows them (issue 26).
+ * The caller's sessions as `users/@self/accesstokens` shows them.
  *
  * A session is one access token (an AuthToken of kind `access`, keyed by the
  * SHA-256 of its text) and the refresh token issued with it (`pairId`).
@@ -25,10 +25,10 @@ import { OutDate } from '../values.js'
 import { endSession } from './tokens.js'
 
 /** The resource type name a session shows as (error messages, XML). */
-export const ACCESS_TOKEN_TYPE = 'AccessToken'
+const ACCESS_TOKEN_TYPE = 'AccessToken'
 
 /** The most sessions one list shows (the list cap of every list). */
-export const MAX_LISTED_SESSIONS = 1000
+const MAX_LISTED_SESSIONS = 1000
 
 /** One session as the list shows it. */
 export interface AccessTokenView {
@@ -48,7 +48,7 @@ export interface SessionCaller extends Caller {
 }
 
 /** The public id of the access token whose AuthToken id (its hash) is `tokenId`. */
-export function accessTokenPublicId(tokenId: string): string {
+function accessTokenPublicId(tokenId: string): string {
   return deterministicId('accesstoken', tokenId)
 }
 

@@ -1,5 +1,5 @@
 /*
- * Bill numbering (issue 26): `billing/bills/$getNextDocNumber`,
+ * Bill numbering: `billing/bills/$getNextDocNumber`,
  * `$getNextDocNumberPart` and `$setNextDocNumberPart`.
  *
  * The counter is the account's `docNumberSequence`, the last number given:
@@ -20,7 +20,7 @@ import type { Rec } from '../record.js'
 import type { StateView, Tx } from '../tx.js'
 
 /** The highest number the counter may be set to (twelve digits: far above any real sequence, exact in a double). */
-export const MAX_DOC_NUMBER = 999_999_999_999
+const MAX_DOC_NUMBER = 999_999_999_999
 
 /** What the three calls answer: the number the next bill will get, whole and as its sequential part. */
 export interface NextDocNumber {

@@ -1,5 +1,5 @@
 /*
- * `users/{id}/$setEmail` (issue 26): the one way to change a user's e-mail,
+ * `users/{id}/$setEmail`: the one way to change a user's e-mail,
  * which a PUT may not touch (it is set once). The address is kept as every
  * e-mail is (trimmed, lower case) and held to the field's rules: the Email
  * constraint and uniqueness among the tenant's live users (412 TL01-1104),
@@ -13,12 +13,8 @@
 import type { Caller } from '../caller.js'
 import type { ChangeSession, Rec, ResourceDecl } from '../schema.js'
 import type { Tx } from '../tx.js'
+import { normalEmail } from '../values.js'
 import { changeFields } from './updateObject.js'
-
-/** The form every e-mail is kept in. */
-export function normalEmail(address: string): string {
-  return address.trim().toLowerCase()
-}
 
 export function setUserEmail(tx: Tx, caller: Caller & ChangeSession, decl: ResourceDecl, id: string, address: string): Rec {
   return changeFields(tx, caller, decl, id, { email: normalEmail(address) })

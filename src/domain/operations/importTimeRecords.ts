@@ -70,7 +70,7 @@ export interface NamedObject {
   readonly existing: boolean
 }
 
-export interface PreviewRow {
+interface PreviewRow {
   readonly line: number
   readonly user: { readonly id: string; readonly email: string }
   readonly assignedToCaller: boolean
@@ -85,7 +85,7 @@ export interface PreviewRow {
   readonly description: string | null
 }
 
-export interface Counts {
+interface Counts {
   clients: number
   projects: number
   tasks: number

@@ -1,5 +1,5 @@
 /*
- * `accounts/{id}/$setUrlPrefix` (issue 26): the account's `urlPrefix` is the
+ * `accounts/{id}/$setUrlPrefix`: the account's `urlPrefix` is the
  * tenant's name and host, so changing it moves the tenant to the new name
  * (tenants/tenantRename.ts does the moving). The domain decides what may be
  * asked before anything moves (checkUrlPrefixChange: the owner and admins

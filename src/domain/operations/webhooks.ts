@@ -32,7 +32,7 @@ export function createWebhook(tx: Tx, caller: Caller, values: Record<string, unk
   return createObject(tx, caller, Webhook, Object.assign({}, values, { secret: given ? values.secret : secret, deliveredEvent: String(seq), failingSince: null, lastError: null }))
 }
 
-export type DeliveryStatus = 'delivered' | 'failed' | 'retrying'
+type DeliveryStatus = 'delivered' | 'failed' | 'retrying'
 
 /** What happened to one event, decided by the deliverer (times are its clock's). */
 export interface DeliveryOutcome {

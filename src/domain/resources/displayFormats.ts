@@ -7,11 +7,11 @@
 import { field, pattern, type FieldDecl } from '../schema.js'
 
 /** The original's dateFormat patterns, dots escaped so that each alternative matches only itself. */
-export const DATE_FORMAT_PATTERN = 'dd\\.MM\\.yyyy|MM/dd/yyyy|dd/MM/yyyy|yyyy-MM-dd|yyyy\\.MM\\.dd|yyyy/MM/dd'
+const DATE_FORMAT_PATTERN = 'dd\\.MM\\.yyyy|MM/dd/yyyy|dd/MM/yyyy|yyyy-MM-dd|yyyy\\.MM\\.dd|yyyy/MM/dd'
 /** The original's timeFormat patterns. */
-export const TIME_FORMAT_PATTERN = 'HH:mm|K:mm a|h:mm a|hh:mm a'
+const TIME_FORMAT_PATTERN = 'HH:mm|K:mm a|h:mm a|hh:mm a'
 /** A time of day, 00:00 to 23:59. */
-export const TIME_OF_DAY_PATTERN = '(?:[01][0-9]|2[0-3]):[0-5][0-9]'
+const TIME_OF_DAY_PATTERN = '(?:[01][0-9]|2[0-3]):[0-5][0-9]'
 
 export function displayFormatFields(): FieldDecl[] {
   return [

@@ -12,7 +12,7 @@ import { declareResource, field, min, userDisplayName, type Rec } from '../schem
 import type { Tx } from '../tx.js'
 
 /** quantity × unitPrice, rounded; null while either is missing. */
-export function expenseTotal(expense: Rec): number | null {
+function expenseTotal(expense: Rec): number | null {
   return typeof expense.unitPrice === 'number' && typeof expense.quantity === 'number' ? roundMoney(expense.unitPrice * expense.quantity) : null
 }
 

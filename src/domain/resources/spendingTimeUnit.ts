@@ -8,7 +8,7 @@ const UNITS: readonly [string, number][] = [
 ]
 
 /** "1h 20m", "20m", "45s"; "0m" for nothing. */
-export function durationText(ms: number): string {
+function durationText(ms: number): string {
   let rest = Math.max(0, Math.floor(ms))
   const parts: string[] = []
   for (const [unit, size] of UNITS) {

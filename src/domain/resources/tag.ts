@@ -6,7 +6,7 @@
 import { declareResource, field, pattern, size } from '../schema.js'
 
 /** A colour as the web writes it: `#` and six hexadecimal digits. */
-export const COLOR_PATTERN = '#[0-9A-Fa-f]{6}'
+const COLOR_PATTERN = '#[0-9A-Fa-f]{6}'
 
 export const Tag = declareResource({
   type: 'Tag',

@@ -11,6 +11,8 @@ import type { StateView } from '../tx.js'
 import { createdField, declareResource, email, field, ianaTimeZone, max, min, personName, size, type Rec } from '../schema.js'
 import { displayFormatFields } from './displayFormats.js'
 import { userChanged } from '../passwordRules.js'
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../credentials.js'
+import { normalEmail } from '../values.js'
 
 export const User = declareResource({
   type: 'User',
@@ -30,7 +32,7 @@ export const User = declareResource({
   unique: [['email']],
   onCreate: (_tx, rec, creator): Rec => ({
     ...rec,
-    email: typeof rec.email === 'string' ? rec.email.trim().toLowerCase() : rec.email,
+    email: typeof rec.email === 'string' ? normalEmail(rec.email) : rec.email,
     confirmed: creator?.superuser === true ? true : rec.confirmed,
   }),
   onChange: userChanged,
@@ -38,7 +40,7 @@ export const User = declareResource({
     field.string('firstName', 'first name', { inStub: true }),
     field.string('lastName', 'last name', { inStub: true }),
     field.string('email', 'e-mail address, the login; set once', { required: true, constraints: [email], indexed: true, setOnce: true }),
-    field.string('password', 'password (at least 8 characters)', { access: 'WRITE_ONLY', hashed: true, constraints: [size(8, 1024)] }),
+    field.string('password', 'password (at least 8 characters)', { access: 'WRITE_ONLY', hashed: true, constraints: [size(MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH)] }),
     field.string('phone', 'phone number'),
     field.string('position', 'job position'),
     field.boolean('active', 'user may log in', { required: true, defaultValue: true }),

@@ -12,7 +12,7 @@ import { declareResource, field, oneOf } from '../schema.js'
 export const MAX_DELIVERIES_KEPT = 1000
 
 /** The statuses of a delivery. */
-export const DELIVERY_STATUSES = ['delivered', 'failed', 'retrying'] as const
+const DELIVERY_STATUSES = ['delivered', 'failed', 'retrying'] as const
 
 export const WebhookDelivery = declareResource({
   type: 'WebhookDelivery',

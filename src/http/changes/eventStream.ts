@@ -31,7 +31,7 @@ import { ByteQueue } from './byteQueue.js'
 import type { BudgetedStream, FeedBudget } from './feedBudget.js'
 import { FEED_CLOSE, type FeedClose, type FeedMessage, type FeedOutlet } from './feedOutlet.js'
 
-export const KEEP_ALIVE_MS = 25_000
+const KEEP_ALIVE_MS = 25_000
 /** The most bytes of queued events written as one chunk (see the top). */
 const MAX_CHUNK_BYTES = 64 * 1024
 

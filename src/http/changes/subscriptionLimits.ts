@@ -16,7 +16,7 @@ import type { Config } from '../../config.js'
 import { tooManyRequests } from '../tooManyRequests.js'
 
 /** How long a place waits for its stream to start before it is given back. */
-export const UNSTARTED_MS = 10_000
+const UNSTARTED_MS = 10_000
 /** The Retry-After of a refusal: places come free only as streams end, which nothing predicts. */
 const RETRY_AFTER_MS = 30_000
 

@@ -24,12 +24,12 @@ const CRLF = '\r\n'
 const FORMULA_START = /^[=+\-@\t\r]/
 
 /** The CSV field of a cell's text, quoted when it must be. */
-export function csvField(text: string): string {
+function csvField(text: string): string {
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
 /** Text as a spreadsheet shows it and never runs: a leading `'` before what would start a formula. */
-export function inertText(text: string): string {
+function inertText(text: string): string {
   return FORMULA_START.test(text) ? `'${text}` : text
 }
 

@@ -36,9 +36,9 @@ import type { ExportFormat } from './exportFormat.js'
 import type { Cell, ColumnKind, ExportColumn, ExportTable, Row } from './table.js'
 
 /** The most records one export writes (its page without $top, and the largest $top). */
-export const EXPORT_MAX_ROWS = 1_000_000
+const EXPORT_MAX_ROWS = 1_000_000
 /** Rows rendered in one read (a millisecond or two of work). */
-export const RENDER_BATCH_ROWS = 256
+const RENDER_BATCH_ROWS = 256
 const LIST_SEPARATOR = '; '
 
 interface RecordColumn extends ExportColumn {
@@ -84,7 +84,7 @@ function columnsOf(fieldDecl: FieldDecl): RecordColumn[] {
 }
 
 /** The columns of a resource's export: its readable fields in declaration order; counters only those `append` asked for. */
-export function recordColumns(decl: ResourceDecl, appendedFields: ReadonlySet<string>): RecordColumn[] {
+function recordColumns(decl: ResourceDecl, appendedFields: ReadonlySet<string>): RecordColumn[] {
   const columns: RecordColumn[] = []
   for (const fieldDecl of decl.fields) {
     if (fieldDecl.access === 'WRITE_ONLY' || fieldDecl.access === 'INTERNAL') continue

@@ -30,7 +30,7 @@ export interface ActionDescription {
 }
 
 /** A request body of an action's own. */
-export interface ActionBody {
+interface ActionBody {
   readonly schema: JsonSchema
   readonly description: string
   readonly required: boolean

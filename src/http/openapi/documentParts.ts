@@ -78,7 +78,7 @@ function referencedComponents(components: Components, paths: Paths): Components 
 }
 
 /** The part of `whole` with the operations of `tags` (none: the outline), as described at the top. */
-export function documentPart(whole: Document, tags: readonly string[]): Document {
+function documentPart(whole: Document, tags: readonly string[]): Document {
   const wanted = new Set(tags)
   const paths: Paths = {}
   for (const [path, item] of Object.entries(whole.paths as Paths)) {

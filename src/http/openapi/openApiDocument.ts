@@ -63,10 +63,10 @@ export interface DescribedRoute {
 
 type Route = DescribedRoute
 
-export const OPENAPI_VERSION = '3.1.0'
+const OPENAPI_VERSION = '3.1.0'
 
 /** `time/reports/:name` → `/time/reports/{name}`. */
-export function documentedPathOf(pattern: string): string {
+function documentedPathOf(pattern: string): string {
   return `/${pattern
     .split('/')
     .map((part) => (part.startsWith(':') ? `{${part.slice(1)}}` : part))

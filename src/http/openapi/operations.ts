@@ -63,7 +63,7 @@ export const ANSWER_HEADERS: Record<string, { description: string; schema: JsonS
 }
 
 /** The error answers of every operation: the body of ARCHITECTURE.md §4 for any 4xx and 5xx. */
-export const ERROR_ANSWERS: Record<string, unknown> = { '4XX': { $ref: '#/components/responses/Error' }, '5XX': { $ref: '#/components/responses/Error' } }
+const ERROR_ANSWERS: Record<string, unknown> = { '4XX': { $ref: '#/components/responses/Error' }, '5XX': { $ref: '#/components/responses/Error' } }
 
 /** The answers of an operation: `answers` and the error answers. */
 export function answers(byStatus: Record<string, unknown>): Record<string, unknown> {

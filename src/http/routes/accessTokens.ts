@@ -1,5 +1,5 @@
 /*
- * The caller's sessions (issue 26; the rules in domain/operations/accessTokens.ts):
+ * The caller's sessions (the rules in domain/operations/accessTokens.ts):
  *
  *   GET    users/@self/accesstokens        the caller's usable sessions, oldest first: {id, displayName, createdAt,
  *                                          expiration, refreshExpiration, current}; never a token's text

@@ -1,5 +1,5 @@
 /*
- * The licence calls of the original service (issue 26; the rules in domain/licenses.ts), all GET:
+ * The licence calls of the original service (the rules in domain/licenses.ts), all GET:
  *
  *   accesses/product/{product}/$free                  {product, licenseLimit, used, free}: the product's seats
  *                                                     (free null when the account sets no licenseLimit)

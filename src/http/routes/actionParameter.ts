@@ -11,7 +11,7 @@ import { parseBody } from '../body.js'
 import type { Call } from '../call.js'
 
 /** The value as given: a string from the query or an XML body, any JSON value from a JSON body. */
-export function actionParameter(call: Call, action: string, name: string): unknown {
+function actionParameter(call: Call, action: string, name: string): unknown {
   const fromQuery = call.request.query.get(name)
   if (fromQuery !== undefined) return fromQuery
   const { value } = parseBody(call.request)

@@ -14,6 +14,7 @@
  * checked.
  */
 import { ApiError } from '../../domain/errors.js'
+import { normalEmail } from '../../domain/values.js'
 import { checkPassword } from '../../domain/credentials.js'
 import { findCandidate, signIn, type Candidate } from '../../domain/operations/login.js'
 import { endSession, refreshTokens } from '../../domain/operations/tokens.js'
@@ -49,7 +50,7 @@ export async function login(call: Call): Promise<ApiResponse> {
   const tenant = tenantOf(call)
   const credentials = basicCredentials(call)
   const { config } = call.services
-  const email = credentials.user.trim().toLowerCase()
+  const email = normalEmail(credentials.user)
   const attempt = await reserveLoginAttempt(call, email)
   let candidate: Candidate | undefined
   let verified = false

@@ -34,7 +34,7 @@ import { assertionFailed } from '../../assert.js'
 import { dataResponse, plainErrorResponse, type ApiResponse } from '../response.js'
 import type { RequestRouter } from '../requestRouter.js'
 
-export const MAX_BATCH_ITEMS = 100
+const MAX_BATCH_ITEMS = 100
 const MAX_HEADER_LINES = 64
 
 interface BatchItem {

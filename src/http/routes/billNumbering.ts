@@ -1,5 +1,5 @@
 /*
- * Bill numbering over HTTP (issue 26; the rules in domain/operations/billNumbering.ts):
+ * Bill numbering over HTTP (the rules in domain/operations/billNumbering.ts):
  *
  *   GET        billing/bills/$getNextDocNumber       {docNumber, docNumberPart} of the next bill
  *   GET        billing/bills/$getNextDocNumberPart   the same

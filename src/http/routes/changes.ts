@@ -29,7 +29,7 @@ import type { ApiResponse } from '../response.js'
 const EVENT_POSITION = /^(\d{1,15})(?:\.(\d{1,9}))?$/
 
 /** `since=<seq>` or `<seq>.<op>`; 400 for anything else. */
-export function parseSince(text: string | undefined): EventPosition | null {
+function parseSince(text: string | undefined): EventPosition | null {
   if (text === undefined || text.trim() === '') return null
   const match = EVENT_POSITION.exec(text.trim())
   if (match === null) throw wrongParameter(`since: '${text.slice(0, 40)}' is no event id (<seq> or <seq>.<op>, as the events' seq and op give)`)

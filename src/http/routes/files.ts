@@ -47,7 +47,7 @@ import { accessTokenRequired, requireSession } from '../requireSession.js'
 type Params = Record<string, string>
 type FileHandler = (call: Call, params: Params) => Promise<ApiResponse>
 
-export const DEFAULT_FILE_CONTENT_TYPE = 'application/octet-stream'
+const DEFAULT_FILE_CONTENT_TYPE = 'application/octet-stream'
 const DOWNLOAD_ATTEMPTS = 5
 
 interface FileCall {

@@ -31,7 +31,7 @@ import { DELIMITERS, importText, readImportFile } from '../importFile.js'
 import { requireSession } from '../requireSession.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 
-export const DEFAULT_PREVIEW_ROWS = 10
+const DEFAULT_PREVIEW_ROWS = 10
 export const MAX_PREVIEW_ROWS = 100
 
 /** Content types a CSV file arrives with (browsers label .csv files in several ways); none at all is taken too. */

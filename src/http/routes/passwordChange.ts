@@ -40,8 +40,8 @@
  * and that session is the one kept): that is a reset by mail, which also
  * removes the user's secret keys.
  */
-import { accessDenied, ApiError, violation, wrongParameter } from '../../domain/errors.js'
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, newToken, secretId } from '../../domain/credentials.js'
+import { accessDenied, ApiError, wrongParameter } from '../../domain/errors.js'
+import { checkPasswordLength, hashPassword, newToken, secretId } from '../../domain/credentials.js'
 import { passwordChangeMail } from '../../domain/mail.js'
 import { confirmForUser } from '../../domain/operations/passwordChange.js'
 import { User } from '../../domain/resources/user.js'
@@ -83,7 +83,7 @@ export async function requestConfirmation(call: Call): Promise<ApiResponse> {
 }
 
 /** Step 1 with a token: `POST /users/{id}/$confirmation`, by the user themself (the id in the answer) or a superuser (by mail). */
-export const confirmationAction: ResourceAction = {
+const confirmationAction: ResourceAction = {
   async handle(call, _decl, id) {
     if (id === null) throw new ApiError('TL01-9003', '$confirmation needs POST /users/{id}/$confirmation')
     if (call.request.method !== 'POST') throw new ApiError('TL01-9004', `${call.request.method} is not allowed here; use POST`, null, [], { Allow: 'POST' })
@@ -105,12 +105,8 @@ export const confirmationAction: ResourceAction = {
 function newPasswordOf(call: Call): string {
   const pair = basicPair(call)
   if (pair === null || pair.user !== '') throw wrongParameter('send the new password as Authorization: Basic base64(":<new password>")')
-  const { password } = pair
-  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-    const message = `User.password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`
-    throw violation([{ entityType: 'User', field: 'password', constraint: 'Size', message }])
-  }
-  return password
+  checkPasswordLength(pair.password)
+  return pair.password
 }
 
 function invalidConfirmation(): ApiError {

@@ -20,7 +20,7 @@
 import { ApiError, violation, wrongParameter } from '../../domain/errors.js'
 import { signUpMail } from '../../domain/mail.js'
 import { confirmSignUp, foundTenant, refoundTenant, type SignUpValues } from '../../domain/operations/signUp.js'
-import { hashPassword, MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../../domain/credentials.js'
+import { checkPasswordLength, hashPassword } from '../../domain/credentials.js'
 import { isPlainObject, readFields } from '../../domain/input.js'
 import { Account } from '../../domain/resources/account.js'
 import { User } from '../../domain/resources/user.js'
@@ -32,7 +32,7 @@ import { parseObjectBody } from '../body.js'
 import type { Call, Services } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
 import { renderRecord } from '../../domain/render.js'
-import { EMAIL_MAX_LENGTH, isEmail } from '../../domain/values.js'
+import { EMAIL_MAX_LENGTH, isEmail, normalEmail } from '../../domain/values.js'
 
 function requiredParameter(call: Call, name: string): string {
   const value = call.request.query.get(name)
@@ -47,9 +47,9 @@ function boundedParameter(call: Call, name: string, maxLength: number, what: str
   return value
 }
 
-/** The `email` query parameter, lower-cased: required, and no longer than an e-mail address may be. */
+/** The `email` query parameter in the form e-mails are kept in: required, and no longer than an e-mail address may be. */
 export function emailParameter(call: Call): string {
-  return boundedParameter(call, 'email', EMAIL_MAX_LENGTH, 'an e-mail address').toLowerCase()
+  return normalEmail(boundedParameter(call, 'email', EMAIL_MAX_LENGTH, 'an e-mail address'))
 }
 
 export function tenantUrl(services: Services, tenant: string): string {
@@ -111,13 +111,9 @@ export async function signUp(call: Call): Promise<ApiResponse> {
     ])
   }
   const password = body.owner.password
-  if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-    throw violation([
-      { entityType: 'User', field: 'password', constraint: 'Size', message: `User.password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters` },
-    ])
-  }
+  checkPasswordLength(password)
   const { id: _ownerId, ...ownerValues } = readFields(User, body.owner, source, true)
-  const email = typeof ownerValues.email === 'string' ? ownerValues.email.trim().toLowerCase() : ''
+  const email = typeof ownerValues.email === 'string' ? normalEmail(ownerValues.email) : ''
   // Checked before the e-mail index is asked (EMAIL_MAX_LENGTH bounds its keys); the write would refuse it anyway.
   if (email !== '' && !isEmail(email)) {
     throw violation([{ entityType: 'User', field: 'email', constraint: 'Email', message: `User.email must be a well-formed e-mail address of at most ${EMAIL_MAX_LENGTH} characters` }])

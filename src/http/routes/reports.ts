@@ -40,7 +40,7 @@ const HOUR_MS = 3_600_000
 const DEFAULT_TREND_AND_SLICES_RANGE: RangeKind = 365
 const DAY_MS = 86_400_000
 
-export interface TotalsOut {
+interface TotalsOut {
   count: number
   time: number
   billableTime: number
@@ -50,7 +50,7 @@ export interface TotalsOut {
   averageTime: number
 }
 
-export function totalsOut(totals: Totals): TotalsOut {
+function totalsOut(totals: Totals): TotalsOut {
   const money = totals.moneyCents / 100
   return {
     count: totals.count,

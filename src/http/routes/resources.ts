@@ -24,7 +24,7 @@
  * also a CSV or XLSX file on `format=csv|xlsx` or `Accept: text/csv` (export/).
  */
 import { ApiError, notFound, wrongParameter } from '../../domain/errors.js'
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/credentials.js'
+import { checkPasswordLength, hashPassword } from '../../domain/credentials.js'
 import { readFields, readVersion, type ValueSource } from '../../domain/input.js'
 import { mergePatchFields } from '../../domain/mergePatch.js'
 import { metadataOf } from '../../domain/metadata.js'
@@ -58,7 +58,8 @@ import { dataResponse, formatOf, textResponse, type ApiResponse } from '../respo
 import { findAction } from './actions.js'
 import { findView, findViewSummary, viewScope } from './views.js'
 import { writeOptionsOf } from './writeOptions.js'
-import { writeCheckOf, type WriteCheck } from './writeChecks.js'
+import { writeCheckOf } from './resourceWriteChecks.js'
+import type { WriteCheck } from './writeCheck.js'
 import { requireSession } from '../requireSession.js'
 import { withKnownPassword } from './passwordProof.js'
 import { exportOf } from '../export/exportAnswer.js'
@@ -143,11 +144,7 @@ async function readBodyValues(
   for (const fieldDecl of decl.fields) {
     const plain = values[fieldDecl.name]
     if (!fieldDecl.hashed || plain === undefined || plain === null) continue
-    if (typeof plain !== 'string' || plain.length < MIN_PASSWORD_LENGTH || plain.length > MAX_PASSWORD_LENGTH) {
-      throw new ApiError('TL01-1104', `${decl.type}.${fieldDecl.name} must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`, null, [
-        { entityType: decl.type, field: fieldDecl.name, constraint: 'Size', message: `${decl.type}.${fieldDecl.name} must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters` },
-      ])
-    }
+    checkPasswordLength(plain, decl.type, fieldDecl.name)
     values[fieldDecl.name] = await hashPassword(plain, call.services.config.passwordCost)
   }
   return { values, version: readVersion(value, source), source, body: value }
@@ -245,7 +242,7 @@ function summary(call: Call, decl: ResourceDecl, scope: ListScope, defaultSummar
   return tenant.readInSlices((state) => summaryAnswerSteps(call, decl, plan, summaryPlan, principal, scope, state, format))
 }
 
-/** The record a write stores, once the resource's write check (writeChecks.ts) passed on it; a throw rolls the write back. */
+/** The record a write stores, once the resource's write check (resourceWriteChecks.ts) passed on it; a throw rolls the write back. */
 function checked(call: Call, check: WriteCheck | undefined, rec: Rec): Rec {
   check?.record(call, rec)
   return rec

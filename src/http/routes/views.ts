@@ -41,7 +41,7 @@ export interface View {
   prepare(state: TenantState, principal: Principal): PreparedView
 }
 
-export interface PreparedView {
+interface PreparedView {
   accepts(rec: Rec): boolean
   /** Values of a field one of which every accepted record has (see the top). */
   pin?: ScopePin

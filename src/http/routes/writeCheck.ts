@@ -1,5 +1,5 @@
 /*
- * What a write check is (writeChecks.ts lists them by resource type): a
+ * What a write check is (resourceWriteChecks.ts lists them by resource type): a
  * check of the values a generic write read, before the write, and of the
  * record it stores, inside the write.
  */

@@ -23,7 +23,7 @@
  *     registerNode(internalUrl); heartbeat(); nodes()   membership.
  *     close()   waits for the group in flight, ends the connections.
  */
-export { openPgStorage, PgStorage, type PgStorageOptions } from './pgStorage.js'
+export { openPgStorage, PgStorage } from './pgStorage.js'
 export { FencedError } from './fencedError.js'
 export { SchemaTooNewError, SCHEMA_VERSION } from './schema.js'
 export type { ClaimResult, LeaseRow } from './leases.js'

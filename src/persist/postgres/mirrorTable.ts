@@ -11,7 +11,7 @@
  */
 
 /** a < b: negative, a = b: 0, a > b: positive; by code point (UTF-16 order differs for astral characters). */
-export function compareText(a: string, b: string): number {
+function compareText(a: string, b: string): number {
   const length = Math.min(a.length, b.length)
   for (let at = 0; at < length; at += 1) {
     const x = a.charCodeAt(at)
@@ -29,7 +29,7 @@ export function compareText(a: string, b: string): number {
 export type MirrorKey = string | readonly string[]
 
 /** LMDB's order of keys: a plain string before any array (ordered-binary), arrays element by element. */
-export function compareKeys(a: MirrorKey, b: MirrorKey): number {
+function compareKeys(a: MirrorKey, b: MirrorKey): number {
   if (typeof a === 'string' || typeof b === 'string') {
     if (typeof a === 'string' && typeof b === 'string') return compareText(a, b)
     return typeof a === 'string' ? -1 : 1

@@ -22,8 +22,8 @@
  *                 decides.
  *
  * replaceIndexes rebuilds the indexes of an old LMDB layout: PostgreSQL's
- * tables never had that layout, so emails.get(LAYOUT_KEY) answers the
- * current layout (tenants/globalIndexes.ts keeps the same two strings) and
+ * tables never had that layout, so emails.get(GLOBAL_INDEX_LAYOUT_KEY)
+ * answers the current layout (both strings are declared in ports.ts) and
  * the rebuild never runs; replaceIndexes itself is refused.
  *
  * No ceiling: `space` is never full. logEntryCount() is the count read at
@@ -32,7 +32,7 @@
  */
 import { encodeLogEntry, decodeLogEntry } from '../codec.js'
 import type { LogEntry, LoggedEntry } from '../../engine/logEntry.js'
-import { LogCorruptError, type DirectoryTable, type FileTable, type GlobalIndexKey, type Storage, type StoreCeiling, type TenantInfo } from '../ports.js'
+import { GLOBAL_INDEX_LAYOUT, GLOBAL_INDEX_LAYOUT_KEY, LogCorruptError, type DirectoryTable, type FileTable, type GlobalIndexKey, type Storage, type StoreCeiling, type TenantInfo } from '../ports.js'
 import { openSql, retryingLostConnection, type Sql, type TxSql } from './connection.js'
 import { CHANNEL, DirectoryMirror, tenantInfoOf, type MirrorChange, type MirroredTable } from './directoryMirror.js'
 import { FencedError } from './fencedError.js'
@@ -45,10 +45,6 @@ import { PgSnapshots } from './pgSnapshots.js'
 import { migrate } from './schema.js'
 import type { GroupCommitStats } from '../groupCommitStats.js'
 import type { MirrorTable } from './mirrorTable.js'
-
-/** tenants/globalIndexes.ts's layout marker of the emails table and the layout it names (see the top). */
-const LAYOUT_KEY = '\u0001layout'
-const LAYOUT = 'name-tenant-2'
 
 /** Between two attempts to reload the directory mirror after the listener reconnected. */
 const MIRROR_RELOAD_RETRY_MS = 1_000
@@ -120,7 +116,7 @@ export class PgStorage implements Storage {
       fenced: (tenant, work) => fencedTransaction(sql, tenant, this.held.get(tenant), work),
     })
     this.tenants = this.tenantTable(this.mirror.tenants)
-    this.emails = this.indexTable('emails', this.mirror.emails, LAYOUT)
+    this.emails = this.indexTable('emails', this.mirror.emails, GLOBAL_INDEX_LAYOUT)
     this.confirmations = this.indexTable('confirmations', this.mirror.confirmations, undefined)
     this.files = {
       get: (key) => this.fileBytes(key),
@@ -364,7 +360,7 @@ export class PgStorage implements Storage {
       return this.directoryWrite({ table, key, value } as MirrorChange)
     }
     return {
-      get: (key) => (Array.isArray(key) ? rows.get(key) : key === LAYOUT_KEY ? layout : undefined),
+      get: (key) => (Array.isArray(key) ? rows.get(key) : key === GLOBAL_INDEX_LAYOUT_KEY ? layout : undefined),
       put: (key, value) => write(key, value),
       remove: (key) => write(key, undefined),
       getKeys: (range) => rows.keys(range as { start?: [string, string]; end?: [string, string] }),

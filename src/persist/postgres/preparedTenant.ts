@@ -35,7 +35,7 @@ export interface StoredSnapshot {
   totalBytes: number
 }
 
-export interface HeldEntries {
+interface HeldEntries {
   /** Entries held are all of the log's after this sequence number. */
   after: number
   readonly seqs: number[]

@@ -14,7 +14,7 @@ import fs from 'node:fs'
 import t, { type Test } from 'tap'
 import postgres from 'postgres'
 import { TenantState } from '../../../src/engine/tenantState.js'
-import { LogStore } from '../../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../../src/persist/logStore.js'
 import type { PgStorage } from '../../../src/persist/postgres/index.js'
 import { PART_BYTES } from '../../../src/persist/postgres/pgSnapshots.js'
 import { recoverTenant, snapshotBodyOf } from '../../../src/tenants/recovery.js'
@@ -52,9 +52,9 @@ if (installed(t, ['postgresql'])) {
     }
   }
 
-  async function filled(t: Test): Promise<{ node: PgStorage; url: string; embedded: LogStore; embeddedFile: string }> {
+  async function filled(t: Test): Promise<{ node: PgStorage; url: string; embedded: EmbeddedStorage; embeddedFile: string }> {
     const dataDir = tempDataDir('pg-recovery')
-    const embedded = LogStore.open(dataDir, MAP_SIZE_BYTES)
+    const embedded = EmbeddedStorage.open(dataDir, MAP_SIZE_BYTES)
     const url = await pg.freshDatabase()
     const node = await openNode(url, 'a')
     t.teardown(async () => {

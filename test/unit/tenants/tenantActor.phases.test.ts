@@ -10,7 +10,7 @@
  */
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../../src/config.js'
-import { LogStore } from '../../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../../src/persist/logStore.js'
 import { TenantActor } from '../../../src/tenants/tenantActor.js'
 import { MailboxFull } from '../../../src/tenants/tenantErrors.js'
 import { testEnv, tempDataDir } from '../../helpers/server.js'
@@ -18,7 +18,7 @@ import { testEnv, tempDataDir } from '../../helpers/server.js'
 async function storeAndActor(t: Test, env: Record<string, string> = {}): Promise<{ actor: TenantActor }> {
   const dataDir = tempDataDir('phases')
   const config = loadConfig(testEnv(dataDir, env))
-  const store = LogStore.open(dataDir, config.lmdbMapSizeBytes)
+  const store = EmbeddedStorage.open(dataDir, config.lmdbMapSizeBytes)
   t.teardown(() => store.close())
   const actor = TenantActor.fresh('acme', config, store)
   await actor.write((tx) => tx.put('StorageEntry', { id: 'note', version: 1, group: 'g', itemKey: 'k', publicScope: true, owner: null, contentType: 'text/plain', content: 'kept', createdAt: 0, updatedAt: 0, trashItem: null }))

@@ -21,7 +21,7 @@ const CLOSED_RETRY_AFTER_S = 60
 const RETRY_AFTER_S = 1
 
 /** The ApiError that answers `error` when it is a refusal of the tenant layer; `error` itself otherwise. */
-export function engineErrorAsApiError(error: unknown): unknown {
+export function refusalAsApiError(error: unknown): unknown {
   if (!(error instanceof TenantRefusal)) return error
   if (error instanceof FileTooLarge) return new ApiError('TL01-1109', error.message)
   if (error instanceof TenantNameTaken) return new ApiError('TL01-1102', error.message)
@@ -30,10 +30,10 @@ export function engineErrorAsApiError(error: unknown): unknown {
   return new ApiError('TL01-9011', error.message, null, [], { 'Retry-After': String(retryAfterS) })
 }
 
-/** The ApiError that answers a failed restore (see the top), else as engineErrorAsApiError. */
+/** The ApiError that answers a failed restore (see the top), else as refusalAsApiError. */
 export function restoreErrorAsApiError(error: unknown): unknown {
   if (error instanceof RestorePointError || error instanceof SnapshotInvalidError) return new ApiError('TL01-1105', error.message)
   if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new ApiError('TL01-1105', (error as Error).message)
   if (error instanceof RecoveryError || error instanceof LogCorruptError) return new ApiError('TL01-1106', error.message)
-  return engineErrorAsApiError(error)
+  return refusalAsApiError(error)
 }
