@@ -53,7 +53,7 @@ export function runList(candidates: Iterable<Rec>, predicate: Predicate, order: 
   return runNow(runListSteps(candidates, predicate, order, paging, context))
 }
 
-export function* runListSteps(candidates: Iterable<Rec>, predicate: Predicate, order: readonly OrderKey[], paging: Paging, context: DisplayContext): Steps<Rec[]> {
+function* runListSteps(candidates: Iterable<Rec>, predicate: Predicate, order: readonly OrderKey[], paging: Paging, context: DisplayContext): Steps<Rec[]> {
   return yield* pageSteps(candidates, predicate, order.length === 0 ? null : recordComparator(order, context), paging)
 }
 

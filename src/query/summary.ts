@@ -12,7 +12,7 @@
  */
 import { wrongParameter } from '../domain/errors.js'
 import type { DisplayContext, Rec, ResourceDecl } from '../domain/schema.js'
-import type { Steps } from '../engine/steps.js'
+import { runNow, type Steps } from '../engine/steps.js'
 import { compareCodePoints } from './codePointOrder.js'
 import { resolvePath, type ResolvedPath } from './fieldPath.js'
 import { sortInSteps } from './sortInSteps.js'
@@ -92,6 +92,15 @@ function text(value: number | null): string | null {
   return value === null ? null : String(Math.round(value * 1e6) / 1e6)
 }
 
+/** The summary of plain records at once: the reference the column store's summaries are compared with (its property test). */
+export function runSummary(plan: SummaryPlan, recs: Iterable<Rec>, context: DisplayContext): SummaryEntry[] {
+  return runNow(summarySteps(plan, (visit) => visitAll(recs, visit), context))
+}
+
+function* visitAll(recs: Iterable<Rec>, visit: (rec: Rec) => void): Steps<void> {
+  for (const rec of recs) visit(rec)
+}
+
 type Group = { records: number; accumulators: Accumulator[] }
 
 /**
@@ -99,6 +108,7 @@ type Group = { records: number; accumulators: Accumulator[] }
  * (pausing as it likes: ListPlan.eachMatching), then the groups are sorted
  * in steps (a grouping by a field of many values makes many groups).
  */
+/** @public bench/scanFigures.ts runs it from another build's compiled tree (the build before, for comparison). */
 export function* summarySteps(plan: SummaryPlan, records: (visit: (rec: Rec) => void) => Steps<void>, context: DisplayContext): Steps<SummaryEntry[]> {
   const groups = new Map<string, Group>()
   const count = (rec: Rec, raw: unknown): void => {
