@@ -9,11 +9,12 @@
  *               file, export or dependency;
  *   2. tap      every test file (unit, HTTP, crash, browser, cluster):
  *               tap with the configuration in package.json;
- *   3. cluster  the HTTP suites again, each server they start being a
- *               two-node cluster behind HAProxy, and the short form of the
- *               randomized fault test (test/cluster/nemesis.test.ts, which
- *               the tap stage leaves out: package.json's tap.exclude)
- *               (npm run test:cluster).
+ *   3. cluster  the HTTP suites of the parity suite again (the files that
+ *               declare themselves: scripts/paritySuite.ts), each server
+ *               they start being a two-node cluster behind HAProxy, and
+ *               the short form of the randomized fault test
+ *               (test/cluster/nemesis.test.ts, which the tap stage leaves
+ *               out: package.json's tap.exclude) (npm run test:cluster).
  *
  * Each stage's own output goes through as it comes; a line announces the
  * stage, and at the end one summary line per stage says passed, FAILED

@@ -5,6 +5,9 @@
 import t from 'tap'
 import { api, newUser } from '../helpers/api.js'
 import { killHard, spawnServer, startInProcess, tempDataDir } from '../helpers/server.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const dataDir = tempDataDir('batch')
 let server = await startInProcess(dataDir)

@@ -13,6 +13,9 @@ import { api, newUser } from '../helpers/api.js'
 import { openEventSourceFeed, openWebSocketFeed, type FeedClient } from '../helpers/changeFeed.js'
 import { isTestCluster, startInProcess } from '../helpers/server.js'
 import { SubscriptionLimits } from '../../src/http/changes/subscriptionLimits.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess(undefined, {
   CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_USER: '2',

@@ -12,6 +12,9 @@ import t from 'tap'
 import { api, newUser, ref } from '../helpers/api.js'
 import { openEventSourceFeed, openWebSocketFeed, type FeedEvent } from '../helpers/changeFeed.js'
 import { startInProcess } from '../helpers/server.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess(undefined, { CHANGE_FEED_MAX_BUFFERED_BYTES: String(256 * 1024) })
 t.teardown(() => server.stop())

@@ -12,6 +12,9 @@ import t, { type Test } from 'tap'
 import { api, newUser, ref, type Api } from '../helpers/api.js'
 import { openWebSocketFeed, type FeedClient, type FeedEvent } from '../helpers/changeFeed.js'
 import { startInProcess } from '../helpers/server.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess()
 t.teardown(() => server.stop())

@@ -15,6 +15,9 @@ import type { TestClient } from '../helpers/http.js'
 import { basic, loginRaw } from '../helpers/identity.js'
 import { requestConfirmationByMail } from '../helpers/mail.js'
 import { startInProcess, tempDataDir, testEnv } from '../helpers/server.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const dataDir = tempDataDir('email-index')
 let server = await startInProcess(dataDir)

@@ -17,6 +17,9 @@ import { dateMs, expectError } from '../helpers/identity.js'
 import type { TestResponse } from '../helpers/http.js'
 import { activeActor, isTestCluster, startInProcess, type InProcessServer } from '../helpers/server.js'
 import { addUser } from '../helpers/users.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const ENV = { MAX_FILE_BYTES: '1000', MAX_BODY_BYTES: '600' }
 let server: InProcessServer = await startInProcess(undefined, ENV)

@@ -14,6 +14,9 @@ import { startInProcess, tempDataDir } from '../helpers/server.js'
 import type { TestClient } from '../helpers/http.js'
 import { basic, expectError, loginRaw, sleep, whoAmI } from '../helpers/identity.js'
 import { confirmationIdIn, mailsTo, requestConfirmationByMail, waitForMail } from '../helpers/mail.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const dataDir = tempDataDir('identity-credentials')
 let server = await startInProcess(dataDir)

@@ -8,6 +8,9 @@
 import t from 'tap'
 import { startInProcess, tempDataDir } from '../helpers/server.js'
 import { dateMs, expectError, loginRaw, refreshRaw, sleep, whoAmI } from '../helpers/identity.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const MINUTE_MS = 60_000
 const DAY_MS = 24 * 60 * MINUTE_MS

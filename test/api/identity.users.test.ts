@@ -7,6 +7,9 @@
 import t from 'tap'
 import { startInProcess } from '../helpers/server.js'
 import { expectError, loginRaw, whoAmI } from '../helpers/identity.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess()
 t.teardown(() => server.stop())

@@ -5,6 +5,9 @@
  */
 import t from 'tap'
 import { startInProcess } from '../helpers/server.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess()
 t.teardown(() => server.stop())

@@ -11,6 +11,9 @@
 import t from 'tap'
 import { strictCalls } from '../helpers/api.js'
 import { startInProcess } from '../helpers/server.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess()
 t.teardown(() => server.stop())

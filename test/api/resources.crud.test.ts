@@ -15,6 +15,9 @@ import { XMLValidator } from 'fast-xml-parser'
 import t from 'tap'
 import { api, newUser, ref } from '../helpers/api.js'
 import { startInProcess } from '../helpers/server.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess()
 t.teardown(() => server.stop())

@@ -7,6 +7,9 @@
 import t from 'tap'
 import { api, newUser, ref, sorted } from '../helpers/api.js'
 import { startInProcess } from '../helpers/server.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess()
 t.teardown(() => server.stop())

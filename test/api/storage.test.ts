@@ -8,6 +8,9 @@ import t from 'tap'
 import { expectError } from '../helpers/identity.js'
 import { startInProcess } from '../helpers/server.js'
 import { addUser } from '../helpers/users.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 let server = await startInProcess()
 t.teardown(() => server.stop())

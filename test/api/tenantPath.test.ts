@@ -16,6 +16,9 @@ import { EventSource } from 'eventsource'
 import t from 'tap'
 import WebSocket from 'ws'
 import { startInProcess, TEST_API_KEY } from '../helpers/server.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess()
 t.teardown(() => server.stop())

@@ -10,6 +10,9 @@ import t, { type Test } from 'tap'
 import { activeActor, startInProcess, tempDataDir } from '../helpers/server.js'
 import { addUser } from '../helpers/users.js'
 import type { TestResponse } from '../helpers/http.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess(tempDataDir('trash-rules'))
 t.teardown(() => server.stop())

@@ -10,6 +10,9 @@
  */
 import t, { type Test } from 'tap'
 import { killHard, spawnServer, startInProcess, tempDataDir } from '../helpers/server.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const dataDir = tempDataDir('trash')
 let server = await startInProcess(dataDir)

@@ -13,6 +13,9 @@ import { verifySignature } from '../../src/webhooks/signature.js'
 import { api, newUser } from '../helpers/api.js'
 import { startInProcess } from '../helpers/server.js'
 import { startReceiver, type Received } from '../helpers/webhookReceiver.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess(undefined, { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '50', RATE_LIMIT_REQUESTS: '0' })
 t.teardown(() => server.stop())

@@ -59,6 +59,9 @@ import { startNemesisCluster, type FaultyNode, type NemesisCluster } from '../he
 import { Workload, type Target, type WorkloadTenant } from '../helpers/nemesisWorkload.js'
 import { parseSeed, randomSeed, seededRandom, type SeededRandom } from '../helpers/seededRandom.js'
 import { installed } from '../helpers/systemPrograms.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
+
+inClusterParitySuite()
 
 const SEED = process.env.NEMESIS_SEED === undefined ? randomSeed() : parseSeed(process.env.NEMESIS_SEED, 'NEMESIS_SEED')
 const ROUNDS = Number(process.env.NEMESIS_ROUNDS ?? 6)

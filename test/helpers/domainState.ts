@@ -2,10 +2,13 @@
  * A tenant for direct tests of the domain operations, without HTTP: a
  * fresh TenantState with an account and its confirmed owner (founded and
  * confirmed through the sign-up operations), and a way to run a write as
- * the actor would — an operation on a WriteTx, rolled back when it throws.
+ * the actor would — an operation on a WriteTx, rolled back when it throws;
+ * and more users, made as a POST would make them.
  */
 import { ApiError } from '../../src/domain/errors.js'
+import { createObject } from '../../src/domain/operations/createObject.js'
 import { confirmSignUp, foundTenant } from '../../src/domain/operations/signUp.js'
+import { User } from '../../src/domain/resources/user.js'
 import { accountOf } from '../../src/domain/account.js'
 import { TenantState } from '../../src/engine/tenantState.js'
 import { WriteTx } from '../../src/engine/writeTx.js'
@@ -51,6 +54,15 @@ export function domainTenant(name = 'acme'): DomainTenant {
   })
   const owner: TestCaller = { userId: accountOf(state).owner as string, superuser: true, isOwner: true, tokenId: 'owner-session' }
   return { state, owner, write }
+}
+
+/**
+ * A user of the tenant, made by the owner as a POST of it would be (active, confirmed, neither admin nor project
+ * manager unless `values` say so), as a caller of the session `<e-mail>-session`.
+ */
+export function addUser(tenant: DomainTenant, email: string, values: Record<string, unknown> = {}): TestCaller {
+  const user = tenant.write((tx) => createObject(tx, tenant.owner, User, { email, firstName: email.split('@')[0], lastName: 'Test', password: 'a-hash-of-a-password', ...values }))
+  return { userId: user.id, superuser: user.admin === true, isOwner: false, tokenId: `${email}-session` }
 }
 
 /** The error code `fn` throws (an ApiError's code, else the error as text); null when it throws nothing. */
