@@ -15,7 +15,7 @@ import { WriteTx } from '../../src/engine/writeTx.js'
 
 export const NOW = 1_700_000_000_000
 
-interface TestCaller {
+export interface TestCaller {
   readonly userId: string
   readonly superuser: boolean
   readonly isOwner: boolean

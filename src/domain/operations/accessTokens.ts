@@ -48,7 +48,7 @@ export interface SessionCaller extends Caller {
 }
 
 /** The public id of the access token whose AuthToken id (its hash) is `tokenId`. */
-function accessTokenPublicId(tokenId: string): string {
+export function accessTokenPublicId(tokenId: string): string {
   return deterministicId('accesstoken', tokenId)
 }
 

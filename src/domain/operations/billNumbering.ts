@@ -20,7 +20,7 @@ import type { Rec } from '../record.js'
 import type { StateView, Tx } from '../tx.js'
 
 /** The highest number the counter may be set to (twelve digits: far above any real sequence, exact in a double). */
-const MAX_DOC_NUMBER = 999_999_999_999
+export const MAX_DOC_NUMBER = 999_999_999_999
 
 /** What the three calls answer: the number the next bill will get, whole and as its sequential part. */
 export interface NextDocNumber {

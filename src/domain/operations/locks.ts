@@ -15,7 +15,7 @@ import type { Rec, ResourceDecl } from '../schema.js'
 import type { StateView } from '../tx.js'
 
 /** The lock date (epoch ms) that applies to the user's objects; null when none does. */
-function lockDateOf(state: StateView, userId: unknown): number | null {
+export function lockDateOf(state: StateView, userId: unknown): number | null {
   let latest: number | null = null
   const locks = state.collection(Lock.type)
   // Most tenants lock nothing: then a write of a time record allocates nothing here.

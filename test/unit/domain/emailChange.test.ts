@@ -7,7 +7,8 @@
  * owner's.
  */
 import t from 'tap'
-import { normalEmail, setUserEmail } from '../../../src/domain/operations/emailChange.js'
+import { setUserEmail } from '../../../src/domain/operations/emailChange.js'
+import { normalEmail } from '../../../src/domain/values.js'
 import { liveUserWithEmail, User } from '../../../src/domain/resources/user.js'
 import type { Rec } from '../../../src/domain/schema.js'
 import { addUser, codeOf, domainTenant, NOW, type DomainTenant, type TestCaller } from '../../helpers/domainState.js'
