@@ -23,15 +23,14 @@ import { refusesBrokenHead } from '../http/brokenHead.js'
 import type { Services } from '../http/call.js'
 import { TrustedProxies } from '../http/clientAddress.js'
 import { clusterCredentials } from '../http/clusterCredentials.js'
-import { dispatch } from '../http/dispatch.js'
+import { serveAddressed } from '../http/dispatch.js'
 import { FORWARDED_FOR_HEADER } from '../http/forwarding.js'
 import { writeWhenReady } from '../http/handlerSafetyNet.js'
 import { IncomingRequest } from '../http/incomingRequest.js'
 import { internalAccess, reachesForwardedTenant } from '../http/internalAccess.js'
 import { startListener, type RunningServer } from '../http/listener.js'
-import { overriddenMethod } from '../http/methodOverride.js'
-import { addressOf, answersDocsPage, reachesApi } from '../http/requestAddress.js'
-import { readBody, readRoutedBody } from '../http/requestBody.js'
+import { addressOf } from '../http/requestAddress.js'
+import { readBody } from '../http/requestBody.js'
 import { internalError, plainErrorResponse, type ApiResponse } from '../http/response.js'
 import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 
@@ -71,13 +70,8 @@ export function startInternalListener(services: Services, port: number, host: st
       incoming.send(plainErrorResponse(accessDenied('a forwarded request reaches the /v1 routes of the tenant it was forwarded for only')), true)
       return
     }
-    exchange.tenant = address.tenant ?? null
-    // A forwarded request reaches a tenant's /v1 (above): these two steps of the API listener pass it on.
-    if (answersDocsPage(incoming, address)) return
-    if (!reachesApi(incoming, address)) return
-    const method = overriddenMethod(exchange.method, incoming.query)
-    exchange.method = method
-    readRoutedBody(incoming, address, config, (body) => dispatch(services, incoming, address, method, body, true))
+    // It reaches its tenant's /v1 (above): of serveAddressed's steps, the docs page and the refusal outside /v1 pass it on.
+    serveAddressed(services, incoming, address, true)
   })
 }
 

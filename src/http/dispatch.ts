@@ -1,6 +1,8 @@
 /*
- * The last step of a listener's pipeline: the request, its address and
- * body read, handed to the router (router.ts) as an ApiRequest, and what the
+ * The last steps of a listener's pipeline, once the request's address is
+ * read (requestAddress.ts), the same on both listeners (serveAddressed): the
+ * docs page or a refusal outside a tenant's /v1, the method override, the
+ * body, then the request handed to the router (router.ts) as an ApiRequest, and what the
  * router answers written. A read that waits for nothing comes back as the
  * answer itself, not a promise (maybePromise.ts), and is written before the
  * handler returns. An answer that starts the change feed's WebSocket
@@ -14,12 +16,28 @@ import type { Services } from './call.js'
 import { writeWhenReady } from './handlerSafetyNet.js'
 import type { IncomingRequest } from './incomingRequest.js'
 import type { ApiRequest } from './request.js'
-import type { ApiAddress } from './requestAddress.js'
+import { overriddenMethod } from './methodOverride.js'
+import { answersDocsPage, reachesApi, type ApiAddress, type RequestAddress } from './requestAddress.js'
+import { readRoutedBody } from './requestBody.js'
 import { internalError, type ApiResponse, type WebSocketStart } from './response.js'
 import { route } from './router.js'
 
+/**
+ * Serves the request at its address (the tenant it names recorded on the exchange): the docs page, a refusal outside
+ * a tenant's /v1, or the router's answer once the body is read; `forwarded`: it came from another node.
+ */
+export function serveAddressed(services: Services, incoming: IncomingRequest, address: RequestAddress, forwarded: boolean): void {
+  const { exchange } = incoming
+  exchange.tenant = address.tenant ?? null
+  if (answersDocsPage(incoming, address)) return
+  if (!reachesApi(incoming, address)) return
+  const method = overriddenMethod(exchange.method, incoming.query)
+  exchange.method = method
+  readRoutedBody(incoming, address, services.config, (body) => dispatch(services, incoming, address, method, body, forwarded))
+}
+
 /** Routes the request as `method` with its `body`; `forwarded`: it came from another node (the internal listener). */
-export function dispatch(services: Services, incoming: IncomingRequest, address: ApiAddress, method: string, body: Buffer, forwarded: boolean): void {
+function dispatch(services: Services, incoming: IncomingRequest, address: ApiAddress, method: string, body: Buffer, forwarded: boolean): void {
   const { exchange } = incoming
   const request: ApiRequest = {
     method,

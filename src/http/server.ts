@@ -20,7 +20,8 @@
  *   8. reachesApi         else a host not served, a path outside /v1: 4xx
  *   9. overriddenMethod   `?method=` on a GET or POST (methodOverride.ts)
  *  10. readRoutedBody     the body up to its path's limit (requestBody.ts)
- *  11. dispatch           the router, and its answer written (dispatch.ts)
+ *  11. dispatch           the router, and its answer written (dispatch.ts:
+ *                         steps 7 to 11 are serveAddressed, on both listeners)
  *
  * An error found before routing (malformed or unknown path, unknown host, a
  * body over the limit) is written in the format the request asked for, as
@@ -32,15 +33,13 @@
 import { TrustedProxies } from './clientAddress.js'
 import { conventionsOf, send } from './answerWriter.js'
 import type { Services } from './call.js'
-import { dispatch } from './dispatch.js'
+import { serveAddressed } from './dispatch.js'
 import { refusesBrokenHead } from './brokenHead.js'
 import { IncomingRequest } from './incomingRequest.js'
 import { startListener, type RunningServer } from './listener.js'
-import { overriddenMethod } from './methodOverride.js'
 import { answersPreflight } from './preflight.js'
 import { readinessAnswer, type ReadinessProbe } from './readyz.js'
-import { addressOf, answersDocsPage, reachesApi } from './requestAddress.js'
-import { readRoutedBody } from './requestBody.js'
+import { addressOf } from './requestAddress.js'
 import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 
 export interface ListenerOptions {
@@ -65,11 +64,6 @@ export function startHttpServer(services: Services, port: number, host: string, 
     if (answersPreflight(incoming, config.corsOrigins)) return
     const address = addressOf(incoming, config.baseDomain)
     if (address === null) return
-    exchange.tenant = address.tenant ?? null
-    if (answersDocsPage(incoming, address)) return
-    if (!reachesApi(incoming, address)) return
-    const method = overriddenMethod(exchange.method, incoming.query)
-    exchange.method = method
-    readRoutedBody(incoming, address, config, (body) => dispatch(services, incoming, address, method, body, false))
+    serveAddressed(services, incoming, address, false)
   })
 }
