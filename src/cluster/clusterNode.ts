@@ -16,12 +16,13 @@
 import crypto from 'node:crypto'
 import type { ClusterConfig, Config } from '../config.js'
 import type { Services } from '../http/call.js'
-import { startHttpServer, type RunningServer } from '../http/server.js'
+import type { RunningServer } from '../http/listener.js'
 import type { FrontEndObservers } from '../observability/frontEndObservers.js'
 import { openPgStorage } from '../persist/postgres/index.js'
 import type { ClusterStore } from './clusterStore.js'
 import { ClusterPlacement } from './clusterPlacement.js'
 import { HttpForwarder } from './httpForwarder.js'
+import { startInternalListener } from './internalListener.js'
 import { LeaseKeeper } from './leaseKeeper.js'
 import { Membership } from './membership.js'
 import { clusterCalls } from './clusterCalls.js'
@@ -77,7 +78,7 @@ export async function openClusterNode(config: Config, cluster: ClusterConfig): P
     internalPort: 0,
     async listen(services, observers, restores) {
       const clusterCall = clusterCalls(services, placement, restores)
-      internal = await startHttpServer(services, cluster.internalPort, cluster.internalHost, observers, { internal: { secret: cluster.secret, clusterCall } })
+      internal = await startInternalListener(services, cluster.internalPort, cluster.internalHost, observers, { secret: cluster.secret, clusterCall })
       node.internalPort = internal.port
       const url = cluster.internalUrl ?? `http://${cluster.internalHost}:${internal.port}`
       await membership.join(url)

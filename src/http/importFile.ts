@@ -14,7 +14,7 @@
  * makes a record span lines) and, where the parser knows it, the column.
  * Limits: MAX_IMPORT_COLUMNS columns, MAX_IMPORT_RECORD_CHARS characters
  * in one record, `maxRows` rows (MAX_IMPORT_ROWS; 412 TL01-9002, read no further);
- * the body itself is bounded by MAX_IMPORT_BYTES (server.ts).
+ * the body itself is bounded by MAX_IMPORT_BYTES (requestBody.ts).
  *
  * The text is handed to the parser a piece at a time with a turn of the
  * event loop between pieces, so a file of many megabytes never holds the

@@ -5,7 +5,7 @@
  *   /cluster/*     the cluster's own calls, with the node credential only;
  *   anything else  a client's request forwarded by another node, with the
  *                  forwarding credential and the tenant it was accepted for;
- *                  once its address is read (server.ts), it must name that
+ *                  once its address is read (cluster/internalListener.ts), it must name that
  *                  tenant and a /v1 path (reachesForwardedTenant), else it is
  *                  refused like a request without the credential.
  *

@@ -10,7 +10,7 @@
  *
  * Most bodies arrive in one chunk: that chunk is the body, without a copy
  * into a new buffer. The chunks handed in must be the body's own (uWS
- * frees its chunk after the callback: server.ts copies it first).
+ * frees its chunk after the callback: requestBody.ts copies it first).
  */
 
 /** The length a request's Content-Length declares (0 without one; NaN when it is no number). */

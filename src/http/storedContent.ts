@@ -15,7 +15,7 @@
  *     ignores the disposition), it is shown in an opaque origin with scripts,
  *     forms and plugins off.
  * Neither header changes what fetch/XHR clients or an <img> receive. Every
- * answer also carries X-Content-Type-Options: nosniff (server.ts), so a
+ * answer also carries X-Content-Type-Options: nosniff (answerWriter.ts), so a
  * passive type is never sniffed into an active one.
  */
 import { isPassiveContentType } from '../domain/contentType.js'

@@ -18,7 +18,7 @@
  * `/tenant/{tenant}/v1` (http/tenantAddress.ts) with the tenant's name in
  * a field, so "try it" calls that tenant through the public address; the Authorize button takes the token
  * (query `token` or Bearer) or the API key and Basic credentials of login.
- * HEAD is answered like GET (server.ts writes no body for it).
+ * HEAD is answered like GET (answerWriter.ts writes no body for it).
  *
  * The two pages carry a Content-Security-Policy that allows exactly that:
  * scripts, styles and fonts from this origin only (and the logo's inline
