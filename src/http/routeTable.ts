@@ -23,6 +23,7 @@ import { checkEmail, checkUrl, confirmAccount, findUrl, signUp } from './routes/
 import { openApiAnswer } from './routes/docsOpenApi.js'
 import { openChanges } from './routes/changes.js'
 import { importRecords } from './routes/imports.js'
+import { activity } from './routes/history.js'
 import { calendarFeed, createCalendarSecret, deleteCalendarSecret, readCalendarSecret } from './routes/calendar.js'
 import { ApiError } from '../domain/errors.js'
 import { LOGO, SIGNATURE } from '../domain/files.js'
@@ -84,6 +85,7 @@ export const ROUTES: readonly Route[] = [
   ...fileRoutes('users/:id/signature', SIGNATURE),
   ...fileRoutes('accounts/:id/logo', LOGO),
   // Issue 26 A: paths of the original service that answered 404 or 405.
+  { method: 'GET', scope: 'tenant', pattern: 'activity', auth: true, handle: activity },
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/accesstokens', auth: true, handle: listOwnAccessTokens },
   { method: 'DELETE', scope: 'tenant', pattern: 'users/@self/accesstokens/:id', auth: true, handle: revokeOwnAccessToken },
   { method: 'GET', scope: 'tenant', pattern: 'accesses/product/:product/$free', auth: true, handle: productFree },
