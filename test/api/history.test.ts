@@ -146,8 +146,10 @@ t.test('the tenant’s history: owner and admins, $filter on user, resource and 
 
   const projects = pageOf((await owner.get('activity', { $filter: `resource eq 'time/projects'` })).json)
   t.ok(projects.items.length >= 6 && projects.items.every((item) => item.resource === 'time/projects'))
-  const byWorker = pageOf((await owner.get('activity', { $filter: `user eq '${worker.id}'` })).json)
-  t.ok(byWorker.items.every((item) => item.user?.id === worker.id))
+  const byOwner = pageOf((await owner.get('activity', { $filter: `user eq '${ownerId}'` })).json)
+  t.ok(byOwner.items.length > 5 && byOwner.items.every((item) => item.user?.id === ownerId), 'the owner’s changes only')
+  const byNobody = pageOf((await owner.get('activity', { $filter: `user eq null` })).json)
+  t.ok(byNobody.items.every((item) => item.user === null), 'changes no signed-in user made')
   const latest = all.items[0] as Item
   const since = pageOf((await owner.get('activity', { $filter: `seq ge ${latest.seq} and kind eq '${latest.kind}'` })).json)
   t.same(since.items.map((item) => item.seq), [latest.seq])
