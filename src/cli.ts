@@ -10,7 +10,8 @@
  *                                  of its history (through the running server when one holds the data)
  *   status                         is the server up: pid, ports, uptime, tenants in memory, memory, log size
  *   metrics                        the running server's metrics (Prometheus text)
- *   history <tenant>               snapshots, log ranges and the points a restore can reach
+ *   history <tenant>               snapshots, log ranges and the points a restore can reach; with --entries
+ *                                  each log entry (time, user, what it changed), between --from and --to
  *   export <tenant> --out <file>   one self-contained file: the tenant's state and uploaded files
  *   import --from <file> [--as <name>]  create a tenant from an export file (server stopped)
  *   cluster                        cluster mode: the nodes, their leases, where each tenant lives
@@ -37,7 +38,8 @@ import { CLUSTER_COMMANDS } from './clusterCommands.js'
 import { loadConfig, type Config } from './config.js'
 import { refuseWhileServing, runningServer } from './persist/dataDirLock.js'
 import { TenantActor } from './tenants/tenantActor.js'
-import { entriesToReplay, readHistory } from './persist/history.js'
+import { checkReachable, entriesToReplay, readHistory, seqAtTime } from './persist/history.js'
+import { entryLines, parseEntryBound, undoneSince, undoneText, type EntryBound } from './logReport.js'
 import { installState, objectCount } from './tenants/installState.js'
 import { EmbeddedStorage } from './persist/logStore.js'
 import { parseRestoreSource, rebuildState, recoverShowingProgress, type RestoreSource } from './tenants/restoreSource.js'
@@ -191,14 +193,27 @@ const COMMANDS: Record<string, Command> = {
       "--from takes a snapshot file (.tlsnap) of this tenant; one taken of another tenant is refused unless --as names this\n" +
       "tenant again (its account then takes this tenant's name). Export files go to 'import'.\n" +
       "'history <tenant>' lists the reachable points. The result becomes the current state as a new snapshot; the history\n" +
-      'before it stays. With a server holding the data directory, the restore runs in that server through its admin\n' +
+      'before it stays. --dry-run (with --to-seq or --to-time) says what the restore would undo, per resource: the\n' +
+      'objects created, changed and removed since that point; it changes nothing and works while a server runs.\n' +
+      'Otherwise, with a server holding the data directory, the restore runs in that server through its admin\n' +
       'listener (at the port its lock, DATA_DIR/server.lock, names; with ADMIN_KEY or DATA_DIR/admin-key); otherwise here.',
-    options: { from: 'value', as: 'value', 'to-seq': 'value', 'to-time': 'value' },
+    options: { from: 'value', as: 'value', 'to-seq': 'value', 'to-time': 'value', 'dry-run': 'flag' },
     positionals: 1,
     async run(line, config) {
       const tenant = line.positionals[0]
       if (tenant === undefined) throw new UsageError('restore needs <tenant>')
       const source = parseRestoreSource({ from: line.text('from'), toSeq: line.text('to-seq'), toTime: line.text('to-time'), as: line.text('as') })
+      if (line.flag('dry-run')) {
+        if ('file' in source) throw new UsageError('--dry-run goes with --to-seq or --to-time')
+        await withStore(config, async (store, { prepare }) => {
+          await prepare(tenant)
+          if (directoryRow(store, tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
+          const history = readHistory(tenant, store)
+          const pointSeq = 'toSeq' in source ? checkReachable(history, source.toSeq) : seqAtTime(history, store, source.toTimeMs)
+          console.log(undoneText(tenant, pointSeq, undoneSince(store, tenant, pointSeq)))
+        })
+        return
+      }
       const cluster = config.cluster
       if (cluster !== null && !('file' in source)) {
         const point = 'toSeq' in source ? { toSeq: source.toSeq } : { toTime: new Date(source.toTimeMs).toISOString() }
@@ -266,17 +281,35 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   history: {
-    summary: 'list the snapshots, the log ranges and the points a restore can reach',
-    usage: 'history <tenant>\n\nReads only; works while a server runs.',
-    options: {},
+    summary: 'list the snapshots, the log ranges and the points a restore can reach; with --entries each log entry',
+    usage:
+      'history <tenant> [--entries [--from <seq|ISO time>] [--to <seq|ISO time>]]\n\n' +
+      'With --entries: each log entry the log holds (oldest first, between --from and --to, both included) with its time,\n' +
+      "who made it ('user unknown' before the log recorded it) and what it changed, to choose a restore point.\n" +
+      'Reads only; works while a server runs.',
+    options: { entries: 'flag', from: 'value', to: 'value' },
     positionals: 1,
     async run(line, config) {
       const tenant = line.positionals[0]
       if (tenant === undefined) throw new UsageError('history needs <tenant>')
+      const bound = (name: string): EntryBound | null => {
+        const text = line.text(name)
+        if (text === undefined) return null
+        if (!line.flag('entries')) throw new UsageError(`--${name} goes with --entries`)
+        const parsed = parseEntryBound(text)
+        if (parsed === null) throw new UsageError(`--${name} needs a sequence number or an ISO 8601 time such as 2026-11-23T18:30:00Z, got '${text}'`)
+        return parsed
+      }
+      const from = bound('from')
+      const to = bound('to')
       await withStore(config, async (store, { prepare }) => {
         await prepare(tenant)
         if (directoryRow(store, tenant) === undefined && store.snapshots.list(tenant).length === 0) throw new Error(`no tenant '${tenant}'`)
-        console.log(historyText(readHistory(tenant, store)))
+        if (!line.flag('entries')) {
+          console.log(historyText(readHistory(tenant, store)))
+          return
+        }
+        for (const text of entryLines(store, tenant, from, to)) console.log(text)
       })
     },
   },

@@ -45,6 +45,7 @@
  */
 import { admits, audienceText, NOBODY, type Audience } from './audience.js'
 import type { Caller } from './caller.js'
+import type { FieldValues } from './fieldChanges.js'
 import { audienceOf, audienceOfEveryRecord, namesMissingProject } from './policy.js'
 import { renderRecord, renderStub, type OutObject } from './render.js'
 import { RESOURCES } from './resources/index.js'
@@ -67,6 +68,10 @@ export interface Change {
   readonly rec: Rec | null
   /** Removed: who could see the record just before, as its removal was logged; null when the log does not say (an older build). */
   readonly removedFrom: Audience | null
+  /** Who made the write: a user's id, null for a write no signed-in user made; absent when the log does not say (before format 4). */
+  readonly by?: string | null
+  /** An update logged from format 4 on: the fields it changed and their values before (fieldChanges.ts). */
+  readonly was?: FieldValues
 }
 
 /**

@@ -23,7 +23,10 @@
  * operation of the entry, so an event's id does not depend on who reads it.
  * A removal carries the audience it was logged with (`seenBy`, from format
  * 3 on; null before, or when this build cannot read it: domain/changes.ts
- * judges such a removal by its type alone).
+ * judges such a removal by its type alone). From format 4 on, each change
+ * also says who made the write (`by`) and an update the fields it changed
+ * with their values before (`was`): the history tells them
+ * (domain/history.ts).
  */
 import { audienceFromText } from '../domain/audience.js'
 import { ACCESS_RECORD_TYPES, eventResourceOf, type Change, type ChangeKind } from '../domain/changes.js'
@@ -50,18 +53,20 @@ export function changesOfEntry(seq: number, entry: LogEntry | LoggedEntry): Chan
   const ops: readonly LoggedOp[] = entry.ops
   const removesTrashItems = ops.some((op) => op.op === 'del' && op.type === 'TrashItem')
   const changes: Change[] = []
+  const by = entry.by
   for (let index = 0; index < ops.length; index += 1) {
     const op = ops[index] as LoggedOp
     const decl = findResourceByType(op.type)
     if (decl === undefined || eventResourceOf(decl) === null) continue
     if (op.op === 'del') {
       const removedFrom = op.seenBy === undefined ? null : audienceFromText(op.seenBy)
-      changes.push({ seq, op: index, atMs: entry.at, decl, id: op.id, kind: 'removed', rec: null, removedFrom })
+      changes.push({ seq, op: index, atMs: entry.at, decl, id: op.id, kind: 'removed', rec: null, removedFrom, by })
       continue
     }
     const rec = recordOf(op)
     if (rec === undefined) continue
-    changes.push({ seq, op: index, atMs: entry.at, decl, id: rec.id, kind: kindOf(rec, entry.at, removesTrashItems), rec, removedFrom: null })
+    const was = op.was
+    changes.push({ seq, op: index, atMs: entry.at, decl, id: rec.id, kind: kindOf(rec, entry.at, removesTrashItems), rec, removedFrom: null, by, was })
   }
   return changes
 }

@@ -11,17 +11,25 @@
  * why). From format 3 on, the removal of a record that the change feed
  * tells carries who could see it just before (`seenBy`, domain/audience.ts
  * as text): its `removed` event goes to them alone (domain/changes.ts).
+ * From format 4 on, an entry says who made the write (`by`: the signed-in
+ * user's id, null for a write no user made: a sign-up, a sign-in, a
+ * delivery), and a put that replaced a record whose changes are events
+ * carries the fields it changed with their values before (`was`,
+ * domain/fieldChanges.ts): the history of an object reads both
+ * (domain/history.ts). An entry of an earlier format has no `by` (who made
+ * it is unknown) and no `was`.
  */
+import type { FieldValues } from '../domain/fieldChanges.js'
 import type { Rec } from '../domain/schema.js'
 
 export type Op =
   /** Insert or replace a whole record. */
-  | { op: 'put'; type: string; rec: Rec }
+  | { op: 'put'; type: string; rec: Rec; was?: FieldValues }
   /** Remove a record for good; `seenBy`: who could see it just before (for records whose changes are events). */
   | { op: 'del'; type: string; id: string; seenBy?: string }
 
 /** The format written; entries of every earlier format still read. */
-export const LOG_ENTRY_FORMAT = 3
+export const LOG_ENTRY_FORMAT = 4
 
 export interface LogEntry {
   /** Format version of the entry. */
@@ -29,6 +37,8 @@ export interface LogEntry {
   /** When the write was decided, epoch ms. */
   at: number
   ops: Op[]
+  /** Format 4 on: the id of the user who made the write; null when no signed-in user made it. */
+  by?: string | null
 }
 
 /** A put as formats 2 and 3 log it: the record's field names and, in the same order, their values. */
@@ -37,6 +47,8 @@ export interface LoggedFieldsPut {
   type: string
   names: readonly string[]
   values: readonly unknown[]
+  /** Format 4 on, for a put that replaced a record whose changes are events: the fields it changed, their values before. */
+  was?: FieldValues
 }
 
 export type LoggedOp = Op | LoggedFieldsPut
@@ -46,4 +58,6 @@ export interface LoggedEntry {
   v: number
   at: number
   ops: LoggedOp[]
+  /** Format 4 on (see LogEntry); absent in earlier formats: who made the write is unknown. */
+  by?: string | null
 }

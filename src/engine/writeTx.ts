@@ -15,8 +15,16 @@
  * still in view: a cascade that removes a personal project before what
  * belongs to it (or an object before its trash item) still judges the
  * later removals by it.
+ *
+ * Who made the write (`by`: the signed-in user's id, set through `actAs`
+ * by the call that decides it; null for a write no user made) goes in its
+ * log entry, and a put that replaces a record whose changes are events
+ * carries the fields it changed with their values before
+ * (domain/fieldChanges.ts): the history of an object tells both. A put of
+ * a new record (a create) costs nothing more.
  */
 import { eventResourceOf, removalAudienceText } from '../domain/changes.js'
+import { changedFields } from '../domain/fieldChanges.js'
 import type { DisplayContext } from '../domain/record.js'
 import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
@@ -24,11 +32,26 @@ import type { Tx } from '../domain/tx.js'
 import type { Op } from './logEntry.js'
 import type { TenantState } from './tenantState.js'
 
+/** Whether changes of records of `type` are events (so the history tells them): by type, worked out once. */
+const typesWithEvents = new Map<string, boolean>()
+
+function eventsOf(type: string): boolean {
+  let events = typesWithEvents.get(type)
+  if (events === undefined) {
+    const decl = findResourceByType(type)
+    events = decl !== undefined && eventResourceOf(decl) !== null
+    typesWithEvents.set(type, events)
+  }
+  return events
+}
+
 export class WriteTx implements Tx {
   readonly ops: Op[] = []
   private readonly undo: Op[] = []
   /** Bytes this write stores beside its log entry (storeBeside). */
   storedBytes = 0
+  /** The id of the signed-in user who makes this write; null when none does (see the top). */
+  by: string | null = null
 
   /**
    * `now` is the one timestamp of this write (epoch ms): every createdAt/updatedAt it sets. `checkRoom` throws when
@@ -49,10 +72,20 @@ export class WriteTx implements Tx {
     this.storedBytes += bytes
   }
 
+  /** Names the signed-in user who makes this write (the log entry's `by`). */
+  actAs(userId: string): void {
+    this.by = userId
+  }
+
   put(type: string, rec: Rec): void {
-    const op: Op = { op: 'put', type, rec }
-    this.undo.push(this.state.applyOp(op))
+    const op: Extract<Op, { op: 'put' }> = { op: 'put', type, rec }
+    const inverse = this.state.applyOp(op)
+    this.undo.push(inverse)
     this.ops.push(op)
+    if (inverse.op === 'put' && eventsOf(type)) {
+      const was = changedFields(inverse.rec, rec)
+      if (was !== null) op.was = was
+    }
   }
 
   del(type: string, id: string): void {

@@ -95,6 +95,22 @@ export interface ListPaging {
   readonly inlineCount: boolean
 }
 
+/**
+ * The request's target with the query parameter `name` set to `value` instead (every other parameter but
+ * credentials as written), for a Link: a cursor's next page. Null for a batch item, which has no address.
+ */
+export function targetWithParameter(request: ApiRequest, name: string, value: string): string | null {
+  if (request.addressPrefix === null) return null
+  const path = inLink(normalizedPath(request))
+  let kept = ''
+  for (const part of request.rawQuery.split('&')) {
+    if (part === '' || CREDENTIAL_PARAMETERS.has(queryPartName(part)) || queryPartName(part) === name) continue
+    kept = kept === '' ? part : `${kept}&${part}`
+  }
+  const set = `${encodeURIComponent(name)}=${encodeURIComponent(value)}`
+  return `${path}?${inLink(kept === '' ? set : `${kept}&${set}`)}`
+}
+
 /** The paging of a list request, read before the list runs (a bad value is 400 before any work). */
 export function listPagingOf(query: ReadonlyMap<string, string>): ListPaging {
   return { paging: parsePaging(query), inlineCount: inlineCountRequested(query) }

@@ -3,8 +3,11 @@
  * address whose access token authenticate.ts has checked carries the tenant
  * and its principal; any other call is refused with 400 TL01-1002, the same
  * refusal authenticate.ts gives when the request names no token at all.
+ * The tenant it hands out writes as the principal (actingTenant.ts), so
+ * each write's log entry says who made it.
  */
 import { ApiError } from '../domain/errors.js'
+import { ActingTenant } from './actingTenant.js'
 import type { Call, Principal, TenantAccess } from './call.js'
 
 export interface Session {
@@ -19,5 +22,5 @@ export function accessTokenRequired(hint = ''): ApiError {
 
 export function requireSession(call: Call): Session {
   if (call.tenant === null || call.principal === null) throw accessTokenRequired()
-  return { tenant: call.tenant, principal: call.principal }
+  return { tenant: new ActingTenant(call.tenant, call.principal.userId), principal: call.principal }
 }

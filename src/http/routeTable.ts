@@ -24,6 +24,7 @@ import { checkEmail, checkUrl, confirmAccount, findUrl, signUp } from './routes/
 import { openApiAnswer } from './routes/docsOpenApi.js'
 import { openChanges } from './routes/changes.js'
 import { importRecords } from './routes/imports.js'
+import { activity } from './routes/history.js'
 import { calendarFeed, createCalendarSecret, deleteCalendarSecret, readCalendarSecret } from './routes/calendar.js'
 import { ApiError } from '../domain/errors.js'
 import { LOGO, SIGNATURE } from '../domain/files.js'
@@ -84,6 +85,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', scope: 'tenant', pattern: 'storage/:group/:key/:scope', auth: true, handle: removeStorageEntry },
   ...fileRoutes('users/:id/signature', SIGNATURE),
   ...fileRoutes('accounts/:id/logo', LOGO),
+  { method: 'GET', scope: 'tenant', pattern: 'activity', auth: true, handle: activity },
   // The caller's sessions and the licence calls of the original service.
   { method: 'GET', scope: 'tenant', pattern: 'users/@self/accesstokens', auth: true, handle: listOwnAccessTokens },
   { method: 'DELETE', scope: 'tenant', pattern: 'users/@self/accesstokens/:id', auth: true, handle: revokeOwnAccessToken },

@@ -5,14 +5,18 @@
  * wrote: log entries as plain arrays (below), snapshot bodies with msgpackr
  * records whose definitions travel inline in the same buffer.
  *
- * A log entry (format 3) is `[3, at, ops]`, each op `['put', type, fields,
- * values]`, `['del', type, id]` or `['del', type, id, seenBy]`: `fields`
- * names the record's fields, comma-separated (field names are
- * identifiers), and `values` holds their values in that order; `seenBy`
- * says, as a text the domain reads (domain/audience.ts), who could see a
- * removed record just before (engine/logEntry.ts). Format 2 (`[2, at,
- * ops]`) is the same without `seenBy`, format 1 wrote `{v: 1, at, ops:
- * [{op, type, rec}]}` with each record a map; both still read. A map costs its decoder a
+ * A log entry (format 4) is `[4, at, ops, by]`, each op `['put', type,
+ * fields, values]`, `['put', type, fields, values, changed, before]`,
+ * `['del', type, id]` or `['del', type, id, seenBy]`: `fields` names the
+ * record's fields, comma-separated (field names are identifiers), and
+ * `values` holds their values in that order; `changed` and `before` (the
+ * same way) the fields an update changed and their values before it;
+ * `seenBy` says, as a text the domain reads (domain/audience.ts), who
+ * could see a removed record just before; `by` is the id of the user who
+ * made the write, or nil (engine/logEntry.ts). Format 3 (`[3, at, ops]`)
+ * is the same without `by` and `changed`/`before`, format 2 (`[2, at,
+ * ops]`) also without `seenBy`, format 1 wrote `{v: 1, at, ops: [{op,
+ * type, rec}]}` with each record a map; all still read. A map costs its decoder a
  * property added by name per field, to an object that then has to be
  * copied into its declaration's shape (records.ts): 5 µs an entry for a
  * time record, against 2 µs for the arrays, which TenantState.applyEntry
@@ -79,39 +83,56 @@ function wireOp(op: Op): unknown[] {
   if (op.op === 'del') return op.seenBy === undefined ? ['del', op.type, op.id] : ['del', op.type, op.id, op.seenBy]
   const names = Object.keys(op.rec)
   const rec: Rec = op.rec
-  return ['put', op.type, fieldListOf(op.type, names), names.map((name) => rec[name])]
+  const put: unknown[] = ['put', op.type, fieldListOf(op.type, names), names.map((name) => rec[name])]
+  if (op.was !== undefined) put.push(fieldList(op.type, op.was.names), op.was.values)
+  return put
+}
+
+/** A list of changed fields: made per update (they vary), checked like a record's. */
+function fieldList(type: string, names: readonly string[]): string {
+  if (names.some((name) => name.includes(','))) assertionFailed(`a ${type} field name holds a comma: ${names.join(' ')}`)
+  return names.join(',')
 }
 
 export function encodeLogEntry(entry: LogEntry): Buffer {
-  if (entry.v !== 3) assertionFailed(`log entries are written in format 3, not ${entry.v}`)
-  return logPackr.pack([entry.v, entry.at, entry.ops.map(wireOp)])
+  if (entry.v !== 4) assertionFailed(`log entries are written in format 4, not ${entry.v}`)
+  return logPackr.pack([entry.v, entry.at, entry.ops.map(wireOp), entry.by ?? null])
 }
 
 const notAnEntry = (why: string) => new Error(`not a log entry: ${why}`)
 
-/** An operation of format 2 or 3 (`withSeenBy`: format 3, whose removals may say who could see the record). */
-function loggedOp(wire: unknown, withSeenBy: boolean): LoggedOp {
+/** An operation of format 2, 3 or 4 (`withSeenBy`: format 3 on, whose removals may say who could see the record; `withWas`: format 4, whose updates may carry the values before). */
+function loggedOp(wire: unknown, withSeenBy: boolean, withWas: boolean): LoggedOp {
   if (!Array.isArray(wire) || typeof wire[1] !== 'string') throw notAnEntry('an operation is not [kind, type, …]')
   const [kind, type] = wire as [unknown, string]
   if (kind === 'del' && wire.length === 3 && typeof wire[2] === 'string') return { op: 'del', type, id: wire[2] }
   if (kind === 'del' && withSeenBy && wire.length === 4 && typeof wire[2] === 'string' && typeof wire[3] === 'string') return { op: 'del', type, id: wire[2], seenBy: wire[3] }
-  if (kind !== 'put' || wire.length !== 4 || typeof wire[2] !== 'string' || !Array.isArray(wire[3])) throw notAnEntry(`a ${type} operation is neither a put nor a del`)
+  const withBefore = withWas && wire.length === 6
+  if (kind !== 'put' || (wire.length !== 4 && !withBefore) || typeof wire[2] !== 'string' || !Array.isArray(wire[3])) throw notAnEntry(`a ${type} operation is neither a put nor a del`)
   const names = namesOf(wire[2])
   if (names.length !== wire[3].length) throw notAnEntry(`a ${type} put has ${names.length} fields and ${wire[3].length} values`)
-  return { op: 'putFields', type, names, values: wire[3] as unknown[] }
+  if (!withBefore) return { op: 'putFields', type, names, values: wire[3] as unknown[] }
+  if (typeof wire[4] !== 'string' || !Array.isArray(wire[5])) throw notAnEntry(`a ${type} put's changed fields are not a field list and its values`)
+  const changed = namesOf(wire[4])
+  if (changed.length !== wire[5].length) throw notAnEntry(`a ${type} put has ${changed.length} changed fields and ${wire[5].length} values before`)
+  return { op: 'putFields', type, names, values: wire[3] as unknown[], was: { names: changed, values: wire[5] as unknown[] } }
 }
 
 /** Decodes bytes[0, end); `end` lets lmdb-js hand over its shared read buffer without a copy (logStore.ts). */
 export function decodeLogEntry(bytes: Uint8Array, end = bytes.length): LoggedEntry {
   const decoded: unknown = logPackr.unpack(bytes, end)
   if (Array.isArray(decoded)) {
-    const [v, at, ops] = decoded as unknown[]
-    if ((v !== 2 && v !== 3) || decoded.length !== 3 || typeof at !== 'number' || !Array.isArray(ops)) throw notAnEntry('not [3, at, ops] nor [2, at, ops]')
-    return { v, at, ops: ops.map((op) => loggedOp(op, v === 3)) }
+    const [v, at, ops, by] = decoded as unknown[]
+    if (v === 4) {
+      if (decoded.length !== 4 || typeof at !== 'number' || !Array.isArray(ops) || (by !== null && typeof by !== 'string')) throw notAnEntry('not [4, at, ops, by]')
+      return { v, at, ops: ops.map((op) => loggedOp(op, true, true)), by }
+    }
+    if ((v !== 2 && v !== 3) || decoded.length !== 3 || typeof at !== 'number' || !Array.isArray(ops)) throw notAnEntry('not [4, at, ops, by], [3, at, ops] nor [2, at, ops]')
+    return { v, at, ops: ops.map((op) => loggedOp(op, v === 3, false)) }
   }
   const entry = decoded as LoggedEntry
   if (typeof entry !== 'object' || entry === null || entry.v !== 1 || !Array.isArray(entry.ops) || typeof entry.at !== 'number') {
-    throw notAnEntry('neither format 3, 2 nor 1')
+    throw notAnEntry('neither format 4, 3, 2 nor 1')
   }
   return entry
 }

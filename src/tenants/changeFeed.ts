@@ -53,6 +53,7 @@ import { changesOfEntry, entryChangesAccess } from '../engine/changesOfEntry.js'
 import type { LogEntry } from '../engine/logEntry.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { TenantLog } from '../persist/ports.js'
+import { scanChangesNewestFirst, type HistoryScan } from './changeHistory.js'
 
 /** Why the feed ended a subscription. */
 export type FeedEnd = 'stopping' | 'moved' | 'historyRewritten' | 'historyGone' | 'failed'
@@ -246,6 +247,14 @@ export class ChangeFeed {
         if (subscriber.closed) return
       }
     }
+  }
+
+  /**
+   * The durable changes before entry `before` (null: from the newest handed out) newest first, read from the log
+   * in slices (changeHistory.ts): the history of an object and of the tenant.
+   */
+  history(before: number | null, visitEntry: (changes: readonly Change[]) => boolean, maxEntries?: number): Promise<HistoryScan> {
+    return scanChangesNewestFirst(this.log, this.tenant, this.publishedSeq, before, visitEntry, maxEntries)
   }
 
   /** Why a resume from `since` cannot start: ahead of the log, or the log no longer holds what follows it. */

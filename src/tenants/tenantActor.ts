@@ -362,7 +362,7 @@ export class TenantActor {
       this.space.refuseFull()
     }
     const seq = state.seq + 1
-    const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: tx.now, ops: tx.ops }
+    const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: tx.now, ops: tx.ops, by: tx.by }
     try {
       indexGlobals(this.store, this.tenant, tx)
     } catch (error) {

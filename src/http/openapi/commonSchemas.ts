@@ -60,6 +60,27 @@ const metadataField: JsonSchema = {
   additionalProperties: false,
 }
 
+/** One change of the history of an object or of the tenant (domain/history.ts). */
+const historyItem = closedObject(
+  {
+    seq: { type: 'integer', description: 'the log entry’s sequence number' },
+    op: { type: 'integer', description: 'the change’s place among the entry’s operations' },
+    at: JSON_DATE,
+    user: { anyOf: [schemaRef('ObjectStub'), closedObject({ id: STRING }), { type: 'null' }], description: 'who made the change: the user’s stub (`{id}` alone for a user the account no longer holds); null when no signed-in user made it, or when that is unknown (userKnown false)' },
+    userKnown: { type: 'boolean', description: 'false for a change logged before the log recorded who made each write' },
+    kind: { type: 'string', enum: ['created', 'updated', 'deleted', 'restored', 'removed'] },
+    resource: nullable(STRING),
+    type: STRING,
+    id: STRING,
+    version: nullable(INTEGER),
+    changes: {
+      anyOf: [{ type: 'array', items: closedObject({ field: STRING, old: {}, new: {} }) }, { type: 'null' }],
+      description: 'for an update: each changed field the caller may read, old and new value (dates `/Date(ms)/`, references as ids); null for the other kinds and for an update logged without its values before',
+    },
+  },
+  'one change',
+)
+
 export const COMMON_SCHEMAS: Record<string, JsonSchema> = {
   Error: error,
   ConstraintViolation: constraintViolation,
@@ -103,6 +124,15 @@ export const COMMON_SCHEMAS: Record<string, JsonSchema> = {
   FoundUrl: closedObject({ url: nullable(STRING) }, 'the tenant URL of the account, or null'),
   CreatedId: closedObject({ id: STRING }),
   Empty: closedObject({}),
+  HistoryItem: historyItem,
+  History: closedObject(
+    {
+      availableFrom: { anyOf: [closedObject({ seq: INTEGER, at: JSON_DATE }), { type: 'null' }], description: 'the oldest log entry the account’s history still holds (older ones are pruned after LOG_RETENTION_MS)' },
+      items: { type: 'array', items: schemaRef('HistoryItem'), description: 'newest first' },
+      next: { anyOf: [STRING, { type: 'null' }], description: 'the address of the next page (the same request with `before`); null when the log holds nothing older' },
+    },
+    'a page of history',
+  ),
   RemovedObject: closedObject({ id: STRING, deleted: BOOLEAN }),
   UploadedFile: closedObject(
     { id: ID, version: INTEGER, fileName: STRING, contentType: STRING, contentSize: INTEGER, createdAt: JSON_DATE, updatedAt: JSON_DATE, displayName: STRING },

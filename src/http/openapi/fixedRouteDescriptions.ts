@@ -15,6 +15,7 @@ import { parameterRef, type Parameter } from './parameters.js'
 import type { FixedRouteDescription } from './fixedRouteDescription.js'
 import { IMPORT_DESCRIPTIONS } from './importDescriptions.js'
 import { CALENDAR_DESCRIPTIONS } from './calendarDescriptions.js'
+import { HISTORY_DESCRIPTIONS } from './historyDescriptions.js'
 
 export type { FixedRouteDescription }
 
@@ -188,6 +189,7 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
   ],
   ...IMPORT_DESCRIPTIONS,
   ...CALENDAR_DESCRIPTIONS,
+  ...HISTORY_DESCRIPTIONS,
   [
     'GET openapi',
     {

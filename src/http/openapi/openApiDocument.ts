@@ -216,6 +216,7 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
       { name: 'Batch', description: 'many requests in one call' },
       { name: 'Import', description: 'time records from the CSV exports of Toggl Track, Clockify, Harvest, Kimai, or any CSV' },
       { name: 'Calendar', description: 'the caller’s time records as a calendar feed (iCalendar), and the secret that opens it for calendar applications' },
+      { name: 'History', description: 'the account’s history: every change the log still holds, who made it and what changed (an object’s own history is its `$history`)' },
       { name: 'Reference', description: 'this description' },
     ],
     paths: withIdempotencyKeys(joinPaths(resourcePaths(exposed), fixedPaths(routes, servers))),

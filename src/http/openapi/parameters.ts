@@ -53,6 +53,8 @@ export const PARAMETERS: Record<string, Parameter> = {
   depth: query('depth', 'how many earlier periods trendedtotals compares (default 1)', { type: 'integer', minimum: 0, maximum: 120 }),
   slice_by: query('slice_by', '1 days, 7 weeks, 31 months, 365 years', { type: 'integer', enum: [1, 7, 31, 365] }),
   apikey: query('apikey', 'the API key (or the X-Api-Key header)', { type: 'string' }),
+  before: query('before', 'a history page: only changes of log entries before this sequence number (the `next` of the page before gives it)', { type: 'integer', minimum: 1 }),
+  historyTop: query('$top', 'how many changes a page of history holds (default 100, at most 1000; a page ends with a whole log entry, so it may hold a few more)', { type: 'integer', minimum: 1, maximum: 1000 }),
   inlinecount: query('$inlinecount', '`allpages`: the number of matching objects on all pages in the X-Total-Count header (the body stays the page)', { type: 'string', enum: ['allpages', 'none'] }),
   ifNoneMatch: header('If-None-Match', 'the ETag of an earlier answer: while it is still current the answer is 304 without a body'),
   ifMatch: header('If-Match', 'the ETag the object must be at (its version leads the tag; `"<version>"` does too): 412 TL01-1110 otherwise; an alternative to the body’s `version`'),

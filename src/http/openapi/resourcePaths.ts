@@ -11,6 +11,7 @@
  *   /{path}/summary         GET
  *   /{path}/@deleted        GET;  /{path}/{id}/@deleted  GET
  *   /{path}/{id}/$set       POST (when updatable)
+ *   /{path}/{id}/$history   GET: the object's changes, newest first (routes/history.ts)
  *   /{path}/@{view}         GET, for each view of the type (routes/views.ts)
  *   /{path}/[{id}/]${name}  each action of the type (actionDescriptions.ts)
  *   /{path}/{parentId}/{inner}[/…]  each inner collection, with the endpoints above
@@ -167,6 +168,14 @@ function itemOperations(decl: ResourceDecl, path: string, parents: Parameter[], 
     })
   }
   paths[`/${itemPath}`] = item
+  paths[`/${itemPath}/$history`] = {
+    get: operation('GET', `${itemPath}/$history`, decl, `the history of a ${type}: its changes, newest first`, {
+      description:
+        'Every change of the object the log still holds (from `availableFrom`), newest first: who made it, its kind and, for an update, each changed field the caller may read with its old and new value. Visible to those a GET shows the object (an object removed for good: to those who saw it); 404 otherwise.',
+      parameters: [...parents, id, parameterRef('historyTop'), parameterRef('before'), ...FORMAT],
+      responses: answers({ '200': withHeaders(dataAnswer(`the ${type}’s changes`, schemaRef('History')), ['Link']) }),
+    }),
+  }
   paths[`/${itemPath}/@deleted`] = {
     get: operation('GET', `${itemPath}/@deleted`, decl, `read a trashed ${type}`, {
       parameters: [...parents, id, parameterRef('no_expand'), ...FORMAT],

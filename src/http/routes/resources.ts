@@ -33,6 +33,7 @@ import { createObject } from '../../domain/operations/createObject.js'
 import { checkRemovable, deleteObject } from '../../domain/operations/deleteObject.js'
 import { checkExpectedVersion } from '../../domain/operations/expectedVersion.js'
 import { findVisible } from '../../domain/operations/findVisible.js'
+import { objectHistory } from './history.js'
 import { fieldsFromText, setFields as setObjectFields } from '../../domain/operations/setFields.js'
 import { updateObject } from '../../domain/operations/updateObject.js'
 import { CURRENT_PASSWORD_FIELD } from '../../domain/passwordRules.js'
@@ -471,6 +472,10 @@ function handleItem(call: Call, at: CollectionAt, id: string, second: string | u
   if (second === '@deleted') {
     if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
     return read(call, at, id, true)
+  }
+  if (second === '$history') {
+    if (method !== 'GET') throw new MethodNotAllowed(method, ['GET'])
+    return objectHistory(call, decl, id)
   }
   if (second === '$set') {
     if (method !== 'POST' && method !== 'PUT') throw new MethodNotAllowed(method, ['POST'])

@@ -1,9 +1,11 @@
 /*
- * The log's entry formats (persist/codec.ts): format 3, written now, is
- * `[3, at, ops]` with each put a field list and its values in order and a
+ * The log's entry formats (persist/codec.ts): format 4, written now, is
+ * `[4, at, ops, by]` with each put a field list and its values in order
+ * (an update also the fields it changed and their values before), a
  * removal of a record the change feed tells saying who could see it
- * (`seenBy`); format 2, the same without `seenBy`, and format 1, a map per
- * record, are what logs written before hold. All must replay into the
+ * (`seenBy`), and who made the write; format 3, the same without `by` and
+ * the values before, format 2, also without `seenBy`, and format 1, a map
+ * per record, are what logs written before hold. All must replay into the
  * records that were written, in their declaration's shape; a logged field
  * list other than the declaration's (a field declared since, another
  * order) is read by name; anything else is not a log entry.
@@ -37,19 +39,22 @@ function replayed(...entries: Uint8Array[]): TenantState {
   return state
 }
 
-t.test('format 3: arrays, each put a field list and its values, read by a fresh decoder', async (t) => {
-  const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: NOW, ops: [{ op: 'put', type: 'Project', rec: project }, { op: 'put', type: 'TimeRecord', rec: first }] }
+t.test('format 4: arrays, each put a field list and its values, read by a fresh decoder', async (t) => {
+  const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: NOW, ops: [{ op: 'put', type: 'Project', rec: project }, { op: 'put', type: 'TimeRecord', rec: first }], by: 'user-1' }
   const bytes = encodeLogEntry(entry)
   const wire = freshDecoder().unpack(bytes) as unknown[]
-  t.same(wire.slice(0, 2), [3, NOW])
+  t.same(wire.slice(0, 2), [4, NOW])
+  t.equal(wire[3], 'user-1', 'who made the write')
+  t.equal(decodeLogEntry(bytes).by, 'user-1')
   const [, , ops] = wire as [number, number, unknown[][]]
   t.same(ops[1]?.slice(0, 3), ['put', 'TimeRecord', Object.keys(first).join(',')])
   t.same(ops[1]?.[3], Object.values(first), 'the values in the order of the field list')
   const deleted = encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW + 5, ops: [{ op: 'del', type: 'TimeRecord', id: first.id, seenBy: 'all' }] })
-  t.same(freshDecoder().unpack(deleted), [3, NOW + 5, [['del', 'TimeRecord', first.id, 'all']]], 'a removal says who could see the record')
+  t.same(freshDecoder().unpack(deleted), [4, NOW + 5, [['del', 'TimeRecord', first.id, 'all']], null], 'a removal says who could see the record; no user made it')
+  t.equal(decodeLogEntry(deleted).by, null)
   t.same(decodeLogEntry(deleted).ops, [{ op: 'del', type: 'TimeRecord', id: first.id, seenBy: 'all' }])
   const tokenGone = encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW + 5, ops: [{ op: 'del', type: 'AuthToken', id: 'hash' }] })
-  t.same(freshDecoder().unpack(tokenGone), [3, NOW + 5, [['del', 'AuthToken', 'hash']]], 'or not, for a record that is never an event')
+  t.same(freshDecoder().unpack(tokenGone), [4, NOW + 5, [['del', 'AuthToken', 'hash']], null], 'or not, for a record that is never an event')
 
   const state = replayed(bytes, encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW + 1, ops: [{ op: 'put', type: 'TimeRecord', rec: second }] }))
   for (const [type, rec] of [['Project', project], ['TimeRecord', first], ['TimeRecord', second]] as const) {
@@ -61,6 +66,25 @@ t.test('format 3: arrays, each put a field list and its values, read by a fresh 
   t.same([...state.collection('TimeRecord').lookup('project', project.id)].map((rec) => rec.id), [first.id], 'indexed')
   const afterDelete = replayed(bytes, deleted)
   t.equal(afterDelete.get('TimeRecord', first.id), undefined, 'a del removes')
+})
+
+t.test('format 4: an update carries the fields it changed and their values before', async (t) => {
+  const updated = { ...first, description: 'Planning, done', version: 2, updatedAt: NOW + 9 }
+  const was = { names: ['description'], values: ['Planning'] }
+  const bytes = encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW + 9, ops: [{ op: 'put', type: 'TimeRecord', rec: updated, was }], by: 'user-1' })
+  const [, , ops] = freshDecoder().unpack(bytes) as [number, number, unknown[][]]
+  t.same(ops[0]?.slice(4), ['description', ['Planning']])
+  const decoded = decodeLogEntry(bytes)
+  t.same(decoded.ops[0], { op: 'putFields', type: 'TimeRecord', names: Object.keys(updated), values: Object.values(updated), was })
+  t.same(replayed(encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW, ops: [{ op: 'put', type: 'TimeRecord', rec: first }] }), bytes).get('TimeRecord', first.id), updated, 'replays into the new record')
+})
+
+t.test('format 3: entries written before format 4 still replay, without who made them', async (t) => {
+  const names = Object.keys(first)
+  const put = encodePlain([3, NOW, [['put', 'TimeRecord', names.join(','), Object.values(first)]]])
+  t.same(replayed(put).get('TimeRecord', first.id), first)
+  t.equal(decodeLogEntry(put).by, undefined, 'who made it is unknown')
+  t.same(decodeLogEntry(encodePlain([3, NOW, [['del', 'TimeRecord', first.id, 'all']]])).ops, [{ op: 'del', type: 'TimeRecord', id: first.id, seenBy: 'all' }])
 })
 
 t.test('format 2: entries written before format 3 still replay, their removals without seenBy', async (t) => {
@@ -91,7 +115,11 @@ t.test('a field list other than the declaration’s is read by name; a field it 
 t.test('anything else is not a log entry', async (t) => {
   const list = Object.keys(first).join(',')
   const notEntries: [string, unknown][] = [
-    ['a format it does not know', [4, NOW, []]],
+    ['a format it does not know', [5, NOW, [], null]],
+    ['format 4 without who made it', [4, NOW, []]],
+    ['a user that is no text', [4, NOW, [], 7]],
+    ['values before in format 3', [3, NOW, [['put', 'TimeRecord', list, Object.values(first), 'description', ['x']]]]],
+    ['values before that do not match their fields', [4, NOW, [['put', 'TimeRecord', list, Object.values(first), 'description', []]], null]],
     ['a seenBy in format 2', [2, NOW, [['del', 'TimeRecord', first.id, 'all']]]],
     ['a seenBy that is no text', [3, NOW, [['del', 'TimeRecord', first.id, 7]]]],
     ['a del with a fifth element', [3, NOW, [['del', 'TimeRecord', first.id, 'all', 'x']]]],
