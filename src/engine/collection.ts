@@ -313,7 +313,7 @@ export class Collection {
 
   private indexOf(fieldName: string): Indexed {
     const indexed = this.indexes.get(fieldName)
-    if (indexed === undefined) throw new Error(`${this.decl.type}.${fieldName} has no index`)
+    if (indexed === undefined) assertionFailed(`${this.decl.type}.${fieldName} has no index`)
     return indexed
   }
 
