@@ -33,6 +33,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
+import { assertionFailed } from '../assert.js'
 import { ApiError } from '../domain/errors.js'
 import { ALWAYS_HEADERS, statusText } from '../http/answerHead.js'
 import { answerFailureSafely, writeWhenReady } from '../http/handlerSafetyNet.js'
@@ -134,10 +135,10 @@ export class AdminServer {
   /** Adds a route; `pattern` is a path like `/metrics` or `/tenants/:tenant/restore`. */
   route(method: string, pattern: string, handler: AdminHandler, options: AdminRouteOptions = {}): void {
     const parts = splitAdminPath(pattern)
-    if (parts === null) throw new Error(`admin route pattern '${pattern}' is not a valid path`)
+    if (parts === null) assertionFailed(`admin route pattern '${pattern}' is not a valid path`)
     const upper = method.toUpperCase()
     const duplicate = this.routes.some((route) => route.method === upper && route.parts.join('/') === parts.join('/'))
-    if (duplicate) throw new Error(`admin route ${upper} ${pattern} is registered twice`)
+    if (duplicate) assertionFailed(`admin route ${upper} ${pattern} is registered twice`)
     this.routes.push({ method: upper, parts, pattern: compileSegments(parts), handler, public: options.public === true, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES })
   }
 

@@ -3,6 +3,7 @@
  * sign-up on (a tenant being created, or cleared after an expired sign-up,
  * has none for the length of that write).
  */
+import { assertionFailed } from '../assert.js'
 import type { Rec } from './record.js'
 import type { StateView } from './tx.js'
 
@@ -12,9 +13,9 @@ export function findAccount(state: StateView): Rec | undefined {
   return undefined
 }
 
-/** The account; a tenant without one is a broken invariant (thrown as an Error, a 500). */
+/** The account; a tenant without one is a broken invariant (a failed assertion, a 500). */
 export function accountOf(state: StateView): Rec {
   const account = findAccount(state)
-  if (account === undefined) throw new Error(`tenant ${state.tenant} has no account`)
+  if (account === undefined) assertionFailed(`tenant ${state.tenant} has no account`)
   return account
 }

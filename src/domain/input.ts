@@ -9,6 +9,7 @@
  * references (XML: the repeated element; text: ids separated by commas),
  * kept as distinct ids in the order given.
  */
+import { assertionFailed } from '../assert.js'
 import { ApiError, type ConstraintViolation, violation, wrongParameter } from './errors.js'
 import { MAX_LIST_REFS, type FieldDecl, type Rec, type ResourceDecl } from './schema.js'
 import { isEmail, isImpossibleIsoDate, parseDate } from './values.js'
@@ -70,7 +71,7 @@ export function convertValue(decl: ResourceDecl, fieldDecl: FieldDecl, raw: unkn
       throw bad('a date (/Date(ms)/ or ISO 8601)')
     }
     default:
-      throw new Error(`field ${decl.type}.${fieldDecl.name} has unknown type ${fieldDecl.type}`)
+      return assertionFailed(`field ${decl.type}.${fieldDecl.name} has unknown type ${fieldDecl.type}`)
   }
 }
 

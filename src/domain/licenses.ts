@@ -7,6 +7,7 @@
  * (untrashed) accesses when asked, by the views and the access calls
  * (`accesses/product/{product}/$free`, `products/$allowed`).
  */
+import { assertionFailed } from '../assert.js'
 import { findAccount } from './account.js'
 import type { Rec } from './record.js'
 import { Access } from './resources/access.js'
@@ -15,7 +16,7 @@ import type { StateView } from './tx.js'
 /** The products an access may name, in the declaration's order. */
 export const PRODUCTS: readonly string[] = (() => {
   for (const constraint of Access.fieldsByName.get('product')?.constraints ?? []) if (constraint.type === 'Enum') return constraint.values
-  throw new Error('Access.product declares no Enum of products')
+  return assertionFailed('Access.product declares no Enum of products')
 })()
 
 /** The seats of one product: the cap, the live accesses, the seats left (null: no cap). */

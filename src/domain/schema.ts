@@ -11,6 +11,7 @@
  * derives when a record is written (`deriveOnWrite`: a time record's stop
  * or duration from the other two) are stored with it.
  */
+import { assertionFailed } from '../assert.js'
 import type { Audience } from './audience.js'
 import type { Caller } from './caller.js'
 import type { DisplayContext, Rec } from './record.js'
@@ -404,12 +405,12 @@ export interface ResourceOptions {
 export function declareResource(options: ResourceOptions): ResourceDecl {
   const fields = [...(options.common === false ? [] : commonFields()), ...options.fields]
   const fieldsByName = new Map(fields.map((decl) => [decl.name, decl]))
-  if (fieldsByName.size !== fields.length) throw new Error(`resource ${options.type} declares a field twice`)
+  if (fieldsByName.size !== fields.length) assertionFailed(`resource ${options.type} declares a field twice`)
   if (options.indexOrder !== undefined && fieldsByName.get(options.indexOrder)?.type !== 'Date') {
-    throw new Error(`resource ${options.type}: indexOrder ${options.indexOrder} is not a date field`)
+    assertionFailed(`resource ${options.type}: indexOrder ${options.indexOrder} is not a date field`)
   }
   if (options.lockedByDate !== undefined && fieldsByName.get(options.lockedByDate)?.type !== 'Date') {
-    throw new Error(`resource ${options.type}: lockedByDate ${options.lockedByDate} is not a date field`)
+    assertionFailed(`resource ${options.type}: lockedByDate ${options.lockedByDate} is not a date field`)
   }
   const lastSegment = options.path?.split('/').at(-1) ?? options.type.toLowerCase()
   return {

@@ -13,6 +13,7 @@
  * version: its fields are as they were. Every object that moves runs its
  * declaration's onChange hook.
  */
+import { assertionFailed } from '../assert.js'
 import { ApiError, notFound } from './errors.js'
 import { checkUnique, newId } from './records.js'
 import { findResourceByType, RESOURCES, resourceByType } from './resources/index.js'
@@ -92,7 +93,7 @@ export function removeForGood(tx: Tx, decl: ResourceDecl, rec: Rec): void {
 export function trashedObject(state: StateView, item: Rec): { decl: ResourceDecl; rec: Rec } {
   const decl = resourceByType(item.deletedObjectType as string)
   const rec = state.get(decl.type, item.deletedObjectId as string)
-  if (rec === undefined) throw new Error(`trash item ${item.id} points at a missing ${decl.type}`)
+  if (rec === undefined) assertionFailed(`trash item ${item.id} points at a missing ${decl.type}`)
   return { decl, rec }
 }
 

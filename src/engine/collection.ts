@@ -146,6 +146,8 @@ export class Collection {
     this.version += 1
     if (row >= 0) this.kept.delete(row)
     if (id !== undefined) this.keptById.delete(id)
+    // Every record kept by id is kept by its row too, so dropping a changed row's record drops its id's (O(1) check).
+    if (this.keptById.size > this.kept.size) assertionFailed(`${this.decl.type}: ${this.keptById.size} records kept by id, ${this.kept.size} by row`)
   }
 
   /** The row of the record with this id; -1 when there is none. */
@@ -313,7 +315,7 @@ export class Collection {
 
   private indexOf(fieldName: string): Indexed {
     const indexed = this.indexes.get(fieldName)
-    if (indexed === undefined) throw new Error(`${this.decl.type}.${fieldName} has no index`)
+    if (indexed === undefined) assertionFailed(`${this.decl.type}.${fieldName} has no index`)
     return indexed
   }
 

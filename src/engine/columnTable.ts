@@ -246,16 +246,19 @@ export class ColumnTable {
     this.rowCount = row + 1
     this.live += 1
     this.write(row, rec, true)
+    if (this.index.size !== this.live) assertionFailed(`${this.decl.type}: ${this.index.size} ids indexed, ${this.live} live rows`)
     return row
   }
 
   /** Writes a new version of the record at `row` (the same id) over it. */
   update(row: number, rec: Rec): void {
+    if (!this.isLive(row)) assertionFailed(`${this.decl.type}: ${rec.id} written over row ${row}, which holds no record`)
     this.write(row, rec, false)
   }
 
   /** Removes the record at `row` (its id leaves the index; the row stays a hole). */
   remove(row: number): void {
+    if (!this.isLive(row)) assertionFailed(`${this.decl.type}: row ${row} removed, which holds no record`)
     const chunk = row >>> CHUNK_BITS
     const id = this.ids.get(row)
     if (this.index.delete(id) !== row) assertionFailed(`${this.decl.type}: ${id} is not indexed at its row`)
@@ -269,7 +272,9 @@ export class ColumnTable {
     }
     alive[row & CHUNK_MASK] = 0
     this.live -= 1
+    if (this.index.size !== this.live) assertionFailed(`${this.decl.type}: ${this.index.size} ids indexed, ${this.live} live rows`)
     const left = (this.liveInChunk[chunk] as number) - 1
+    if (left < 0) assertionFailed(`${this.decl.type}: chunk ${chunk} counts fewer than no live rows`)
     this.liveInChunk[chunk] = left
     // A full chunk with no live row left: its arrays go (frozen views keep their own lists of them).
     if (left === 0 && (chunk + 1) * CHUNK_ROWS <= this.rowCount) {

@@ -11,6 +11,7 @@
  * out before it writes a new date, and puts it back after (collection.ts).
  */
 import type { Rec } from '../domain/schema.js'
+import { assertionFailed } from '../assert.js'
 import { RowSet } from './rowSet.js'
 
 const DAY_MS = 86_400_000
@@ -63,6 +64,7 @@ export class DateBuckets {
       set = new RowSet()
       this.buckets.set(day, set)
       this.days.splice(this.insertionPoint(day), 0, day)
+      this.assertDaysListed()
     }
     set.add(row)
   }
@@ -74,11 +76,19 @@ export class DateBuckets {
       return
     }
     const set = this.buckets.get(day)
-    set?.remove(row)
-    if (set !== undefined && set.size === 0) {
+    // A row leaves before its date changes (Collection.put): its day's bucket holds it.
+    if (set === undefined) assertionFailed(`DateBuckets ${this.field}: row ${row} removed from day ${day}, which has no rows`)
+    set.remove(row)
+    if (set.size === 0) {
       this.buckets.delete(day)
       this.days.splice(this.insertionPoint(day), 1)
+      this.assertDaysListed()
     }
+  }
+
+  /** Each bucket's day is listed once in `days` (checked as a day comes or goes). */
+  private assertDaysListed(): void {
+    if (this.days.length !== this.buckets.size) assertionFailed(`DateBuckets ${this.field}: ${this.days.length} days listed, ${this.buckets.size} buckets`)
   }
 
   /** Whether a row moves to another bucket when its date changes from `before` to `after`. */

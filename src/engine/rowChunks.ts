@@ -14,6 +14,7 @@
  * that chunk, once per view (FreezeState: the chunk's copy is stamped with
  * the view's epoch). While no view is open nothing is ever copied.
  */
+import { assertionFailed } from '../assert.js'
 
 export const CHUNK_BITS = 12
 /** Rows per chunk (a power of two: row = chunk × CHUNK_ROWS + offset). */
@@ -37,6 +38,7 @@ export class FreezeState {
 
   release(): void {
     this.open -= 1
+    if (this.open < 0) assertionFailed('a frozen view released that was never opened, or twice')
     if (this.open === 0) this.frozenRows = 0
   }
 

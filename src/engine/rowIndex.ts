@@ -51,10 +51,13 @@ class IdShard {
     if ((this.size + 1) * 2 > this.rows.length) this.grow()
     this.place(hash, row + 1)
     this.size += 1
+    // At most half full, so a probe always meets a free position.
+    if (this.size * 2 > this.rows.length) assertionFailed(`IdShard: ${this.size} entries in ${this.rows.length} positions`)
   }
 
   /** Takes the entry at `position` out, shifting back the entries after it that probing would no longer reach. */
   removeAt(position: number): void {
+    if (this.rows[position] === 0) assertionFailed(`IdShard: position ${position} removed, which holds no entry`)
     const mask = this.rows.length - 1
     let free = position
     for (let next = (free + 1) & mask; this.rows[next] !== 0; next = (next + 1) & mask) {
@@ -68,6 +71,7 @@ class IdShard {
     }
     this.rows[free] = 0
     this.size -= 1
+    if (this.size < 0) assertionFailed('IdShard: more entries removed than added')
   }
 
   private place(hash: number, rowPlusOne: number): void {

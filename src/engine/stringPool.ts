@@ -68,6 +68,7 @@ export class StringPool {
         grown.set(this.counts)
         this.counts = grown
       }
+      this.assertPositionsAccounted()
     }
     this.counts[code - 1] = (this.counts[code - 1] as number) + 1
     return code
@@ -92,6 +93,13 @@ export class StringPool {
       this.texts[position] = undefined
       this.free.push(position)
     }
+    this.assertPositionsAccounted()
+  }
+
+  /** Every position holds a text with its code, is free, or waits for the last unpin (checked as a text comes or goes). */
+  private assertPositionsAccounted(): void {
+    const accounted = this.codes.size + this.free.length + this.freedWhilePinned.length
+    if (accounted !== this.texts.length) assertionFailed(`string pool: ${accounted} positions accounted for, ${this.texts.length} made`)
   }
 
   /** A frozen view opens: no code is reused until it closes (unpin). */
@@ -101,6 +109,7 @@ export class StringPool {
 
   unpin(): void {
     this.pins -= 1
+    if (this.pins < 0) assertionFailed('string pool: unpinned more often than pinned')
     if (this.pins > 0) return
     for (const position of this.freedWhilePinned) {
       this.texts[position] = undefined

@@ -29,6 +29,7 @@ import type { DisplayContext } from '../domain/record.js'
 import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
 import type { Tx } from '../domain/tx.js'
+import { assertionFailed } from '../assert.js'
 import type { Op } from './logEntry.js'
 import type { TenantState } from './tenantState.js'
 
@@ -52,6 +53,8 @@ export class WriteTx implements Tx {
   storedBytes = 0
   /** The id of the signed-in user who makes this write; null when none does (see the top). */
   by: string | null = null
+  /** The state's sequence number when the write opened: nothing is logged on the state while the write is open. */
+  private readonly openedAtSeq: number
 
   /**
    * `now` is the one timestamp of this write (epoch ms): every createdAt/updatedAt it sets. `checkRoom` throws when
@@ -61,7 +64,14 @@ export class WriteTx implements Tx {
     readonly state: TenantState,
     readonly now: number,
     private readonly checkRoom: (bytes: number) => void = () => undefined,
-  ) {}
+  ) {
+    this.openedAtSeq = state.seq
+  }
+
+  /** A write applies to (and undoes on) the state as it opened it: one committed since (its own entry) ends it. */
+  private assertOpen(what: string): void {
+    if (this.state.seq !== this.openedAtSeq) assertionFailed(`tenant ${this.state.tenant}: ${what} on a write opened at ${this.openedAtSeq}, the state is at ${this.state.seq}`)
+  }
 
   /**
    * Declares bytes the write puts in the store beside its log entry (an uploaded file's), before it puts them:
@@ -78,6 +88,7 @@ export class WriteTx implements Tx {
   }
 
   put(type: string, rec: Rec): void {
+    this.assertOpen('put')
     const op: Extract<Op, { op: 'put' }> = { op: 'put', type, rec }
     const inverse = this.state.applyOp(op)
     this.undo.push(inverse)
@@ -89,6 +100,7 @@ export class WriteTx implements Tx {
   }
 
   del(type: string, id: string): void {
+    this.assertOpen('del')
     const seenBy = this.audienceBeforeRemoval(type, id)
     const op: Op = seenBy === undefined ? { op: 'del', type, id } : { op: 'del', type, id, seenBy }
     const inverse = this.state.applyOp(op)
@@ -144,12 +156,15 @@ export class WriteTx implements Tx {
   }
 
   rollbackTo(savepoint: number): void {
+    this.assertOpen('rollback')
+    if (!(savepoint >= 0 && savepoint <= this.ops.length)) assertionFailed(`rollback to savepoint ${savepoint} of a write with ${this.ops.length} operations`)
     while (this.ops.length > savepoint) {
       const inverse = this.undo.pop()
       const op = this.ops.pop()
       if (op?.op === 'del') this.removed?.get(op.type)?.delete(op.id)
       if (inverse !== undefined) this.state.applyOp(inverse)
     }
+    if (this.undo.length !== savepoint) assertionFailed(`rollback to ${savepoint} left ${this.undo.length} inverses for ${this.ops.length} operations`)
   }
 
   rollback(): void {

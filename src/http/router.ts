@@ -14,6 +14,7 @@
  * batch routes its items through it. In cluster mode a request for a
  * tenant another node holds is forwarded there (forwarding.ts).
  */
+import { assertionFailed } from '../assert.js'
 import { ApiError } from '../domain/errors.js'
 import { refusalAsApiError } from './refusalAnswers.js'
 import { TenantElsewhere } from '../tenants/tenantErrors.js'
@@ -39,7 +40,7 @@ import { keyedWrite, type KeyedRoute } from './keyedWrite.js'
 /** The resource paths split into segments, longest first (as RESOURCE_PATHS), with their declaration. */
 const RESOURCE_PATH_SEGMENTS = RESOURCE_PATHS.map((path) => {
   const decl = resourceByPath(path)
-  if (decl === undefined) throw new Error(`resource path ${path} has no declaration`)
+  if (decl === undefined) assertionFailed(`resource path ${path} has no declaration`)
   return { path, segments: path.split('/'), decl }
 })
 

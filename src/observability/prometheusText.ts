@@ -5,6 +5,7 @@
  * quote and newline; histograms write cumulative `_bucket` samples up to
  * `le="+Inf"`, then `_sum` and `_count`.
  */
+import { assertionFailed } from '../assert.js'
 import type { Histogram } from './histogram.js'
 
 export type Labels = Readonly<Record<string, string>>
@@ -42,15 +43,15 @@ export class PrometheusText {
 
   /** Starts a family; its samples follow. A family is written once. */
   family(name: string, type: MetricType, help: string): this {
-    if (!METRIC_NAME.test(name)) throw new Error(`bad metric name '${name}'`)
-    if (this.families.has(name)) throw new Error(`metric family '${name}' written twice`)
+    if (!METRIC_NAME.test(name)) assertionFailed(`bad metric name '${name}'`)
+    if (this.families.has(name)) assertionFailed(`metric family '${name}' written twice`)
     this.families.add(name)
     this.lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`)
     return this
   }
 
   sample(name: string, labels: Labels, value: number): this {
-    for (const label of Object.keys(labels)) if (!LABEL_NAME.test(label) || label.startsWith('__')) throw new Error(`bad label name '${label}'`)
+    for (const label of Object.keys(labels)) if (!LABEL_NAME.test(label) || label.startsWith('__')) assertionFailed(`bad label name '${label}'`)
     this.lines.push(`${name}${formatLabels(labels)} ${formatNumber(value)}`)
     return this
   }

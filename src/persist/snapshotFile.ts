@@ -60,10 +60,10 @@
  * without decoding (snapshotBytesProblem), and prunes by the same rule
  * (pruneSnapshotSet, which pruneSnapshots applies to the files).
  */
-import assert from 'node:assert/strict'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { assert } from '../assert.js'
 import { decodePlain, decodeSnapshotBody, decodeSnapshotSlice, decodeSnapshotValues, encodePlain, encodeSnapshotBody, releaseDecodedSource } from './codec.js'
 import { isAlive } from './dataDirLock.js'
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './privateFiles.js'

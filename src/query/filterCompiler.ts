@@ -28,6 +28,7 @@
  * index pins (`<indexed path> eq <literal>`) and Date bounds, which the
  * planner may use to narrow the candidates; the predicate always runs too.
  */
+import { assertionFailed } from '../assert.js'
 import { ApiError } from '../domain/errors.js'
 import type { DisplayContext, FieldDecl, Rec, ResourceDecl } from '../domain/schema.js'
 import { FILTER_FUNCTIONS, type BinaryNode, type CallNode, type FilterNode, type LiteralNode, type MemberNode, type UnaryNode, type ValueType } from './filterAst.js'
@@ -466,7 +467,7 @@ function compileCall(decl: ResourceDecl, node: CallNode, leaves: Leaves): Typed 
   })
   const implementation = FUNCTIONS[node.name]
   // Read without building an array (this runs once per record in a scan); no function takes more than three.
-  if (args.length > 3) throw new Error(`${node.name} is declared with more than three arguments`)
+  if (args.length > 3) assertionFailed(`${node.name} is declared with more than three arguments`)
   const [first = ABSENT, second = ABSENT, third = ABSENT] = args
   return {
     type: signature.returns,

@@ -47,7 +47,7 @@
  * server stops (`endAll('stopping')`). A subscriber whose delivery throws
  * is ended too, so one broken connection never reaches the writes.
  */
-import { assert } from '../assert.js'
+import { assert, assertionFailed } from '../assert.js'
 import { EventTexts, type Change } from '../domain/changes.js'
 import { changesOfEntry, entryChangesAccess } from '../engine/changesOfEntry.js'
 import type { LogEntry } from '../engine/logEntry.js'
@@ -143,6 +143,7 @@ export class ChangeFeed {
     if (this.watchers.size > 0) this.tellWatchers(seq, entry)
     if (this.due.length === 0 && this.live.size === 0 && this.resuming.size === 0) {
       // Nobody to hand it to: it costs only the number, now.
+      if (seq !== this.publishedSeq + 1) assertionFailed(`tenant '${this.tenant}': entry ${seq} handed out after ${this.publishedSeq}`)
       this.publishedSeq = seq
       return
     }
@@ -172,6 +173,7 @@ export class ChangeFeed {
   }
 
   private publish(seq: number, entry: LogEntry): void {
+    if (seq !== this.publishedSeq + 1) assertionFailed(`tenant '${this.tenant}': entry ${seq} handed out after ${this.publishedSeq}`)
     this.publishedSeq = seq
     if (this.live.size === 0) return
     // An entry without events may still end a session (a logout): it is delivered too.

@@ -17,7 +17,7 @@
  * more than the promise chain of the log's own append.
  */
 import type { LogEntry } from '../engine/logEntry.js'
-import { assert } from '../assert.js'
+import { assert, assertionFailed } from '../assert.js'
 import type { TenantLog } from '../persist/ports.js'
 import { WritesUnavailable } from './tenantErrors.js'
 
@@ -45,6 +45,8 @@ export class DurabilityBarrier {
 
   /** Appends the entry at `seq`; resolves once it is durable, rejects with WritesUnavailable when it cannot be. */
   append(seq: number, entry: LogEntry): Promise<void> {
+    // The state holds every durable entry, so the next one it logs lies beyond them.
+    if (seq <= this.durableSeq) assertionFailed(`tenant '${this.tenant}': entry ${seq} appended, ${this.durableSeq} is durable already`)
     const flush = this.log.append(this.tenant, seq, entry).then(
       (bytes) => {
         const failedFrom = this.failedFrom()
@@ -72,6 +74,8 @@ export class DurabilityBarrier {
   /** The state in memory is what the log holds up to `seq` (reloaded, or replaced by a restore). */
   reset(seq: number): void {
     assert(this.failedFrom() === null, 'the barrier is reset while the tenant still counts a failed append')
+    // What was durable stays so: a reload holds every entry the log acknowledged, a restore lies above them all.
+    if (seq < this.durableSeq) assertionFailed(`tenant '${this.tenant}': the durable sequence number would go back from ${this.durableSeq} to ${seq}`)
     this.durableSeq = seq
   }
 

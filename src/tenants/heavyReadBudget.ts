@@ -17,6 +17,7 @@
  * writes never look at the budget. In memory per process, per tenant; never
  * logged (it is no tenant state; a restart forgets it). 0 turns it off.
  */
+import { assertionFailed } from '../assert.js'
 
 const SECOND_MS = 1000
 
@@ -39,6 +40,8 @@ export class HeavyReadBudget {
       const refill = this.updatedMs === Number.NEGATIVE_INFINITY ? this.msPerSecond : ((nowMs - this.updatedMs) * this.msPerSecond) / SECOND_MS
       this.leftMs = Math.min(this.msPerSecond, this.leftMs + refill)
       this.updatedMs = nowMs
+      // The bucket holds at most a second's worth, and a number (a NaN would never refuse again).
+      if (!(this.leftMs <= this.msPerSecond)) assertionFailed(`heavy-read budget: ${this.leftMs} ms left of ${this.msPerSecond}`)
     }
     return this.leftMs
   }

@@ -58,6 +58,7 @@ export class Mailbox {
     } finally {
       if (who === 'request') this.waitingRequests -= 1
       else this.waitingJobs -= 1
+      assert(this.waitingRequests >= 0 && this.waitingJobs >= 0, 'more callers left the mailbox than waited in it')
     }
   }
 

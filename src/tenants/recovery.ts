@@ -27,7 +27,7 @@ import type { Rec } from '../domain/schema.js'
 import { runInTurns, runNow, type Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
 import type { FrozenTable } from '../engine/columnTable.js'
-import type { SnapshotBody, SnapshotSource, Storage } from '../persist/ports.js'
+import { SnapshotInvalidError, type SnapshotBody, type SnapshotSource, type Storage } from '../persist/ports.js'
 
 export interface RecoveryReport {
   snapshotSeq: number
@@ -156,7 +156,7 @@ function* recoverSteps(tenant: string, store: Storage, options: RecoveryOptions)
     if (listing.seq > uptoSeq) continue
     try {
       const { header, body } = yield* store.snapshots.readSteps(listing.file)
-      if (header.tenant !== tenant || header.seq !== listing.seq) throw new Error('header does not match the file name')
+      if (header.tenant !== tenant || header.seq !== listing.seq) throw new SnapshotInvalidError('header does not match the file name')
       state = new TenantState(tenant)
       yield* loadSteps(state, body, options.onLoad)
       state.seq = header.seq

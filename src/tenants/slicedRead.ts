@@ -23,6 +23,7 @@
  * first slice to the last (its writes wait: a tenant's heavy read stalls
  * only that tenant); a batch holds its tenant anyway.
  */
+import { assertionFailed } from '../assert.js'
 import { ApiError } from '../domain/errors.js'
 import type { HeavyReadBudget } from './heavyReadBudget.js'
 import type { Steps } from '../engine/steps.js'
@@ -40,7 +41,7 @@ export class SlicedRead<T> {
 
   /** The answer, once `first` or `rest` gave it. */
   get value(): T {
-    if (this.result === null) throw new Error('a sliced read has no answer yet')
+    if (this.result === null) assertionFailed('a sliced read has no answer yet')
     return this.result.value
   }
 

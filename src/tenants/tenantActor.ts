@@ -59,7 +59,7 @@ import { decideInSlices } from './slicedWrite.js'
 import { SnapshotSchedule, type SnapshotResult } from './snapshotSchedule.js'
 import { SpaceGuard } from './spaceGuard.js'
 import { TenantMoved, TenantRenamed, WritesUnavailable } from './tenantErrors.js'
-import { afterFailedAppend, failedFromSeq, stateOf, type TenantPhase } from './tenantPhase.js'
+import { afterFailedAppend, failedFromSeq, isTransition, stateOf, type TenantPhase } from './tenantPhase.js'
 import type { Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
 import { WriteTx } from '../engine/writeTx.js'
@@ -134,6 +134,12 @@ export class TenantActor {
     return new TenantActor(tenant, config, store, new TenantState(tenant), report, appendFailure)
   }
 
+  /** Changes the phase; only along the arrows of tenantPhase.ts. */
+  private enter(next: TenantPhase): void {
+    if (!isTransition(this.current.kind, next.kind)) assertionFailed(`tenant '${this.tenant}' cannot go from ${this.current.kind} to ${next.kind}`)
+    this.current = next
+  }
+
   /** The state while in memory (serving, failed); TenantMoved, TenantRenamed once it left; at rest a bug (load it first). */
   get state(): TenantState {
     const phase = this.current
@@ -188,12 +194,12 @@ export class TenantActor {
     const resting = this.current
     if (resting.kind !== 'resting') return void this.state // loaded meanwhile; or refused once it left
     await this.mailbox.hold(async () => {
-      this.current = { kind: 'loading', onWake: resting.onWake }
+      this.enter({ kind: 'loading', onWake: resting.onWake })
       let recovered: Recovered
       try {
         recovered = await recoverTenantInTurns(this.tenant, this.store)
       } catch (error) {
-        if (this.current.kind === 'loading') this.current = resting
+        if (this.current.kind === 'loading') this.enter(resting)
         throw error
       }
       if (this.current.kind === 'loading') this.loaded(recovered)
@@ -212,7 +218,7 @@ export class TenantActor {
     const phase = this.current
     assert(phase.kind === 'resting' || phase.kind === 'loading', `a tenant is loaded while ${phase.kind}`)
     assert(state.seq === this.barrier.durableSeq, 'a tenant is loaded without every entry it made durable')
-    this.current = { kind: 'serving', state }
+    this.enter({ kind: 'serving', state })
     this.lastRecovery = report
     this.snapshots.restart(report.replayedEntries)
     phase.onWake()
@@ -224,14 +230,14 @@ export class TenantActor {
     const phase = this.current
     assert(this.mailbox.held, 'hibernate outside an exclusive job')
     assert(phase.kind === 'serving' && this.barrier.durableSeq >= phase.state.seq, 'hibernate of a tenant not serving, or with entries not yet durable')
-    this.current = { kind: 'resting', onWake }
+    this.enter({ kind: 'resting', onWake })
   }
 
   /** An append failed (durabilityBarrier.ts): nothing from `seq` on is acknowledged. */
   private appendFailed(seq: number): void {
     const failed = afterFailedAppend(this.current, seq)
     if (failed === null) assertionFailed(`tenant '${this.tenant}': an append failed while ${this.current.kind}, when none can be in flight`)
-    this.current = failed
+    this.enter(failed)
   }
 
   /** Takes the state recovered after a failed append (reloadAfterFailure.ts); writes are accepted again. */
@@ -240,7 +246,7 @@ export class TenantActor {
     assert(this.mailbox.held, 'a reload outside an exclusive job')
     // Released or moved meanwhile: nothing of the tenant is served here any more.
     if (phase.kind !== 'failed' && phase.kind !== 'serving') return
-    this.current = { kind: 'serving', state }
+    this.enter({ kind: 'serving', state })
     this.barrier.reset(state.seq)
     this.changes.rewind(state.seq)
     this.lastRecovery = report
@@ -251,7 +257,7 @@ export class TenantActor {
    * lease means another node may write already, and a write still under way here is fenced by the log.
    */
   release(): void {
-    this.current = { kind: 'released', failedFromSeq: failedFromSeq(this.current) }
+    this.enter({ kind: 'released', failedFromSeq: failedFromSeq(this.current) })
     this.changes.endAll('moved')
   }
 
@@ -264,7 +270,7 @@ export class TenantActor {
     const phase = this.current
     assert(this.mailbox.held, 'retire outside an exclusive job')
     assert(phase.kind === 'released' || (phase.kind === 'serving' && this.barrier.durableSeq >= phase.state.seq), 'retire with entries not durable')
-    this.current = { kind: 'moved' }
+    this.enter({ kind: 'moved' })
     this.changes.endAll('moved')
   }
 
@@ -406,7 +412,7 @@ export class TenantActor {
     const phase = this.current
     assert(this.mailbox.held && phase.kind !== 'loading', 'replaceState outside an exclusive job')
     if (phase.kind === 'released' || phase.kind === 'moved') return
-    this.current = { kind: 'serving', state }
+    this.enter({ kind: 'serving', state })
     this.barrier.reset(state.seq)
     this.changes.reset(state.seq)
     this.snapshots.restart(0)

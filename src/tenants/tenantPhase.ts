@@ -1,14 +1,16 @@
 /*
  * Where a tenant actor is in its life, as one value (TenantActor.phase).
  * Each phase carries only what is valid in it, so the state can be read
- * only where there is one, and each change of phase is one assignment in
- * the actor, whose transitions assert the phase they start from:
+ * only where there is one, and each change of phase is one call of the
+ * actor's `enter`, which asserts that it is one of these arrows
+ * (NEXT_PHASES):
  *
  *   serving ──hibernate──> resting ──wake──> loading ──> serving
+ *   loading ──its load failed──> resting
  *   resting, loading ──loadAtOnce──> serving      (operator tools, at once)
- *   serving ──an append fails──> failed ──reloadedAfterFailure──> serving
+ *   serving, failed ──an append fails──> failed ──reloadedAfterFailure──> serving
  *   serving, failed, resting ──replaceState (online restore)──> serving
- *   any ──release (cluster mode)──> released     serving ──retire──> moved
+ *   any ──release (cluster mode)──> released     serving, released ──retire──> moved
  *
  * An idle tenant is put to rest inside an exclusive job, after its
  * snapshot; nothing loads it back behind a caller's back: its next caller
@@ -45,6 +47,21 @@ export type TenantPhase =
   | { readonly kind: 'released'; readonly failedFromSeq: number | null }
   /** Renamed (tenantRename.ts): the tenant lives under another name now; nothing more is logged under this one. */
   | { readonly kind: 'moved' }
+
+/** The phases each phase may change to: the arrows above (TenantActor asserts every change against them). */
+const NEXT_PHASES: Readonly<Record<TenantPhase['kind'], readonly TenantPhase['kind'][]>> = {
+  serving: ['serving', 'resting', 'failed', 'released', 'moved'],
+  resting: ['loading', 'serving', 'released'],
+  loading: ['serving', 'resting', 'released'],
+  failed: ['serving', 'failed', 'released'],
+  released: ['released', 'moved'],
+  moved: ['released'],
+}
+
+/** Whether a tenant may go from phase `from` to phase `to` (see the top). */
+export function isTransition(from: TenantPhase['kind'], to: TenantPhase['kind']): boolean {
+  return NEXT_PHASES[from].includes(to)
+}
 
 /** The state of a phase that holds one (serving, failed); null for the others. */
 export function stateOf(phase: TenantPhase): TenantState | null {

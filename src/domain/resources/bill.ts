@@ -11,6 +11,7 @@
  * live children, items by docIndex, VAT rows by vatRate; they are written
  * through the inner collections.
  */
+import { assertionFailed } from '../../assert.js'
 import { roundMoney } from '../pricing.js'
 import { declareResource, field, oneOf, type DisplayContext, type Rec } from '../schema.js'
 import type { Caller } from '../caller.js'
@@ -45,7 +46,7 @@ function order(a: unknown, b: unknown): number {
 /** Numbers the bill from the account's sequence and writes the account with the number taken. */
 function numberBill(tx: Tx, bill: Rec, creator: Caller | null): Rec {
   const account = tx.state.collection('Account').values().next().value
-  if (account === undefined) throw new Error(`tenant ${tx.state.tenant} has no account to number bills in`)
+  if (account === undefined) assertionFailed(`tenant ${tx.state.tenant} has no account to number bills in`)
   const docNumber = (typeof account.docNumberSequence === 'number' ? account.docNumberSequence : 0) + 1
   tx.put('Account', { ...account, docNumberSequence: docNumber, version: account.version + 1, updatedAt: tx.now })
   const author = bill.author ?? creator?.userId ?? null

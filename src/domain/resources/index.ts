@@ -4,6 +4,7 @@
  * At load, the invariants below check that every reference, cascade (and part saved with its parent), append
  * counter, inner collection and live sum names declared types and fields.
  */
+import { assert, assertionFailed } from '../../assert.js'
 import type { ResourceDecl } from '../schema.js'
 import { Access } from './access.js'
 import { Account } from './account.js'
@@ -85,7 +86,7 @@ for (const decl of RESOURCES) {
 
 export function resourceByType(type: string): ResourceDecl {
   const decl = byType.get(type)
-  if (decl === undefined) throw new Error(`unknown resource type ${type}`)
+  if (decl === undefined) assertionFailed(`unknown resource type ${type}`)
   return decl
 }
 
@@ -102,34 +103,30 @@ export const RESOURCE_PATHS: readonly string[] = [...byPath.keys()].sort((a, b) 
 
 // Invariants, checked once at load.
 
-function invariant(holds: boolean, message: string): void {
-  if (!holds) throw new Error(message)
-}
-
 /** A child type declared with a reference field `via` to the parent type. */
 function checkChildLink(parent: ResourceDecl, what: string, childType: string, via: string | undefined): void {
   const child = byType.get(childType)
-  invariant(child !== undefined, `${parent.type} ${what} names undeclared type ${childType}`)
-  const links = (child as ResourceDecl).fields.filter((fieldDecl) => fieldDecl.ref === parent.type && fieldDecl.name !== 'trashItem')
-  if (via === undefined) invariant(links.length > 0, `${parent.type} ${what}: ${childType} has no reference to ${parent.type}`)
-  else invariant(links.some((fieldDecl) => fieldDecl.name === via), `${parent.type} ${what}: ${childType}.${via} is not a reference to ${parent.type}`)
+  assert(child !== undefined, `${parent.type} ${what} names undeclared type ${childType}`)
+  const links = child.fields.filter((fieldDecl) => fieldDecl.ref === parent.type && fieldDecl.name !== 'trashItem')
+  if (via === undefined) assert(links.length > 0, `${parent.type} ${what}: ${childType} has no reference to ${parent.type}`)
+  else assert(links.some((fieldDecl) => fieldDecl.name === via), `${parent.type} ${what}: ${childType}.${via} is not a reference to ${parent.type}`)
 }
 
 const paths = new Set<string>()
 for (const decl of RESOURCES) {
   for (const path of [decl.path, ...decl.aliases]) {
     if (path === null) continue
-    invariant(!paths.has(path), `path ${path} is declared twice`)
+    assert(!paths.has(path), `path ${path} is declared twice`)
     paths.add(path)
   }
   for (const fieldDecl of decl.fields) {
-    invariant(fieldDecl.ref === undefined || byType.has(fieldDecl.ref), `${decl.type}.${fieldDecl.name} references undeclared type ${fieldDecl.ref}`)
+    assert(fieldDecl.ref === undefined || byType.has(fieldDecl.ref), `${decl.type}.${fieldDecl.name} references undeclared type ${fieldDecl.ref}`)
   }
   for (const childType of decl.cascades) checkChildLink(decl, 'cascade', childType, undefined)
   for (const childType of decl.savedWith) checkChildLink(decl, 'savedWith', childType, undefined)
   for (const counter of decl.appends) {
     checkChildLink(decl, `append ${counter.name}`, counter.childType, counter.via)
-    invariant(decl.fieldsByName.get(counter.field)?.computed === true, `${decl.type} append ${counter.name} fills ${counter.field}, which is not a computed field`)
+    assert(decl.fieldsByName.get(counter.field)?.computed === true, `${decl.type} append ${counter.name} fills ${counter.field}, which is not a computed field`)
   }
   for (const inner of decl.inner) checkChildLink(decl, `inner collection ${inner.name}`, inner.childType, inner.via)
   for (const sum of decl.sums) checkChildLink(decl, `sum ${sum.name}`, sum.childType, sum.via)

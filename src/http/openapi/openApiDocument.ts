@@ -32,6 +32,7 @@
  * built once per running service and host kind, and its JSON text kept
  * (documentBody).
  */
+import { assertionFailed } from '../../assert.js'
 import { RESOURCES } from '../../domain/resources/index.js'
 import type { Services } from '../call.js'
 import { actionKeys } from '../routes/actions.js'
@@ -78,7 +79,7 @@ function routeKey(route: Pick<Route, 'method' | 'pattern'>): string {
 }
 
 function fail(message: string): never {
-  throw new Error(`the OpenAPI description cannot be built: ${message}`)
+  assertionFailed(`the OpenAPI description cannot be built: ${message}`)
 }
 
 /** Every registered action is described, and every description names a registered action. */

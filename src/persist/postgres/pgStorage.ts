@@ -30,6 +30,7 @@
  * open, kept by appends, pruning and truncation of this node (other nodes'
  * writes are not seen: a figure for /metrics, not a truth).
  */
+import { assertionFailed } from '../../assert.js'
 import { encodeLogEntry, decodeLogEntry } from '../codec.js'
 import type { LogEntry, LoggedEntry } from '../../engine/logEntry.js'
 import { GLOBAL_INDEX_LAYOUT, GLOBAL_INDEX_LAYOUT_KEY, LogCorruptError, type DirectoryTable, type FileTable, type GlobalIndexKey, type Storage, type StoreCeiling, type TenantInfo } from '../ports.js'
@@ -201,7 +202,7 @@ export class PgStorage implements Storage {
 
   private preparedOf(tenant: string): PreparedTenant {
     const prepared = this.prepared.get(tenant)
-    if (prepared === undefined) throw new Error(`tenant '${tenant}': its log and snapshots were not prepared (PgStorage.prepare) before a synchronous read`)
+    if (prepared === undefined) assertionFailed(`tenant '${tenant}': its log and snapshots were not prepared (PgStorage.prepare) before a synchronous read`)
     return prepared
   }
 
@@ -304,9 +305,9 @@ export class PgStorage implements Storage {
   private heldEntries(tenant: string, afterSeq: number): { seqs: number[]; bytes: Buffer[] } {
     const prepared = this.preparedOf(tenant)
     const entries = prepared.entries
-    if (entries === null) throw new Error(`tenant '${tenant}': its log entries were forgotten after recovery; prepare it again to read them`)
+    if (entries === null) assertionFailed(`tenant '${tenant}': its log entries were forgotten after recovery; prepare it again to read them`)
     if (afterSeq < entries.after && prepared.runs.count > 0 && prepared.runs.first <= entries.after) {
-      throw new Error(`tenant '${tenant}': only the entries after ${entries.after} were prepared; prepare it with wholeLog to read from ${afterSeq + 1}`)
+      assertionFailed(`tenant '${tenant}': only the entries after ${entries.after} were prepared; prepare it with wholeLog to read from ${afterSeq + 1}`)
     }
     return entries
   }
