@@ -19,7 +19,7 @@ import { buildRecord } from '../../../src/domain/records.js'
 import { RESOURCES, resourceByType } from '../../../src/domain/resources/index.js'
 import type { Rec } from '../../../src/domain/schema.js'
 import { changesOfEntry } from '../../../src/engine/changesOfEntry.js'
-import type { LoggedEntry } from '../../../src/engine/logEntry.js'
+import { LOG_ENTRY_FORMAT, type LoggedEntry } from '../../../src/engine/logEntry.js'
 import { decodeLogEntry, encodeLogEntry, encodePlain } from '../../../src/persist/codec.js'
 import { domainTenant, NOW } from '../../helpers/domainState.js'
 
@@ -118,7 +118,7 @@ t.test('a removal is logged with who could see the record just before, even when
     ['user:user-bob', 'user:user-bob', 'user:user-bob', 'all'],
   )
   t.equal(ownState.get('Task', task.id), undefined)
-  const logged = decodeLogEntry(encodeLogEntry({ v: 3, at: NOW, ops }))
+  const logged = decodeLogEntry(encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW, ops }))
   t.same(
     changesOfEntry(4, logged).map((change) => [change.decl.type, Object.entries(callers).filter(([, caller]) => changeVisibleTo(caller, change, ownState)).map(([name]) => name)]),
     [
