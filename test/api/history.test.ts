@@ -8,7 +8,10 @@
  */
 import t from 'tap'
 import { api, newUser, type Api } from '../helpers/api.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
 import { startInProcess } from '../helpers/server.js'
+
+inClusterParitySuite()
 
 const server = await startInProcess()
 t.teardown(() => server.stop())
