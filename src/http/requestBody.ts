@@ -5,13 +5,16 @@
  * once. A routed request's limit is its path's: uploads (paths ending in
  * /upload) may carry a file up to MAX_FILE_BYTES, imports (import/{source})
  * up to MAX_IMPORT_BYTES, every other body up to MAX_BODY_BYTES; a body over
- * it is refused with the limit's own code, and its connection closed.
+ * it is refused with the limit's own code. A refused body of a declared
+ * length is read to its end and thrown away by uWS (nothing of it is kept),
+ * so the answer reaches a client behind a proxy; one without a length has
+ * its connection closed (limitedBody.ts: drainsRefusedBody).
  */
 import type { Config } from '../config.js'
 import { ApiError } from '../domain/errors.js'
 import { answerFailureSafely } from './handlerSafetyNet.js'
 import type { IncomingRequest } from './incomingRequest.js'
-import { declaredBodyBytes, declaredOverLimit, LimitedBody } from './limitedBody.js'
+import { declaredBodyBytes, declaredOverLimit, drainsRefusedBody, LimitedBody } from './limitedBody.js'
 import type { RequestAddress } from './requestAddress.js'
 import { internalError } from './response.js'
 
@@ -46,7 +49,7 @@ export function readRoutedBody(incoming: IncomingRequest, address: RequestAddres
   readBody(
     incoming,
     bodyLimitBytes(segments, config),
-    () => incoming.refuse(address, bodyTooLarge(segments, config), true),
+    () => incoming.refuse(address, bodyTooLarge(segments, config), false),
     whole,
     () => incoming.refuse(address, internalError(incoming.exchange.requestId)),
   )

@@ -20,12 +20,16 @@ import fs from 'node:fs'
 import t from 'tap'
 import { openEventSourceFeed } from '../helpers/changeFeed.js'
 import { dateMs, expectError } from '../helpers/identity.js'
+import { inClusterParitySuite } from '../helpers/paritySuite.js'
 import { activeActor, startInProcess } from '../helpers/server.js'
 import { addUser, type TestUser } from '../helpers/users.js'
 import type { TestResponse } from '../helpers/http.js'
 
 const MAX_IMPORT_BYTES = 3 * 1024 * 1024
 const MAX_IMPORT_ROWS = 2000
+
+inClusterParitySuite()
+
 const server = await startInProcess(undefined, { MAX_IMPORT_BYTES: String(MAX_IMPORT_BYTES), MAX_IMPORT_ROWS: String(MAX_IMPORT_ROWS) })
 t.teardown(() => server.stop())
 const { client } = server

@@ -156,14 +156,8 @@ t.test('errors', async (t) => {
   expectError(t, await client.request('POST', '/v1/time/projects', { tenant: 'acme', query: { token }, rawBody: '[1,2]' }), 400, 'TL01-1105')
   const xmlBroken = await client.request('POST', '/v1/time/projects', { tenant: 'acme', query: { token }, rawBody: '<project><name>x</project>', headers: { 'content-type': 'application/xml' } })
   expectError(t, xmlBroken, 400, 'TL01-1105')
-  const tooBigRequest = client.request('POST', '/v1/time/projects', { tenant: 'acme', query: { token }, rawBody: `{"name":"${'x'.repeat(1_100_000)}"}` })
-  if (process.env.TIMELEDGER_TEST_CLUSTER === '1') {
-    // The node answers 413 and closes before the body is in; HAProxy may pass that on as a reset to a client still
-    // sending (whether it does is a race). Either way nothing is stored.
-    const answer = await tooBigRequest.catch((error: NodeJS.ErrnoException) => String(error.code))
-    if (typeof answer === 'string') t.equal(answer, 'ECONNRESET', 'through HAProxy: the answer or a reset')
-    else expectError(t, answer, 413, 'TL01-9006')
-  } else expectError(t, await tooBigRequest, 413, 'TL01-9006')
+  // Through HAProxy too: the node reads the rest of the body and throws it away (limitedBody.ts), so no reset.
+  expectError(t, await client.request('POST', '/v1/time/projects', { tenant: 'acme', query: { token }, rawBody: `{"name":"${'x'.repeat(1_100_000)}"}` }), 413, 'TL01-9006')
   expectError(t, await client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token, $top: 'ten' } }), 400, 'TL01-1105')
   expectError(t, await client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token, $orderby: 'nothing desc' } }), 400, 'TL01-1105')
   expectError(t, await client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token, append: 'bills-count' } }), 400, 'TL01-1105')
