@@ -6,7 +6,7 @@
  *    objects, offline;
  *  - while a server holds the data directory, `restore` runs through that
  *    server's admin listener (how the CLI finds it, whatever ADMIN_PORT
- *    says: test/durability/cli.runningServer.test.ts).
+ *    says: test/durability/cliRunningServer.test.ts).
  */
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'
