@@ -3,7 +3,8 @@
  * numbers and Dates (milliseconds): a Date plus or minus a number is a
  * Date, a Date minus a Date a number; any other mix is a 400 when
  * compiling. Its result is unknown when an operand is null or not a
- * number at run time, and on a division by zero (filterCompiler.ts, the top).
+ * number at run time, and on a division or modulo by zero (filterCompiler.ts,
+ * the top).
  */
 import { depOf, describe, isWild, typeError, type FilterType, type Typed } from './typedFilterNode.js'
 
