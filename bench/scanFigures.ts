@@ -59,9 +59,10 @@ async function measure(dist: string, records: number): Promise<RoundFigures> {
   const fixture = readFixtureInfo(records)
   if (fixture === null) throw new Error(`no fixture with ${records} records; run npm run bench:generate -- --records ${records}`)
   const load = (module: string) => import(pathToFileURL(path.join(dist, 'src', module)).href)
-  const [{ loadConfig }, { LogStore }, { recoverTenant }, { planList }, summary, { TimeRecord }, { runNow }] = await Promise.all([
+  const [{ loadConfig }, storage, { recoverTenant }, { planList }, summary, { TimeRecord }, { runNow }] = await Promise.all([
     load('config.js'),
-    load('persist/logStore.js'),
+    // A build from before the rename (the module was persist/logStore, its class LogStore) is measured too.
+    load('persist/embeddedStorage.js').catch(() => load('persist/logStore.js')),
     load('tenants/recovery.js'),
     load('query/plan.js'),
     load('query/summary.js'),
@@ -71,7 +72,7 @@ async function measure(dist: string, records: number): Promise<RoundFigures> {
   const dataDir = copyFixture(records, 'scan')
   try {
     const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: 'unused', QUIET: '1' })
-    const store = LogStore.open(dataDir, config.lmdbMapSizeBytes)
+    const store = (storage.EmbeddedStorage ?? storage.LogStore).open(dataDir, config.lmdbMapSizeBytes)
     try {
       const started = performance.now()
       const { state } = recoverTenant(fixture.tenant, store)

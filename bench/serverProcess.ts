@@ -44,8 +44,8 @@ export const NO_AUTO_SNAPSHOTS: Readonly<Record<string, string>> = { SNAPSHOT_EV
 
 /**
  * Server settings that turn the change feed's limits off, for the runs that measure its fan-out with many
- * subscribers per user and the subscribers' own pace (its limits and budget are tested in test/api/changes.limits.test.ts
- * and changes.memory.test.ts).
+ * subscribers per user and the subscribers' own pace (its limits and budget are tested in test/api/changesLimits.test.ts
+ * and changesMemory.test.ts).
  */
 export const UNLIMITED_FEED: Readonly<Record<string, string>> = {
   CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_USER: '0',

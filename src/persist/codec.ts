@@ -118,7 +118,7 @@ function loggedOp(wire: unknown, withSeenBy: boolean, withWas: boolean): LoggedO
   return { op: 'putFields', type, names, values: wire[3] as unknown[], was: { names: changed, values: wire[5] as unknown[] } }
 }
 
-/** Decodes bytes[0, end); `end` lets lmdb-js hand over its shared read buffer without a copy (logStore.ts). */
+/** Decodes bytes[0, end); `end` lets lmdb-js hand over its shared read buffer without a copy (embeddedStorage.ts). */
 export function decodeLogEntry(bytes: Uint8Array, end = bytes.length): LoggedEntry {
   const decoded: unknown = logPackr.unpack(bytes, end)
   if (Array.isArray(decoded)) {

@@ -1,7 +1,7 @@
 /*
  * The ports of persistence: what the tenant layer (src/tenants/) needs from
  * storage, and all it may use of it. The embedded implementation is the
- * LMDB environment in DATA_DIR (logStore.ts: TenantLog and GlobalDirectory)
+ * LMDB environment in DATA_DIR (embeddedStorage.ts: TenantLog and GlobalDirectory)
  * with the snapshot files beside it (snapshotDirectory.ts: SnapshotStore),
  * opened together by EmbeddedStorage.open; only the wiring (service.ts, cli.ts)
  * constructs it. Cluster mode (ARCHITECTURE.md §8) implements the same ports on

@@ -25,7 +25,8 @@
  * refuses a request past TENANT_MAILBOX_MAX_REQUESTS waiting (503).
  *
  * Phases (tenantPhase.ts): serving, resting, loading, failed, released,
- * moved, each holding only what is valid in it. A resting tenant is loaded
+ * moved, each holding only what is valid in it; the moves between them are
+ * the actor's lifecycle (actorLifecycle.ts). A resting tenant is loaded
  * explicitly by its next caller: a request wakes it a slice per turn (wake;
  * a request in flight that holds the actor waits for it), an operator tool
  * loads it at once (loadAtOnce). A released or moved actor refuses all.
@@ -43,9 +44,10 @@
  * the caller's answer.
  */
 import type { Config } from '../config.js'
-import { assert, assertionFailed } from '../assert.js'
+import { assert } from '../assert.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { Storage } from '../persist/ports.js'
+import { ActorLifecycle } from './actorLifecycle.js'
 import { recoverTenant, recoverTenantInTurns, type Recovered, type RecoveryReport } from './recovery.js'
 import { ChangeFeed } from './changeFeed.js'
 import { DurabilityBarrier } from './durabilityBarrier.js'
@@ -58,8 +60,8 @@ import { SlicedRead } from './slicedRead.js'
 import { decideInSlices } from './slicedWrite.js'
 import { SnapshotSchedule, type SnapshotResult } from './snapshotSchedule.js'
 import { SpaceGuard } from './spaceGuard.js'
-import { TenantMoved, TenantRenamed, WritesUnavailable } from './tenantErrors.js'
-import { afterFailedAppend, failedFromSeq, isTransition, stateOf, type TenantPhase } from './tenantPhase.js'
+import { WritesUnavailable } from './tenantErrors.js'
+import { failedFromSeq } from './tenantPhase.js'
 import type { Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
 import { WriteTx } from '../engine/writeTx.js'
@@ -71,8 +73,8 @@ import { WriteTx } from '../engine/writeTx.js'
 export type AppendFailurePolicy = (actor: TenantActor, seq: number, error: unknown) => void
 
 export class TenantActor {
-  /** Where the tenant is in its life (tenantPhase.ts); only the transitions below change it. */
-  private current: TenantPhase
+  /** Where the tenant is in its life, and the moves between phases (actorLifecycle.ts). */
+  private readonly life: ActorLifecycle
   private readonly mailbox: Mailbox
   private readonly barrier: DurabilityBarrier
   private readonly snapshots: SnapshotSchedule
@@ -93,7 +95,6 @@ export class TenantActor {
     report: RecoveryReport,
     appendFailure: AppendFailurePolicy | undefined,
   ) {
-    this.current = { kind: 'serving', state }
     this.mailbox = new Mailbox(tenant, config.tenantMailboxMaxRequests)
     this.changes = new ChangeFeed(tenant, store, state.seq, () => this.state)
     const afterFailure: AppendFailurePolicy = appendFailure ?? ((actor, seq, error) => reloadAfterFailedAppend(actor, store, seq, error))
@@ -103,10 +104,10 @@ export class TenantActor {
       state.seq,
       (bytes) => this.snapshots.noteLogged(bytes),
       (seq, error) => {
-        this.appendFailed(seq)
+        this.life.appendFailed(seq)
         afterFailure(this, seq, error)
       },
-      () => failedFromSeq(this.current),
+      () => failedFromSeq(this.life.phase),
       (seq, entry) => this.changes.durable(seq, entry),
     )
     this.lastRecovery = report
@@ -114,6 +115,8 @@ export class TenantActor {
     this.snapshots.restart(report.replayedEntries)
     this.space = new SpaceGuard(this, store, config.reclaimMinIntervalMs)
     this.heavyReads = new HeavyReadBudget(config.tenantHeavyReadMsPerS)
+    const { mailbox, barrier, changes, snapshots } = this
+    this.life = new ActorLifecycle({ tenant, store, mailbox, barrier, changes, snapshots, recovered: (recovered) => (this.lastRecovery = recovered) }, state)
   }
 
   /** Activates an existing tenant: its newest valid snapshot plus the log after it. */
@@ -134,25 +137,14 @@ export class TenantActor {
     return new TenantActor(tenant, config, store, new TenantState(tenant), report, appendFailure)
   }
 
-  /** Changes the phase; only along the arrows of tenantPhase.ts. */
-  private enter(next: TenantPhase): void {
-    if (!isTransition(this.current.kind, next.kind)) assertionFailed(`tenant '${this.tenant}' cannot go from ${this.current.kind} to ${next.kind}`)
-    this.current = next
-  }
-
   /** The state while in memory (serving, failed); TenantMoved, TenantRenamed once it left; at rest a bug (load it first). */
   get state(): TenantState {
-    const phase = this.current
-    const state = stateOf(phase)
-    if (state !== null) return state
-    if (phase.kind === 'released') throw new TenantMoved(this.tenant)
-    if (phase.kind === 'moved') throw new TenantRenamed(this.tenant)
-    return assertionFailed(`the state of tenant '${this.tenant}' is touched while ${phase.kind}: it is loaded first (wake, loadAtOnce)`)
+    return this.life.state
   }
 
   /** Whether the state is not in memory here: at rest or loading, or for good (released, moved). */
   get resting(): boolean {
-    return stateOf(this.current) === null
+    return this.life.resting
   }
 
   /** Callers waiting for an exclusive job to finish (the mailbox depth). */
@@ -174,104 +166,34 @@ export class TenantActor {
     return this.snapshots.lastSnapshotAt
   }
 
-  /** The state when a caller may use it at once: in memory, and no job holds the tenant; null otherwise. */
-  private stateNow(): TenantState | null {
-    return this.mailbox.held ? null : stateOf(this.current)
-  }
-
-  /** One step towards stateNow(): waits for the job holding the tenant, or loads a resting one; refuses one that left. */
-  private async towardsServing(who: Waiter): Promise<void> {
-    if (this.mailbox.held) return this.mailbox.waitTurn(who)
-    const { kind } = this.current
-    if (kind === 'resting') return this.wake()
-    if (kind === 'released' || kind === 'moved') return void this.state // refused: TenantMoved, TenantRenamed
-    assertionFailed(`tenant '${this.tenant}' is ${kind}, and free: nothing to wait for`)
-  }
-
-  /** Loads a resting tenant a slice per turn, as an exclusive job; one loaded at once meanwhile keeps that state (written to). */
-  async wake(): Promise<void> {
-    while (this.mailbox.held) await this.mailbox.waitTurn('tenant')
-    const resting = this.current
-    if (resting.kind !== 'resting') return void this.state // loaded meanwhile; or refused once it left
-    await this.mailbox.hold(async () => {
-      this.enter({ kind: 'loading', onWake: resting.onWake })
-      let recovered: Recovered
-      try {
-        recovered = await recoverTenantInTurns(this.tenant, this.store)
-      } catch (error) {
-        if (this.current.kind === 'loading') this.enter(resting)
-        throw error
-      }
-      if (this.current.kind === 'loading') this.loaded(recovered)
-    })
-    assert(this.current.kind !== 'resting' && this.current.kind !== 'loading', 'a tenant woke without its state')
+  /** Loads a resting tenant a slice per turn, as an exclusive job (actorLifecycle.ts). */
+  wake(): Promise<void> {
+    return this.life.wake()
   }
 
   /** Loads a resting (or loading) tenant at once, holding up every tenant: operator tools (TenantRegistry.get), tests. */
   loadAtOnce(): TenantState {
-    const { kind } = this.current
-    if (kind !== 'resting' && kind !== 'loading') return this.state
-    return this.loaded(recoverTenant(this.tenant, this.store))
-  }
-
-  private loaded({ state, report }: Recovered): TenantState {
-    const phase = this.current
-    assert(phase.kind === 'resting' || phase.kind === 'loading', `a tenant is loaded while ${phase.kind}`)
-    assert(state.seq === this.barrier.durableSeq, 'a tenant is loaded without every entry it made durable')
-    this.enter({ kind: 'serving', state })
-    this.lastRecovery = report
-    this.snapshots.restart(report.replayedEntries)
-    phase.onWake()
-    return state
+    return this.life.loadAtOnce()
   }
 
   /** Drops the state from memory (the caller holds the tenant exclusively, and everything logged is durable). */
   hibernate(onWake: () => void): void {
-    const phase = this.current
-    assert(this.mailbox.held, 'hibernate outside an exclusive job')
-    assert(phase.kind === 'serving' && this.barrier.durableSeq >= phase.state.seq, 'hibernate of a tenant not serving, or with entries not yet durable')
-    this.enter({ kind: 'resting', onWake })
-  }
-
-  /** An append failed (durabilityBarrier.ts): nothing from `seq` on is acknowledged. */
-  private appendFailed(seq: number): void {
-    const failed = afterFailedAppend(this.current, seq)
-    if (failed === null) assertionFailed(`tenant '${this.tenant}': an append failed while ${this.current.kind}, when none can be in flight`)
-    this.enter(failed)
+    this.life.hibernate(onWake)
   }
 
   /** Takes the state recovered after a failed append (reloadAfterFailure.ts); writes are accepted again. */
-  reloadedAfterFailure({ state, report }: Recovered): void {
-    const phase = this.current
-    assert(this.mailbox.held, 'a reload outside an exclusive job')
-    // Released or moved meanwhile: nothing of the tenant is served here any more.
-    if (phase.kind !== 'failed' && phase.kind !== 'serving') return
-    this.enter({ kind: 'serving', state })
-    this.barrier.reset(state.seq)
-    this.changes.rewind(state.seq)
-    this.lastRecovery = report
+  reloadedAfterFailure(recovered: Recovered): void {
+    this.life.reloadedAfterFailure(recovered)
   }
 
-  /**
-   * Cluster mode: this node stops serving the tenant (see the top). Its state goes at once, whatever runs: a lost
-   * lease means another node may write already, and a write still under way here is fenced by the log.
-   */
+  /** Cluster mode: this node stops serving the tenant; its state goes at once (actorLifecycle.ts). */
   release(): void {
-    this.enter({ kind: 'released', failedFromSeq: failedFromSeq(this.current) })
-    this.changes.endAll('moved')
+    this.life.release()
   }
 
-  /**
-   * Ends this actor after its tenant moved to another name (tenantRename.ts, inside an exclusive job, everything it
-   * logged durable): the requests that waited for the job, and anything still given this actor, are refused
-   * (TenantRenamed); nothing more is logged under the old name.
-   */
+  /** Ends this actor after its tenant moved to another name (tenantRename.ts; actorLifecycle.ts). */
   retire(): void {
-    const phase = this.current
-    assert(this.mailbox.held, 'retire outside an exclusive job')
-    assert(phase.kind === 'released' || (phase.kind === 'serving' && this.barrier.durableSeq >= phase.state.seq), 'retire with entries not durable')
-    this.enter({ kind: 'moved' })
-    this.changes.endAll('moved')
+    this.life.retire()
   }
 
   /**
@@ -279,8 +201,8 @@ export class TenantActor {
    * a promise) when the tenant is idle and all of it already is (maybePromise.ts).
    */
   read<T>(query: (state: TenantState) => T): MaybePromise<T> {
-    const state = this.stateNow()
-    if (state === null) return this.towardsServing('request').then(() => this.read(query))
+    const state = this.life.stateNow()
+    if (state === null) return this.life.towardsServing('request').then(() => this.read(query))
     return this.onceDurable(state.seq, query(state))
   }
 
@@ -294,8 +216,8 @@ export class TenantActor {
    * all it saw is durable; else the tenant is held until its last slice, and the answer released once durable.
    */
   readInSlices<T>(query: (state: TenantState) => Steps<T>): MaybePromise<T> {
-    const state = this.stateNow()
-    if (state === null) return this.towardsServing('request').then(() => this.readInSlices(query))
+    const state = this.life.stateNow()
+    if (state === null) return this.life.towardsServing('request').then(() => this.readInSlices(query))
     const read = new SlicedRead(query(state), this.heavyReads, this.sliceMs)
     if (read.first()) return this.onceDurable(state.seq, read.value)
     let seq = 0
@@ -310,14 +232,14 @@ export class TenantActor {
 
   /** Runs a synchronous read of the current state, durable or not (see TenantAccess.inspect); at once when idle. */
   inspect<T>(query: (state: TenantState) => T): MaybePromise<T> {
-    const state = this.stateNow()
-    if (state === null) return this.towardsServing('request').then(() => this.inspect(query))
+    const state = this.life.stateNow()
+    if (state === null) return this.life.towardsServing('request').then(() => this.inspect(query))
     return query(state)
   }
 
   /** Decides and applies a write, logs it, and resolves once it is on disk. */
   async write<T>(decide: (tx: WriteTx) => T): Promise<T> {
-    while (this.stateNow() === null) await this.towardsServing('request')
+    while (this.life.stateNow() === null) await this.life.towardsServing('request')
     return this.writeNow(decide)
   }
 
@@ -351,7 +273,7 @@ export class TenantActor {
 
   /** A transaction on the serving state, refused while writes are unavailable (a failed append) or the store is full. */
   private openWrite(): WriteTx {
-    if (this.current.kind === 'failed') throw new WritesUnavailable()
+    if (this.life.phase.kind === 'failed') throw new WritesUnavailable()
     const state = this.state
     this.space.refuseWhileFull()
     return new WriteTx(state, Date.now(), this.space.refuseUnlessRoomFor)
@@ -386,7 +308,7 @@ export class TenantActor {
    * refused when the mailbox is full; the tenant layer's own jobs never are (mailbox.ts).
    */
   async exclusive<T>(job: () => Promise<T>, who: Waiter = 'tenant'): Promise<T> {
-    while (this.stateNow() === null) await this.towardsServing(who)
+    while (this.life.stateNow() === null) await this.life.towardsServing(who)
     return this.mailbox.hold(job)
   }
 
@@ -409,14 +331,6 @@ export class TenantActor {
    * it; one released or moved meanwhile keeps nothing (its next owner loads the snapshot).
    */
   replaceState(state: TenantState, snapshotAt: number): void {
-    const phase = this.current
-    assert(this.mailbox.held && phase.kind !== 'loading', 'replaceState outside an exclusive job')
-    if (phase.kind === 'released' || phase.kind === 'moved') return
-    this.enter({ kind: 'serving', state })
-    this.barrier.reset(state.seq)
-    this.changes.reset(state.seq)
-    this.snapshots.restart(0)
-    this.snapshots.lastSnapshotAt = snapshotAt
-    if (phase.kind === 'resting') phase.onWake()
+    this.life.replaceState(state, snapshotAt)
   }
 }

@@ -1,9 +1,9 @@
 /*
- * Where a tenant actor is in its life, as one value (TenantActor.phase).
+ * Where a tenant actor is in its life, as one value (ActorLifecycle.phase).
  * Each phase carries only what is valid in it, so the state can be read
  * only where there is one, and each change of phase is one call of the
- * actor's `enter`, which asserts that it is one of these arrows
- * (NEXT_PHASES):
+ * lifecycle's `enter` (actorLifecycle.ts), which asserts that it is one of
+ * these arrows (NEXT_PHASES):
  *
  *   serving ──hibernate──> resting ──wake──> loading ──> serving
  *   loading ──its load failed──> resting
@@ -48,7 +48,7 @@ export type TenantPhase =
   /** Renamed (tenantRename.ts): the tenant lives under another name now; nothing more is logged under this one. */
   | { readonly kind: 'moved' }
 
-/** The phases each phase may change to: the arrows above (TenantActor asserts every change against them). */
+/** The phases each phase may change to: the arrows above (ActorLifecycle asserts every change against them). */
 const NEXT_PHASES: Readonly<Record<TenantPhase['kind'], readonly TenantPhase['kind'][]>> = {
   serving: ['serving', 'resting', 'failed', 'released', 'moved'],
   resting: ['loading', 'serving', 'released'],

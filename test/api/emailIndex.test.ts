@@ -10,7 +10,7 @@
  */
 import t from 'tap'
 import { loadConfig } from '../../src/config.js'
-import { EmbeddedStorage } from '../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../src/persist/embeddedStorage.js'
 import type { TestClient } from '../helpers/http.js'
 import { basic, loginRaw } from '../helpers/identity.js'
 import { requestConfirmationByMail } from '../helpers/mail.js'

@@ -6,7 +6,7 @@
  * slices, weeks starting on Sunday, an empty summary, a summary over time
  * records; and the account's and users' weekStart and timeZone refused when
  * invalid. Pricing is in pricing.test.ts, the differential test of the
- * aggregates in reports.differential.test.ts.
+ * aggregates in reportsDifferential.test.ts.
  */
 import t from 'tap'
 import { strictCalls } from '../helpers/api.js'

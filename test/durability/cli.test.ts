@@ -9,7 +9,7 @@
  */
 import t from 'tap'
 import { loadConfig } from '../../src/config.js'
-import { EmbeddedStorage } from '../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../src/persist/embeddedStorage.js'
 import { recoverTenant } from '../../src/tenants/recovery.js'
 import { listSnapshots } from '../../src/persist/snapshotFile.js'
 import { runCli } from '../helpers/cli.js'

@@ -6,7 +6,7 @@
  *    objects, offline;
  *  - while a server holds the data directory, `restore` runs through that
  *    server's admin listener (how the CLI finds it, whatever ADMIN_PORT
- *    says: test/durability/cli.runningServer.test.ts).
+ *    says: test/durability/cliRunningServer.test.ts).
  */
 import { execFile } from 'node:child_process'
 import fs from 'node:fs'
@@ -14,7 +14,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { loadConfig } from '../../src/config.js'
-import { EmbeddedStorage } from '../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../src/persist/embeddedStorage.js'
 import { recoverTenant, snapshotBodyOf } from '../../src/tenants/recovery.js'
 import { listSnapshots } from '../../src/persist/snapshotFile.js'
 import { freePort } from '../helpers/freePort.js'

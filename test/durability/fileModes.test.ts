@@ -11,7 +11,7 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../src/config.js'
 import { readLock } from '../../src/persist/dataDirLock.js'
-import { EmbeddedStorage } from '../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../src/persist/embeddedStorage.js'
 import { exportTenant } from '../../src/tenants/tenantTransfer.js'
 import { startInProcess, tempDataDir, testEnv } from '../helpers/server.js'
 

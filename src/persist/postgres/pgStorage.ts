@@ -2,7 +2,7 @@
  * The Storage of cluster mode (ports.ts; ARCHITECTURE.md §8) on PostgreSQL, opened by
  * openPgStorage: migrations first (schema.ts), then the listener of the
  * other nodes' directory changes started and the directory mirror loaded
- * (directoryMirror.ts: a change committed meanwhile is in the load or
+ * (pgDirectory.ts listen: a change committed meanwhile is in the load or
  * arrives after it), then the log count.
  *
  *   writes        appends and directory writes go through the group commit
@@ -11,12 +11,13 @@
  *                 not held rejects at once with FencedError. Pruning,
  *                 truncation and snapshots are transactions fenced alike
  *                 (fencedTransaction.ts, pgSnapshots.ts).
- *   sync reads    of the tenant directory and the indexes: the mirror. Of a
- *                 tenant's log and snapshots: what `prepare` loaded
- *                 (preparedTenant.ts); a tenant never prepared throws naming
- *                 it. `forget` drops the bytes after recovery and keeps the
- *                 sequence numbers and the listing, which stay current while
- *                 the tenant is held; `unhold` drops them too.
+ *   sync reads    of the tenant directory and the indexes: the mirror
+ *                 (pgDirectory.ts). Of a tenant's log and snapshots: what
+ *                 `prepare` loaded (preparedTenant.ts, its entries kept
+ *                 current by preparedEntries.ts); a tenant never prepared
+ *                 throws naming it. `forget` drops the bytes after recovery
+ *                 and keeps the sequence numbers and the listing, which stay
+ *                 current while the tenant is held; `unhold` drops them too.
  *   files         read from PostgreSQL on demand (a promise), never mirrored.
  *   leases, nodes SQL only (leases.ts, membership.ts); the cluster layer
  *                 decides.
@@ -31,24 +32,22 @@
  * writes are not seen: a figure for /metrics, not a truth).
  */
 import { assertionFailed } from '../../assert.js'
-import { encodeLogEntry, decodeLogEntry } from '../codec.js'
+import { encodeLogEntry } from '../codec.js'
 import type { LogEntry, LoggedEntry } from '../../engine/logEntry.js'
-import { GLOBAL_INDEX_LAYOUT, GLOBAL_INDEX_LAYOUT_KEY, LogCorruptError, type DirectoryTable, type FileTable, type GlobalIndexKey, type Storage, type StoreCeiling, type TenantInfo } from '../ports.js'
+import type { DirectoryTable, FileTable, GlobalIndexKey, Storage, StoreCeiling, TenantInfo } from '../ports.js'
 import { openSql, retryingLostConnection, type Sql, type TxSql } from './connection.js'
-import { CHANNEL, DirectoryMirror, tenantInfoOf, type MirrorChange, type MirroredTable } from './directoryMirror.js'
+import { DirectoryMirror, type MirroredTable } from './directoryMirror.js'
 import { FencedError } from './fencedError.js'
 import { fencedTransaction } from './fencedTransaction.js'
-import { GroupCommit, tenantOfWrite, type DirectoryWrite, type QueuedAppend } from './groupCommit.js'
+import { GroupCommit, type QueuedAppend } from './groupCommit.js'
 import { allLeases, claimLease, leaseOf, liveLeased, releaseLease, renewLeases, type ClaimResult, type LeaseRow } from './leases.js'
 import { allNodes, heartbeat, registerNode, type NodeRow } from './membership.js'
+import { PgDirectory } from './pgDirectory.js'
+import { decoded, heldEntriesAfter, heldEntryAt, noteAppended, notePruned, noteTruncated } from './preparedEntries.js'
 import { loadPreparedTenant, type PreparedTenant, type PrepareOptions } from './preparedTenant.js'
 import { PgSnapshots } from './pgSnapshots.js'
 import { migrate } from './schema.js'
 import type { GroupCommitStats } from '../groupCommitStats.js'
-import type { MirrorTable } from './mirrorTable.js'
-
-/** Between two attempts to reload the directory mirror after the listener reconnected. */
-const MIRROR_RELOAD_RETRY_MS = 1_000
 
 const NO_CEILING: StoreCeiling = {
   limitBytes: 0,
@@ -90,21 +89,19 @@ export class PgStorage implements Storage {
   readonly emails: DirectoryTable<GlobalIndexKey, string>
   readonly confirmations: DirectoryTable<GlobalIndexKey, string>
   readonly files: FileTable
-  private readonly mirror: DirectoryMirror
+  private readonly directory: PgDirectory
   private readonly group: GroupCommit
   /** The epoch each tenant this node holds is written at. */
   private readonly held = new Map<string, number>()
   private readonly prepared = new Map<string, PreparedTenant>()
   private entryCount = 0
-  private unlisten: (() => Promise<void>) | null = null
-  private closed = false
 
   constructor(
     readonly sql: Sql,
     readonly nodeId: string,
   ) {
-    this.mirror = new DirectoryMirror(nodeId)
-    this.group = new GroupCommit(sql, this.mirror, {
+    const mirror = new DirectoryMirror(nodeId)
+    this.group = new GroupCommit(sql, mirror, {
       committed: (appends) => this.noteCommitted(appends),
       fenced: (tenant, epoch) => {
         if (this.held.get(tenant) === epoch) this.held.delete(tenant)
@@ -116,52 +113,22 @@ export class PgStorage implements Storage {
       preparedIfAny: (tenant) => this.prepared.get(tenant),
       fenced: (tenant, work) => fencedTransaction(sql, tenant, this.held.get(tenant), work),
     })
-    this.tenants = this.tenantTable(this.mirror.tenants)
-    this.emails = this.indexTable('emails', this.mirror.emails, GLOBAL_INDEX_LAYOUT)
-    this.confirmations = this.indexTable('confirmations', this.mirror.confirmations, undefined)
-    this.files = {
-      get: (key) => this.fileBytes(key),
-      put: (key, value) => this.directoryWrite({ table: 'files', key, value }),
-      remove: (key) => this.directoryWrite({ table: 'files', key, value: undefined }),
-    }
+    this.directory = new PgDirectory(sql, mirror, this.group, (tenant) => this.held.get(tenant))
+    this.tenants = this.directory.tenants
+    this.emails = this.directory.emails
+    this.confirmations = this.directory.confirmations
+    this.files = this.directory.files
   }
 
   get commitStats(): GroupCommitStats {
     return this.group.stats
   }
 
-  /** Loads the mirror and listens for the other nodes' changes; a listener that reconnects loads the mirror again. */
+  /** Loads the mirror and listens for the other nodes' changes (pgDirectory.ts); counts the log. */
   async start(): Promise<void> {
-    let listening = false
-    const listener = await this.sql.listen(
-      CHANNEL,
-      (payload) =>
-        this.mirror.applyPayload(payload, (tenant) => {
-          this.refreshTenant(tenant).catch((error: unknown) => console.error(`cluster: tenant '${tenant}': its directory row could not be read:`, error instanceof Error ? error.message : error))
-        }),
-      () => {
-        if (listening) this.reloadMirror()
-      },
-    )
-    listening = true
-    this.unlisten = listener.unlisten
-    await this.mirror.load(this.sql)
+    await this.directory.listen()
     const [row] = await this.sql<{ count: number }[]>`SELECT count(*) AS count FROM log`
     this.entryCount = row?.count ?? 0
-  }
-
-  /** Loads the mirror again (its listener reconnected: notifications may have been missed), retrying until it did. */
-  private reloadMirror(): void {
-    if (this.closed) return
-    this.mirror.load(this.sql).then(
-      () => {
-        for (const change of this.group.pendingMirrorChanges()) this.mirror.apply(change)
-      },
-      (error: unknown) => {
-        console.error(`cluster: the directory mirror could not be reloaded (retrying in ${MIRROR_RELOAD_RETRY_MS} ms):`, error instanceof Error ? error.message : error)
-        setTimeout(() => this.reloadMirror(), MIRROR_RELOAD_RETRY_MS).unref()
-      },
-    )
   }
 
   // ── holding ──────────────────────────────────────────────────────────
@@ -222,13 +189,7 @@ export class PgStorage implements Storage {
     this.entryCount += appends.length
     for (const append of appends) {
       const prepared = this.prepared.get(append.tenant)
-      if (prepared === undefined) continue
-      prepared.runs.add(append.seq)
-      const entries = prepared.entries
-      if (entries !== null && append.seq > (entries.seqs.at(-1) ?? entries.after)) {
-        entries.seqs.push(append.seq)
-        entries.bytes.push(append.bytes)
-      }
+      if (prepared !== undefined) noteAppended(prepared, append.seq, append.bytes)
     }
   }
 
@@ -241,18 +202,7 @@ export class PgStorage implements Storage {
     if (rows.length === 0) return 0
     this.entryCount -= rows.length
     const prepared = this.prepared.get(tenant)
-    if (prepared !== undefined) {
-      const upto = Math.max(...rows.map((row) => row.seq))
-      prepared.runs.removeUpTo(upto)
-      const entries = prepared.entries
-      if (entries !== null) {
-        const drop = entries.seqs.findIndex((seq) => seq > upto)
-        const count = drop < 0 ? entries.seqs.length : drop
-        entries.seqs.splice(0, count)
-        entries.bytes.splice(0, count)
-        entries.after = Math.max(entries.after, upto)
-      }
-    }
+    if (prepared !== undefined) notePruned(prepared, Math.max(...rows.map((row) => row.seq)))
     return rows.length
   }
 
@@ -262,16 +212,7 @@ export class PgStorage implements Storage {
     this.entryCount -= rows.length
     this.group.repair(tenant)
     const prepared = this.prepared.get(tenant)
-    if (prepared === undefined) return
-    prepared.runs.removeAfter(afterSeq)
-    const entries = prepared.entries
-    if (entries !== null) {
-      const keep = entries.seqs.findIndex((seq) => seq > afterSeq)
-      if (keep >= 0) {
-        entries.seqs.length = keep
-        entries.bytes.length = keep
-      }
-    }
+    if (prepared !== undefined) noteTruncated(prepared, afterSeq)
   }
 
   private fenced<T>(tenant: string, work: (tx: TxSql) => Promise<T>): Promise<T> {
@@ -279,12 +220,7 @@ export class PgStorage implements Storage {
   }
 
   *entriesAfter(tenant: string, afterSeq: number, uptoSeq = Number.MAX_SAFE_INTEGER): IterableIterator<{ seq: number; entry: LoggedEntry }> {
-    const entries = this.heldEntries(tenant, afterSeq)
-    for (let at = firstAbove(entries.seqs, afterSeq); at < entries.seqs.length; at += 1) {
-      const seq = entries.seqs[at] as number
-      if (seq > uptoSeq) return
-      yield { seq, entry: decoded(tenant, seq, entries.bytes[at] as Buffer) }
-    }
+    yield* heldEntriesAfter(tenant, this.preparedOf(tenant), afterSeq, uptoSeq)
   }
 
   async readEntries(tenant: string, afterSeq: number, maxEntries: number): Promise<{ seq: number; entry: LoggedEntry }[]> {
@@ -294,22 +230,7 @@ export class PgStorage implements Storage {
   }
 
   entryAt(tenant: string, seq: number): LoggedEntry | undefined {
-    const prepared = this.preparedOf(tenant)
-    if (!prepared.runs.has(seq)) return undefined
-    const entries = this.heldEntries(tenant, seq - 1)
-    const at = firstAbove(entries.seqs, seq - 1)
-    return entries.seqs[at] === seq ? decoded(tenant, seq, entries.bytes[at] as Buffer) : undefined
-  }
-
-  /** The prepared entries, when they hold every entry after `afterSeq`. */
-  private heldEntries(tenant: string, afterSeq: number): { seqs: number[]; bytes: Buffer[] } {
-    const prepared = this.preparedOf(tenant)
-    const entries = prepared.entries
-    if (entries === null) assertionFailed(`tenant '${tenant}': its log entries were forgotten after recovery; prepare it again to read them`)
-    if (afterSeq < entries.after && prepared.runs.count > 0 && prepared.runs.first <= entries.after) {
-      assertionFailed(`tenant '${tenant}': only the entries after ${entries.after} were prepared; prepare it with wholeLog to read from ${afterSeq + 1}`)
-    }
-    return entries
+    return heldEntryAt(tenant, this.preparedOf(tenant), seq)
   }
 
   seqs(tenant: string): IterableIterator<number> {
@@ -336,71 +257,21 @@ export class PgStorage implements Storage {
     return this.entryCount
   }
 
-  // ── the directory ────────────────────────────────────────────────────
+  // ── the directory (pgDirectory.ts) ───────────────────────────────────
 
-  /** Queues a directory write into the group commit, fenced by its tenant's lease; false when it did not go in. */
-  private directoryWrite(write: DirectoryWrite): Promise<boolean> {
-    const epoch = this.held.get(tenantOfWrite(write))
-    if (epoch === undefined) return Promise.resolve(false)
-    return this.group.write(write, epoch)
+  /** GlobalDirectory.freshen: the rows under `key` read into the mirror, this node's writes not yet committed kept. */
+  freshen(table: MirroredTable, key: string): Promise<void> {
+    return this.directory.freshen(table, key)
   }
 
-  private tenantTable(rows: MirrorTable<string, TenantInfo>): DirectoryTable<string, TenantInfo> {
-    return {
-      get: (key) => rows.get(key),
-      put: (key, value) => this.directoryWrite({ table: 'tenants', key, value }),
-      remove: (key) => this.directoryWrite({ table: 'tenants', key, value: undefined }),
-      getKeys: (range) => rows.keys(range),
-    }
-  }
-
-  /** An index table ([name, tenant] → ''); `layout`: what the layout marker's key answers. */
-  private indexTable(table: 'emails' | 'confirmations', rows: MirrorTable<[string, string], string>, layout: string | undefined): DirectoryTable<GlobalIndexKey, string> {
-    const write = (key: GlobalIndexKey, value: string | undefined): Promise<boolean> => {
-      if (!Array.isArray(key)) return Promise.resolve(false)
-      return this.directoryWrite({ table, key, value } as MirrorChange)
-    }
-    return {
-      get: (key) => (Array.isArray(key) ? rows.get(key) : key === GLOBAL_INDEX_LAYOUT_KEY ? layout : undefined),
-      put: (key, value) => write(key, value),
-      remove: (key) => write(key, undefined),
-      getKeys: (range) => rows.keys(range as { start?: [string, string]; end?: [string, string] }),
-    }
-  }
-
-  private async fileBytes(key: [string, string]): Promise<Buffer | undefined> {
-    const [row] = await retryingLostConnection(() => this.sql<{ bytes: Buffer }[]>`SELECT bytes FROM files WHERE tenant = ${key[0]} AND file_key = ${key[1]}`)
-    return row?.bytes
+  /** Reads the tenant's directory row from the database and brings the mirror up to it (a miss of the mirror). */
+  refreshTenant(name: string): Promise<TenantInfo | undefined> {
+    return this.directory.refreshTenant(name)
   }
 
   /** Refused: the layout this rebuild converts from never existed on PostgreSQL (see the top). */
   replaceIndexes(): void {
     throw new Error('replaceIndexes: the indexes on PostgreSQL are always of the current layout; nothing to rebuild')
-  }
-
-  /** Reads the tenant's directory row from the database and brings the mirror up to it (a miss of the mirror). */
-  /** GlobalDirectory.freshen: the rows under `key` read into the mirror, this node's writes not yet committed kept. */
-  async freshen(table: MirroredTable, key: string): Promise<void> {
-    if (table === 'tenants') await retryingLostConnection(() => this.refreshTenant(key))
-    else {
-      const rows = await retryingLostConnection(() =>
-        table === 'emails'
-          ? this.sql<{ tenant: string }[]>`SELECT tenant FROM emails WHERE email = ${key}`
-          : this.sql<{ tenant: string }[]>`SELECT tenant FROM confirmations WHERE hash = ${key}`,
-      )
-      this.mirror.replaceUnder(table, key, rows.map((row) => row.tenant))
-    }
-    for (const change of this.group.pendingMirrorChanges()) {
-      if (change.table === table && (typeof change.key === 'string' ? change.key : change.key[0]) === key) this.mirror.apply(change)
-    }
-  }
-
-  async refreshTenant(name: string): Promise<TenantInfo | undefined> {
-    const [row] = await this.sql<{ name: string; created_at: number; unconfirmed: boolean; damaged: string | null; webhooks: boolean }[]>`
-      SELECT name, created_at, unconfirmed, damaged, webhooks FROM tenants WHERE name = ${name}`
-    const info = row === undefined ? undefined : tenantInfoOf(row)
-    this.mirror.apply({ table: 'tenants', key: name, value: info })
-    return info
   }
 
   // ── leases and membership ────────────────────────────────────────────
@@ -443,28 +314,9 @@ export class PgStorage implements Storage {
 
   /** Waits for the groups gathered so far, stops listening, ends the connections. */
   async close(): Promise<void> {
-    this.closed = true
+    this.directory.stopReloading()
     await this.group.flushed()
-    await this.unlisten?.().catch(() => undefined)
+    await this.directory.stopListening()
     await this.sql.end({ timeout: 5 })
-  }
-}
-
-function firstAbove(seqs: readonly number[], seq: number): number {
-  let low = 0
-  let high = seqs.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if ((seqs[middle] as number) <= seq) low = middle + 1
-    else high = middle
-  }
-  return low
-}
-
-function decoded(tenant: string, seq: number, bytes: Buffer): LoggedEntry {
-  try {
-    return decodeLogEntry(bytes)
-  } catch (error) {
-    throw new LogCorruptError(tenant, seq, error)
   }
 }

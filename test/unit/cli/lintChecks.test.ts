@@ -45,8 +45,8 @@ t.test('the layer rules pass a tree that keeps them and name each rule a tree br
     'src/assert.ts': "import { state } from './engine/state.js'\nexport const ok = state\n",
     'src/engine/state.ts': "import type { Actor } from '../tenants/actor.js'\nexport const state = 1\nexport type S = Actor\n",
     'src/tenants/actor.ts': 'export type Actor = 1\n',
-    'src/http/route.ts': "import { log } from '../persist/logStore.js'\nexport const route = log\n",
-    'src/persist/logStore.ts': 'export const log = 1\n',
+    'src/http/route.ts': "import { log } from '../persist/embeddedStorage.js'\nexport const route = log\n",
+    'src/persist/embeddedStorage.ts': 'export const log = 1\n',
     'src/domain/a.ts': "import { b } from './b.js'\nexport const a = b\n",
     'src/domain/b.ts': "import { a } from './a.js'\nexport const b = () => a\n",
   })

@@ -35,6 +35,6 @@ t.test('in this repository: HTTP suites and the cluster fault test, each importi
   const root = path.resolve(import.meta.dirname, '..', '..', '..')
   const found = paritySuiteFiles(root)
   t.ok(found.includes('test/cluster/nemesis.test.ts'), 'the fault test')
-  t.ok(found.includes('test/api/resources.crud.test.ts'), 'an HTTP suite')
+  t.ok(found.includes('test/api/resourcesCrud.test.ts'), 'an HTTP suite')
   for (const file of found) t.match(fs.readFileSync(path.join(root, file), 'utf8'), /import \{ inClusterParitySuite \} from '\.\.\/helpers\/paritySuite\.js'/, file)
 })

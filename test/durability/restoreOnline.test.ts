@@ -12,7 +12,7 @@
 import fs from 'node:fs'
 import t from 'tap'
 import { loadConfig } from '../../src/config.js'
-import { EmbeddedStorage } from '../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../src/persist/embeddedStorage.js'
 import { listSnapshots } from '../../src/persist/snapshotFile.js'
 import { adminRequest } from '../helpers/admin.js'
 import { runCli } from '../helpers/cli.js'

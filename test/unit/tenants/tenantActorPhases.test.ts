@@ -10,7 +10,7 @@
  */
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../../src/config.js'
-import { EmbeddedStorage } from '../../../src/persist/logStore.js'
+import { EmbeddedStorage } from '../../../src/persist/embeddedStorage.js'
 import { TenantActor } from '../../../src/tenants/tenantActor.js'
 import { MailboxFull } from '../../../src/tenants/tenantErrors.js'
 import { testEnv, tempDataDir } from '../../helpers/server.js'

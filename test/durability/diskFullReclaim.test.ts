@@ -9,7 +9,7 @@
  * TL01-1109.
  */
 import t from 'tap'
-import type { EmbeddedStorage } from '../../src/persist/logStore.js'
+import type { EmbeddedStorage } from '../../src/persist/embeddedStorage.js'
 import type { TenantActor } from '../../src/tenants/tenantActor.js'
 import { startInProcess, tempDataDir } from '../helpers/server.js'
 

@@ -311,7 +311,7 @@ const SPECS: Spec[] = [
     update: { name: 'key-renamed' },
     updated: { name: 'key-renamed', secretKey: null, user: { id: ownerId } },
     // No violation and no reference to write: the name has no constraint, the id, text and user are the server's
-    // (identity.secretKeyTakeover.test.ts).
+    // (identitySecretKeyTakeover.test.ts).
     missingRef: null,
     displayName: 'key-json',
   },
