@@ -29,27 +29,30 @@
  * metrics do.
  * Long work shows its progress on stderr (src/progress.ts); an online
  * restore shows the progress lines the server streams back.
+ *
+ * The store a command works on (a data directory, or the cluster's) is
+ * commandStore.ts; `restore` is restoreCommand.ts; the cluster's commands
+ * are clusterCommands.ts.
  */
 import path from 'node:path'
-import { adminTarget, callAdminWithProgress, fetchAdmin, ServerStarting, type AdminTarget } from './admin/adminClient.js'
+import { adminTarget, fetchAdmin, ServerStarting, type AdminTarget } from './admin/adminClient.js'
 import type { ServerStatus } from './admin/statusRoute.js'
 import { parseCommandLine, UsageError, type Command } from './commandLine.js'
 import { CLUSTER_COMMANDS } from './clusterCommands.js'
 import { loadConfig, type Config } from './config.js'
 import { refuseWhileServing, runningServer } from './persist/dataDirLock.js'
 import { TenantActor } from './tenants/tenantActor.js'
-import { checkReachable, entriesToReplay, readHistory, seqAtTime } from './persist/history.js'
-import { entryLines, parseEntryBound, undoneSince, undoneText, type EntryBound } from './logReport.js'
-import { installState, objectCount } from './tenants/installState.js'
-import { EmbeddedStorage } from './persist/embeddedStorage.js'
-import { parseRestoreSource, rebuildState, recoverShowingProgress, type RestoreSource } from './tenants/restoreSource.js'
+import { entriesToReplay, readHistory } from './persist/history.js'
+import { entryLines, parseEntryBound, type EntryBound } from './logReport.js'
+import { objectCount } from './tenants/installState.js'
+import { recoverShowingProgress } from './tenants/restoreSource.js'
 import { exportTenant, importTenant } from './tenants/tenantTransfer.js'
 import { directoryRow, tenantNames } from './tenants/tenantDirectory.js'
-import { historyText, restoreOutcomeText, statusText, type RestoreOutcome } from './operatorReports.js'
+import { historyText, statusText } from './operatorReports.js'
 import { progress, progressAfter, type ProgressFactory } from './progress.js'
 import { startService } from './service.js'
-import { asTenantWriter, restoreOnline, withClusterStore } from './cluster/clusterTools.js'
-import type { Storage } from './persist/ports.js'
+import { refuseInCluster, withStore } from './commandStore.js'
+import { RESTORE_COMMAND } from './restoreCommand.js'
 
 /** A step of operator work that ends within this shows no progress; one that takes longer shows it as it goes. */
 const PROGRESS_GRACE_MS = 1000
@@ -70,38 +73,6 @@ function runningAdmin(config: Config): AdminTarget | null {
 const RUNNING_SERVER_HELP =
   'It asks the server that holds DATA_DIR through its admin listener: the port is the one the server wrote into its\n' +
   'lock, DATA_DIR/server.lock (a cluster node, which holds no lock: ADMIN_PORT); the key is ADMIN_KEY or DATA_DIR/admin-key.'
-
-/** What a command does around its work on a tenant: nothing on a data directory; in cluster mode clusterTools.ts. */
-interface TenantTools {
-  /** Makes the tenant readable at once (its whole retained log). */
-  prepare(tenant: string): Promise<void>
-  /** Runs `write` as the tenant's only writer; `create` when the tenant must not exist yet. */
-  asWriter<T>(tenant: string, create: boolean, write: () => Promise<T>): Promise<T>
-}
-
-/** Runs `job` on the store of this configuration: the data directory's LMDB store, or the cluster's (DATABASE_URL). */
-async function withStore<T>(config: Config, job: (store: Storage, tools: TenantTools) => Promise<T>): Promise<T> {
-  const cluster = config.cluster
-  if (cluster !== null) {
-    return withClusterStore(cluster, (store) =>
-      job(store, {
-        prepare: (tenant) => store.prepare(tenant, { wholeLog: true }),
-        asWriter: (tenant, create, write) => asTenantWriter(store, cluster, tenant, create, write),
-      }),
-    )
-  }
-  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
-  try {
-    return await job(store, { prepare: async () => undefined, asWriter: (_tenant, _create, write) => write() })
-  } finally {
-    await store.close()
-  }
-}
-
-/** Commands that write a data directory offline; in cluster mode the nodes own the store, so they refuse. */
-function refuseInCluster(config: Config, command: string): void {
-  if (config.cluster !== null) throw new Error(`'${command}' works on a data directory; in cluster mode (DATABASE_URL) the node holding a tenant does it (see the README, "Cluster mode")`)
-}
 
 const COMMANDS: Record<string, Command> = {
   serve: {
@@ -185,67 +156,7 @@ const COMMANDS: Record<string, Command> = {
       })
     },
   },
-  restore: {
-    summary: "replace a tenant's state by a snapshot file or an earlier point of its history (online when a server runs)",
-    usage:
-      'restore <tenant> --from <snapshot file> [--as <tenant>] | --to-seq <n> | --to-time <ISO time>\n\n' +
-      '--to-seq and --to-time rebuild the tenant as it was after that log entry (for a time: the last entry at or before it);\n' +
-      "--from takes a snapshot file (.tlsnap) of this tenant; one taken of another tenant is refused unless --as names this\n" +
-      "tenant again (its account then takes this tenant's name). Export files go to 'import'.\n" +
-      "'history <tenant>' lists the reachable points. The result becomes the current state as a new snapshot; the history\n" +
-      'before it stays. --dry-run (with --to-seq or --to-time) says what the restore would undo, per resource: the\n' +
-      'objects created, changed and removed since that point; it changes nothing and works while a server runs.\n' +
-      'Otherwise, with a server holding the data directory, the restore runs in that server through its admin\n' +
-      'listener (at the port its lock, DATA_DIR/server.lock, names; with ADMIN_KEY or DATA_DIR/admin-key); otherwise here.',
-    options: { from: 'value', as: 'value', 'to-seq': 'value', 'to-time': 'value', 'dry-run': 'flag' },
-    positionals: 1,
-    async run(line, config) {
-      const tenant = line.positionals[0]
-      if (tenant === undefined) throw new UsageError('restore needs <tenant>')
-      const source = parseRestoreSource({ from: line.text('from'), toSeq: line.text('to-seq'), toTime: line.text('to-time'), as: line.text('as') })
-      if (line.flag('dry-run')) {
-        if ('file' in source) throw new UsageError('--dry-run goes with --to-seq or --to-time')
-        await withStore(config, async (store, { prepare }) => {
-          await prepare(tenant)
-          if (directoryRow(store, tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
-          const history = readHistory(tenant, store)
-          const pointSeq = 'toSeq' in source ? checkReachable(history, source.toSeq) : seqAtTime(history, store, source.toTimeMs)
-          console.log(undoneText(tenant, pointSeq, undoneSince(store, tenant, pointSeq)))
-        })
-        return
-      }
-      const cluster = config.cluster
-      if (cluster !== null && !('file' in source)) {
-        const point = 'toSeq' in source ? { toSeq: source.toSeq } : { toTime: new Date(source.toTimeMs).toISOString() }
-        console.log(`restoring online through the node holding '${tenant}'`)
-        const answer = await withClusterStore(cluster, (store) => restoreOnline(store, cluster, tenant, point))
-        console.log(restoreOutcomeText(tenant, answer as unknown as RestoreOutcome))
-        return
-      }
-      if (cluster !== null) {
-        await withStore(config, (store, tools) =>
-          tools.asWriter(tenant, false, async () => {
-            if (directoryRow(store, tenant) === undefined) throw new Error(`no tenant '${tenant}'`)
-            await restoreHere(tenant, store, source)
-          }),
-        )
-        return
-      }
-      const server = runningServer(config.dataDir)
-      if (server !== null) {
-        // The listener of the server holding this data directory, as its lock names it (not ADMIN_PORT: another server may have that).
-        const target = adminTarget(config, server)
-        console.log(`a server (pid ${server.pid}) holds ${config.dataDir}: restoring online through its admin listener at ${target.address}`)
-        // The server streams its progress lines (load, replay, snapshot, swap); they go to stderr like local progress.
-        const answer = await callAdminWithProgress(target, 'POST', `/tenants/${encodeURIComponent(tenant)}/restore`, adminRestoreBody(source), (line) =>
-          process.stderr.write(`${line}\n`),
-        )
-        console.log(restoreOutcomeText(tenant, answer as unknown as RestoreOutcome))
-        return
-      }
-      await withStore(config, (store) => restoreHere(tenant, store, source))
-    },
-  },
+  restore: RESTORE_COMMAND,
   status: {
     summary: 'is the server up: pid, ports, uptime, tenants in memory, memory, log size (exits 0 only when up and ready)',
     usage: `status\n\n${RUNNING_SERVER_HELP}\nExits 0 when the server is up and ready, ${NOT_READY_EXIT_CODE} when it is not running, starting, stopping or cannot be asked.`,
@@ -350,22 +261,6 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   ...CLUSTER_COMMANDS,
-}
-
-/** Rebuilds a tenant from its history or a snapshot file and installs the result, in this process. */
-async function restoreHere(tenant: string, store: Storage, source: RestoreSource): Promise<void> {
-  const { state, description, pointSeq } = await rebuildState(tenant, store, source, progress)
-  const encode = progress(`snapshot ${tenant}`, 'records', objectCount(state))
-  const installed = await installState(state, store, { onProgress: (done) => encode.update(done) })
-  encode.finish()
-  console.log(restoreOutcomeText(tenant, { ...installed, restored: description, pointSeq }))
-}
-
-/** The admin listener's restore body for a source given on the command line (a file path made absolute). */
-function adminRestoreBody(source: RestoreSource): Record<string, unknown> {
-  if ('file' in source) return source.as === undefined ? { from: path.resolve(source.file) } : { from: path.resolve(source.file), as: source.as }
-  if ('toSeq' in source) return { toSeq: source.toSeq }
-  return { toTime: new Date(source.toTimeMs).toISOString() }
 }
 
 function printTable(rows: string[][]): void {
