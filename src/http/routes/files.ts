@@ -37,7 +37,7 @@ import {
 import { newId } from '../../domain/records.js'
 import { FileMetadata } from '../../domain/resources/fileMetadata.js'
 import type { Rec } from '../../domain/schema.js'
-import type { TenantState } from '../../engine/tenantState.js'
+import type { TenantView } from '../../domain/tx.js'
 import type { Call, Principal, TenantAccess } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, type ApiResponse } from '../response.js'
@@ -68,7 +68,7 @@ function refuseInBatch(call: Call, slot: FileSlot): void {
   if (call.keyed !== undefined) throw new ApiError('TL01-1112', `a ${slot.name} is uploaded or removed without an Idempotency-Key`)
 }
 
-function metadataOf(state: TenantState, slot: FileSlot, params: Params, callerId: string): Rec {
+function metadataOf(state: TenantView, slot: FileSlot, params: Params, callerId: string): Rec {
   const owner = resolveFileOwner(state, slot, params.id ?? '', callerId)
   const rec = findFileMetadata(state, slot, owner.id)
   if (rec === undefined) throw noFile(slot, owner.id)

@@ -43,8 +43,8 @@ import { renderList, renderRecord, renderShown, type OutObject, type RenderOptio
 import type { JsonFragment } from '../../json/fragment.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { InnerCollection, Rec, ResourceDecl } from '../../domain/schema.js'
-import type { Steps } from '../../engine/steps.js'
-import type { TenantState } from '../../engine/tenantState.js'
+import type { Steps } from '../../domain/steps.js'
+import type { TenantView } from '../../domain/tx.js'
 import { andThen, type MaybePromise } from '../../maybePromise.js'
 import { isChildOf, planList, type ListPlan, type ListScope, type ParentLink } from '../../query/plan.js'
 import { parseSummary, summaryOfRowsSteps, type SummaryPlan } from '../../query/summary.js'
@@ -92,7 +92,7 @@ function appendedCounters(call: Call, decl: ResourceDecl): ResourceDecl['appends
 }
 
 /** The render options of the request with its counters already read (appendedCounters), against `state`. */
-function renderOptionsWith(call: Call, decl: ResourceDecl, state: TenantState, declared: ResourceDecl['appends']): RenderOptions {
+function renderOptionsWith(call: Call, decl: ResourceDecl, state: TenantView, declared: ResourceDecl['appends']): RenderOptions {
   /** Counters are shown as the caller sees them (a personal project counts only for its owner). */
   const viewerId = requireSession(call).principal.userId
   // Dates as `/Date(ms)/` text already unless the answer is XML or asks for ISO dates (OutDate then: jsonDates.ts).
@@ -100,26 +100,26 @@ function renderOptionsWith(call: Call, decl: ResourceDecl, state: TenantState, d
   if (declared.length > 0) {
     options.counters = (rec: Rec) => {
       const values: Record<string, number> = {}
-      for (const counter of declared) values[counter.field] = state.counters.count(decl.type, counter.name, rec.id, viewerId)
+      for (const counter of declared) values[counter.field] = state.aggregates.count(decl.type, counter.name, rec.id, viewerId)
       return values
     }
   }
   return options
 }
 
-function renderOptions(call: Call, decl: ResourceDecl, state: TenantState): RenderOptions {
+function renderOptions(call: Call, decl: ResourceDecl, state: TenantView): RenderOptions {
   return renderOptionsWith(call, decl, state, appendedCounters(call, decl))
 }
 
 /** The render options of an answer that shows records; in JSON with `/Date(ms)/` dates with the text kept across answers (renderedJson.ts). */
-function shownOptions(call: Call, decl: ResourceDecl, state: TenantState): RenderOptions {
+function shownOptions(call: Call, decl: ResourceDecl, state: TenantView): RenderOptions {
   const options = renderOptions(call, decl, state)
   if (options.jsonDates === true && formatOf(call.request) === 'json') options.renderedJson = renderedJsonOf(state)
   return options
 }
 
 /** A list answer; in JSON its rows and referenced objects are JSON text kept across answers (renderedJson.ts). */
-function listResponse(call: Call, decl: ResourceDecl, state: TenantState, recs: readonly Rec[]): ApiResponse {
+function listResponse(call: Call, decl: ResourceDecl, state: TenantView, recs: readonly Rec[]): ApiResponse {
   const out = renderList(decl, recs, state, shownOptions(call, decl, state))
   return dataResponse(call.request, out, { root: decl.xmlListName, item: decl.xmlItemName })
 }
@@ -185,7 +185,7 @@ function writeAnswer(call: Call, decl: ResourceDecl, rec: Rec, status: number, c
  */
 
 /** A list page, with its tag (304 before any work when `If-None-Match` names it, etag.ts) and paging headers (paging.ts). */
-function* listSteps(call: Call, decl: ResourceDecl, plan: ListPlan, paging: ListPaging, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
+function* listSteps(call: Call, decl: ResourceDecl, plan: ListPlan, paging: ListPaging, principal: Principal, scope: ListScope, state: TenantView): Steps<ApiResponse> {
   const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
   if (notModified !== null) return notModified
   const recs = yield* plan.runSteps(state, principal, scope)
@@ -208,7 +208,7 @@ function list(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<Ap
   return tenant.readInSlices((state) => listSteps(call, decl, plan, paging, principal, scope, state))
 }
 
-function* countSteps(call: Call, plan: ListPlan, principal: Principal, scope: ListScope, state: TenantState): Steps<ApiResponse> {
+function* countSteps(call: Call, plan: ListPlan, principal: Principal, scope: ListScope, state: TenantView): Steps<ApiResponse> {
   const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
   if (notModified !== null) return notModified
   return tagged(textResponse(call.request, String(yield* plan.countSteps(state, principal, scope))), etag)
@@ -226,7 +226,7 @@ function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePromise<A
   return tenant.readInSlices((state) => countSteps(call, plan, principal, scope, state))
 }
 
-function* summaryAnswerSteps(call: Call, decl: ResourceDecl, plan: ListPlan, summaryPlan: SummaryPlan, principal: Principal, scope: ListScope, state: TenantState, format: ExportFormat | null): Steps<ApiResponse> {
+function* summaryAnswerSteps(call: Call, decl: ResourceDecl, plan: ListPlan, summaryPlan: SummaryPlan, principal: Principal, scope: ListScope, state: TenantView, format: ExportFormat | null): Steps<ApiResponse> {
   const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
   if (notModified !== null) return notModified
   const entries = yield* summaryOfRowsSteps(summaryPlan, (visit) => plan.eachMatchingRow(state, principal, scope, visit), state)
@@ -447,7 +447,7 @@ function itemAt(call: Call, at: CollectionAt, id: string, second: string | undef
 }
 
 /** A visible object of the collection (live, or with `inTrash` trashed): in an inner collection one of the parent's children; else 404. */
-function findInside(state: TenantState, call: Call, at: CollectionAt, id: string, inTrash: boolean): Rec {
+function findInside(state: TenantView, call: Call, at: CollectionAt, id: string, inTrash: boolean): Rec {
   const rec = findVisible(state, requireSession(call).principal, at.decl, id, inTrash)
   if (at.within !== null && !isChildOf(rec[at.within.via], at.within.parentId)) throw notFound(at.decl.type, id)
   return rec
