@@ -70,7 +70,7 @@ export function readBody(incoming: IncomingRequest, limitBytes: number, tooLarge
   }
   const body = new LimitedBody(limitBytes)
   incoming.res.onData((chunk, isLast) => {
-    if (exchange.aborted) return
+    if (exchange.responseClosed) return
     // uWS frees the chunk after this callback: the body keeps a copy (one: the Buffer is a view of the copied bytes).
     if (!body.add(Buffer.from(chunk.slice(0)))) {
       tooLarge()
