@@ -108,6 +108,13 @@ module.exports = {
       to: { path: ['^src/(admin|cluster|webhooks)/', WIRING, '^src/persist/(?!ports\\.ts$)'] },
     },
     {
+      name: 'http-never-sees-the-engine',
+      comment: 'http/ reads and writes a tenant through the domain (domain/tx.ts: TenantView, Tx), so what is behind them may change',
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: { path: '^src/engine/' },
+    },
+    {
       name: 'admin-below-the-wiring',
       comment: 'admin/ is wiring-level: everything below, never the cluster, webhooks or the commands',
       severity: 'error',

@@ -8,8 +8,15 @@
  * same write see it). The engine's TenantState and WriteTx implement them
  * (engine/tenantState.ts, engine/writeTx.ts); a test may build a Tx the same
  * way, over a fresh TenantState.
+ *
+ * The HTTP layer sees no more of the tenant than these either: a read gets a
+ * TenantView (a StateView with the live aggregates and where the state is in
+ * the log), which a route hands on to the query layer and the domain; a write
+ * gets the Tx, on which the call names its user (actAs) and an upload
+ * declares its bytes (storeBeside). What is behind them may change (the
+ * record store) without a route knowing.
  */
-import type { DisplayContext, Rec } from './record.js'
+import type { DisplayContext, LiveAggregates, Rec } from './record.js'
 
 /** A collection's records: all of them, or those with a value in an indexed field. */
 interface RecordsView {
@@ -29,14 +36,26 @@ export interface StateView extends DisplayContext {
   readonly collections: ReadonlyMap<string, RecordsView>
 }
 
+/** What a route reads of a tenant's state: the StateView, its live aggregates and its place in the log. */
+export interface TenantView extends StateView {
+  /** Sequence number of the last log entry the state includes. */
+  readonly seq: number
+  /** How many changes the state has seen (rolled back ones included): whatever is kept from an earlier look is stale once it moves. */
+  readonly changes: number
+  /** The live counters and sums derived fields read (append counters, bill totals). */
+  readonly aggregates: LiveAggregates
+}
+
 /** A write in progress (engine/writeTx.ts has the mechanism: undo, savepoints, what goes to the log). */
 export interface Tx {
   /** The state with this write's operations applied so far. */
-  readonly state: StateView
+  readonly state: TenantView
   /** The one timestamp of this write (epoch ms): every createdAt/updatedAt it sets. */
   readonly now: number
   put(type: string, rec: Rec): void
   del(type: string, id: string): void
   /** Declares bytes stored beside the log entry (an upload's), before they are put; throws when they do not fit. */
   storeBeside(bytes: number): void
+  /** Names the signed-in user who makes this write (its log entry's `by`). */
+  actAs(userId: string): void
 }

@@ -22,17 +22,9 @@
  * pages, and their 100,000 records hold 4 MB of days.
  */
 
-export interface Totals {
-  count: number
-  timeMs: number
-  billableTimeMs: number
-  effectiveTimeMs: number
-  moneyCents: number
-}
+import { emptyTotals, type Totals, type TotalsByDay } from '../domain/totals.js'
 
-export function emptyTotals(): Totals {
-  return { count: 0, timeMs: 0, billableTimeMs: 0, effectiveTimeMs: 0, moneyCents: 0 }
-}
+export { emptyTotals, type Totals }
 
 export function addInto(target: Totals, source: Totals, sign = 1): void {
   target.count += sign * source.count
@@ -112,7 +104,7 @@ function isSums(value: unknown): value is number[] {
   return Array.isArray(value) && value.length === SLOTS && value.every((item) => Number.isSafeInteger(item))
 }
 
-export class DayTotals {
+export class DayTotals implements TotalsByDay {
   /** Page number (day / PAGE_DAYS, rounded down) → its days' sums. */
   private readonly pages = new Map<number, Page>()
   private readonly noDay = emptyTotals()

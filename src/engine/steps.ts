@@ -8,7 +8,10 @@
  * another's result takes it with `yield*`.
  */
 
-export type Steps<T> = Generator<void, T, void>
+import type { Steps } from '../domain/steps.js'
+
+/** The type is the domain's (domain/steps.ts), so that a route writes steps without naming the engine. */
+export type { Steps }
 
 export function runNow<T>(steps: Steps<T>): T {
   for (;;) {

@@ -8,7 +8,7 @@
 import { inRecordShape, recordFromFields } from '../domain/records.js'
 import { RESOURCES, resourceByType } from '../domain/resources/index.js'
 import type { LiveAggregates, Rec } from '../domain/schema.js'
-import type { StateView } from '../domain/tx.js'
+import type { TenantView } from '../domain/tx.js'
 import { assertionFailed } from '../assert.js'
 import { AppendCounters } from './appendCounters.js'
 import { Collection, INDEX_STEP_RECORDS } from './collection.js'
@@ -19,7 +19,7 @@ import { ReportAggregates } from './reportTotals.js'
 import type { LoggedEntry, Op } from './logEntry.js'
 import type { StateObserver } from './stateObserver.js'
 
-export class TenantState implements StateView {
+export class TenantState implements TenantView {
   readonly collections = new Map<string, Collection>()
   /** The texts and references of every collection's columns (stringPool.ts). */
   readonly pool = new StringPool()

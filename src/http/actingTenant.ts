@@ -1,16 +1,15 @@
 /*
  * The tenant as a signed-in caller uses it: every write it makes names the
- * caller (WriteTx.actAs), so the write's log entry records who made it and
- * the history of an object can tell (engine/logEntry.ts, format 4). Reads
+ * caller (Tx.actAs), so the write's log entry records who made it and
+ * the history of an object can tell (log format 4). Reads
  * go through unchanged. requireSession.ts hands it out, so every route
  * that needs a session writes as its user; a batch's items do too, on the
  * batch's shared transaction.
  */
-import type { Steps } from '../engine/steps.js'
-import type { WriteTx } from '../engine/writeTx.js'
+import type { Steps } from '../domain/steps.js'
+import type { TenantView, Tx } from '../domain/tx.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { TenantAccess } from './call.js'
-import type { TenantState } from '../engine/tenantState.js'
 
 export class ActingTenant implements TenantAccess {
   constructor(
@@ -18,19 +17,19 @@ export class ActingTenant implements TenantAccess {
     private readonly userId: string,
   ) {}
 
-  read<T>(query: (state: TenantState) => T): MaybePromise<T> {
+  read<T>(query: (state: TenantView) => T): MaybePromise<T> {
     return this.tenant.read(query)
   }
 
-  readInSlices<T>(query: (state: TenantState) => Steps<T>): MaybePromise<T> {
+  readInSlices<T>(query: (state: TenantView) => Steps<T>): MaybePromise<T> {
     return this.tenant.readInSlices(query)
   }
 
-  inspect<T>(query: (state: TenantState) => T): MaybePromise<T> {
+  inspect<T>(query: (state: TenantView) => T): MaybePromise<T> {
     return this.tenant.inspect(query)
   }
 
-  write<T>(decide: (tx: WriteTx) => T): Promise<T> {
+  write<T>(decide: (tx: Tx) => T): Promise<T> {
     const userId = this.userId
     return this.tenant.write((tx) => {
       tx.actAs(userId)
@@ -38,7 +37,7 @@ export class ActingTenant implements TenantAccess {
     })
   }
 
-  writeInSlices<T>(decide: (tx: WriteTx) => Steps<T>): Promise<T> {
+  writeInSlices<T>(decide: (tx: Tx) => Steps<T>): Promise<T> {
     const userId = this.userId
     return this.tenant.writeInSlices((tx) => {
       tx.actAs(userId)

@@ -107,7 +107,7 @@ function sendStreamed(res: HttpResponse, exchange: Exchange, observers: FrontEnd
       send(res, exchange, observers, plainErrorResponse(internalError(exchange.requestId)), close)
       return
     }
-    exchange.aborted = true
+    exchange.answered = true
     record(observers, exchange, outcome.kind === 'clientGone' ? CLIENT_CLOSED : response.status, outcome.bytes)
   }
   writeStreamed(res, exchange, body, () => writeHead(res, exchange, response), close).then(ended, (error: unknown) =>
@@ -123,7 +123,7 @@ export function send(res: HttpResponse, exchange: Exchange, observers: FrontEndO
     response = plainErrorResponse(internalError(exchange.requestId))
   }
   const { body } = response
-  if (exchange.aborted) {
+  if (exchange.clientGone) {
     record(observers, exchange, CLIENT_CLOSED, 0)
     if (body instanceof StreamedBody) body.discard()
     else giveBack(body)
@@ -146,7 +146,7 @@ export function send(res: HttpResponse, exchange: Exchange, observers: FrontEndO
     else if (written.status === 304 && !close) res.endWithoutBody()
     else res.end(sent, close)
   })
-  exchange.aborted = true
+  exchange.answered = true
   record(observers, exchange, written.status, sent instanceof StreamedBody ? 0 : byteLengthOf(sent))
   // uWS copied the body (what the socket did not take at once is in its own buffer): the next answer may write there.
   if (body instanceof StreamedBody) body.discard()
@@ -155,11 +155,11 @@ export function send(res: HttpResponse, exchange: Exchange, observers: FrontEndO
 
 /** Upgrades the exchange to the change feed's WebSocket its route answered with (recorded as a 101). */
 export function upgradeTo(res: HttpResponse, exchange: Exchange, observers: FrontEndObservers, start: WebSocketStart, upgrade: WebSocketUpgrade): void {
-  if (exchange.aborted) {
+  if (exchange.clientGone) {
     record(observers, exchange, CLIENT_CLOSED, 0)
     return
   }
   res.cork(() => res.upgrade<FeedSocketData>({ start }, upgrade.key, upgrade.protocol, upgrade.extensions, upgrade.context))
-  exchange.aborted = true
+  exchange.answered = true
   record(observers, exchange, 101, 0)
 }

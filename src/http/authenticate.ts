@@ -9,7 +9,7 @@
 import { ApiError } from '../domain/errors.js'
 import { accountOf } from '../domain/account.js'
 import type { Rec } from '../domain/schema.js'
-import type { TenantState } from '../engine/tenantState.js'
+import type { TenantView } from '../domain/tx.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { Call, Principal } from './call.js'
 import { accessTokenRequired } from './requireSession.js'
@@ -23,7 +23,7 @@ function tokenOf(call: Call): string | undefined {
   return undefined
 }
 
-export function principalFor(state: TenantState, user: Rec, tokenId: string): Principal {
+export function principalFor(state: TenantView, user: Rec, tokenId: string): Principal {
   const isOwner = accountOf(state).owner === user.id
   return { userId: user.id, superuser: isOwner || user.admin === true, isOwner, tokenId }
 }

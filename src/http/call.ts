@@ -5,11 +5,10 @@
  * actor itself for a plain request, or a batch's shared transaction.
  */
 import type { Config } from '../config.js'
-import type { TenantState } from '../engine/tenantState.js'
+import type { TenantView, Tx } from '../domain/tx.js'
 import type { TenantRegistry } from '../tenants/tenantRegistry.js'
-import type { Steps } from '../engine/steps.js'
+import type { Steps } from '../domain/steps.js'
 import type { MaybePromise } from '../maybePromise.js'
-import type { WriteTx } from '../engine/writeTx.js'
 import type { Outbox } from '../mail/outbox.js'
 import type { AbuseLimits } from './abuseLimits.js'
 import type { FeedLimits } from './changes/feedLimits.js'
@@ -33,25 +32,25 @@ export interface Services {
 
 export interface TenantAccess {
   /** The answer at once when nothing makes it wait (maybePromise.ts), else once what it saw is durable. */
-  read<T>(query: (state: TenantState) => T): MaybePromise<T>
+  read<T>(query: (state: TenantView) => T): MaybePromise<T>
   /**
    * A read that may be long (a scan, sort, summary or report), written as steps: run in slices that let the other
    * tenants through, against one state; at once when it ends in its first slice (tenants/slicedRead.ts). 429 when the
    * tenant's heavy-read budget is spent.
    */
-  readInSlices<T>(query: (state: TenantState) => Steps<T>): MaybePromise<T>
+  readInSlices<T>(query: (state: TenantView) => Steps<T>): MaybePromise<T>
   /**
    * Reads the current state without waiting for it to be durable: only for
    * decisions (such as checking a token) whose own answer waits anyway —
    * a read's answer behind the read barrier, a write's behind its flush.
    */
-  inspect<T>(query: (state: TenantState) => T): MaybePromise<T>
-  write<T>(decide: (tx: WriteTx) => T): Promise<T>
+  inspect<T>(query: (state: TenantView) => T): MaybePromise<T>
+  write<T>(decide: (tx: Tx) => T): Promise<T>
   /**
    * A write too long for one event-loop turn (an import), written as steps: decided in slices while the tenant is
    * held, logged as ONE entry, rolled back whole when a step throws (tenants/slicedWrite.ts).
    */
-  writeInSlices<T>(decide: (tx: WriteTx) => Steps<T>): Promise<T>
+  writeInSlices<T>(decide: (tx: Tx) => Steps<T>): Promise<T>
 }
 
 export interface Principal {
@@ -66,7 +65,7 @@ export interface Principal {
 interface KeyedCall {
   readonly key: string
   /** Keeps `response` as the key's answer in the write `tx`, before that write is logged (the batch's). */
-  keep(tx: WriteTx, response: ApiResponse): void
+  keep(tx: Tx, response: ApiResponse): void
 }
 
 export interface Call {

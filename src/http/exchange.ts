@@ -4,8 +4,9 @@
  * client's own when it is a sane token, requestIdHeader.ts), its start time,
  * method, tenant and the route the router found (a RouteTrace), and whether
  * anything may still be written. An exchange is answered and recorded once
- * (answerWriter.ts); a client that goes away sets `aborted` (uWS's
- * onAborted), after which nothing touches the response.
+ * (answerWriter.ts), which then marks it `answered`; a client that goes
+ * away marks it `clientGone` (uWS's onAborted). After either nothing
+ * touches the response (`responseClosed`).
  */
 import type { CorsOrigins } from '../config.js'
 import { UNMATCHED_ROUTE, type RouteLabel } from '../observability/requestMetrics.js'
@@ -15,8 +16,10 @@ import type { RouteTrace } from './router.js'
 export const CLIENT_CLOSED = 499
 
 export class Exchange implements RouteTrace {
-  /** The client went away, or the answer was written: nothing more may touch `res`. */
-  aborted = false
+  /** The client went away (uWS's onAborted): nothing may be written to it. */
+  clientGone = false
+  /** The answer was written (or the connection upgraded to a WebSocket). */
+  answered = false
   /** Counted and logged already. */
   recorded = false
   route: RouteLabel = UNMATCHED_ROUTE
@@ -31,6 +34,11 @@ export class Exchange implements RouteTrace {
     readonly requestId: string,
     public method: string,
   ) {}
+
+  /** The client went away or the answer was written: nothing more may touch `res`. */
+  get responseClosed(): boolean {
+    return this.clientGone || this.answered
+  }
 }
 
 /** The request's Origin and Accept-Encoding, and the settings that decide what they change in its answer. */

@@ -52,7 +52,7 @@ export class IncomingRequest {
   }
 
   /** The client's address, looked up on the first call; the response is still open then (after it, ''). */
-  readonly remoteAddress = (): string => (this.peer ??= this.exchange.aborted ? '' : this.connectionAddress())
+  readonly remoteAddress = (): string => (this.peer ??= this.exchange.responseClosed ? '' : this.connectionAddress())
 
   /** Writes the answer (answerWriter.ts), closing the connection after it when `close`. */
   send(response: ApiResponse, close = false): void {

@@ -7,7 +7,7 @@
  * The answer is known once the route has rendered it, and the write must
  * not be logged before then; so a keyed call runs as a batch of one
  * (tenants/tenantBatch.ts): it holds its tenant, the route decides on the
- * batch's one WriteTx, renders its answer, and the answer is put in that
+ * batch's one Tx, renders its answer, and the answer is put in that
  * same transaction (operations/keptAnswers.ts) before it is committed as
  * ONE entry; the answer leaves once that entry is durable. An answer of
  * 4xx rolls back what the route applied, as a lone request's does, and is
@@ -33,7 +33,7 @@ import diagnosticsChannel from 'node:diagnostics_channel'
 import { assert, assertionFailed } from '../assert.js'
 import { ApiError } from '../domain/errors.js'
 import { keepAnswer, keptAnswerOf, type Answer, type KeptAnswerLimits } from '../domain/operations/keptAnswers.js'
-import type { WriteTx } from '../engine/writeTx.js'
+import type { Tx } from '../domain/tx.js'
 import { runTenantBatch, type BatchTenant } from '../tenants/tenantBatch.js'
 import type { Call } from './call.js'
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, requestFingerprint } from './idempotencyKey.js'
@@ -103,7 +103,7 @@ export async function keyedWrite(call: Call, key: string, holdsItself: boolean, 
       return replayed(kept)
     }
     let keptOnce = false
-    const keep = (tx: WriteTx, response: ApiResponse): void => {
+    const keep = (tx: Tx, response: ApiResponse): void => {
       keepAnswer(tx, principal.userId, key, fingerprint, answerOf(response), limits)
       keptOnce = true
     }
@@ -123,7 +123,7 @@ export async function keyedWrite(call: Call, key: string, holdsItself: boolean, 
 }
 
 /** Runs the route as a batch of one (see the top) and keeps its answer in the batch's entry. */
-async function heldRun(actor: BatchTenant & { readonly tenant: string }, call: Call, route: KeyedRoute, keep: (tx: WriteTx, response: ApiResponse) => void): Promise<ApiResponse> {
+async function heldRun(actor: BatchTenant & { readonly tenant: string }, call: Call, route: KeyedRoute, keep: (tx: Tx, response: ApiResponse) => void): Promise<ApiResponse> {
   try {
     const [response] = await runTenantBatch(actor, {
       transactions: [undefined],

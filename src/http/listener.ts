@@ -39,7 +39,7 @@ export function startListener(services: Services, port: number, host: string, ob
   const handle = (res: HttpResponse, req: HttpRequest, upgrade?: WebSocketUpgrade) => {
     const exchange = new Exchange(keptRequestId(req.getHeader('x-request-id')) ?? observers.requestIds.next(), req.getMethod().toUpperCase())
     res.onAborted(() => {
-      exchange.aborted = true
+      exchange.clientGone = true
       exchange.onAbort?.()
     })
     // No exception may leave a uWS handler (it would end the process for every tenant): a bug answers 500.

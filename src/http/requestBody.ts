@@ -42,14 +42,15 @@ function bodyTooLarge(segments: readonly string[], config: Config): ApiError {
 
 /**
  * Reads the body of a request to a tenant's routes up to its path's limit and hands it to `whole`; a body over the
- * limit is refused (the connection closed), a throw of `whole` answered 500.
+ * limit is refused (its connection ended unless the rest is read and thrown away), a throw of `whole` answered 500.
  */
 export function readRoutedBody(incoming: IncomingRequest, address: RequestAddress, config: Config, whole: (body: Buffer) => void): void {
   const { segments } = address
+  const limitBytes = bodyLimitBytes(segments, config)
   readBody(
     incoming,
-    bodyLimitBytes(segments, config),
-    () => incoming.refuse(address, bodyTooLarge(segments, config), false),
+    limitBytes,
+    () => incoming.refuse(address, bodyTooLarge(segments, config), !drainsRefusedBody(incoming.headers, limitBytes)),
     whole,
     () => incoming.refuse(address, internalError(incoming.exchange.requestId)),
   )
@@ -73,7 +74,7 @@ export function readBody(incoming: IncomingRequest, limitBytes: number, tooLarge
   }
   const body = new LimitedBody(limitBytes)
   incoming.res.onData((chunk, isLast) => {
-    if (exchange.aborted) return
+    if (exchange.responseClosed) return
     // uWS frees the chunk after this callback: the body keeps a copy (one: the Buffer is a view of the copied bytes).
     if (!body.add(Buffer.from(chunk.slice(0)))) {
       tooLarge()

@@ -16,9 +16,9 @@
 import type { HttpResponse } from './uws.js'
 import type { StreamedBody } from './streamedBody.js'
 
-/** The exchange as the writer sees it: the listener sets `aborted` and calls `onAbort` when the client goes away. */
+/** The exchange as the writer sees it: the listener sets `clientGone` and calls `onAbort` when the client goes away. */
 export interface StreamedExchange {
-  readonly aborted: boolean
+  readonly clientGone: boolean
   onAbort: (() => void) | null
 }
 
@@ -91,10 +91,10 @@ export async function writeStreamed(res: HttpResponse, exchange: StreamedExchang
       } catch (error) {
         finished = true
         if (!headWritten) return { kind: 'failedBeforeHead', error }
-        if (!exchange.aborted) res.close()
+        if (!exchange.clientGone) res.close()
         return { kind: 'failedAfterHead', error, bytes }
       }
-      if (exchange.aborted) return { kind: 'clientGone', bytes }
+      if (exchange.clientGone) return { kind: 'clientGone', bytes }
       if (next.done === true) {
         finished = true
         res.cork(() => {
@@ -112,7 +112,7 @@ export async function writeStreamed(res: HttpResponse, exchange: StreamedExchang
       headWritten = true
       bytes += chunk.byteLength
       if (!ok) await writable.next()
-      if (exchange.aborted) return { kind: 'clientGone', bytes }
+      if (exchange.clientGone) return { kind: 'clientGone', bytes }
     }
   } finally {
     exchange.onAbort = null

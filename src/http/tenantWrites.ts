@@ -17,12 +17,12 @@
  */
 import { changePassword, confirmByEmail } from '../domain/operations/passwordChange.js'
 import { ApiError } from '../domain/errors.js'
-import type { WriteTx } from '../engine/writeTx.js'
+import type { Tx } from '../domain/tx.js'
 import { TenantElsewhere } from '../tenants/tenantErrors.js'
 import type { Services } from './call.js'
 import { plainErrorResponse, type ApiResponse } from './response.js'
 
-type NamedWrite = (tx: WriteTx, args: Record<string, unknown>) => unknown
+type NamedWrite = (tx: Tx, args: Record<string, unknown>) => unknown
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '')
 

@@ -45,6 +45,8 @@ import type { Rec, ResourceDecl } from '../domain/schema.js'
 import type { Collection } from '../engine/collection.js'
 import type { DateRange } from '../engine/dateBuckets.js'
 import type { TenantState } from '../engine/tenantState.js'
+import { stateBehind } from '../engine/stateBehind.js'
+import type { TenantView } from '../domain/tx.js'
 import { compiledFilter } from './compiledFilters.js'
 import type { CompiledFilter } from './filterCompiler.js'
 import { runNow, type Steps } from '../engine/steps.js'
@@ -78,18 +80,18 @@ function parentLinkOf(scope: ListScope): ParentLink | undefined {
 }
 
 export interface ListPlan {
-  run(state: TenantState, caller: Caller, scope: ListScope): Rec[]
-  runSteps(state: TenantState, caller: Caller, scope: ListScope): Steps<Rec[]>
-  count(state: TenantState, caller: Caller, scope: ListScope): number
-  countSteps(state: TenantState, caller: Caller, scope: ListScope): Steps<number>
+  run(state: TenantView, caller: Caller, scope: ListScope): Rec[]
+  runSteps(state: TenantView, caller: Caller, scope: ListScope): Steps<Rec[]>
+  count(state: TenantView, caller: Caller, scope: ListScope): number
+  countSteps(state: TenantView, caller: Caller, scope: ListScope): Steps<number>
   /**
    * `visit` on every matching record, unsorted and unpaged (for summaries
    * and reports); with `bounds`, at least on every matching record inside
    * them.
    */
-  eachMatching(state: TenantState, caller: Caller, scope: ListScope, visit: (rec: Rec) => void, bounds?: CandidateBounds): Steps<void>
+  eachMatching(state: TenantView, caller: Caller, scope: ListScope, visit: (rec: Rec) => void, bounds?: CandidateBounds): Steps<void>
   /** eachMatching over rows, read through `binding` (rowScan.ts): a summary reads their columns, not records. */
-  eachMatchingRow(state: TenantState, caller: Caller, scope: ListScope, visit: (row: number, binding: RowBinding) => void, bounds?: CandidateBounds): Steps<void>
+  eachMatchingRow(state: TenantView, caller: Caller, scope: ListScope, visit: (row: number, binding: RowBinding) => void, bounds?: CandidateBounds): Steps<void>
 }
 
 /** Ranges of range-indexed fields (field name → range) that candidates may be limited to. */
@@ -294,17 +296,20 @@ export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>,
   const filter = filterText === undefined || filterText.trim() === '' ? null : compiledFilter(decl, filterText)
   const order: OrderKey[] = parseOrderBy(decl, query.get('$orderby'))
   const paging: Paging = parsePaging(query, maxPage)
-  const runSteps = (state: TenantState, caller: Caller, scope: ListScope): Steps<Rec[]> => {
+  const runSteps = (view: TenantView, caller: Caller, scope: ListScope): Steps<Rec[]> => {
+    const state = stateBehind(view)
     const binding = RowBinding.of(state.collection(decl.type))
     const found = candidates(decl, state, binding, scope, filter, order, paging.skip + paging.top)
     const compare = found.sorted || order.length === 0 ? null : binding.comparator(order, state)
     return recordsOfSteps(binding.collection, pageSteps(found.rows, scopePredicate(decl, state, caller, scope, filter, binding), compare, paging))
   }
-  const countSteps = (state: TenantState, caller: Caller, scope: ListScope): Steps<number> => {
+  const countSteps = (view: TenantView, caller: Caller, scope: ListScope): Steps<number> => {
+    const state = stateBehind(view)
     const binding = RowBinding.of(state.collection(decl.type))
     return countMatchingSteps(candidates(decl, state, binding, scope, filter, []).rows, scopePredicate(decl, state, caller, scope, filter, binding))
   }
-  const eachMatchingRow = (state: TenantState, caller: Caller, scope: ListScope, visit: (row: number, binding: RowBinding) => void, bounds: CandidateBounds = NO_BOUNDS): Steps<void> => {
+  const eachMatchingRow = (view: TenantView, caller: Caller, scope: ListScope, visit: (row: number, binding: RowBinding) => void, bounds: CandidateBounds = NO_BOUNDS): Steps<void> => {
+    const state = stateBehind(view)
     const binding = RowBinding.of(state.collection(decl.type))
     const found = candidates(decl, state, binding, scope, filter, [], Number.POSITIVE_INFINITY, bounds)
     return eachAcceptedSteps(found.rows, scopePredicate(decl, state, caller, scope, filter, binding), (row) => visit(row, binding))

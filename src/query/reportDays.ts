@@ -19,6 +19,8 @@ import { DayTotals, daysOf, withoutDays } from '../engine/dayTotals.js'
 import { dayOfRecord, groupKey, NULL_KEY, totalsOfRecord } from '../engine/reportTotals.js'
 import type { Steps } from '../engine/steps.js'
 import type { TenantState } from '../engine/tenantState.js'
+import { stateBehind } from '../engine/stateBehind.js'
+import type { TenantView } from '../domain/tx.js'
 import { resolvePath } from './fieldPath.js'
 import { planList, type CandidateBounds } from './plan.js'
 
@@ -112,12 +114,13 @@ function hiddenDaysByUser(state: TenantState, projectIds: readonly string[], tim
  * steps; `bounds` gives the `start` instants a scan needs to read (asked only when the report scans).
  */
 export function* reportDays(
-  state: TenantState,
+  view: TenantView,
   caller: Caller,
   filter: string | undefined,
   groupBy: string | null,
   bounds: () => CandidateBounds | null,
 ): Steps<Map<string, DayTotals>> {
+  const state = stateBehind(view)
   const query = filter === undefined ? new Map<string, string>() : new Map([['$filter', filter]])
   return aggregatedDays(state, caller, query, groupBy) ?? (yield* scannedDays(state, caller, query, groupBy, bounds()))
 }

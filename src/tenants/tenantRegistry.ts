@@ -45,10 +45,11 @@ import { assert } from '../assert.js'
 import { fitsTenantName } from '../domain/tenantName.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { ProgressFactory } from '../progress.js'
-import type { Storage } from '../persist/ports.js'
+import type { FileTable, Storage } from '../persist/ports.js'
 import { ActiveTenantCap } from './activeTenantCap.js'
 import { ClosedTenants } from './closedTenants.js'
 import { objectCount } from './installState.js'
+import { freshTenantsWithConfirmation, freshTenantsWithEmail } from './globalIndexes.js'
 import { EmbeddedPlacement, type Placed, type Placement } from './placement.js'
 import { RestingActors } from './restingActors.js'
 import { TenantActor, type AppendFailurePolicy } from './tenantActor.js'
@@ -103,6 +104,31 @@ export class TenantRegistry {
     console.error(`tenant '${tenant}': log append of entry ${seq} failed (${error instanceof Error ? error.message : String(error)}); the tenant is dropped here`)
     this.drop(tenant)
     void this.placement.release(tenant)
+  }
+
+  /*
+   * What the routes read and write of the store beside the tenants' state: the
+   * routes ask the registry, and the store itself stays the tenant layer's.
+   */
+
+  /** The uploaded files' bytes, by tenant and file key (the directory's file table). */
+  get fileBytes(): FileTable {
+    return this.store.files
+  }
+
+  /** The tenants with a live user of this e-mail, after every write acknowledged on any node (globalIndexes.ts). */
+  tenantsWithEmail(email: string): Promise<string[]> {
+    return freshTenantsWithEmail(this.store, email)
+  }
+
+  /** The tenants holding the password confirmation `hash`, after every write acknowledged on any node (globalIndexes.ts). */
+  tenantsWithConfirmation(hash: string): Promise<string[]> {
+    return freshTenantsWithConfirmation(this.store, hash)
+  }
+
+  /** Reads the tenant name afresh where the directory is a copy (a cluster node's may not hold a sign-up another node has just made). */
+  async freshenTenantName(tenant: string): Promise<void> {
+    await this.store.freshen?.('tenants', tenant)
   }
 
   exists(tenant: string): boolean {

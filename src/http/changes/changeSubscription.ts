@@ -24,7 +24,7 @@
  */
 import type { EventTexts, Change } from '../../domain/changes.js'
 import type { Rec } from '../../domain/schema.js'
-import type { TenantState } from '../../engine/tenantState.js'
+import type { TenantView } from '../../domain/tx.js'
 import type { ChangeSelection } from '../../query/changeSelection.js'
 import type { ChangeSubscriber, FeedEnd } from '../../tenants/changeFeed.js'
 import { principalFor } from '../authenticate.js'
@@ -51,7 +51,7 @@ export class ChangeSubscription implements ChangeSubscriber {
     private readonly onClosed: () => void,
   ) {}
 
-  deliver(changes: readonly Change[], texts: EventTexts, state: TenantState, accessChanged: boolean): void {
+  deliver(changes: readonly Change[], texts: EventTexts, state: TenantView, accessChanged: boolean): void {
     if (this.closed) return
     if (accessChanged && !this.stillSignedIn(state, Date.now())) {
       this.close(FEED_CLOSE.accessLost)
@@ -64,7 +64,7 @@ export class ChangeSubscription implements ChangeSubscriber {
   }
 
   /** Whether the token still signs its user in (authenticate.ts); refreshes the caller's rights. */
-  stillSignedIn(state: TenantState, nowMs: number): boolean {
+  stillSignedIn(state: TenantView, nowMs: number): boolean {
     const token: Rec | undefined = state.get('AuthToken', this.principal.tokenId)
     if (token === undefined || (token.expiresAt as number) <= nowMs) return false
     const user = state.get('User', this.principal.userId)

@@ -24,8 +24,8 @@ import { accountOf } from '../../domain/account.js'
 import { renderRecord, type OutObject, type RenderOptions } from '../../domain/render.js'
 import type { FieldDecl, Rec, ResourceDecl } from '../../domain/schema.js'
 import { OutDate } from '../../domain/values.js'
-import type { Steps } from '../../engine/steps.js'
-import type { TenantState } from '../../engine/tenantState.js'
+import type { Steps } from '../../domain/steps.js'
+import type { TenantView } from '../../domain/tx.js'
 import { andThen, type MaybePromise } from '../../maybePromise.js'
 import { planList, type ListPlan, type ListScope } from '../../query/plan.js'
 import type { Call, Principal, TenantAccess } from '../call.js'
@@ -95,7 +95,7 @@ function recordColumns(decl: ResourceDecl, appendedFields: ReadonlySet<string>):
   return columns
 }
 
-function renderRows(state: TenantState, decl: ResourceDecl, recs: readonly Rec[], columns: readonly RecordColumn[], options: RenderOptions): Row[] {
+function renderRows(state: TenantView, decl: ResourceDecl, recs: readonly Rec[], columns: readonly RecordColumn[], options: RenderOptions): Row[] {
   // Stubs for references (their id and name are all a row shows), each rendered once per batch.
   const shared: RenderOptions = Object.assign({}, options, { noExpand: true, jsonDates: false, renderedJson: undefined, references: { embedded: new Map(), stubs: new Map() } })
   return recs.map((rec) => {
@@ -104,7 +104,7 @@ function renderRows(state: TenantState, decl: ResourceDecl, recs: readonly Rec[]
   })
 }
 
-async function* rowBatches(tenant: TenantAccess, decl: ResourceDecl, recs: readonly Rec[], columns: readonly RecordColumn[], optionsAt: (state: TenantState) => RenderOptions): AsyncGenerator<readonly Row[], void, undefined> {
+async function* rowBatches(tenant: TenantAccess, decl: ResourceDecl, recs: readonly Rec[], columns: readonly RecordColumn[], optionsAt: (state: TenantView) => RenderOptions): AsyncGenerator<readonly Row[], void, undefined> {
   for (let start = 0; start < recs.length; start += RENDER_BATCH_ROWS) {
     const batch = recs.slice(start, start + RENDER_BATCH_ROWS)
     yield await tenant.read((state) => renderRows(state, decl, batch, columns, optionsAt(state)))
@@ -116,7 +116,7 @@ interface Found {
   timeZone: string
 }
 
-function* foundSteps(plan: ListPlan, state: TenantState, principal: Principal, scope: ListScope, optionsAt: (state: TenantState) => RenderOptions): Steps<Found> {
+function* foundSteps(plan: ListPlan, state: TenantView, principal: Principal, scope: ListScope, optionsAt: (state: TenantView) => RenderOptions): Steps<Found> {
   // The render options are made once here too: what they refuse (an `append` not offered) is refused before any byte.
   optionsAt(state)
   const recs = yield* plan.runSteps(state, principal, scope)
@@ -138,7 +138,7 @@ export function listExport(
   scope: ListScope,
   format: ExportFormat,
   appendedFields: ReadonlySet<string>,
-  optionsAt: (state: TenantState) => RenderOptions,
+  optionsAt: (state: TenantView) => RenderOptions,
 ): MaybePromise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const plan = planList(decl, call.request.query, EXPORT_MAX_ROWS)

@@ -6,7 +6,7 @@
  * field a date in the account's time zone.
  */
 import { accountOf } from '../../domain/account.js'
-import type { TenantState } from '../../engine/tenantState.js'
+import type { TenantView } from '../../domain/tx.js'
 import type { SummaryEntry, SummaryPlan } from '../../query/summary.js'
 import type { ApiResponse } from '../response.js'
 import { exportAnswer } from './exportAnswer.js'
@@ -24,7 +24,7 @@ function valueCell(value: string | null, kind: ColumnKind): Cell {
   return kind === 'date' ? Math.round(number) : number
 }
 
-export function summaryExport(format: ExportFormat, name: string, state: TenantState, plan: SummaryPlan, entries: readonly SummaryEntry[]): ApiResponse {
+export function summaryExport(format: ExportFormat, name: string, state: TenantView, plan: SummaryPlan, entries: readonly SummaryEntry[]): ApiResponse {
   const columns: PlainColumn[] = [
     { header: KEY_COLUMN, kind: 'text' },
     ...plan.functions.map((fn): PlainColumn => ({ header: fn.name, kind: fn.path?.field.type === 'Date' && fn.aggregate !== 'sum' ? 'date' : 'number' })),

@@ -20,7 +20,7 @@ import { renderList } from '../../domain/render.js'
 import { Access } from '../../domain/resources/access.js'
 import { User } from '../../domain/resources/user.js'
 import { isSelfAlias } from '../../domain/selfAlias.js'
-import type { TenantState } from '../../engine/tenantState.js'
+import type { TenantView } from '../../domain/tx.js'
 import { planList } from '../../query/plan.js'
 import type { Call, Principal } from '../call.js'
 import { queryFlag } from '../request.js'
@@ -39,7 +39,7 @@ function productParam(params: Params): string {
 }
 
 /** The user the path names (its id or `@self`), visible to the caller; 404 otherwise. */
-function namedUserId(state: TenantState, principal: Principal, params: Params): string {
+function namedUserId(state: TenantView, principal: Principal, params: Params): string {
   const id = params.id ?? ''
   return isSelfAlias(User.type, id) ? principal.userId : findVisible(state, principal, User, id).id
 }

@@ -7,7 +7,7 @@
  * through the same router as a lone request (given to the handler by the
  * router, requestRouter.ts) and renders the answers. The transaction is
  * the tenant's (tenants/tenantBatch.ts): the batch holds its tenant
- * exclusively, the items share one WriteTx, an item that fails is rolled
+ * exclusively, the items share one transaction, an item that fails is rolled
  * back to its savepoint, a transaction group (items that share a
  * `transaction` value) is rolled back whole when one of its items fails —
  * its other items answer 424 TL01-1108 — and what remains is logged as ONE

@@ -14,9 +14,9 @@
  * `since` on.
  */
 import { ApiError, wrongParameter } from '../../domain/errors.js'
+import type { TenantView } from '../../domain/tx.js'
 import { ChangeSelection } from '../../query/changeSelection.js'
 import type { ChangeFeed, EventPosition } from '../../tenants/changeFeed.js'
-import type { TenantActor } from '../../tenants/tenantActor.js'
 import type { Call } from '../call.js'
 import { ChangeSubscription } from '../changes/changeSubscription.js'
 import { FEED_CLOSE, type FeedOutlet } from '../changes/feedOutlet.js'
@@ -102,7 +102,13 @@ export async function openChanges(call: Call): Promise<ApiResponse> {
 /** How often a stream checks that its token still signs its user in, events or not. */
 const TOKEN_CHECK_MS = 15_000
 
-function checkStillSignedIn(actor: TenantActor, subscription: ChangeSubscription): void {
+/** What the token check reads of the tenant: whether it rests, else its state as the domain's view. */
+interface CheckedTenant {
+  readonly resting: boolean
+  readonly state: TenantView
+}
+
+function checkStillSignedIn(actor: CheckedTenant, subscription: ChangeSubscription): void {
   if (subscription.closed || actor.resting) return
   try {
     if (!subscription.stillSignedIn(actor.state, Date.now())) subscription.close(FEED_CLOSE.accessLost)

@@ -37,7 +37,7 @@ import {
 import { newId } from '../../domain/records.js'
 import { FileMetadata } from '../../domain/resources/fileMetadata.js'
 import type { Rec } from '../../domain/schema.js'
-import type { TenantState } from '../../engine/tenantState.js'
+import type { TenantView } from '../../domain/tx.js'
 import type { Call, Principal, TenantAccess } from '../call.js'
 import { queryFlag } from '../request.js'
 import { dataResponse, type ApiResponse } from '../response.js'
@@ -68,7 +68,7 @@ function refuseInBatch(call: Call, slot: FileSlot): void {
   if (call.keyed !== undefined) throw new ApiError('TL01-1112', `a ${slot.name} is uploaded or removed without an Idempotency-Key`)
 }
 
-function metadataOf(state: TenantState, slot: FileSlot, params: Params, callerId: string): Rec {
+function metadataOf(state: TenantView, slot: FileSlot, params: Params, callerId: string): Rec {
   const owner = resolveFileOwner(state, slot, params.id ?? '', callerId)
   const rec = findFileMetadata(state, slot, owner.id)
   if (rec === undefined) throw noFile(slot, owner.id)
@@ -83,7 +83,7 @@ function upload(slot: FileSlot): FileHandler {
     checkFileSize(bytes.length, call.services.config.maxFileBytes)
     const fileName = checkFileName(call.request.query.get('filename'))
     const contentType = storableContentType(call.request.headers.get('content-type'), DEFAULT_FILE_CONTENT_TYPE)
-    const files = call.services.registry.store.files
+    const files = call.services.registry.fileBytes
     // Decided before the write, so the logged record carries it (replay is deterministic).
     const contentId = newId()
     const { rec, created } = await tenant.write((tx) => {
@@ -105,7 +105,7 @@ function remove(slot: FileSlot): FileHandler {
   return async (call, params) => {
     const { tenant, principal, tenantName } = fileCall(call)
     refuseInBatch(call, slot)
-    const files = call.services.registry.store.files
+    const files = call.services.registry.fileBytes
     const rec = await tenant.write((tx) => {
       const removed = removeFile(tx, principal, slot, params.id ?? '')
       // Last, synchronously: the removal joins the LMDB commit of this write's log entry.
@@ -129,7 +129,7 @@ function metadata(slot: FileSlot): FileHandler {
 function download(slot: FileSlot): FileHandler {
   return async (call, params) => {
     const { tenant, principal, tenantName } = fileCall(call)
-    const files = call.services.registry.store.files
+    const files = call.services.registry.fileBytes
     for (let attempt = 1; ; attempt += 1) {
       const rec = await tenant.read((state) => metadataOf(state, slot, params, principal.userId))
       const bytes = await files.get([tenantName, rec.fileKey as string])

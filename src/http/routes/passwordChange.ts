@@ -46,7 +46,6 @@ import { passwordChangeMail } from '../../domain/mail.js'
 import { confirmForUser } from '../../domain/operations/passwordChange.js'
 import { User } from '../../domain/resources/user.js'
 import type { Rec } from '../../domain/schema.js'
-import { freshTenantsWithConfirmation } from '../../tenants/globalIndexes.js'
 import { writeInTenant } from '../tenantWrites.js'
 import type { Call } from '../call.js'
 import { dataResponse, type ApiResponse } from '../response.js'
@@ -119,7 +118,7 @@ export async function confirmPassword(call: Call, params: Record<string, string>
   const password = newPasswordOf(call)
   const hash = secretId(params.id ?? '')
   const { registry, config } = call.services
-  const tenantNames = await freshTenantsWithConfirmation(registry.store, hash)
+  const tenantNames = await registry.tenantsWithConfirmation(hash)
   if (tenantNames.length === 0) throw invalidConfirmation()
   const passwordHash = await hashPassword(password, config.passwordCost)
   const changes = await Promise.all(tenantNames.map((tenantName) => writeInTenant(call.services, tenantName, 'changePassword', { hash, passwordHash })))

@@ -24,7 +24,6 @@ import { checkPasswordLength, hashPassword } from '../../domain/credentials.js'
 import { isPlainObject, readFields } from '../../domain/input.js'
 import { Account } from '../../domain/resources/account.js'
 import { User } from '../../domain/resources/user.js'
-import { freshTenantsWithEmail } from '../../tenants/globalIndexes.js'
 import { refoundSignUp } from '../../tenants/tenantDirectory.js'
 import { isValidTenantName, TENANT_NAME_MAX_LENGTH } from '../../domain/tenantName.js'
 import { requireApiKey } from '../apiKey.js'
@@ -65,10 +64,10 @@ export function publicUrl(services: Services): string {
 
 /**
  * The tenants with a live user of this e-mail, in tenant-name order, less sign-ups that expired unconfirmed; after
- * every write acknowledged on any node of a cluster (freshTenantsWithEmail).
+ * every write acknowledged on any node of a cluster (TenantRegistry.tenantsWithEmail).
  */
 export async function tenantsHoldingEmail(services: Services, email: string): Promise<string[]> {
-  const holding = await freshTenantsWithEmail(services.registry.store, email)
+  const holding = await services.registry.tenantsWithEmail(email)
   const nowMs = Date.now()
   return holding.filter((tenant) => !services.registry.directory.expiredSignUp(tenant, nowMs))
 }
@@ -78,7 +77,7 @@ export async function checkUrl(call: Call): Promise<ApiResponse> {
   const url = boundedParameter(call, 'url', TENANT_NAME_MAX_LENGTH, 'a URL prefix').toLowerCase()
   const { registry } = call.services
   // A cluster node's copy of the tenant directory may not hold a sign-up another node has just made.
-  await registry.store.freshen?.('tenants', url)
+  await registry.freshenTenantName(url)
   return dataResponse(call.request, { exists: registry.exists(url) && !registry.directory.expiredSignUp(url) }, { root: 'result' })
 }
 

@@ -16,9 +16,9 @@ import { ApiError, wrongParameter } from '../../domain/errors.js'
 import type { Rec } from '../../domain/schema.js'
 import { parseRangeSpec, periodOf, slicesOf, MAX_DEPTH, type Period, type RangeKind, type RangeSpec } from '../../domain/reportPeriod.js'
 import { resourceByType } from '../../domain/resources/index.js'
-import type { TenantState } from '../../engine/tenantState.js'
-import type { Steps } from '../../engine/steps.js'
-import { DayTotals, emptyTotals, type Totals } from '../../engine/dayTotals.js'
+import type { TenantView } from '../../domain/tx.js'
+import type { Steps } from '../../domain/steps.js'
+import { emptyTotals, type Totals, type TotalsByDay } from '../../domain/totals.js'
 import { resolvePath } from '../../query/fieldPath.js'
 import { planList, type CandidateBounds } from '../../query/plan.js'
 import { reportDays } from '../../query/reportDays.js'
@@ -87,14 +87,14 @@ interface ReportInput {
   /** The grouping field path; null: ungrouped (`*`). */
   groupBy: string | null
   weekStart: number
-  days: Map<string, DayTotals>
+  days: ReadonlyMap<string, TotalsByDay>
   /** Display names of the group keys that are references (project/id → the project's name), when asked for (`named`). */
   names: Map<string, string>
   /** The account's time zone (of the periods' days). */
   timeZone: string
 }
 
-function groupNames(state: TenantState, groupBy: string | null, keys: Iterable<string>): Map<string, string> {
+function groupNames(state: TenantView, groupBy: string | null, keys: Iterable<string>): Map<string, string> {
   const names = new Map<string, string>()
   const [first, second] = groupBy?.split('/') ?? []
   const refType = first === undefined ? undefined : resourceByType('TimeRecord').fieldsByName.get(first)?.ref
@@ -134,7 +134,7 @@ async function reportInput(call: Call, { grouped, earlierPeriods = 0, named = fa
 
 /** The report's input read from the state, as steps (a module-level generator: see routes/resources.ts on closures). */
 function* reportInputSteps(
-  state: TenantState,
+  state: TenantView,
   principal: Principal,
   query: ReadonlyMap<string, string>,
   groupBy: string | null,
@@ -151,7 +151,7 @@ function* reportInputSteps(
   return { spec, groupBy, weekStart, days, names: named ? groupNames(state, groupBy, days.keys()) : new Map(), timeZone }
 }
 
-function totalsIn(days: DayTotals | undefined, period: Period): TotalsOut {
+function totalsIn(days: TotalsByDay | undefined, period: Period): TotalsOut {
   return totalsOut(days?.sum(period.fromDay, period.toDay) ?? emptyTotals())
 }
 

@@ -32,13 +32,13 @@ import { mayChange, projectHiddenFrom } from '../../domain/policy.js'
 import { isUnbilled } from '../../domain/pricing.js'
 import { resourceByType } from '../../domain/resources/index.js'
 import type { Rec } from '../../domain/schema.js'
-import type { TenantState } from '../../engine/tenantState.js'
+import type { TenantView } from '../../domain/tx.js'
 import type { ListScope, ParentLink, ScopePin } from '../../query/plan.js'
 import type { Principal } from '../call.js'
 
 export interface View {
   /** The view for this caller, worked out once per request. */
-  prepare(state: TenantState, principal: Principal): PreparedView
+  prepare(state: TenantView, principal: Principal): PreparedView
 }
 
 interface PreparedView {
@@ -60,7 +60,7 @@ function withIds(ids: Set<string>): PreparedView {
 }
 
 /** Values of `pick` on the live records of `type` whose `field` is `value` (memberships of a user). */
-function liveValues(state: TenantState, type: string, field: string, value: string, pick: string): Set<string> {
+function liveValues(state: TenantView, type: string, field: string, value: string, pick: string): Set<string> {
   const values = new Set<string>()
   for (const rec of state.collection(type).lookup(field, value)) {
     const picked = rec[pick]
@@ -97,7 +97,7 @@ const trackableTasks: View = {
 }
 
 /** The work types a live link ties to a live project the caller sees. */
-function linkedWorkTypes(state: TenantState, principal: Principal): Set<string> {
+function linkedWorkTypes(state: TenantView, principal: Principal): Set<string> {
   const linked = new Set<string>()
   for (const link of state.collection('ProjectWorkTypeLink').values()) {
     if (link.trashItem !== null || typeof link.workType !== 'string' || typeof link.project !== 'string') continue
@@ -158,7 +158,7 @@ export function viewSummaryNamesOf(type: string): string[] {
  */
 export function viewScope(view: View, principal: Principal, within: ParentLink | null = null): ListScope {
   let prepared: PreparedView | undefined
-  const prepare = (state: TenantState) => (prepared ??= view.prepare(state, principal))
+  const prepare = (state: TenantView) => (prepared ??= view.prepare(state, principal))
   const scope: ListScope = { kind: 'view', accepts: (rec, state) => prepare(state).accepts(rec), pin: (state) => prepare(state).pin }
   return within === null ? scope : { ...scope, within }
 }

@@ -57,6 +57,19 @@ t.test('the layer rules pass a tree that keeps them and name each rule a tree br
   t.match(broken.output, 'src/engine/state.ts → src/tenants/actor.ts', 'a type-only import counts')
 })
 
+t.test('http/ may not import the engine, not even a type; the domain view is what it reads', async (t) => {
+  const tree = {
+    'src/engine/state.ts': "import type { View } from '../domain/tx.js'\nexport class State implements View { seq = 0 }\n",
+    'src/domain/tx.ts': 'export interface View { readonly seq: number }\n',
+  }
+  const kept = await cruise(t, { ...tree, 'src/http/route.ts': "import type { View } from '../domain/tx.js'\nexport const seqOf = (view: View) => view.seq\n" })
+  t.equal(kept.failed, false, kept.output)
+  const broken = await cruise(t, { ...tree, 'src/http/route.ts': "import type { State } from '../engine/state.js'\nexport const seqOf = (state: State) => state.seq\n" })
+  t.equal(broken.failed, true)
+  t.match(broken.output, 'http-never-sees-the-engine')
+  t.match(broken.output, 'src/http/route.ts → src/engine/state.ts')
+})
+
 t.test('a comment may name only files that exist', async (t) => {
   const known = ['src/tenants/tenantActor.ts', 'src/http/routes/batch.ts', 'bench/guard.ts', 'README.md']
   // Block comments made at run time: written here as they are, the check would read them as this file's own.

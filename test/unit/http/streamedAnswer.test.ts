@@ -40,8 +40,8 @@ class RecordingResponse {
   }
 }
 
-function exchange(): StreamedExchange & { aborted: boolean } {
-  return { aborted: false, onAbort: null }
+function exchange(): StreamedExchange & { clientGone: boolean } {
+  return { clientGone: false, onAbort: null }
 }
 
 async function* chunks(texts: readonly string[], cleanup: string[] = [], failAt = -1): AsyncGenerator<Buffer, void, undefined> {
@@ -92,7 +92,7 @@ t.test('a client leaving while the writer waits ends the source', async (t) => {
   const cleanup: string[] = []
   const writing = writeStreamed(asUws(res), state, new StreamedBody(chunks(['a', 'b', 'c'], cleanup)), head(res), false)
   await new Promise((resolve) => setImmediate(resolve))
-  state.aborted = true
+  state.clientGone = true
   state.onAbort?.()
   t.same(await writing, { kind: 'clientGone', bytes: 1 })
   t.same(cleanup, ['source released'], "the source's finally ran")
