@@ -135,16 +135,21 @@ for (const decl of RESOURCES) {
   for (const sum of decl.sums) checkChildLink(decl, `sum ${sum.name}`, sum.childType, sum.via)
 }
 
-for (const table of GLOBAL_INDEX_TABLES) {
-  const feeders = RESOURCES.filter((decl) => decl.globalIndex?.table === table).map((decl) => decl.type)
-  assert(feeders.length === 1, `the global index ${table} is fed by ${feeders.length === 0 ? 'no resource' : feeders.join(', ')}: it needs exactly one`)
+/** Each global-index table and directory marker fed by exactly one resource; write options named once per resource. */
+export function checkFeedsAndWriteOptions(decls: readonly ResourceDecl[]): void {
+  for (const table of GLOBAL_INDEX_TABLES) {
+    const feeders = decls.filter((decl) => decl.globalIndex?.table === table).map((decl) => decl.type)
+    assert(feeders.length === 1, `the global index ${table} is fed by ${feeders.length === 0 ? 'no resource' : feeders.join(', ')}: it needs exactly one`)
+  }
+  for (const marker of DIRECTORY_MARKERS) {
+    const setters = decls.filter((decl) => decl.directoryMarker?.marker === marker).map((decl) => decl.type)
+    assert(setters.length === 1, `the directory marker ${marker} is set by ${setters.length === 0 ? 'no resource' : setters.join(', ')}: it needs exactly one`)
+  }
+  for (const decl of decls) {
+    const params = decl.writeOptions.map((option) => option.param)
+    assert(new Set(params).size === params.length, `${decl.type} declares a write option twice`)
+    for (const param of params) assert(/^[a-z][a-z_]*$/.test(param), `${decl.type} write option ${param} is not a lower-case query parameter name`)
+  }
 }
-for (const marker of DIRECTORY_MARKERS) {
-  const setters = RESOURCES.filter((decl) => decl.directoryMarker?.marker === marker).map((decl) => decl.type)
-  assert(setters.length === 1, `the directory marker ${marker} is set by ${setters.length === 0 ? 'no resource' : setters.join(', ')}: it needs exactly one`)
-}
-for (const decl of RESOURCES) {
-  const params = decl.writeOptions.map((option) => option.param)
-  assert(new Set(params).size === params.length, `${decl.type} declares a write option twice`)
-  for (const param of params) assert(/^[a-z][a-z_]*$/.test(param), `${decl.type} write option ${param} is not a lower-case query parameter name`)
-}
+
+checkFeedsAndWriteOptions(RESOURCES)
