@@ -27,7 +27,8 @@ function tokenOf(call: Call): string | undefined {
 }
 
 export function principalFor(state: TenantState, user: Rec, tokenId: string): Principal {
-  return { ...callerOfUser(state, user), tokenId }
+  const { userId, superuser, isOwner } = callerOfUser(state, user)
+  return { userId, superuser, isOwner, tokenId }
 }
 
 /** The caller; at once (no promise) when the tenant is idle (maybePromise.ts). */
