@@ -14,8 +14,10 @@
 import { assertionFailed } from '../assert.js'
 import type { Audience } from './audience.js'
 import type { Caller } from './caller.js'
+import type { DirectoryMarkerFeed, GlobalIndexFeed } from './globalFeed.js'
 import type { DisplayContext, Rec } from './record.js'
-import type { Tx } from './tx.js'
+import type { StateView, Tx } from './tx.js'
+import type { WriteCheck } from './writeCheck.js'
 
 export type { DisplayContext, LiveAggregates, Rec } from './record.js'
 
@@ -83,6 +85,16 @@ type DeriveValue = (rec: Rec, context: DisplayContext) => unknown
  * (calculate_price) and the constraints then see the record with them.
  */
 type DeriveOnWrite = (rec: Rec, given: Readonly<Record<string, unknown>>, nowMs: number) => Readonly<Record<string, unknown>>
+
+/**
+ * A query option of the generic writes (`calculate_price=true`): asked for, it derives fields of the record about to
+ * be stored from the record and the state (the price from the price lists), stored with the others. Using it on a
+ * resource that does not declare it is a 400.
+ */
+interface WriteOption {
+  readonly param: string
+  readonly derive: (rec: Rec, state: StateView) => Record<string, unknown>
+}
 
 /** A hook run on a new record before it is validated and stored; `creator` is null for internal writes. */
 type OnCreate = (tx: Tx, rec: Rec, creator: Caller | null) => Rec
@@ -202,6 +214,14 @@ export interface ResourceDecl {
    * superusers only; null when locks do not apply.
    */
   readonly lockedByDate: string | null
+  /** The global index its records feed (globalFeed.ts); null when none. */
+  readonly globalIndex: GlobalIndexFeed | null
+  /** The tenant directory's marker its records set (globalFeed.ts); null when none. */
+  readonly directoryMarker: DirectoryMarkerFeed | null
+  /** The check of what the generic writes store beyond the constraints (writeCheck.ts); null when none. */
+  readonly writeCheck: WriteCheck | null
+  /** The query options of its generic writes (WriteOption). */
+  readonly writeOptions: readonly WriteOption[]
 }
 
 /**
@@ -400,6 +420,10 @@ export interface ResourceOptions {
   recordCheck?: RecordCheck
   indexOrder?: string
   lockedByDate?: string
+  globalIndex?: GlobalIndexFeed
+  directoryMarker?: DirectoryMarkerFeed
+  writeCheck?: WriteCheck
+  writeOptions?: WriteOption[]
 }
 
 export function declareResource(options: ResourceOptions): ResourceDecl {
@@ -440,6 +464,10 @@ export function declareResource(options: ResourceOptions): ResourceDecl {
     sums: options.sums ?? [],
     indexOrder: options.indexOrder ?? null,
     lockedByDate: options.lockedByDate ?? null,
+    globalIndex: options.globalIndex ?? null,
+    directoryMarker: options.directoryMarker ?? null,
+    writeCheck: options.writeCheck ?? null,
+    writeOptions: options.writeOptions ?? [],
     ...(options.deriveOnWrite === undefined ? {} : { deriveOnWrite: options.deriveOnWrite }),
     ...(options.onCreate === undefined ? {} : { onCreate: options.onCreate }),
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),

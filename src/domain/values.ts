@@ -88,6 +88,14 @@ export function normalEmail(address: string): string {
   return address.trim().toLowerCase()
 }
 
+/**
+ * Whether an e-mail can be a key of the global e-mail index: not empty, and no longer than a User's may be: a longer
+ * one is never looked up (it would be a key over LMDB's size limit, or PostgreSQL's index row limit).
+ */
+export function indexableEmail(address: string): boolean {
+  return address !== '' && address.length <= EMAIL_MAX_LENGTH
+}
+
 export function isEmail(text: string): boolean {
   return text.length <= EMAIL_MAX_LENGTH && EMAIL.test(text)
 }

@@ -3,11 +3,14 @@
  * `Authorization: Bearer`) is looked up by its SHA-256 in the tenant's
  * AuthToken collection (the SHA-256 of a token sent before is remembered:
  * tokenIds.ts). Missing → 400 TL01-1002; unknown, expired, or of a
- * user who is inactive or in the trash → 401 TL01-1010. A token of another
- * tenant is simply unknown here.
+ * user who is inactive or in the trash → 401 TL01-1010 (the rule is the
+ * domain's: domain/operations/tokens.ts userOfAccessToken; who is a
+ * superuser: domain/caller.ts). A token of another tenant is simply unknown
+ * here.
  */
 import { ApiError } from '../domain/errors.js'
-import { accountOf } from '../domain/account.js'
+import { callerOfUser } from '../domain/caller.js'
+import { userOfAccessToken } from '../domain/operations/tokens.js'
 import type { Rec } from '../domain/schema.js'
 import type { TenantView } from '../domain/tx.js'
 import type { MaybePromise } from '../maybePromise.js'
@@ -24,8 +27,8 @@ function tokenOf(call: Call): string | undefined {
 }
 
 export function principalFor(state: TenantView, user: Rec, tokenId: string): Principal {
-  const isOwner = accountOf(state).owner === user.id
-  return { userId: user.id, superuser: isOwner || user.admin === true, isOwner, tokenId }
+  const { userId, superuser, isOwner } = callerOfUser(state, user)
+  return { userId, superuser, isOwner, tokenId }
 }
 
 /** The caller; at once (no promise) when the tenant is idle (maybePromise.ts). */
@@ -36,12 +39,5 @@ export function authenticate(call: Call): MaybePromise<Principal> {
   const tokenId = rememberedTokenId(token)
   const now = Date.now()
   // The token check needs no durability barrier: whatever the request answers waits for one.
-  return call.tenant.inspect((state) => {
-    const rec = state.get('AuthToken', tokenId)
-    if (rec === undefined || rec.kind !== 'access') throw new ApiError('TL01-1010', 'the access token is invalid')
-    if ((rec.expiresAt as number) <= now) throw new ApiError('TL01-1010', 'the access token has expired')
-    const user = state.get('User', rec.user as string)
-    if (user === undefined || user.active !== true || user.trashItem !== null) throw new ApiError('TL01-1010', 'the user of this token cannot sign in')
-    return principalFor(state, user, tokenId)
-  })
+  return call.tenant.inspect((state) => principalFor(state, userOfAccessToken(state, tokenId, now), tokenId))
 }

@@ -12,19 +12,25 @@
  * An e-mail is unique per tenant only, so one e-mail may list several
  * tenants; the tables order array keys element by element, so the range from
  * [e-mail, ''] to [e-mail, '\uffff'] reads them in tenant-name order
- * (tenant names are lower-case letters, digits and '-'). The entries are maintained from what each write did: for
- * every e-mail a write touches (a User it put, a User it removed or
- * replaced — the record as it was comes from the WriteTx, the logged `del`
- * carries only the id, so an e-mail changed by `$setEmail` leaves its old
- * address here too) the tenant's entry is set or removed by asking the tenant's state
- * after the write whether a live user still has it. They are queued in the
- * same event-loop turn as the log entry, so they share its commit. The
- * tenant's state stays the judge; the index only says where to look.
+ * (tenant names are lower-case letters, digits and '-').
  *
- * The tenant directory's `webhooks` marker (tenantDirectory.ts) is kept
- * from the same writes: one that made a webhook start or stop delivering
- * (not the deliveries' own bookkeeping) has the marker say whether the
- * tenant has an active webhook after it.
+ * Which resource feeds which table, the key a record is filed under and
+ * whether a tenant's state holds a record under a key are the resources'
+ * declarations (domain/globalFeed.ts; domain/globalFeedChanges.ts reads
+ * them). The entries are maintained from what each write did: for every key
+ * a record the write put, replaced or removed is or was filed under (the
+ * record as it was comes from the WriteTx, the logged `del` carries only the
+ * id, so an e-mail changed by `$setEmail` leaves its old address here too)
+ * the tenant's entry is set or removed by asking the tenant's state after
+ * the write. They are queued in the same event-loop turn as the log entry,
+ * so they share its commit. The tenant's state stays the judge; the index
+ * only says where to look.
+ *
+ * The tenant directory's markers (tenantDirectory.ts: `webhooks`) are kept
+ * from the same writes, as declared too: one that turned the marker's
+ * predicate for a record it wrote (a webhook made to start or stop
+ * delivering; not the deliveries' own bookkeeping) has the marker say what
+ * the tenant's state holds after it.
  *
  * Layout. The string key `\u0001layout` of the emails table (GLOBAL_INDEX_LAYOUT_KEY, persist/ports.ts) names the layout. A data
  * directory without it (written when the tables held `e-mail → tenant`,
@@ -32,16 +38,21 @@
  * tenants' states at start-up (rebuildGlobalIndexesIfOld): the indexes are
  * derived data.
  */
-import type { Rec } from '../domain/schema.js'
+import { DIRECTORY_MARKERS, GLOBAL_INDEX_TABLES, type DirectoryMarker } from '../domain/globalFeed.js'
+import { GlobalFeeds } from '../domain/globalFeedChanges.js'
+import { RESOURCES } from '../domain/resources/index.js'
 import { GLOBAL_INDEX_LAYOUT, GLOBAL_INDEX_LAYOUT_KEY, LogCorruptError, type GlobalDirectory, type GlobalIndexKey, type Storage } from '../persist/ports.js'
 import { recoverTenant, RecoveryError } from './recovery.js'
 import { markWebhooks, tenantNames } from './tenantDirectory.js'
-import { liveUserWithEmail } from '../domain/resources/user.js'
-import { EMAIL_MAX_LENGTH, normalEmail } from '../domain/values.js'
-import { webhookDelivers } from '../domain/webhooks.js'
-import type { Op } from '../engine/logEntry.js'
+import { indexableEmail, normalEmail } from '../domain/values.js'
 import type { TenantState } from '../engine/tenantState.js'
 import type { WriteTx } from '../engine/writeTx.js'
+
+/** What the declared resources feed to the indexes and to the directory's markers. */
+const FEEDS = new GlobalFeeds(RESOURCES)
+
+/** How each of the directory's markers is written. */
+const MARK: Record<DirectoryMarker, (store: GlobalDirectory, tenant: string, on: boolean) => void> = { webhooks: markWebhooks }
 
 /** Above every tenant name in the tables' key order. */
 const AFTER_EVERY_TENANT = '\uffff'
@@ -63,14 +74,6 @@ function tenantsUnder(table: GlobalDirectory['emails'], name: string): string[] 
     if (parsed !== null && parsed.name === name) tenants.push(parsed.tenant)
   }
   return tenants
-}
-
-/**
- * Whether an e-mail can be in the index: not empty, and no longer than a User's may be (EMAIL_MAX_LENGTH): a longer
- * one is never looked up (it would be a key over LMDB's size limit, or PostgreSQL's index row limit).
- */
-function indexableEmail(name: string): boolean {
-  return name !== '' && name.length <= EMAIL_MAX_LENGTH
 }
 
 /** The tenants that have a live user with this e-mail, in tenant-name order. */
@@ -100,65 +103,22 @@ export async function freshTenantsWithConfirmation(store: GlobalDirectory, hash:
   return tenantsWithConfirmation(store, hash)
 }
 
-function liveEmailsOf(state: TenantState): Set<string> {
-  const emails = new Set<string>()
-  for (const user of state.collection('User').values()) {
-    if (user.trashItem === null && typeof user.email === 'string' && user.email !== '') emails.add(user.email.toLowerCase())
-  }
-  return emails
-}
-
-function confirmationHashesOf(state: TenantState): Set<string> {
-  return new Set([...state.collection('PasswordConfirmation').values()].map((rec) => rec.id))
-}
-
-function noteEmail(emails: Set<string>, rec: Rec): void {
-  if (typeof rec.email === 'string' && indexableEmail(rec.email)) emails.add(rec.email.toLowerCase())
-}
-
 /**
  * Brings this tenant's entries up to date with a write about to be logged (tx.state is the state after it).
  * Every key write is unconditional: reads do not see writes queued but not yet committed, so skipping a
  * put because the key "is there" could lose it behind a queued remove.
  */
 export function indexGlobals(store: GlobalDirectory, tenant: string, tx: WriteTx): void {
-  const emails = new Set<string>()
-  for (const op of tx.ops) {
-    if (op.type === 'User' && op.op === 'put') noteEmail(emails, op.rec)
-    else if (op.type === 'PasswordConfirmation') indexConfirmation(store, tenant, op)
-  }
-  if (tx.ops.some((op) => op.type === WEBHOOK_TYPE) && webhookTurned(tx)) markWebhooks(store, tenant, hasActiveWebhook(tx.state))
-  for (const previous of tx.previousRecords('User')) noteEmail(emails, previous)
-  for (const email of emails) {
-    const key = keyOf(email, tenant)
-    if (liveUserWithEmail(tx.state, email) !== undefined) void store.emails.put(key, '')
-    else void store.emails.remove(key)
-  }
-}
-
-const WEBHOOK_TYPE = 'Webhook'
-
-/** Whether the write made a webhook start or stop delivering (created, (de)activated, trashed, restored, removed). */
-function webhookTurned(tx: WriteTx): boolean {
-  const before = new Map<string, Rec>()
-  for (const rec of tx.previousRecords(WEBHOOK_TYPE)) if (!before.has(rec.id)) before.set(rec.id, rec)
-  for (const op of tx.ops) {
-    if (op.type !== WEBHOOK_TYPE) continue
-    const id = op.op === 'put' ? op.rec.id : op.id
-    if (webhookDelivers(before.get(id)) !== webhookDelivers(tx.state.get(WEBHOOK_TYPE, id))) return true
-  }
-  return false
+  FEEDS.forEachKeyWritten(tx, (table, name, held) => {
+    if (held) void store[table].put(keyOf(name, tenant), '')
+    else void store[table].remove(keyOf(name, tenant))
+  })
+  FEEDS.forEachMarkerTurned(tx, (marker, on) => MARK[marker](store, tenant, on))
 }
 
 /** Whether the state holds an active webhook (what the directory's `webhooks` marker says). */
 export function hasActiveWebhook(state: TenantState): boolean {
-  for (const webhook of state.collection(WEBHOOK_TYPE).values()) if (webhookDelivers(webhook)) return true
-  return false
-}
-
-function indexConfirmation(store: GlobalDirectory, tenant: string, op: Op): void {
-  if (op.op === 'put') void store.confirmations.put(keyOf(op.rec.id, tenant), '')
-  else void store.confirmations.remove(keyOf(op.id, tenant))
+  return FEEDS.markersOf(state).webhooks
 }
 
 /**
@@ -168,15 +128,15 @@ function indexConfirmation(store: GlobalDirectory, tenant: string, op: Op): void
  * once, over all tenants: an operator action, not a request path.
  */
 export function indexGlobalsOfState(store: GlobalDirectory, tenant: string, state: TenantState): void {
-  markWebhooks(store, tenant, hasActiveWebhook(state))
-  const emails = liveEmailsOf(state)
-  const confirmations = confirmationHashesOf(state)
-  for (const email of emails) void store.emails.put(keyOf(email, tenant), '')
-  for (const hash of confirmations) void store.confirmations.put(keyOf(hash, tenant), '')
-  for (const [table, held] of [[store.emails, emails], [store.confirmations, confirmations]] as const) {
-    for (const key of table.getKeys()) {
+  const markers = FEEDS.markersOf(state)
+  for (const marker of DIRECTORY_MARKERS) MARK[marker](store, tenant, markers[marker])
+  const keys = FEEDS.keysOf(state)
+  for (const table of GLOBAL_INDEX_TABLES) {
+    const held = keys[table]
+    for (const name of held) void store[table].put(keyOf(name, tenant), '')
+    for (const key of store[table].getKeys()) {
       const parsed = parseKey(key)
-      if (parsed !== null && parsed.tenant === tenant && !held.has(parsed.name)) void table.remove(key)
+      if (parsed !== null && parsed.tenant === tenant && !held.has(parsed.name)) void store[table].remove(key)
     }
   }
 }
@@ -210,8 +170,9 @@ export function rebuildGlobalIndexesIfOld(store: Storage, say?: (line: string) =
       continue
     }
     result.tenants += 1
-    for (const email of liveEmailsOf(state)) emailKeys.push(keyOf(email, tenant))
-    for (const hash of confirmationHashesOf(state)) confirmationKeys.push(keyOf(hash, tenant))
+    const keys = FEEDS.keysOf(state)
+    for (const email of keys.emails) emailKeys.push(keyOf(email, tenant))
+    for (const hash of keys.confirmations) confirmationKeys.push(keyOf(hash, tenant))
   }
   store.replaceIndexes(emailKeys, confirmationKeys, { key: GLOBAL_INDEX_LAYOUT_KEY, value: GLOBAL_INDEX_LAYOUT })
   result.emails = emailKeys.length

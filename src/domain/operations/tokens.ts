@@ -8,12 +8,18 @@
  * expires or its session ends. Ending a session removes its access token
  * and the refresh token issued with it. Every issue first drops the user's
  * expired tokens, so tokens do not pile up in memory.
+ *
+ * An access token signs its user in (userOfAccessToken: what
+ * http/authenticate.ts asks of every request) while it is an access token,
+ * not expired, of a user who is active and outside the trash; anything else
+ * is 401 TL01-1010.
  */
 import { accountOf } from '../account.js'
 import { newToken, secretId } from '../credentials.js'
 import { ApiError } from '../errors.js'
 import { putKeyedRecord } from '../records.js'
 import { AuthToken } from '../resources/authToken.js'
+import { User } from '../resources/user.js'
 import type { Rec } from '../schema.js'
 import type { StateView, Tx } from '../tx.js'
 import { removeAllOfUser } from '../userRecords.js'
@@ -65,6 +71,16 @@ export function refreshTokens(tx: Tx, refreshToken: string, lifetimes: TokenLife
   tx.del(AuthToken.type, rec.id)
   dropExpiredTokens(tx, user.id)
   return issueTokens(tx, user.id, lifetimes)
+}
+
+/** The user the access token `tokenId` (its SHA-256) signs in at `nowMs`; 401 TL01-1010 when it signs in none. */
+export function userOfAccessToken(state: StateView, tokenId: string, nowMs: number): Rec {
+  const rec = state.get(AuthToken.type, tokenId)
+  if (rec === undefined || rec.kind !== 'access') throw new ApiError('TL01-1010', 'the access token is invalid')
+  if ((rec.expiresAt as number) <= nowMs) throw new ApiError('TL01-1010', 'the access token has expired')
+  const user = state.get(User.type, rec.user as string)
+  if (user === undefined || user.active !== true || user.trashItem !== null) throw new ApiError('TL01-1010', 'the user of this token cannot sign in')
+  return user
 }
 
 /** Ends the session of the access token `tokenId` (its SHA-256) of the user: it and its refresh token. */

@@ -2,9 +2,12 @@
  * The registry of declared resources: look a declaration up by type name or
  * by any of its paths. Adding a resource is adding its file and one line here.
  * At load, the invariants below check that every reference, cascade (and part saved with its parent), append
- * counter, inner collection and live sum names declared types and fields.
+ * counter, inner collection and live sum names declared types and fields, that
+ * every global-index table and directory marker (globalFeed.ts) is fed by
+ * exactly one resource, and that write options are named once per resource.
  */
 import { assert, assertionFailed } from '../../assert.js'
+import { DIRECTORY_MARKERS, GLOBAL_INDEX_TABLES } from '../globalFeed.js'
 import type { ResourceDecl } from '../schema.js'
 import { Access } from './access.js'
 import { Account } from './account.js'
@@ -131,3 +134,22 @@ for (const decl of RESOURCES) {
   for (const inner of decl.inner) checkChildLink(decl, `inner collection ${inner.name}`, inner.childType, inner.via)
   for (const sum of decl.sums) checkChildLink(decl, `sum ${sum.name}`, sum.childType, sum.via)
 }
+
+/** Each global-index table and directory marker fed by exactly one resource; write options named once per resource. */
+export function checkFeedsAndWriteOptions(decls: readonly ResourceDecl[]): void {
+  for (const table of GLOBAL_INDEX_TABLES) {
+    const feeders = decls.filter((decl) => decl.globalIndex?.table === table).map((decl) => decl.type)
+    assert(feeders.length === 1, `the global index ${table} is fed by ${feeders.length === 0 ? 'no resource' : feeders.join(', ')}: it needs exactly one`)
+  }
+  for (const marker of DIRECTORY_MARKERS) {
+    const setters = decls.filter((decl) => decl.directoryMarker?.marker === marker).map((decl) => decl.type)
+    assert(setters.length === 1, `the directory marker ${marker} is set by ${setters.length === 0 ? 'no resource' : setters.join(', ')}: it needs exactly one`)
+  }
+  for (const decl of decls) {
+    const params = decl.writeOptions.map((option) => option.param)
+    assert(new Set(params).size === params.length, `${decl.type} declares a write option twice`)
+    for (const param of params) assert(/^[a-z][a-z_]*$/.test(param), `${decl.type} write option ${param} is not a lower-case query parameter name`)
+  }
+}
+
+checkFeedsAndWriteOptions(RESOURCES)

@@ -4,7 +4,8 @@
  * log nor a snapshot holds a usable confirmation. Step 2 consumes it; it
  * stops working at `expiresAt`. `keepTokenId` is the token of the user who
  * asked for it themself: that session survives the change, every other
- * token of the user ends.
+ * token of the user ends. Its id feeds the global confirmations index
+ * (globalFeed.ts): the public step 2 finds the tenants holding it.
  */
 import { declareResource, field } from '../schema.js'
 
@@ -14,6 +15,11 @@ export const PasswordConfirmation = declareResource({
   internal: true,
   description: 'a pending password change',
   displayName: () => 'password confirmation',
+  globalIndex: {
+    table: 'confirmations',
+    keyOf: (rec) => rec.id,
+    heldIn: (state, key) => state.get(PasswordConfirmation.type, key) !== undefined,
+  },
   fields: [
     field.ref('user', 'User', 'whose password it changes', { required: true }),
     field.date('expiresAt', 'when the confirmation stops working', { required: true }),

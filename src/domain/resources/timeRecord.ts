@@ -1,10 +1,14 @@
 /*
  * TimeRecord (time/timerecords): time a user spent, optionally on a project,
  * task and work type. Its start, stop and duration agree (timeSpan.ts): the
- * one a write leaves out is derived from the other two and stored.
+ * one a write leaves out is derived from the other two and stored. A write
+ * with `calculate_price=true` stores the price its price lists give
+ * (pricing.ts).
  */
+import { priceFields } from '../pricing.js'
 import { declareResource, externalSyncFields, field, min, userDisplayName } from '../schema.js'
 import { completedTimeSpan, timeSpanRulesBroken } from '../timeSpan.js'
+import { TimePriceList } from './timePriceList.js'
 
 export const TimeRecord = declareResource({
   type: 'TimeRecord',
@@ -16,6 +20,7 @@ export const TimeRecord = declareResource({
   recordCheck: timeSpanRulesBroken,
   deriveOnWrite: completedTimeSpan,
   lockedByDate: 'start',
+  writeOptions: [{ param: 'calculate_price', derive: (rec, state) => priceFields(rec, state.collection(TimePriceList.type).values(), state) }],
   fields: [
     field.ref('user', 'User', 'who spent the time', { required: true }),
     field.date('start', 'start date and time', { rangeIndexed: true }),

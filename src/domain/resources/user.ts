@@ -5,14 +5,15 @@
  * deactivated, trashed or removed loses every session, and a new password
  * ends every session but the one that set it (sessions.ts); one's own new
  * password needs the current one, and a reset by anyone else revokes the
- * user's secret keys too (passwordRules.ts).
+ * user's secret keys too (passwordRules.ts). Its e-mail feeds the global
+ * e-mail index (globalFeed.ts): the tenants that have a live user with it.
  */
 import type { StateView } from '../tx.js'
 import { createdField, declareResource, email, field, ianaTimeZone, max, min, personName, size, type Rec } from '../schema.js'
 import { displayFormatFields } from './displayFormats.js'
 import { userChanged } from '../passwordRules.js'
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../credentials.js'
-import { normalEmail } from '../values.js'
+import { indexableEmail, normalEmail } from '../values.js'
 
 export const User = declareResource({
   type: 'User',
@@ -36,6 +37,11 @@ export const User = declareResource({
     confirmed: creator?.superuser === true ? true : rec.confirmed,
   }),
   onChange: userChanged,
+  globalIndex: {
+    table: 'emails',
+    keyOf: (rec) => (typeof rec.email === 'string' && indexableEmail(rec.email) ? rec.email.toLowerCase() : null),
+    heldIn: (state, key) => liveUserWithEmail(state, key) !== undefined,
+  },
   fields: [
     field.string('firstName', 'first name', { inStub: true }),
     field.string('lastName', 'last name', { inStub: true }),

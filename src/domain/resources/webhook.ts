@@ -18,8 +18,24 @@
  * first failed attempt of the event now being retried) and `lastError`.
  * The server changes these without a new version (operations/webhooks.ts),
  * so an admin's PUT never conflicts with a delivery.
+ *
+ * Every generic write of a webhook (create, PUT, PATCH, $set) passes its
+ * write check (writeCheck.ts): `url` is http(s) and, unless
+ * WEBHOOK_ALLOW_PRIVATE=1, neither is nor resolves to a private or loopback
+ * address (webhookAddress.ts: the resolution before the write, the literal
+ * inside it); `resources` and `filter` are what the change feed accepts,
+ * checked on the record as stored, so a PUT that changes one is checked
+ * against the other; webhooks' own records are never delivered, so
+ * `resources` may not name them. All of it is 400 TL01-1105. A webhook that
+ * delivers (webhooks.ts webhookDelivers) sets its tenant's `webhooks`
+ * directory marker (globalFeed.ts): the deliverer loads those tenants.
  */
+import { ApiError, wrongParameter } from '../errors.js'
+import type { Rec } from '../record.js'
 import { declareResource, field, size } from '../schema.js'
+import { checkWebhookUrl, webhookUrl } from '../webhookAddress.js'
+import { webhookDelivers } from '../webhooks.js'
+import type { WriteCheckServices } from '../writeCheck.js'
 
 export const Webhook = declareResource({
   type: 'Webhook',
@@ -32,6 +48,16 @@ export const Webhook = declareResource({
   displayName: (rec) => String(rec.url ?? ''),
   cascades: ['WebhookDelivery'],
   inner: [{ name: 'deliveries', childType: 'WebhookDelivery', via: 'webhook' }],
+  directoryMarker: { marker: 'webhooks', sets: webhookDelivers },
+  writeCheck: {
+    async values(services, values) {
+      if (typeof values.url === 'string') await checkWebhookUrl(values.url, services.allowPrivateAddresses)
+    },
+    record(services, rec) {
+      webhookUrl(String(rec.url), services.allowPrivateAddresses)
+      checkSelection(services, rec)
+    },
+  },
   fields: [
     field.string('url', 'where the events are POSTed (http or https; not a private or loopback address)', { required: true, inStub: true, constraints: [size(8, 2048)] }),
     field.string('resources', 'comma-separated resource paths whose changes are sent (as the change feed\'s resources=); empty: every resource'),
@@ -44,3 +70,18 @@ export const Webhook = declareResource({
     field.string('lastError', 'why the last attempt failed, or why deliveries are paused', { access: 'READ_ONLY' }),
   ],
 })
+
+/** `resources` and `filter` as the change feed accepts them, never naming webhooks themselves. */
+function checkSelection(services: WriteCheckServices, rec: Rec): void {
+  const resources = typeof rec.resources === 'string' ? rec.resources : ''
+  const ownPaths = [Webhook.path, ...Webhook.aliases]
+  for (const path of resources.split(',')) {
+    if (ownPaths.includes(path.trim().replace(/^\/+|\/+$/g, ''))) throw wrongParameter('resources: the changes of webhooks are never delivered to webhooks')
+  }
+  try {
+    services.checkChangeSelection(resources, typeof rec.filter === 'string' ? rec.filter : '')
+  } catch (error) {
+    if (error instanceof ApiError) throw new ApiError(error.code, `${Webhook.type}: ${error.message}`)
+    throw error
+  }
+}

@@ -1,16 +1,31 @@
 /*
- * The write checks by resource type (what one is: writeCheck.ts): checks
- * of what the generic writes store (create, PUT, $set in resources.ts)
- * that need more than a declaration can say — another layer (the change
- * feed's selection parser) or a wait (a DNS lookup). Each resource's own
- * file says what it checks.
+ * The write checks the resources declare (ResourceDecl.writeCheck, what one
+ * is: domain/writeCheck.ts), run for every resource alike by the generic
+ * writes (create, PUT, $set in resources.ts) and by a route that writes a
+ * declared resource itself (webhooks.ts). A check needs what the domain
+ * cannot import; it is handed in here: the configuration and the change
+ * feed's selection parser (query/changeSelection.ts).
  */
 import type { ResourceDecl } from '../../domain/schema.js'
+import type { WriteCheckServices } from '../../domain/writeCheck.js'
+import { ChangeSelection } from '../../query/changeSelection.js'
+import type { Call } from '../call.js'
 import type { WriteCheck } from './writeCheck.js'
-import { WEBHOOK_WRITE_CHECK } from './webhooks.js'
 
-const CHECKS: ReadonlyMap<string, WriteCheck> = new Map([['Webhook', WEBHOOK_WRITE_CHECK]])
+function servicesOf(call: Call): WriteCheckServices {
+  return {
+    allowPrivateAddresses: call.services.config.webhookAllowPrivate,
+    checkChangeSelection(resources, filter) {
+      ChangeSelection.parse({ resources, filter })
+    },
+  }
+}
 
 export function writeCheckOf(decl: ResourceDecl): WriteCheck | undefined {
-  return CHECKS.get(decl.type)
+  const declared = decl.writeCheck
+  if (declared === null) return undefined
+  return {
+    values: (call, values) => declared.values(servicesOf(call), values),
+    record: (call, rec) => declared.record(servicesOf(call), rec),
+  }
 }

@@ -1,5 +1,6 @@
 /*
- * What a write check is (resourceWriteChecks.ts lists them by resource type): a
+ * What a write check is to a route (a resource declares its own,
+ * domain/writeCheck.ts; resourceWriteChecks.ts hands it what it needs): a
  * check of the values a generic write read, before the write, and of the
  * record it stores, inside the write.
  */
