@@ -73,13 +73,23 @@ export function refreshTokens(tx: Tx, refreshToken: string, lifetimes: TokenLife
   return issueTokens(tx, user.id, lifetimes)
 }
 
+/**
+ * The user the access token `tokenId` (its SHA-256) signs in at `nowMs`, or why it signs in none: of another kind or
+ * unknown, expired, or of a user who is inactive or in the trash. The one rule of authenticate.ts and the change feed.
+ */
+export function accessTokenUser(state: StateView, tokenId: string, nowMs: number): Rec | string {
+  const rec = state.get(AuthToken.type, tokenId)
+  if (rec === undefined || rec.kind !== 'access') return 'the access token is invalid'
+  if ((rec.expiresAt as number) <= nowMs) return 'the access token has expired'
+  const user = state.get(User.type, rec.user as string)
+  if (user === undefined || user.active !== true || user.trashItem !== null) return 'the user of this token cannot sign in'
+  return user
+}
+
 /** The user the access token `tokenId` (its SHA-256) signs in at `nowMs`; 401 TL01-1010 when it signs in none. */
 export function userOfAccessToken(state: StateView, tokenId: string, nowMs: number): Rec {
-  const rec = state.get(AuthToken.type, tokenId)
-  if (rec === undefined || rec.kind !== 'access') throw new ApiError('TL01-1010', 'the access token is invalid')
-  if ((rec.expiresAt as number) <= nowMs) throw new ApiError('TL01-1010', 'the access token has expired')
-  const user = state.get(User.type, rec.user as string)
-  if (user === undefined || user.active !== true || user.trashItem !== null) throw new ApiError('TL01-1010', 'the user of this token cannot sign in')
+  const user = accessTokenUser(state, tokenId, nowMs)
+  if (typeof user === 'string') throw new ApiError('TL01-1010', user)
   return user
 }
 

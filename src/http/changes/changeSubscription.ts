@@ -23,7 +23,7 @@
  * client took what was written (`whenReady`).
  */
 import type { EventTexts, Change } from '../../domain/changes.js'
-import type { Rec } from '../../domain/schema.js'
+import { accessTokenUser } from '../../domain/operations/tokens.js'
 import type { TenantView } from '../../domain/tx.js'
 import type { ChangeSelection } from '../../query/changeSelection.js'
 import type { ChangeSubscriber, FeedEnd } from '../../tenants/changeFeed.js'
@@ -63,12 +63,10 @@ export class ChangeSubscription implements ChangeSubscriber {
     if (this.outlet.bufferedBytes() > this.maxBufferedBytes) this.close(FEED_CLOSE.tooSlow)
   }
 
-  /** Whether the token still signs its user in (authenticate.ts); refreshes the caller's rights. */
+  /** Whether the token still signs its user in (the rule of authenticate.ts: accessTokenUser); refreshes the caller's rights. */
   stillSignedIn(state: TenantView, nowMs: number): boolean {
-    const token: Rec | undefined = state.get('AuthToken', this.principal.tokenId)
-    if (token === undefined || (token.expiresAt as number) <= nowMs) return false
-    const user = state.get('User', this.principal.userId)
-    if (user === undefined || user.active !== true || user.trashItem !== null || token.user !== user.id) return false
+    const user = accessTokenUser(state, this.principal.tokenId, nowMs)
+    if (typeof user === 'string' || user.id !== this.principal.userId) return false
     this.principal = principalFor(state, user, this.principal.tokenId)
     return true
   }
