@@ -11,7 +11,8 @@
  */
 import { assertionFailed } from '../assert.js'
 import { ApiError, type ConstraintViolation, violation, wrongParameter } from './errors.js'
-import { MAX_LIST_REFS, type FieldDecl, type Rec, type ResourceDecl } from './schema.js'
+import { type FieldDecl, type Rec, type ResourceDecl } from './schema.js'
+import { MAX_LIST_REFS } from './declare.js'
 import { isEmail, isImpossibleIsoDate, parseDate } from './values.js'
 import { isTimeZone } from './calendar.js'
 

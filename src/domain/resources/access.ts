@@ -1,5 +1,5 @@
 /* Access (accesses): a user's licence for one product; Account.licenseLimit caps them per product (@exceeded). */
-import { createdField, declareResource, field, oneOf } from '../schema.js'
+import { createdField, declareResource, field, oneOf } from '../declare.js'
 
 export const Access = declareResource({
   type: 'Access',

@@ -1,5 +1,5 @@
 /* Account (accounts): the tenant itself; exactly one per tenant, made by sign-up. */
-import { createdField, declareResource, field, ianaTimeZone, max, min, oneOf, pattern } from '../schema.js'
+import { createdField, declareResource, field, ianaTimeZone, max, min, oneOf, pattern } from '../declare.js'
 import { displayFormatFields } from './displayFormats.js'
 
 export const URL_PREFIX_PATTERN = '[a-z0-9](?:[a-z0-9-]*[a-z0-9])?'

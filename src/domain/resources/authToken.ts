@@ -3,7 +3,7 @@
  * the token text, so neither the log nor a snapshot holds a usable token, and
  * a lookup by hash compares no secret byte by byte.
  */
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const AuthToken = declareResource({
   type: 'AuthToken',

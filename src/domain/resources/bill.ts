@@ -13,7 +13,8 @@
  */
 import { assertionFailed } from '../../assert.js'
 import { roundMoney } from '../pricing.js'
-import { declareResource, field, oneOf, type DisplayContext, type Rec } from '../schema.js'
+import { type DisplayContext, type Rec } from '../schema.js'
+import { declareResource, field, oneOf } from '../declare.js'
 import type { Caller } from '../caller.js'
 import type { Tx } from '../tx.js'
 import { billItemPrice } from './billItem.js'

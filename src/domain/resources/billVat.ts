@@ -1,5 +1,5 @@
 /* BillVat (billing/billvats; inner collection billing/bills/{id}/vats): the VAT of one rate on a bill. */
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const BillVat = declareResource({
   type: 'BillVat',

@@ -6,7 +6,7 @@
  * it by that hash; a user has at most one (making a new one replaces it).
  * It opens that feed and nothing else: no route but the feed looks here.
  */
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const CalendarSecret = declareResource({
   type: 'CalendarSecret',

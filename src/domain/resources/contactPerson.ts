@@ -1,5 +1,5 @@
 /* ContactPerson (time/contacts; inner collection time/clients/{id}/contacts): a person at a client. */
-import { declareResource, email, field, personName } from '../schema.js'
+import { declareResource, email, field, personName } from '../declare.js'
 
 export const ContactPerson = declareResource({
   type: 'ContactPerson',

@@ -1,5 +1,5 @@
 /* Department (departments): a group of users with a manager. */
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const Department = declareResource({
   type: 'Department',

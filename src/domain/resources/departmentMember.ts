@@ -1,5 +1,5 @@
 /* DepartmentMember (departmentmembers; inner collection departments/{id}/members): a user in a department. */
-import { declareResource, field, userDisplayName } from '../schema.js'
+import { declareResource, field, userDisplayName } from '../declare.js'
 
 export const DepartmentMember = declareResource({
   type: 'DepartmentMember',

@@ -8,7 +8,8 @@
  * upload, never by a body.
  */
 import { roundMoney } from '../pricing.js'
-import { declareResource, field, min, userDisplayName, type Rec } from '../schema.js'
+import { type Rec } from '../schema.js'
+import { declareResource, field, min, userDisplayName } from '../declare.js'
 import type { Tx } from '../tx.js'
 
 /** quantity × unitPrice, rounded; null while either is missing. */

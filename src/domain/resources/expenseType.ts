@@ -1,5 +1,5 @@
 /* ExpenseType (time/expenseTypes): a kind of expense (travel, material), with the unit and unit price new expenses of it start from. */
-import { declareResource, field, min, size } from '../schema.js'
+import { declareResource, field, min, size } from '../declare.js'
 
 export const ExpenseType = declareResource({
   type: 'ExpenseType',

@@ -1,5 +1,5 @@
 /* ExternalSystem (externalsystems): a system that maintains synced objects. */
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const ExternalSystem = declareResource({
   type: 'ExternalSystem',

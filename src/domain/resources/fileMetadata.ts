@@ -6,7 +6,7 @@
  * the `files` table of LMDB under [tenant, fileKey], written in the same
  * commit as the log entry that stores this record (files.ts).
  */
-import { declareResource, field, min, oneOf } from '../schema.js'
+import { declareResource, field, min, oneOf } from '../declare.js'
 
 export const FileMetadata = declareResource({
   type: 'FileMetadata',

@@ -7,7 +7,8 @@
  * so a replay stores the same start), so a timer created as `{}` runs and
  * `$stop` stops it.
  */
-import { declareResource, externalSyncFields, field, min, oneOf, userDisplayName, type Rec } from '../schema.js'
+import { type Rec } from '../schema.js'
+import { declareResource, externalSyncFields, field, min, oneOf, userDisplayName } from '../declare.js'
 import { timeSpanRulesBroken } from '../timeSpan.js'
 
 const NOTHING_DERIVED: Readonly<Record<string, unknown>> = Object.freeze({})

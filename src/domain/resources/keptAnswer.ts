@@ -9,7 +9,7 @@
  * by id; `createdAt` is when the first request was answered. Never an
  * event of the change feed (internal), never shown.
  */
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const KeptAnswer = declareResource({
   type: 'KeptAnswer',

@@ -6,7 +6,7 @@
  * (operations/locks.ts): the latest lock date among the account's lock and
  * the user's own.
  */
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const Lock = declareResource({
   type: 'Lock',

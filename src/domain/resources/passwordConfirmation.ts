@@ -7,7 +7,7 @@
  * token of the user ends. Its id feeds the global confirmations index
  * (globalFeed.ts): the public step 2 finds the tenants holding it.
  */
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const PasswordConfirmation = declareResource({
   type: 'PasswordConfirmation',

@@ -1,5 +1,5 @@
 /* Project (time/projects): every field of interface.md plus resources.md's autoMembership. */
-import { declareResource, externalSyncFields, field, size } from '../schema.js'
+import { declareResource, externalSyncFields, field, size } from '../declare.js'
 
 export const Project = declareResource({
   type: 'Project',

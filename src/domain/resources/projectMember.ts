@@ -1,5 +1,5 @@
 /* ProjectMember (time/projectmembers; inner collection time/projects/{id}/members): a user taking part in a project. */
-import { declareResource, field, userDisplayName } from '../schema.js'
+import { declareResource, field, userDisplayName } from '../declare.js'
 
 export const ProjectMember = declareResource({
   type: 'ProjectMember',

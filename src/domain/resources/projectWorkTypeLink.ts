@@ -1,5 +1,5 @@
 /* ProjectWorkTypeLink (time/projectworktypelinks; inner collection time/projects/{id}/worktypelinks): a work type offered on a project. */
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const ProjectWorkTypeLink = declareResource({
   type: 'ProjectWorkTypeLink',

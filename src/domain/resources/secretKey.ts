@@ -15,7 +15,7 @@
  * owner's; the owner anyone's (`revocableBy`). A delete is for good: a
  * revoked key does not wait in the trash for someone to restore it.
  */
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const SecretKey = declareResource({
   type: 'SecretKey',

@@ -5,7 +5,7 @@
  * (storage.ts), so storing again under the same address replaces the entry.
  */
 import { EVERYONE, onlyUser } from '../audience.js'
-import { declareResource, field, pattern } from '../schema.js'
+import { declareResource, field, pattern } from '../declare.js'
 
 /** Group and key names: 1 to 128 characters of letters, digits, dot, underscore and hyphen. */
 export const STORAGE_NAME_PATTERN = '[A-Za-z0-9._-]{1,128}'

@@ -3,7 +3,7 @@
  * unique in the tenant, its colour optional. time/tags/{id}/timerecords
  * lists the records that carry it (POST there: a record with this tag).
  */
-import { declareResource, field, pattern, size } from '../schema.js'
+import { declareResource, field, pattern, size } from '../declare.js'
 
 /** A colour as the web writes it: `#` and six hexadecimal digits. */
 const COLOR_PATTERN = '#[0-9A-Fa-f]{6}'

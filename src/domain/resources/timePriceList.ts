@@ -5,7 +5,7 @@
  * whenever a change alters which of them are set.
  */
 import { checkPriceListLevel, dimensionsChanged } from '../pricing.js'
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const TimePriceList = declareResource({
   type: 'TimePriceList',

@@ -6,7 +6,7 @@
  * (pricing.ts).
  */
 import { priceFields } from '../pricing.js'
-import { declareResource, externalSyncFields, field, min, userDisplayName } from '../schema.js'
+import { declareResource, externalSyncFields, field, min, userDisplayName } from '../declare.js'
 import { completedTimeSpan, timeSpanRulesBroken } from '../timeSpan.js'
 import { TimePriceList } from './timePriceList.js'
 

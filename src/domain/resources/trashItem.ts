@@ -1,5 +1,5 @@
 /* TrashItem (trash): one object moved to the trash, with the cascade group it went with; seen by whoever may see that object. */
-import { declareResource, field } from '../schema.js'
+import { declareResource, field } from '../declare.js'
 
 export const TrashItem = declareResource({
   type: 'TrashItem',

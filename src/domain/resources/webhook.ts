@@ -32,7 +32,7 @@
  */
 import { ApiError, wrongParameter } from '../errors.js'
 import type { Rec } from '../record.js'
-import { declareResource, field, size } from '../schema.js'
+import { declareResource, field, size } from '../declare.js'
 import { checkWebhookUrl, webhookUrl } from '../webhookAddress.js'
 import { webhookDelivers } from '../webhooks.js'
 import type { WriteCheckServices } from '../writeCheck.js'

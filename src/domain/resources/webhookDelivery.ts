@@ -6,7 +6,7 @@
  * it retries (`retrying`). The newest MAX_DELIVERIES_KEPT per webhook are
  * kept: the write that adds one removes the oldest past that.
  */
-import { declareResource, field, oneOf } from '../schema.js'
+import { declareResource, field, oneOf } from '../declare.js'
 
 /** The deliveries kept per webhook. */
 export const MAX_DELIVERIES_KEPT = 1000

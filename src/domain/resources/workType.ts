@@ -1,5 +1,5 @@
 /* WorkType (time/worktypes): a kind of work (or break) that time is booked as. */
-import { declareResource, externalSyncFields, field, oneOf, size } from '../schema.js'
+import { declareResource, externalSyncFields, field, oneOf, size } from '../declare.js'
 
 export const WorkType = declareResource({
   type: 'WorkType',

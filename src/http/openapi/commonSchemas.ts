@@ -7,7 +7,7 @@
  * mirrors what the code that writes the answer builds (named beside it).
  */
 import { ERROR_CATALOGUE } from '../../domain/errors.js'
-import { ID_PATTERN } from '../../domain/schema.js'
+import { ID_PATTERN } from '../../domain/declare.js'
 import { closedObject, JSON_DATE, nullable, schemaRef, type JsonSchema } from './jsonSchema.js'
 
 const ID: JsonSchema = { type: 'string', pattern: `^${ID_PATTERN}$`, description: 'lower-case UUID' }

@@ -12,7 +12,7 @@ import { TimePriceList } from '../../../src/domain/resources/timePriceList.js'
 import { TimeRecord } from '../../../src/domain/resources/timeRecord.js'
 import { Project } from '../../../src/domain/resources/project.js'
 import { createObject } from '../../../src/domain/operations/createObject.js'
-import { declareResource, field } from '../../../src/domain/schema.js'
+import { declareResource, field } from '../../../src/domain/declare.js'
 import { derivedByOptions, writeOptionParams } from '../../../src/domain/writeOptions.js'
 import { codeOf, domainTenant } from '../../helpers/domainState.js'
 

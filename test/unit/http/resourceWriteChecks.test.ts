@@ -5,7 +5,7 @@
  * (WEBHOOK_ALLOW_PRIVATE) and the change feed's own selection parser.
  */
 import t from 'tap'
-import { declareResource, field } from '../../../src/domain/schema.js'
+import { declareResource, field } from '../../../src/domain/declare.js'
 import type { Call } from '../../../src/http/call.js'
 import { writeCheckOf } from '../../../src/http/routes/resourceWriteChecks.js'
 
