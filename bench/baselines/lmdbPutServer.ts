@@ -37,8 +37,8 @@ const args = scriptArgs({
   positionals: ['[port]', '[lmdb dir]'],
   startedBy: 'the benchmark runner (baselines.ts)',
 })
-const port = Number(args.positionals[0] ?? process.env['PORT'] ?? 0)
-const givenDir = args.positionals[1] ?? process.env['LMDB_DIR']
+const port = Number(args.positionals[0] ?? process.env.PORT ?? 0)
+const givenDir = args.positionals[1] ?? process.env.LMDB_DIR
 const dir = givenDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'lmdb-put-baseline-'))
 fs.mkdirSync(dir, { recursive: true })
 

@@ -218,7 +218,7 @@ function scopePredicate(decl: ResourceDecl, state: TenantState, caller: Caller, 
   const parent = parentLinkOf(scope)
   const collection = binding.collection
   const trash = collection.column('trashItem')
-  const isTrashed = trash instanceof CodeColumn ? (row: number) => trash.code(row) !== 0 || (trash.misfits !== null && trash.misfits.has(row)) : (row: number) => (trash?.get(row) ?? null) !== null
+  const isTrashed = trash instanceof CodeColumn ? (row: number) => trash.code(row) !== 0 || trash.misfits?.has(row) === true : (row: number) => (trash?.get(row) ?? null) !== null
   const via = parent === undefined ? undefined : collection.column(parent.via)
   const test = filter === null ? null : filter.bindRows(binding)
   if (scope.kind !== 'view' && seesEveryRecord(caller, decl, state.personalProjects.byId)) {

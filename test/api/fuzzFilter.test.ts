@@ -85,7 +85,7 @@ function stringLiteral(): string {
 }
 
 function numberLiteral(): string {
-  return random.pick(['0', '1', '-1', '3600000', '12.5', '-0.5', '9007199254740993', '1' + '0'.repeat(400), '00012', String(random.int(1e6))])
+  return random.pick(['0', '1', '-1', '3600000', '12.5', '-0.5', '9007199254740993', `1${'0'.repeat(400)}`, '00012', String(random.int(1e6))])
 }
 
 function datetimeLiteral(): string {

@@ -97,7 +97,7 @@ t.test('events are delivered in order, signed, as the feed writes them', async (
     t.equal(r.headers['content-type'], 'application/json')
     t.ok(verifySignature(secret, r.body, String(r.headers['x-timeledger-signature']), Math.floor(Date.now() / 1000)), 'the signature verifies')
     t.notOk(verifySignature('another-secret-entirely', r.body, String(r.headers['x-timeledger-signature']), Math.floor(Date.now() / 1000)))
-    t.notOk(verifySignature(secret, r.body + ' ', String(r.headers['x-timeledger-signature']), Math.floor(Date.now() / 1000)))
+    t.notOk(verifySignature(secret, `${r.body} `, String(r.headers['x-timeledger-signature']), Math.floor(Date.now() / 1000)))
   }
   const ids = got.map((r) => r.headers['x-timeledger-event'] as string)
   t.same([...ids].sort((a, b) => Number(a.split('.')[0]) - Number(b.split('.')[0])), ids, 'in log order')

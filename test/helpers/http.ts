@@ -45,7 +45,7 @@ export class TestClient {
           response.on('end', () => {
             const body = Buffer.concat(chunks)
             const text = body.toString('utf8')
-            let json: unknown = undefined
+            let json: unknown
             try {
               json = JSON.parse(text)
             } catch {

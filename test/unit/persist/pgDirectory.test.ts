@@ -13,7 +13,7 @@
  */
 import t from 'tap'
 import postgres from 'postgres'
-import { holdTenant, openNode, timeRecordEntry, twoNodes } from '../../helpers/pgStorage.js'
+import { holdTenant, timeRecordEntry, twoNodes } from '../../helpers/pgStorage.js'
 import { startPostgres, type PostgresServer } from '../../helpers/postgresServer.js'
 import { installed } from '../../helpers/systemPrograms.js'
 
