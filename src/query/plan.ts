@@ -157,7 +157,6 @@ function pinOfAny(collection: Collection, field: string, values: readonly string
 }
 
 function candidates(
-  decl: ResourceDecl,
   state: TenantState,
   binding: RowBinding,
   scope: ListScope,
@@ -296,17 +295,17 @@ export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>,
   const paging: Paging = parsePaging(query, maxPage)
   const runSteps = (state: TenantState, caller: Caller, scope: ListScope): Steps<Rec[]> => {
     const binding = RowBinding.of(state.collection(decl.type))
-    const found = candidates(decl, state, binding, scope, filter, order, paging.skip + paging.top)
+    const found = candidates(state, binding, scope, filter, order, paging.skip + paging.top)
     const compare = found.sorted || order.length === 0 ? null : binding.comparator(order, state)
     return recordsOfSteps(binding.collection, pageSteps(found.rows, scopePredicate(decl, state, caller, scope, filter, binding), compare, paging))
   }
   const countSteps = (state: TenantState, caller: Caller, scope: ListScope): Steps<number> => {
     const binding = RowBinding.of(state.collection(decl.type))
-    return countMatchingSteps(candidates(decl, state, binding, scope, filter, []).rows, scopePredicate(decl, state, caller, scope, filter, binding))
+    return countMatchingSteps(candidates(state, binding, scope, filter, []).rows, scopePredicate(decl, state, caller, scope, filter, binding))
   }
   const eachMatchingRow = (state: TenantState, caller: Caller, scope: ListScope, visit: (row: number, binding: RowBinding) => void, bounds: CandidateBounds = NO_BOUNDS): Steps<void> => {
     const binding = RowBinding.of(state.collection(decl.type))
-    const found = candidates(decl, state, binding, scope, filter, [], Number.POSITIVE_INFINITY, bounds)
+    const found = candidates(state, binding, scope, filter, [], Number.POSITIVE_INFINITY, bounds)
     return eachAcceptedSteps(found.rows, scopePredicate(decl, state, caller, scope, filter, binding), (row) => visit(row, binding))
   }
   return {
