@@ -118,7 +118,9 @@ export function parseWrk(output: string): LoadResult {
   const latency = (percent: string): number => {
     const match = new RegExp(`^\\s*${percent}%\\s+([\\d.]+)(us|ms|s|m|h)\\s*$`, 'm').exec(output)
     if (match === null) throw new Error(`wrk output has no ${percent}% latency:\n${output}`)
-    return Number(match[1]) * TIME_UNIT_MS[match[2]!]!
+    const unitMs = TIME_UNIT_MS[match[2] ?? '']
+    if (unitMs === undefined) throw new Error(`wrk output has a latency in an unknown unit:\n${output}`)
+    return Number(match[1]) * unitMs
   }
   const rps = /^Requests\/sec:\s+([\d.]+)/m.exec(output)
   const total = /^\s*(\d+) requests in /m.exec(output)

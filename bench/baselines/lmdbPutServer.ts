@@ -65,7 +65,8 @@ app.post('/*', (res) => {
   res.onData((chunk, isLast) => {
     chunks.push(Buffer.from(new Uint8Array(chunk))) // a copy: uWS neuters `chunk` on return
     if (!isLast) return
-    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    const [first] = chunks
+    const body = chunks.length === 1 && first !== undefined ? first : Buffer.concat(chunks)
     void durablePut(body).then(
       () => reply('201 Created', '{"ok":true}'),
       (error: unknown) => reply('500 Internal Server Error', JSON.stringify({ error: String(error) })),
