@@ -228,7 +228,9 @@ function collect(acks: TenantAcks[]): Collected {
   // Per tenant: interned id → its place among the tenant's acknowledged writes.
   const placeOf = acks.map((tenant) => {
     const places = new Map<number, number>()
-    tenant.ids.forEach((id, place) => places.set(intern(id), place))
+    tenant.ids.forEach((id, place) => {
+      places.set(intern(id), place)
+    })
     return places
   })
   let total = 0

@@ -100,7 +100,8 @@ class SubscriberProcess {
   }
 
   ask<K extends SubscriberRequest['kind']>(request: Omit<Extract<SubscriberRequest, { kind: K }>, 'ticket'>): Promise<Extract<SubscriberAnswer, { kind: K extends 'connect' ? 'connected' : K extends 'collect' ? 'collected' : K extends 'close' ? 'closed' : K }>> {
-    const ticket = (this.ticket += 1)
+    this.ticket += 1
+    const ticket = this.ticket
     return new Promise((resolve, reject) => {
       this.waiting.set(ticket, { resolve: resolve as (answer: SubscriberAnswer) => void, reject })
       this.child.send({ ...request, ticket })

@@ -93,6 +93,6 @@ try {
 report.finishedAt = new Date().toISOString()
 fs.mkdirSync(RESULTS_DIR, { recursive: true })
 const file = path.join(RESULTS_DIR, `cluster-${String(report.startedAt).replace(/[:.]/g, '-')}.json`)
-fs.writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
+fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`)
 log(`written ${file}`)
 process.exit(0)

@@ -116,7 +116,7 @@ function decodedRecordBytes(dataDir: string, tenant: string, records: number): n
   const before = heapUsed()
   const { body } = readSnapshotFile(newest.file)
   const after = heapUsed()
-  if (body.collections['TimeRecord']?.length !== records) throw new Error('snapshot record count differs from the fixture')
+  if (body.collections.TimeRecord?.length !== records) throw new Error('snapshot record count differs from the fixture')
   return (after - before) / records
 }
 

@@ -178,7 +178,7 @@ export async function ensureFixture(records: number, force = false): Promise<Fix
   fs.rmSync(temporary, { recursive: true, force: true })
   console.log(`generating ${records.toLocaleString('en')} time records into ${fixtureDir(records)} …`)
   const info = await generateFixture(records, temporary)
-  fs.writeFileSync(path.join(temporary, 'fixture.json'), JSON.stringify(info, null, 2) + '\n')
+  fs.writeFileSync(path.join(temporary, 'fixture.json'), `${JSON.stringify(info, null, 2)}\n`)
   fs.rmSync(fixtureDir(records), { recursive: true, force: true })
   fs.renameSync(temporary, fixtureDir(records))
   execFileSync('sync') // so the fixture's writeback does not slow the fsyncs of a benchmark that follows

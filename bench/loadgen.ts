@@ -54,7 +54,7 @@ export interface LoadResult {
 }
 
 export function wrkAvailable(): boolean {
-  return (process.env['PATH'] ?? '').split(path.delimiter).some((dir) => {
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => {
     try {
       fs.accessSync(path.join(dir, 'wrk'), fs.constants.X_OK)
       return true
@@ -96,7 +96,7 @@ function wrkScript(opts: LoadOptions): string {
   const lines = [`wrk.method = ${luaString(opts.method)}`]
   for (const [name, value] of Object.entries(opts.headers ?? {})) lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`)
   if (opts.body !== undefined) lines.push(`wrk.body = ${luaString(opts.body)}`)
-  return lines.join('\n') + '\n'
+  return `${lines.join('\n')}\n`
 }
 
 /**
@@ -109,7 +109,7 @@ function luaString(text: string): string {
   for (const byte of Buffer.from(text, 'utf8')) {
     out += byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c ? String.fromCharCode(byte) : `\\${String(byte).padStart(3, '0')}`
   }
-  return out + '"'
+  return `${out}"`
 }
 
 const TIME_UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
@@ -118,7 +118,9 @@ export function parseWrk(output: string): LoadResult {
   const latency = (percent: string): number => {
     const match = new RegExp(`^\\s*${percent}%\\s+([\\d.]+)(us|ms|s|m|h)\\s*$`, 'm').exec(output)
     if (match === null) throw new Error(`wrk output has no ${percent}% latency:\n${output}`)
-    return Number(match[1]) * TIME_UNIT_MS[match[2]!]!
+    const unitMs = TIME_UNIT_MS[match[2] ?? '']
+    if (unitMs === undefined) throw new Error(`wrk output has a latency in an unknown unit:\n${output}`)
+    return Number(match[1]) * unitMs
   }
   const rps = /^Requests\/sec:\s+([\d.]+)/m.exec(output)
   const total = /^\s*(\d+) requests in /m.exec(output)

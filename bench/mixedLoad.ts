@@ -106,7 +106,7 @@ function luaString(text: string): string {
   for (const byte of Buffer.from(text, 'utf8')) {
     out += byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c ? String.fromCharCode(byte) : `\\${String(byte).padStart(3, '0')}`
   }
-  return out + '"'
+  return `${out}"`
 }
 
 function luaRequest(card: PreparedRequest): string {

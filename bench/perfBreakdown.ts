@@ -215,7 +215,7 @@ async function main(): Promise<void> {
     }
     fs.mkdirSync(RESULTS_DIR, { recursive: true })
     const out = path.join(RESULTS_DIR, `perf-breakdown-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
-    fs.writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), records, seconds, rounds, connections, noInlining, loadAverage: { atStart: loadAtStart, atEnd: os.loadavg() }, breakdowns }, null, 2) + '\n')
+    fs.writeFileSync(out, `${JSON.stringify({ at: new Date().toISOString(), records, seconds, rounds, connections, noInlining, loadAverage: { atStart: loadAtStart, atEnd: os.loadavg() }, breakdowns }, null, 2)}\n`)
     console.log(`\nwrote ${out}`)
   } finally {
     await server?.stop(0)

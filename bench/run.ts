@@ -339,7 +339,7 @@ async function main(): Promise<void> {
   })
   const markdown = markdownReport(report)
   console.log(`\n${markdown}`)
-  fs.writeFileSync(path.join(RESULTS_DIR, `run-${stamp}.json`), JSON.stringify(report, null, 2) + '\n')
+  fs.writeFileSync(path.join(RESULTS_DIR, `run-${stamp}.json`), `${JSON.stringify(report, null, 2)}\n`)
   fs.writeFileSync(path.join(RESULTS_DIR, `run-${stamp}.md`), markdown)
   console.log(`wrote ${path.join(RESULTS_DIR, `run-${stamp}.json`)} (and .md)`)
   if (profileDir !== null) printProfile(profileDir)

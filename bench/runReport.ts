@@ -166,5 +166,5 @@ export function markdownReport(report: RunReport): string {
   const engine = engineRows(report)
   if (engine.length > 0) parts.push('### Engine figures', table(['figure', 'value'], engine))
   parts.push('### Targets', targetTable(report.targets))
-  return parts.join('\n\n') + '\n'
+  return `${parts.join('\n\n')}\n`
 }

@@ -106,7 +106,10 @@ export function timeRecordBody(projectId: string, seed = 0): string {
 
 function freshBodies(projectId: string): () => string {
   let seed = 0
-  return () => timeRecordBody(projectId, (seed += 1))
+  return () => {
+    seed += 1
+    return timeRecordBody(projectId, seed)
+  }
 }
 
 export function listQuery(context: ScenarioContext, extra: Record<string, string | number> = {}): Record<string, string | number> {

@@ -72,8 +72,8 @@ export function missingNames(files: readonly string[], read: (file: string) => s
     const text = read(file)
     for (const comment of text.matchAll(COMMENT)) {
       for (const word of comment[0].matchAll(FILE_WORD)) {
-        const name = word[1]!
-        if (NOT_OURS.has(name) || packages.includes(name) || exists(name, file)) continue
+        const name = word[1]
+        if (name === undefined || NOT_OURS.has(name) || packages.includes(name) || exists(name, file)) continue
         const at = comment.index + word.index
         missing.push({ file, line: text.slice(0, at).split('\n').length, name })
       }

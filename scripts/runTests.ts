@@ -3,8 +3,9 @@
  * run fails when any stage failed. (It was `tap && npm run test:cluster`:
  * when tap failed, the cluster stage silently did not run.)
  *
- *   1. lint     the project checks itself (npm run lint): the layers of
- *               src/README.md as dependency-cruiser rules, every
+ *   1. lint     the project checks itself (npm run lint): Biome's linter
+ *               (biome.jsonc), the layers of src/README.md as
+ *               dependency-cruiser rules, every
  *               file a comment names exists, and knip finds no unused
  *               file, export or dependency;
  *   2. tap      every test file (unit, HTTP, crash, browser, cluster):
@@ -60,7 +61,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url))
 const ROOT = path.basename(path.dirname(HERE)) === 'dist' ? path.resolve(HERE, '..', '..') : path.resolve(HERE, '..')
 
 export const STAGES: readonly Stage[] = [
-  { name: 'lint', about: "the layers of src/README.md, the files comments name, nothing unused (knip)", command: ['npm', 'run', '--silent', 'lint'], needs: [] },
+  { name: 'lint', about: "Biome's linter, the layers of src/README.md, the files comments name, nothing unused (knip)", command: ['npm', 'run', '--silent', 'lint'], needs: [] },
   { name: 'tap', about: 'every test file: unit, HTTP, crash, browser, cluster', command: [path.join(ROOT, 'node_modules', '.bin', 'tap')], needs: [] },
   { name: 'cluster', about: 'the HTTP suites again, through a two-node cluster behind HAProxy; the fault test, short', command: ['npm', 'run', '--silent', 'test:cluster'], needs: ['postgresql', 'haproxy'] },
 ]

@@ -84,5 +84,5 @@ export interface Command {
   /** The most positional arguments it takes. */
   positionals: number
   /** Resolves when done (exit code 0), or with the exit code of an answer that is no success (status: not running). */
-  run(line: CommandLine, config: Config): Promise<void | number>
+  run(line: CommandLine, config: Config): Promise<number | undefined>
 }

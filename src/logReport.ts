@@ -79,7 +79,10 @@ export function undoneSince(log: TenantLog, tenant: string, pointSeq: number): {
   for (const object of objects.values()) {
     if (object.createdSince && object.removedNow) continue
     let counts = byType.get(object.type)
-    if (counts === undefined) byType.set(object.type, (counts = { created: 0, changed: 0, removed: 0 }))
+    if (counts === undefined) {
+      counts = { created: 0, changed: 0, removed: 0 }
+      byType.set(object.type, counts)
+    }
     if (object.createdSince) counts.created += 1
     else if (object.removedNow) counts.removed += 1
     else counts.changed += 1

@@ -46,7 +46,7 @@ const args = scriptArgs({
   positionals: ['[port]', '[body file]'],
   startedBy: 'the benchmark runner (baselines.ts)',
 })
-const port = Number(args.positionals[0] ?? process.env['PORT'] ?? 0)
+const port = Number(args.positionals[0] ?? process.env.PORT ?? 0)
 const bodyFile = args.positionals[1]
 const BODY = bodyFile === undefined ? FIXED_BODY : fs.readFileSync(bodyFile)
 const uws = loadNativeUws()

@@ -37,8 +37,8 @@ const args = scriptArgs({
   positionals: ['[port]', '[lmdb dir]'],
   startedBy: 'the benchmark runner (baselines.ts)',
 })
-const port = Number(args.positionals[0] ?? process.env['PORT'] ?? 0)
-const givenDir = args.positionals[1] ?? process.env['LMDB_DIR']
+const port = Number(args.positionals[0] ?? process.env.PORT ?? 0)
+const givenDir = args.positionals[1] ?? process.env.LMDB_DIR
 const dir = givenDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'lmdb-put-baseline-'))
 fs.mkdirSync(dir, { recursive: true })
 
@@ -65,7 +65,8 @@ app.post('/*', (res) => {
   res.onData((chunk, isLast) => {
     chunks.push(Buffer.from(new Uint8Array(chunk))) // a copy: uWS neuters `chunk` on return
     if (!isLast) return
-    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    const [first] = chunks
+    const body = chunks.length === 1 && first !== undefined ? first : Buffer.concat(chunks)
     void durablePut(body).then(
       () => reply('201 Created', '{"ok":true}'),
       (error: unknown) => reply('500 Internal Server Error', JSON.stringify({ error: String(error) })),

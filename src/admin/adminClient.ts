@@ -183,8 +183,7 @@ export function callAdminWithProgress(
       response.on('data', (chunk: string) => {
         text += chunk
         if (status < 200 || status >= 300) return
-        let end: number
-        while ((end = text.indexOf('\n')) >= 0) {
+        for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n')) {
           takeLine(text.slice(0, end))
           text = text.slice(end + 1)
         }

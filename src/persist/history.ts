@@ -56,7 +56,10 @@ function logRuns(store: TenantLog, tenant: string): { fromSeq: number; toSeq: nu
   let current: { fromSeq: number; toSeq: number } | undefined
   for (const seq of store.seqs(tenant)) {
     if (current !== undefined && seq === current.toSeq + 1) current.toSeq = seq
-    else runs.push((current = { fromSeq: seq, toSeq: seq }))
+    else {
+      current = { fromSeq: seq, toSeq: seq }
+      runs.push(current)
+    }
   }
   return runs
 }

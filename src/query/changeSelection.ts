@@ -14,7 +14,7 @@
  */
 import type { Caller } from '../domain/caller.js'
 import { admits } from '../domain/audience.js'
-import { eventDeclOf, EventTexts, type Change, type EventForm, type EventText } from '../domain/changes.js'
+import { eventDeclOf, type EventTexts, type Change, type EventForm, type EventText } from '../domain/changes.js'
 import { ApiError, wrongParameter } from '../domain/errors.js'
 import type { ResourceDecl } from '../domain/schema.js'
 import { compiledFilter } from './compiledFilters.js'

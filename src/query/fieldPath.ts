@@ -53,7 +53,7 @@ export function resolvePath(decl: ResourceDecl, segments: readonly string[], tex
   }
   const last = steps.at(-1) as FieldDecl
   const first = steps[0] as FieldDecl
-  if (first.list) return listPath(decl, first, segments, text)
+  if (first.list) return listPath(first, segments, text)
   // `client/id` reads the reference itself.
   if (steps.length === 2 && first.ref !== undefined && last.name === 'id') {
     return { text, field: last, indexedField: first.indexed ? first.name : null, many: false, get: (rec) => rec[first.name] ?? null, storedField: first.name }
@@ -92,7 +92,7 @@ export function resolvePath(decl: ResourceDecl, segments: readonly string[], tex
  * the stored ids (a derived list's: its derive's), `tags/<path>` the value of the rest of the path on each
  * referenced object (null for an element that is gone).
  */
-function listPath(decl: ResourceDecl, list: FieldDecl, segments: readonly string[], text: string): ResolvedPath {
+function listPath(list: FieldDecl, segments: readonly string[], text: string): ResolvedPath {
   const name = list.name
   const derive = list.derive
   const ids = (rec: Rec, context: DisplayContext): readonly unknown[] => {

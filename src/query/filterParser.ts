@@ -45,7 +45,7 @@ function findRepoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url))
   while (!existsSync(join(dir, 'package.json'))) {
     const parent = dirname(dir)
-    if (parent === dir) throw new Error('filterParser: package.json not found above ' + import.meta.url)
+    if (parent === dir) throw new Error(`filterParser: package.json not found above ${import.meta.url}`)
     dir = parent
   }
   return dir
@@ -57,7 +57,7 @@ type Node = ohm.Node
 
 /** The nesting depth passed to the `ast` operation running on `node`. */
 function depthOf(node: Node): number {
-  return node['args'].depth as number
+  return node.args.depth as number
 }
 
 /** The depth `levels` deeper than `node`'s; throws FilterLimitError beyond MAX_FILTER_DEPTH. */
@@ -72,13 +72,13 @@ function nested(node: Node, levels: number): number {
 /** `first (op operand)*` folded left, in a loop: `a or b or c` → {{a or b} or c}. */
 function chain(this: Node, first: Node, ops: Node, operands: Node): FilterNode {
   const depth = depthOf(this)
-  let tree = first['ast'](depth) as FilterNode
+  let tree = first.ast(depth) as FilterNode
   ops.children.forEach((op, i) => {
     tree = {
       kind: 'binary',
       op: op.sourceString as BinaryOp,
       left: tree,
-      right: operands.child(i)['ast'](depth) as FilterNode,
+      right: operands.child(i).ast(depth) as FilterNode,
       pos: op.source.startIdx,
     }
   })
@@ -90,7 +90,7 @@ function call(node: Node, fn: Node, args: Node[]): FilterNode {
   return {
     kind: 'call',
     name: fn.sourceString as FilterFunctionName,
-    args: args.map((a) => a['ast'](depth) as FilterNode),
+    args: args.map((a) => a.ast(depth) as FilterNode),
     pos: fn.source.startIdx,
   }
 }
@@ -126,7 +126,7 @@ const semantics = grammar.createSemantics().addOperation<FilterNode>('ast(depth)
   MulExpr: chain,
   UnaryExpr(prefixOps, primary) {
     // Each prefix operator is one level of nesting for the operand.
-    const innermost = primary['ast'](nested(this, prefixOps.numChildren)) as FilterNode
+    const innermost = primary.ast(nested(this, prefixOps.numChildren)) as FilterNode
     // Fold `op1 op2 … x` into op1(op2(… x)) without recursion.
     return prefixOps.children.reduceRight<FilterNode>(
       (operand, op) => ({
@@ -139,7 +139,7 @@ const semantics = grammar.createSemantics().addOperation<FilterNode>('ast(depth)
     )
   },
   Primary_paren(_open, expr, _close) {
-    return expr['ast'](nested(this, 1))
+    return expr.ast(nested(this, 1))
   },
   Member(list) {
     return {
@@ -158,7 +158,7 @@ const semantics = grammar.createSemantics().addOperation<FilterNode>('ast(depth)
     return call(this, fn, [a, b, ...optC.children])
   },
   literal(lit) {
-    return lit['ast'](depthOf(this))
+    return lit.ast(depthOf(this))
   },
   datetime(_open, ts, _close) {
     return literal(this, { type: 'datetime', value: timestampValue(ts.sourceString, this.source.startIdx) })
@@ -216,5 +216,5 @@ export function parseFilter(text: string): FilterNode {
   }
   const match = grammar.match(text)
   if (match.failed()) throw describeFailure(text, match)
-  return semantics(match)['ast'](0) as FilterNode
+  return semantics(match).ast(0) as FilterNode
 }

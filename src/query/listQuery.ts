@@ -11,7 +11,7 @@
  *
  * Both passes are steps (engine/steps.ts): they pause after every
  * SCAN_STEP_RECORDS candidates, so a long read runs in slices
- * (tenants/slicedRead.ts). `runList` and `countMatching` run them at once.
+ * (tenants/slicedRead.ts). `runList` runs them at once.
  * They run over records or over rows alike (`pageSteps`: the planner scans
  * rows and makes records of the page only: plan.ts).
  */
@@ -111,10 +111,6 @@ export function* pageSteps<T>(candidates: Iterable<T>, predicate: (item: T) => b
     if (best.length > wanted) best.pop()
   }
   return best.slice(paging.skip)
-}
-
-function countMatching(candidates: Iterable<Rec>, predicate: Predicate): number {
-  return runNow(countMatchingSteps(candidates, predicate))
 }
 
 export function* countMatchingSteps<T>(candidates: Iterable<T>, predicate: (item: T) => boolean): Steps<number> {

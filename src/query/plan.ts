@@ -159,7 +159,6 @@ function pinOfAny(collection: Collection, field: string, values: readonly string
 }
 
 function candidates(
-  decl: ResourceDecl,
   state: TenantState,
   binding: RowBinding,
   scope: ListScope,
@@ -220,7 +219,7 @@ function scopePredicate(decl: ResourceDecl, state: TenantState, caller: Caller, 
   const parent = parentLinkOf(scope)
   const collection = binding.collection
   const trash = collection.column('trashItem')
-  const isTrashed = trash instanceof CodeColumn ? (row: number) => trash.code(row) !== 0 || (trash.misfits !== null && trash.misfits.has(row)) : (row: number) => (trash?.get(row) ?? null) !== null
+  const isTrashed = trash instanceof CodeColumn ? (row: number) => trash.code(row) !== 0 || trash.misfits?.has(row) === true : (row: number) => (trash?.get(row) ?? null) !== null
   const via = parent === undefined ? undefined : collection.column(parent.via)
   const test = filter === null ? null : filter.bindRows(binding)
   if (scope.kind !== 'view' && seesEveryRecord(caller, decl, state.personalProjects.byId)) {
@@ -299,19 +298,19 @@ export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>,
   const runSteps = (view: TenantView, caller: Caller, scope: ListScope): Steps<Rec[]> => {
     const state = stateBehind(view)
     const binding = RowBinding.of(state.collection(decl.type))
-    const found = candidates(decl, state, binding, scope, filter, order, paging.skip + paging.top)
+    const found = candidates(state, binding, scope, filter, order, paging.skip + paging.top)
     const compare = found.sorted || order.length === 0 ? null : binding.comparator(order, state)
     return recordsOfSteps(binding.collection, pageSteps(found.rows, scopePredicate(decl, state, caller, scope, filter, binding), compare, paging))
   }
   const countSteps = (view: TenantView, caller: Caller, scope: ListScope): Steps<number> => {
     const state = stateBehind(view)
     const binding = RowBinding.of(state.collection(decl.type))
-    return countMatchingSteps(candidates(decl, state, binding, scope, filter, []).rows, scopePredicate(decl, state, caller, scope, filter, binding))
+    return countMatchingSteps(candidates(state, binding, scope, filter, []).rows, scopePredicate(decl, state, caller, scope, filter, binding))
   }
   const eachMatchingRow = (view: TenantView, caller: Caller, scope: ListScope, visit: (row: number, binding: RowBinding) => void, bounds: CandidateBounds = NO_BOUNDS): Steps<void> => {
     const state = stateBehind(view)
     const binding = RowBinding.of(state.collection(decl.type))
-    const found = candidates(decl, state, binding, scope, filter, [], Number.POSITIVE_INFINITY, bounds)
+    const found = candidates(state, binding, scope, filter, [], Number.POSITIVE_INFINITY, bounds)
     return eachAcceptedSteps(found.rows, scopePredicate(decl, state, caller, scope, filter, binding), (row) => visit(row, binding))
   }
   return {

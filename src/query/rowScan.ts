@@ -104,7 +104,7 @@ export class RowBinding {
     let map: Map<number, number> | null = null
     let reuses = pool.reuses
     return (row, context) => {
-      if (column.misfits !== null && column.misfits.has(row)) return evaluate(row, context)
+      if (column.misfits?.has(row)) return evaluate(row, context)
       if (pool.reuses !== reuses) {
         bytes.fill(0)
         map = null

@@ -97,6 +97,7 @@ export function runSummary(plan: SummaryPlan, recs: Iterable<Rec>, context: Disp
   return runNow(summarySteps(plan, (visit) => visitAll(recs, visit), context))
 }
 
+// biome-ignore lint/correctness/useYield: steps that run at once (the reference summary needs no pause; summarySteps takes steps)
 function* visitAll(recs: Iterable<Rec>, visit: (rec: Rec) => void): Steps<void> {
   for (const rec of recs) visit(rec)
 }
@@ -223,7 +224,9 @@ export function* summaryOfRowsSteps(
     if (held === undefined) groups.set(key, group)
     else {
       held.records += group.records
-      held.accumulators.forEach((accumulator, at) => accumulator.merge(group.accumulators[at] as Accumulator))
+      held.accumulators.forEach((accumulator, at) => {
+        accumulator.merge(group.accumulators[at] as Accumulator)
+      })
     }
   }
   return yield* entriesSteps(plan, groups)

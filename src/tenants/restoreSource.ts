@@ -80,7 +80,10 @@ export async function recoverShowingProgress(
   const recovered = await recoverTenantInTurns(tenant, store, {
     uptoSeq,
     onLoad: (done) => load?.update(done),
-    onProgress: (done) => (replay ??= startReplay())?.update(done),
+    onProgress: (done) => {
+      replay ??= startReplay()
+      replay?.update(done)
+    },
   })
   replay ??= startReplay()
   replay?.update(recovered.report.replayedEntries)

@@ -60,7 +60,7 @@ export class TenantWebhooks {
   refresh(): void {
     // A resting tenant has no workers (they would have kept it awake); touching its state would load it.
     if (this.closed || this.actor.resting) return
-    let state
+    let state: TenantActor['state']
     try {
       state = this.actor.state
     } catch {

@@ -111,7 +111,10 @@ export class WebhookWorker {
   /** Starts delivering from the webhook's cursor (or pauses, with the reason written). */
   start(): void {
     const webhook = this.webhook()
-    if (webhook === undefined) return this.stop()
+    if (webhook === undefined) {
+      this.stop()
+      return
+    }
     const who = webhookCallerOf(this.actor.state, webhook)
     if (who.paused !== null) {
       this.paused = true
@@ -192,7 +195,10 @@ export class WebhookWorker {
     if (subscription !== this.subscription) return
     this.subscription = null
     // The server stops, or the tenant left this actor (renamed, released): whoever loads it next starts anew.
-    if (reason === 'stopping' || reason === 'moved') return this.stop()
+    if (reason === 'stopping' || reason === 'moved') {
+      this.stop()
+      return
+    }
     if (reason === 'historyGone') {
       const seq = this.actor.changes.publishedSeq
       this.writeState(`events after ${String(this.webhook()?.deliveredEvent)} were pruned from the log before they were delivered; deliveries go on after entry ${seq}`, String(seq))

@@ -16,7 +16,7 @@ import { publicUrl, tenantUrl } from '../../src/http/routes/registration.js'
 import { expectError } from '../helpers/identity.js'
 import { activeActor, startInProcess } from '../helpers/server.js'
 import { addUser } from '../helpers/users.js'
-import type { TestResponse } from '../helpers/http.js'
+import type { AnswerJson, TestResponse } from '../helpers/http.js'
 
 const server = await startInProcess()
 t.teardown(() => server.stop())
@@ -30,7 +30,7 @@ const owner = await client.request('GET', '/v1/users/@self', { tenant, query: { 
 const ownerId = owner.json.id as string
 await client.request('PUT', '/v1/users/@self', { tenant, query: { token: ownerToken, version_ignore: true }, body: { firstName: 'Ada', lastName: 'Lovelace', timeZone: 'Europe/Berlin' } })
 
-async function create(path: string, body: Record<string, unknown>, token = ownerToken): Promise<any> {
+async function create(path: string, body: Record<string, unknown>, token = ownerToken): Promise<AnswerJson> {
   const answer = await client.request('POST', `/v1/${path}`, { tenant, query: { token, response_object: true }, body })
   if (answer.status !== 201) throw new Error(`POST ${path}: ${answer.status} ${answer.text}`)
   return answer.json

@@ -75,7 +75,9 @@ function refusedEventStream(tenant: string, token: string): Promise<Refusal> {
 }
 
 const opened: FeedClient[] = []
-t.teardown(() => opened.forEach((feed) => feed.close()))
+t.teardown(() => {
+    for (const feed of opened) feed.close()
+  })
 
 /** Opens a WebSocket feed, retrying while the place of a stream that just ended is not back yet. */
 async function openOnceFree(tenant: string, token: string): Promise<FeedClient> {

@@ -85,7 +85,7 @@ function stringLiteral(): string {
 }
 
 function numberLiteral(): string {
-  return random.pick(['0', '1', '-1', '3600000', '12.5', '-0.5', '9007199254740993', '1' + '0'.repeat(400), '00012', String(random.int(1e6))])
+  return random.pick(['0', '1', '-1', '3600000', '12.5', '-0.5', '9007199254740993', `1${'0'.repeat(400)}`, '00012', String(random.int(1e6))])
 }
 
 function datetimeLiteral(): string {
@@ -152,7 +152,7 @@ function call(decl: ResourceDecl, depth: number): string {
 }
 
 /** A comparison that type-checks (mostly): the common shape of real filters. */
-function comparison(decl: ResourceDecl, depth: number): string {
+function comparison(decl: ResourceDecl): string {
   const target = member(decl)
   const op = random.pick(['eq', 'ne', 'lt', 'le', 'gt', 'ge'])
   switch (target.type) {
@@ -179,18 +179,18 @@ function comparison(decl: ResourceDecl, depth: number): string {
 }
 
 function boolExpr(decl: ResourceDecl, depth: number): string {
-  if (depth > 6) return comparison(decl, depth)
+  if (depth > 6) return comparison(decl)
   switch (random.int(7)) {
     case 0:
       return `${boolExpr(decl, depth + 1)} ${random.pick(['and', 'or'])} ${boolExpr(decl, depth + 1)}`
     case 1:
-      return `not ${random.chance(0.5) ? `(${boolExpr(decl, depth + 1)})` : comparison(decl, depth)}`
+      return `not ${random.chance(0.5) ? `(${boolExpr(decl, depth + 1)})` : comparison(decl)}`
     case 2:
       return `(${boolExpr(decl, depth + 1)})`
     case 3:
       return random.chance(0.5) ? `${anyExpr(decl, depth + 1)} ${random.pick(['eq', 'ne', 'lt', 'gt'])} ${anyExpr(decl, depth + 1)}` : call(decl, depth)
     default:
-      return comparison(decl, depth)
+      return comparison(decl)
   }
 }
 
@@ -218,11 +218,11 @@ function extreme(decl: ResourceDecl): string {
   const count = random.pick([10, 63, 64, 65, 200, 2000])
   switch (random.int(4)) {
     case 0:
-      return `${'('.repeat(count)}${comparison(decl, 0)}${')'.repeat(count)}`
+      return `${'('.repeat(count)}${comparison(decl)}${')'.repeat(count)}`
     case 1:
-      return `${'not '.repeat(count)}${comparison(decl, 0)}`
+      return `${'not '.repeat(count)}${comparison(decl)}`
     case 2:
-      return Array.from({ length: count }, () => comparison(decl, 0)).join(random.pick([' or ', ' and ']))
+      return Array.from({ length: count }, () => comparison(decl)).join(random.pick([' or ', ' and ']))
     default:
       return `${'length('.repeat(Math.min(count, 100))}name${')'.repeat(Math.min(count, 100))} gt 0`
   }

@@ -10,7 +10,7 @@
 import t, { type Test } from 'tap'
 import { startInProcess } from '../helpers/server.js'
 import { expectError, whoAmI } from '../helpers/identity.js'
-import type { TestResponse } from '../helpers/http.js'
+import type { AnswerJson, TestResponse } from '../helpers/http.js'
 import { addUser } from '../helpers/users.js'
 
 const server = await startInProcess()
@@ -24,7 +24,7 @@ const pat = await addUser(server, TENANT, owner.token, 'Pat')
 const call = (method: string, path: string, token: string, query: Record<string, unknown> = {}, body?: unknown): Promise<TestResponse> =>
   client.request(method, `/v1/${path}`, { tenant: TENANT, query: { token, ...query }, body })
 
-async function ownerRecord(): Promise<Record<string, any>> {
+async function ownerRecord(): Promise<Record<string, AnswerJson>> {
   const self = await call('GET', 'users/@self', owner.token)
   return self.json
 }

@@ -23,7 +23,7 @@ import { dateMs, expectError } from '../helpers/identity.js'
 import { inClusterParitySuite } from '../helpers/paritySuite.js'
 import { activeActor, startInProcess } from '../helpers/server.js'
 import { addUser, type TestUser } from '../helpers/users.js'
-import type { TestResponse } from '../helpers/http.js'
+import type { AnswerJson, TestResponse } from '../helpers/http.js'
 
 const MAX_IMPORT_BYTES = 3 * 1024 * 1024
 const MAX_IMPORT_ROWS = 2000
@@ -70,14 +70,14 @@ function importFile(tenant: Tenant, source: string, body: string | Buffer, query
   return client.request('POST', `/v1/import/${source}`, { tenant: tenant.name, query: { token, ...query }, rawBody: body, headers: { 'content-type': contentType } })
 }
 
-async function list(tenant: Tenant, path: string, query: Record<string, string> = {}): Promise<any[]> {
+async function list(tenant: Tenant, path: string, query: Record<string, string> = {}): Promise<AnswerJson[]> {
   const answer = await client.request('GET', `/v1/${path}`, { tenant: tenant.name, query: { token: tenant.token, $top: '1000', ...query } })
   if (answer.status !== 200) throw new Error(`GET ${path}: ${answer.status} ${answer.text}`)
-  return answer.json as any[]
+  return answer.json as AnswerJson[]
 }
 
 const records = (tenant: Tenant) => list(tenant, 'time/timerecords', { $orderby: 'start' })
-const names = (objects: any[]) => objects.map((object) => object.name).sort()
+const names = (objects: AnswerJson[]) => objects.map((object) => object.name).sort()
 const seqOf = (tenant: Tenant) => (activeActor(server, tenant.name) as { state: { seq: number } }).state.seq
 
 t.test('a Toggl Track detailed report: records in the account’s time zone, names made once and matched without case, quoting', async (t) => {
@@ -115,7 +115,7 @@ t.test('a Toggl Track detailed report: records in the account’s time zone, nam
   t.equal(first.project.name, 'Website')
   t.equal(first.client.id, globex.json.id)
   t.equal(first.task.name, 'Design')
-  t.same(first.tags.map((tag: any) => tag.name).sort(), ['DESIGN', 'web'])
+  t.same(first.tags.map((tag: AnswerJson) => tag.name).sort(), ['DESIGN', 'web'])
   t.equal(second.description, 'Call with the client\nabout the launch', 'a quoted line break is kept (as \\n)')
   t.equal(second.billable, false)
   t.equal(second.duration, 1_830_000, '00:30:30')
@@ -143,7 +143,7 @@ t.test('Clockify: US dates, 12-hour times, every field quoted, a record past mid
   t.equal(dateMs(hotfix.start), berlin(2025, 3, 6, 23))
   t.equal(dateMs(hotfix.stop), berlin(2025, 3, 7, 1), '01:00:00 AM of the next day')
   t.equal(hotfix.duration, 7_200_000)
-  t.same(hotfix.tags.map((tag: any) => tag.name).sort(), ['urgent', 'web'])
+  t.same(hotfix.tags.map((tag: AnswerJson) => tag.name).sort(), ['urgent', 'web'])
 })
 
 t.test('Harvest: users by first and last name, hours with a decimal comma, days without times', async (t) => {

@@ -17,7 +17,7 @@ import { buildOpenApiDocument } from '../../src/http/openapi/openApiDocument.js'
 import { ROUTES } from '../../src/http/routeTable.js'
 import { actionKeys } from '../../src/http/routes/actions.js'
 import { viewNamesOf } from '../../src/http/routes/views.js'
-import type { TestResponse } from '../helpers/http.js'
+import type { AnswerJson, TestResponse } from '../helpers/http.js'
 import { startInProcess } from '../helpers/server.js'
 
 // ajv-formats is CommonJS: its default export is the plugin (under `default` once more when loaded as ESM).
@@ -28,7 +28,7 @@ t.teardown(() => server.stop())
 const { client } = server
 const { token } = await client.createTenant('acme')
 
-type Json = Record<string, any>
+type Json = Record<string, AnswerJson>
 
 const served = await client.request('GET', '/v1/openapi.json')
 const doc = served.json as Json

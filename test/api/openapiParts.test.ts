@@ -9,9 +9,10 @@
  */
 import { Validator } from '@seriousme/openapi-schema-validator'
 import t from 'tap'
+import type { AnswerJson } from '../helpers/http.js'
 import { startInProcess } from '../helpers/server.js'
 
-type Json = Record<string, any>
+type Json = Record<string, AnswerJson>
 
 const server = await startInProcess()
 t.teardown(() => server.stop())

@@ -15,7 +15,7 @@ import { MAX_PENDING_MAILS, Outbox } from '../../src/mail/outbox.js'
 import { parseMail } from '../helpers/mail.js'
 import { tempDataDir } from '../helpers/server.js'
 
-const mail: Mail = { to: 'ann@outbox.test', subject: 'Hello', text: 'Confirmation id: abc-123\nA long line '.padEnd(200, 'x') + '\n' }
+const mail: Mail = { to: 'ann@outbox.test', subject: 'Hello', text: `${'Confirmation id: abc-123\nA long line '.padEnd(200, 'x')}\n` }
 
 function captureErrors(t: Test): string[] {
   const errors: string[] = []

@@ -4,6 +4,7 @@
  * and delete a project; XML and JSONP; the error bodies.
  */
 import t, { type Test } from 'tap'
+import type { AnswerJson } from '../helpers/http.js'
 import { startInProcess } from '../helpers/server.js'
 import { inClusterParitySuite } from '../helpers/paritySuite.js'
 
@@ -14,7 +15,7 @@ t.teardown(() => server.stop())
 const { client } = server
 const { token } = await client.createTenant('acme')
 
-const expectError = (t: Test, response: { status: number; json: any }, status: number, code: string) => {
+const expectError = (t: Test, response: { status: number; json: AnswerJson }, status: number, code: string) => {
   t.equal(response.status, status, `status ${status}`)
   t.equal(response.json?.code, code, `code ${code}`)
   t.equal(response.json?.status, status, 'body status')

@@ -12,7 +12,7 @@
  * and the process serves on afterwards.
  */
 import t, { type Test } from 'tap'
-import { api, type Api } from '../helpers/api.js'
+import { api } from '../helpers/api.js'
 import type { TestResponse } from '../helpers/http.js'
 import { killHard, spawnServer, tempDataDir } from '../helpers/server.js'
 

@@ -10,6 +10,7 @@
  */
 import t from 'tap'
 import { strictCalls } from '../helpers/api.js'
+import type { AnswerJson } from '../helpers/http.js'
 import { startInProcess } from '../helpers/server.js'
 import { inClusterParitySuite } from '../helpers/paritySuite.js'
 
@@ -27,7 +28,7 @@ const { post, get } = strictCalls(client, 'rep', token)
 
 const me = await get('users/@self')
 const account = await get('accounts/@own')
-const relevant = (totals: any) => ({ count: totals.count, time: totals.time })
+const relevant = (totals: AnswerJson) => ({ count: totals.count, time: totals.time })
 
 t.test('reports on fixed data in a UTC+2 account', async (t) => {
   const put = await client.request('PUT', `/v1/accounts/${account.id}`, { ...q({ version_ignore: true }), body: { timeZone: 'Europe/Berlin', weekStart: 1 } })

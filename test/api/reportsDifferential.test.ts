@@ -25,6 +25,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { ReportAggregates } from '../../src/engine/reportTotals.js'
 import { api, newUser, ref, type Api, type Query } from '../helpers/api.js'
 import { Random } from '../helpers/fuzz.js'
+import type { AnswerJson } from '../helpers/http.js'
 import { startInProcess } from '../helpers/server.js'
 
 const SEED = Number(process.env.REPORTS_DIFF_SEED ?? 20_261_124)
@@ -63,7 +64,7 @@ const cleo = await newUser(client, TENANT, owner, 'Cleo')
 const dave = await newUser(client, TENANT, owner, 'Dave')
 const users = [ownerId, bert.id, cleo.id, dave.id]
 
-async function ok(response: Promise<{ status: number; text: string; json: any }>, expected: number, what: string): Promise<any> {
+async function ok(response: Promise<{ status: number; text: string; json: AnswerJson }>, expected: number, what: string): Promise<AnswerJson> {
   const answer = await response
   if (answer.status !== expected) throw new Error(`${what}: ${answer.status} ${answer.text.slice(0, 300)} (seed ${SEED})`)
   return answer.json

@@ -32,7 +32,10 @@ t.test('lines are written together after FLUSH_EVERY_MS, or at once past 64 KiB'
   t.same(chunks[0]?.trimEnd().split('\n').map((text) => JSON.parse(text).requestId), ['id-0', 'id-1', 'id-2'])
   chunks.length = 0
   let index = 0
-  while (chunks.length === 0) log.write(line((index += 1)))
+  while (chunks.length === 0) {
+    index += 1
+    log.write(line(index))
+  }
   t.ok(chunks[0] !== undefined && chunks[0].length >= 64 * 1024 && index < 1000, `flushed at once after ${index} lines`)
   log.flush()
   t.equal(chunks.join('').split('\n').length - 1, index, 'every line written exactly once')

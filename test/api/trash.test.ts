@@ -9,6 +9,7 @@
  * a crash right after an acknowledged cascade delete keeps the whole group.
  */
 import t, { type Test } from 'tap'
+import type { AnswerJson } from '../helpers/http.js'
 import { killHard, spawnServer, startInProcess, tempDataDir } from '../helpers/server.js'
 import { inClusterParitySuite } from '../helpers/paritySuite.js'
 
@@ -22,7 +23,7 @@ const token = owner.token
 const q = (query: Record<string, string | number | boolean> = {}) => ({ tenant: 'bin', query: { token, ...query } })
 const me = (await server.client.request('GET', '/v1/users/@self', q())).json
 
-async function post(path: string, body: unknown): Promise<any> {
+async function post(path: string, body: unknown): Promise<AnswerJson> {
   const response = await server.client.request('POST', `/v1/${path}`, { ...q({ response_object: true }), body })
   if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${response.text}`)
   return response.json
@@ -44,7 +45,7 @@ interface Watched {
 }
 
 /** A live object, or the trashed one when it is in the trash. */
-async function readLiveOrDeleted(path: string, id: string, query: Record<string, string | number | boolean> = {}): Promise<any> {
+async function readLiveOrDeleted(path: string, id: string, query: Record<string, string | number | boolean> = {}): Promise<AnswerJson> {
   const live = await server.client.request('GET', `/v1/${path}/${id}`, q(query))
   if (live.status === 200) return live.json
   const deleted = await server.client.request('GET', `/v1/${path}/${id}/@deleted`, q(query))
@@ -209,7 +210,7 @@ t.test('@deleted, as a list and one by one, answers stubs for references with no
   const record = await post('time/timerecords', { user: { id: me.id }, project: { id: project.id }, duration: 5000 })
   const removed = await server.client.request('DELETE', `/v1/time/timerecords/${record.id}`, q())
   t.equal(removed.status, 200)
-  const isStub = (value: any, id: string, label: string) => {
+  const isStub = (value: AnswerJson, id: string, label: string) => {
     t.equal(value?.id, id, `${label}: the reference names its object`)
     t.ok(typeof value?.displayName === 'string', `${label}: the stub has its display name`)
     t.notOk('createdAt' in value, `${label}: a stub, not the embedded object`)
@@ -220,7 +221,7 @@ t.test('@deleted, as a list and one by one, answers stubs for references with no
   isStub(single.project, project.id, 'single')
   isStub(single.user, me.id, 'single')
   isStub(single.trashItem, removed.json.trashItem.id, 'single')
-  const listed = (await read('time/timerecords/@deleted', { no_expand: true, $filter: `id eq '${record.id}'` })) as any[]
+  const listed = (await read('time/timerecords/@deleted', { no_expand: true, $filter: `id eq '${record.id}'` })) as AnswerJson[]
   t.equal(listed.length, 1)
   isStub(listed[0]?.project, project.id, 'list')
   isStub(listed[0]?.user, me.id, 'list')

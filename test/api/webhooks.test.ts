@@ -11,6 +11,7 @@
 import t from 'tap'
 import { verifySignature } from '../../src/webhooks/signature.js'
 import { api, newUser } from '../helpers/api.js'
+import type { AnswerJson } from '../helpers/http.js'
 import { startInProcess } from '../helpers/server.js'
 import { startReceiver, type Received } from '../helpers/webhookReceiver.js'
 import { inClusterParitySuite } from '../helpers/paritySuite.js'
@@ -26,7 +27,7 @@ const owner = api(client, 'hooks', (await client.createTenant('hooks')).token)
 const worker = await newUser(client, 'hooks', owner, 'Walt')
 
 const eventsAt = (path: string) => (received: readonly Received[]) => received.filter((r) => r.path === path && r.status === 200)
-const json = (r: Received) => JSON.parse(r.body) as Record<string, any>
+const json = (r: Received) => JSON.parse(r.body) as Record<string, AnswerJson>
 
 t.test('only superusers create and see webhooks', async (t) => {
   const refused = await worker.api.post('webhooks', { url: `${receiver.url}/x` })
@@ -97,7 +98,7 @@ t.test('events are delivered in order, signed, as the feed writes them', async (
     t.equal(r.headers['content-type'], 'application/json')
     t.ok(verifySignature(secret, r.body, String(r.headers['x-timeledger-signature']), Math.floor(Date.now() / 1000)), 'the signature verifies')
     t.notOk(verifySignature('another-secret-entirely', r.body, String(r.headers['x-timeledger-signature']), Math.floor(Date.now() / 1000)))
-    t.notOk(verifySignature(secret, r.body + ' ', String(r.headers['x-timeledger-signature']), Math.floor(Date.now() / 1000)))
+    t.notOk(verifySignature(secret, `${r.body} `, String(r.headers['x-timeledger-signature']), Math.floor(Date.now() / 1000)))
   }
   const ids = got.map((r) => r.headers['x-timeledger-event'] as string)
   t.same([...ids].sort((a, b) => Number(a.split('.')[0]) - Number(b.split('.')[0])), ids, 'in log order')
@@ -106,7 +107,7 @@ t.test('events are delivered in order, signed, as the feed writes them', async (
   const state = (await owner.get(`webhooks/${hook.json.id}`)).json
   t.equal(state.deliveredEvent, ids[2])
   t.equal(state.lastError, null)
-  const log = (await owner.get(`webhooks/${hook.json.id}/deliveries`, { $orderby: 'createdAt' })).json as Record<string, any>[]
+  const log = (await owner.get(`webhooks/${hook.json.id}/deliveries`, { $orderby: 'createdAt' })).json as Record<string, AnswerJson>[]
   t.same(log.map((d) => [d.event, d.status, d.attempts, d.kind]), ids.map((id, at) => [id, 'delivered', 1, ['created', 'updated', 'deleted'][at]]))
   t.equal((await owner.get('webhookdeliveries', { $filter: `webhook/id eq '${hook.json.id}'` })).json.length, 3)
   t.equal((await worker.api.get('webhookdeliveries')).json.length, 0, 'a user who is no admin sees no delivery')
@@ -141,7 +142,7 @@ t.test('a receiver that answers 500 twice gets the event a third time', async (t
   t.same(new Set(tries.map((r) => r.headers['x-timeledger-event'])).size, 1, 'the same event each time')
   t.equal(json(tries[2] as Received).id, workType)
   await new Promise((resolve) => setTimeout(resolve, 100))
-  const [delivery] = (await owner.get(`webhooks/${hook}/deliveries`)).json as Record<string, any>[]
+  const [delivery] = (await owner.get(`webhooks/${hook}/deliveries`)).json as Record<string, AnswerJson>[]
   t.equal(delivery?.status, 'delivered')
   t.equal(delivery?.attempts, 3)
   t.equal(delivery?.responseStatus, 200)

@@ -103,7 +103,7 @@ if (installed(t, ['postgresql', 'haproxy'])) {
     for (const [call, body] of CALLS) {
       for (const [portName, port] of ports) {
         const attempts: [string, string, string][] = []
-        for (const [addressName, host, base] of ADDRESSES) for (const [escapeName, escape] of ESCAPES) attempts.push([`${addressName}, ${escapeName}`, host, escape(base, call)])
+        for (const [addressName, host, base] of ADDRESSES) for (const [escapeName, escaped] of ESCAPES) attempts.push([`${addressName}, ${escapeName}`, host, escaped(base, call)])
         attempts.push(['absolute form', 'victim.localhost', `http://victim.localhost/${call}`])
         attempts.push(['absolute form, other case and backslashes', 'VICTIM.localhost', `http://VICTIM.localhost/v1/a\\..\\..\\${call}`])
         attempts.push(['absolute form at the node', 'localhost', `http://127.0.0.1:${port}/${call}`])

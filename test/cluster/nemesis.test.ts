@@ -163,7 +163,10 @@ async function chainsOf(cluster: NemesisCluster, tenant: WorkloadTenant): Promis
     if (event.kind !== 'created' && event.kind !== 'updated') throw new Error(`${tenant.name}: an event of kind ${event.kind} (nothing deletes): ${JSON.stringify(event)}`)
     const object = Workload.objectOf(tenant.name, event.id)
     let chain = chains.get(object)
-    if (chain === undefined) chains.set(object, (chain = []))
+    if (chain === undefined) {
+      chain = []
+      chains.set(object, chain)
+    }
     chain.push({ version: event.version as number, content: String(event.object?.name), seq: event.seq })
   }
   return chains

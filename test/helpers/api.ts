@@ -3,7 +3,7 @@
  * `/v1/` is prefixed, the token goes in the query, and `create` / `ids`
  * shorten the common steps (a failed create throws with the answer).
  */
-import type { TestClient, TestResponse } from './http.js'
+import type { AnswerJson, TestClient, TestResponse } from './http.js'
 
 export type Query = Record<string, string | number | boolean>
 
@@ -65,9 +65,9 @@ type StrictQuery = Record<string, string | number | boolean>
  * ignores versions.
  */
 export interface StrictCalls {
-  post(path: string, body: unknown, query?: StrictQuery): Promise<any>
-  get(path: string, query?: StrictQuery): Promise<any>
-  put(path: string, body: unknown, query?: StrictQuery): Promise<any>
+  post(path: string, body: unknown, query?: StrictQuery): Promise<AnswerJson>
+  get(path: string, query?: StrictQuery): Promise<AnswerJson>
+  put(path: string, body: unknown, query?: StrictQuery): Promise<AnswerJson>
 }
 
 export function strictCalls(client: TestClient, tenant: string, token: string): StrictCalls {

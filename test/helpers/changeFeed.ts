@@ -91,7 +91,9 @@ function hostFetch(tenant: string): typeof fetch {
     new Promise<Response>((resolve, reject) => {
       const url = new URL(String(input))
       const headers: Record<string, string> = { host: `${tenant}.localhost` }
-      new Headers(init?.headers).forEach((value, name) => (headers[name] = value))
+      new Headers(init?.headers).forEach((value, name) => {
+        headers[name] = value
+      })
       const request = http.request({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: 'GET', headers, agent: false }, (response) => {
         const responseHeaders = new Headers()
         for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') responseHeaders.set(name, value)

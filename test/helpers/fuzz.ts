@@ -77,7 +77,7 @@ function mutate(random: Random, text: string, tokens: readonly string[] = []): s
     case 5:
       return text.slice(0, at) + random.pick(NASTY).repeat(1 + random.int(200)) + text.slice(at)
     case 6:
-      return tokens.length === 0 ? text : text.slice(0, at) + ` ${random.pick(tokens)} ` + text.slice(at)
+      return tokens.length === 0 ? text : `${text.slice(0, at)} ${random.pick(tokens)} ${text.slice(at)}`
     default:
       return text.slice(0, at) + String.fromCharCode(random.int(0x10000)) + text.slice(at)
   }

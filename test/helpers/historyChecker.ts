@@ -245,7 +245,10 @@ export function checkHistory(history: readonly Operation[], chains: FinalChains)
   const sightings = new Map<string, Sighting[]>()
   const sight = (object: string, op: Operation, version: number) => {
     let list = sightings.get(object)
-    if (list === undefined) sightings.set(object, (list = []))
+    if (list === undefined) {
+      list = []
+      sightings.set(object, list)
+    }
     list.push({ op, version })
   }
   for (const op of writes) if (op.outcome === 'ok') for (const put of op.puts) sight(put.object, op, put.version)
@@ -274,7 +277,10 @@ export function checkHistory(history: readonly Operation[], chains: FinalChains)
   for (const op of groups) {
     for (const put of op.puts) {
       let list = groupsOf.get(put.object)
-      if (list === undefined) groupsOf.set(put.object, (list = []))
+      if (list === undefined) {
+        list = []
+        groupsOf.set(put.object, list)
+      }
       list.push(op)
     }
   }

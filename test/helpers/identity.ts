@@ -4,7 +4,7 @@
  */
 import http from 'node:http'
 import type { Test } from 'tap'
-import type { TestClient, TestResponse } from './http.js'
+import type { AnswerJson, TestClient, TestResponse } from './http.js'
 import { TEST_API_KEY } from './server.js'
 
 export function basic(user: string, password: string): Record<string, string> {
@@ -41,7 +41,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export interface LoginFromAnswer {
   status: number
   headers: http.IncomingHttpHeaders
-  json: any
+  json: AnswerJson
 }
 
 /** A login from a chosen loopback address (Linux routes all of 127/8 to lo), on a connection of its own. */

@@ -80,8 +80,8 @@ function answeredWhole(received: string): boolean {
 export function proxyV2Header(source: string, destination = '127.0.0.1', sourcePort = 40_000, destinationPort = 80): Buffer {
   const signature = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a])
   const addresses = Buffer.alloc(12)
-  source.split('.').forEach((part, index) => addresses.writeUInt8(Number(part), index))
-  destination.split('.').forEach((part, index) => addresses.writeUInt8(Number(part), 4 + index))
+  for (const [index, part] of source.split('.').entries()) addresses.writeUInt8(Number(part), index)
+  for (const [index, part] of destination.split('.').entries()) addresses.writeUInt8(Number(part), 4 + index)
   addresses.writeUInt16BE(sourcePort, 8)
   addresses.writeUInt16BE(destinationPort, 10)
   // Version 2, PROXY command; TCP over IPv4; 12 bytes of addresses.

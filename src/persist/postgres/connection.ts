@@ -54,8 +54,8 @@ const CONNECT_TIMEOUT_SECONDS = 10
 
 const INT8_OID = 20
 
-export type Sql = postgres.Sql<{}>
-export type TxSql = postgres.TransactionSql<{}>
+export type Sql = postgres.Sql
+export type TxSql = postgres.TransactionSql
 
 /** The longest a transaction may sit idle by default (openSql's `idleInTransactionMs`). */
 const IDLE_IN_TRANSACTION_MS = 5_000

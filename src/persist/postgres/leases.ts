@@ -15,6 +15,7 @@
  * off as a stale owner's would be. A release makes the lease expire now
  * (the row stays: the tenant's name stays taken).
  */
+import { assert } from '../../assert.js'
 import type { Sql } from './connection.js'
 
 export interface LeaseRow {
@@ -61,11 +62,12 @@ export async function claimLease(sql: Sql, tenant: string, nodeId: string, lease
 /** Extends the leases still this node's at the epoch given; answers those tenants and the database time. */
 export async function renewLeases(sql: Sql, nodeId: string, held: readonly { tenant: string; epoch: number }[], leaseMs: number): Promise<{ tenants: string[]; expiresAtMs: number; nowMs: number }> {
   const [clock] = await sql<{ now: Date; expires_at: Date }[]>`SELECT now() AS now, now() + ${leaseMs}::float8 * interval '1 millisecond' AS expires_at`
-  const nowMs = clock!.now.getTime()
-  const expiresAtMs = clock!.expires_at.getTime()
+  assert(clock !== undefined, 'a SELECT without FROM answers one row')
+  const nowMs = clock.now.getTime()
+  const expiresAtMs = clock.expires_at.getTime()
   if (held.length === 0) return { tenants: [], expiresAtMs, nowMs }
   const rows = await sql<{ tenant: string }[]>`
-    UPDATE leases l SET expires_at = ${clock!.expires_at}
+    UPDATE leases l SET expires_at = ${clock.expires_at}
     FROM unnest(${sql.array(held.map((h) => h.tenant))}::text[], ${sql.array(held.map((h) => String(h.epoch)))}::int8[]) AS h (tenant, epoch)
     WHERE l.tenant = h.tenant AND l.epoch = h.epoch AND l.owner = ${nodeId}
     RETURNING l.tenant`

@@ -8,6 +8,8 @@
  * back. Loaded from PostgreSQL at prepare (gaps and islands over the
  * tenant's keys: one row per run).
  */
+import { assert } from '../../assert.js'
+
 export class LogRuns {
   private readonly from: number[] = []
   private readonly to: number[] = []
@@ -34,8 +36,9 @@ export class LogRuns {
 
   add(seq: number): void {
     const last = this.to.length - 1
-    if (last >= 0 && seq <= this.to[last]!) return
-    if (last >= 0 && seq === this.to[last]! + 1) this.to[last] = seq
+    const lastTo = this.to[last]
+    if (lastTo !== undefined && seq <= lastTo) return
+    if (lastTo !== undefined && seq === lastTo + 1) this.to[last] = seq
     else {
       this.from.push(seq)
       this.to.push(seq)
@@ -44,16 +47,24 @@ export class LogRuns {
   }
 
   has(seq: number): boolean {
-    for (let run = 0; run < this.from.length; run += 1) if (seq >= this.from[run]! && seq <= this.to[run]!) return true
+    for (let run = 0; run < this.from.length; run += 1) {
+      const from = this.from[run]
+      const to = this.to[run]
+      assert(from !== undefined && to !== undefined, 'every run has both ends')
+      if (seq >= from && seq <= to) return true
+    }
     return false
   }
 
   /** Forgets every number up to and including `seq`. */
   removeUpTo(seq: number): void {
-    while (this.from.length > 0 && this.from[0]! <= seq) {
-      const end = Math.min(this.to[0]!, seq)
-      this.count -= end - this.from[0]! + 1
-      if (end === this.to[0]) {
+    for (;;) {
+      const from = this.from[0]
+      const to = this.to[0]
+      if (from === undefined || to === undefined || from > seq) return
+      const end = Math.min(to, seq)
+      this.count -= end - from + 1
+      if (end === to) {
         this.from.shift()
         this.to.shift()
       } else this.from[0] = end + 1
@@ -62,11 +73,14 @@ export class LogRuns {
 
   /** Forgets every number after `seq`. */
   removeAfter(seq: number): void {
-    while (this.to.length > 0 && this.to.at(-1)! > seq) {
+    for (;;) {
       const last = this.to.length - 1
-      const start = Math.max(this.from[last]!, seq + 1)
-      this.count -= this.to[last]! - start + 1
-      if (start === this.from[last]) {
+      const from = this.from[last]
+      const to = this.to[last]
+      if (from === undefined || to === undefined || to <= seq) return
+      const start = Math.max(from, seq + 1)
+      this.count -= to - start + 1
+      if (start === from) {
         this.from.pop()
         this.to.pop()
       } else this.to[last] = start - 1
@@ -74,6 +88,11 @@ export class LogRuns {
   }
 
   *seqs(): IterableIterator<number> {
-    for (let run = 0; run < this.from.length; run += 1) for (let seq = this.from[run]!; seq <= this.to[run]!; seq += 1) yield seq
+    for (let run = 0; run < this.from.length; run += 1) {
+      const from = this.from[run]
+      const to = this.to[run]
+      assert(from !== undefined && to !== undefined, 'every run has both ends')
+      for (let seq = from; seq <= to; seq += 1) yield seq
+    }
   }
 }

@@ -82,7 +82,7 @@ t.test('a comment may name only files that exist', async (t) => {
       block('gone: tenants/registry.ts, and oldName.ts'),
     ].join('\n'),
   }
-  const missing = missingNames(Object.keys(comments), (file) => comments[file]!, known, ['uWebSockets.js'])
+  const missing = missingNames(Object.keys(comments), (file) => comments[file] ?? '', known, ['uWebSockets.js'])
   t.same(
     missing.map(({ line, name }) => `${line} ${name}`),
     ['4 tenants/registry.ts', '4 oldName.ts'],

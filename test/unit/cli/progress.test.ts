@@ -29,6 +29,7 @@ t.test('on a terminal: redrawn in place with bar, rate and time left', async (t)
   nowMs = 2000
   bar.update(1000)
   bar.finish()
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the line ends with the terminal's erase-to-end-of-line (ESC [K)
   t.match(sink.text, /\rreplay acme {2}1000 entries in 2s\x1b\[K\n$/)
   t.equal(sink.text.split('\n').length, 2, 'one line in the end')
 })

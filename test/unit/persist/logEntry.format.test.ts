@@ -34,7 +34,7 @@ const second = buildRecord(TimeRecord, { start: NOW + 86_400_000, billable: true
 
 function replayed(...entries: Uint8Array[]): TenantState {
   const state = new TenantState('acme')
-  entries.forEach((bytes, index) => state.applyEntry(index + 1, decodeLogEntry(bytes)))
+  for (const [index, bytes] of entries.entries()) state.applyEntry(index + 1, decodeLogEntry(bytes))
   state.finishLoad()
   return state
 }

@@ -13,7 +13,7 @@
  */
 import t from 'tap'
 import postgres from 'postgres'
-import { holdTenant, openNode, timeRecordEntry, twoNodes } from '../../helpers/pgStorage.js'
+import { holdTenant, timeRecordEntry, twoNodes } from '../../helpers/pgStorage.js'
 import { startPostgres, type PostgresServer } from '../../helpers/postgresServer.js'
 import { installed } from '../../helpers/systemPrograms.js'
 
@@ -128,12 +128,14 @@ if (installed(t, ['postgresql'])) {
     t.match(await a.leases(), [{ tenant: 'acme', owner: 'b' }, { tenant: 'beta', owner: 'a' }])
     await a.registerNode('http://127.0.0.1:7001')
     await b.registerNode('http://127.0.0.1:7002')
-    const before = (await a.nodes())[0]!.heartbeatAtMs
+    const [first] = await a.nodes()
+    if (first === undefined) throw new Error('no node registered')
+    const before = first.heartbeatAtMs
     await new Promise((resolve) => setTimeout(resolve, 20))
     t.equal(await a.heartbeat(), true)
     const nodes = await a.nodes()
     t.match(nodes, [{ id: 'a', internalUrl: 'http://127.0.0.1:7001' }, { id: 'b', internalUrl: 'http://127.0.0.1:7002' }])
-    t.ok(nodes[0]!.heartbeatAtMs > before, 'the heartbeat moved')
+    t.ok((nodes[0]?.heartbeatAtMs ?? before) > before, 'the heartbeat moved')
   })
 
   t.test('uploaded bytes round-trip without a mirror', async (t) => {

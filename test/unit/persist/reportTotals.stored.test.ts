@@ -63,19 +63,22 @@ function loaded(body: SnapshotBody): TenantState {
   return state
 }
 
+/** A part of the stored report totals as the snapshot holds it: the fields these tests alter are named. */
+type StoredPart = { group: string; days: { sums: Uint8Array; days: Uint8Array }; [field: string]: unknown }
+
 /** The body with its stored report totals changed by `change` (a deep copy: the parts of `body` stay as they are). */
-function withTotals(body: SnapshotBody, change: (parts: Record<string, any>[]) => void): SnapshotBody {
-  const parts = structuredClone(body.derived?.reportTotals) as Record<string, any>[]
+function withTotals(body: SnapshotBody, change: (parts: StoredPart[]) => void): SnapshotBody {
+  const parts = structuredClone(body.derived?.reportTotals) as StoredPart[]
   change(parts)
   return { ...body, derived: { reportTotals: parts } }
 }
 
-function overallDays(parts: Record<string, any>[]): { sums: Uint8Array; days: Uint8Array } {
+function overallDays(parts: StoredPart[]): { sums: Uint8Array; days: Uint8Array } {
   return (parts.find((part) => part.group === 'overall') as { days: { sums: Uint8Array; days: Uint8Array } }).days
 }
 
 /** Adds 1,000 ms to the time of the overall totals' first day (sums: count, time, …; the record counts stay right). */
-function alterOverallSums(parts: Record<string, any>[]): void {
+function alterOverallSums(parts: StoredPart[]): void {
   const stored = overallDays(parts)
   const sums = new Float64Array(stored.sums.slice().buffer)
   sums[1] = (sums[1] as number) + 1_000
@@ -83,7 +86,7 @@ function alterOverallSums(parts: Record<string, any>[]): void {
 }
 
 /** Swaps the overall totals' first two days. */
-function swapFirstDays(parts: Record<string, any>[]): void {
+function swapFirstDays(parts: StoredPart[]): void {
   const stored = overallDays(parts)
   const days = new Int32Array(stored.days.slice().buffer)
   ;[days[0], days[1]] = [days[1] as number, days[0] as number]
@@ -126,14 +129,20 @@ t.test('a load takes the stored totals when they fit', async (t) => {
 })
 
 t.test('stored totals that do not fit are rebuilt from the records', async (t) => {
-  const refusals: [string, (parts: Record<string, any>[]) => void][] = [
-    ['another format', (parts) => void (parts[0] = { ...parts[0], format: 0 })],
-    ['another time zone', (parts) => void (parts[0] = { ...parts[0], timeZone: 'UTC' })],
+  const refusals: [string, (parts: StoredPart[]) => void][] = [
+    ['another format', (parts) => {
+      parts[0] = { ...(parts[0] as StoredPart), format: 0 }
+    }],
+    ['another time zone', (parts) => {
+      parts[0] = { ...(parts[0] as StoredPart), timeZone: 'UTC' }
+    }],
     ['a group missing (records not counted)', (parts) => void parts.splice(parts.findIndex((part) => part.group === 'user'), 1)],
-    ['a group twice', (parts) => void parts.push(parts.find((part) => part.group === 'project') as Record<string, any>)],
+    ['a group twice', (parts) => void parts.push(parts.find((part) => part.group === 'project') as StoredPart)],
     ['no overall group', (parts) => void parts.splice(parts.findIndex((part) => part.group === 'overall'), 1)],
     ['a group of an unknown kind', (parts) => void parts.push({ group: 'client', key: 'c1', days: overallDays(parts) })],
-    ['sums of the wrong length', (parts) => void (overallDays(parts).sums = overallDays(parts).sums.subarray(8))],
+    ['sums of the wrong length', (parts) => {
+      overallDays(parts).sums = overallDays(parts).sums.subarray(8)
+    }],
     ['days out of order', swapFirstDays],
     ['a day stored that holds no records', (parts) => {
       const stored = overallDays(parts)
@@ -141,7 +150,9 @@ t.test('stored totals that do not fit are rebuilt from the records', async (t) =
       sums[0] = 0
       stored.sums = new Uint8Array(sums.buffer)
     }],
-    ['days of a length that is not whole days', (parts) => void (overallDays(parts).days = overallDays(parts).days.subarray(1))],
+    ['days of a length that is not whole days', (parts) => {
+      overallDays(parts).days = overallDays(parts).days.subarray(1)
+    }],
     ['no parts at all', (parts) => void parts.splice(0, parts.length)],
   ]
   for (const [what, change] of refusals) {

@@ -367,7 +367,7 @@ t.test('syntax errors and limits', async (t) => {
   t.equal(err?.status, 412)
   t.match(err?.message, /^\$filter: .*4096/)
   t.equal(compileError(`name eq '${'x'.repeat(4096 - 10)}'`), undefined, 'exactly 4096 characters compile')
-  t.equal(compileError('('.repeat(70) + 'active' + ')'.repeat(70))?.code, 'TL01-9002', 'deep nesting is a limit error')
+  t.equal(compileError(`${'('.repeat(70)}active${')'.repeat(70)}`)?.code, 'TL01-9002', 'deep nesting is a limit error')
 })
 
 t.test('equalities: index pins from top-level and', async (t) => {

@@ -27,7 +27,7 @@ function repoRoot(): string {
   return dir
 }
 
-const corpusDir = process.env['CONFORMANCE_DIR'] ?? join(repoRoot(), 'test', 'fixtures', 'filter-conformance')
+const corpusDir = process.env.CONFORMANCE_DIR ?? join(repoRoot(), 'test', 'fixtures', 'filter-conformance')
 const corpus: CorpusCase[] = readFileSync(join(corpusDir, 'filter-cases.jsonl'), 'utf8')
   .split('\n')
   .filter((line) => line.trim() !== '')
@@ -193,35 +193,36 @@ t.test('limits', async (t) => {
   t.doesNotThrow(() => parseFilter(`a eq '${'x'.repeat(4096 - 7)}'`), 'exactly 4096 characters')
   t.throws(() => parseFilter(`a eq '${'x'.repeat(4096 - 6)}'`), FilterLimitError, '4097 characters')
 
-  const parens = (n: number): string => '('.repeat(n) + 'x' + ')'.repeat(n)
+  const parens = (n: number): string => `${'('.repeat(n)}x${')'.repeat(n)}`
   t.equal(tree(parens(64)), 'x', '64 nested parentheses')
   t.throws(() => parseFilter(parens(65)), FilterLimitError, '65 nested parentheses')
   t.throws(() => parseFilter('('.repeat(100000)), FilterLimitError, '100000 open parentheses')
   t.throws(() => parseFilter('('.repeat(4000)), FilterLimitError, '4000 open parentheses, within the length limit')
   t.equal(tree("'((((((((' eq x"), "{'((((((((' eq x}", 'parentheses inside strings do not count')
 
-  t.equal(tree('tolower('.repeat(64) + 'x' + ')'.repeat(64)), '{tolower('.repeat(64) + 'x' + ')}'.repeat(64), '64 nested calls')
-  t.throws(() => parseFilter('tolower('.repeat(65) + 'x' + ')'.repeat(65)), FilterLimitError, '65 nested calls')
+  t.equal(tree(`${'tolower('.repeat(64)}x${')'.repeat(64)}`), `${'{tolower('.repeat(64)}x${')}'.repeat(64)}`, '64 nested calls')
+  t.throws(() => parseFilter(`${'tolower('.repeat(65)}x${')'.repeat(65)}`), FilterLimitError, '65 nested calls')
 
   // Each prefix operator is a level too, and counts together with parentheses.
-  const nots = (n: number): string => 'not '.repeat(n) + 'x'
+  const nots = (n: number): string => `${'not '.repeat(n)}x`
   t.doesNotThrow(() => parseFilter(nots(64)), '64 prefix operators')
   t.throws(() => parseFilter(nots(65)), FilterLimitError, '65 prefix operators')
-  t.throws(() => parseFilter('-'.repeat(4095) + 'x'), FilterLimitError, '4095 unary minus signs')
-  t.throws(() => parseFilter(('-'.repeat(60) + '(').repeat(60) + 'x' + ')'.repeat(60)), FilterLimitError)
-  const notParens = (n: number): string => 'not ('.repeat(n) + 'x' + ')'.repeat(n)
+  t.throws(() => parseFilter(`${'-'.repeat(4095)}x`), FilterLimitError, '4095 unary minus signs')
+  const minusesThenParen = `${'-'.repeat(60)}(`
+  t.throws(() => parseFilter(`${minusesThenParen.repeat(60)}x${')'.repeat(60)}`), FilterLimitError)
+  const notParens = (n: number): string => `${'not ('.repeat(n)}x${')'.repeat(n)}`
   t.doesNotThrow(() => parseFilter(notParens(32)), '32 × `not (`: 64 levels')
   t.throws(() => parseFilter(notParens(33)), FilterLimitError, '33 × `not (`: 66 levels, only 33 parentheses')
-  t.doesNotThrow(() => parseFilter('- '.repeat(39) + 'length('.repeat(25) + 'x' + ')'.repeat(25)), '39 minus signs and 25 calls')
-  t.throws(() => parseFilter('- '.repeat(40) + 'length('.repeat(25) + 'x' + ')'.repeat(25)), FilterLimitError, '40 minus signs and 25 calls')
+  t.doesNotThrow(() => parseFilter(`${'- '.repeat(39)}${'length('.repeat(25)}x${')'.repeat(25)}`), '39 minus signs and 25 calls')
+  t.throws(() => parseFilter(`${'- '.repeat(40)}${'length('.repeat(25)}x${')'.repeat(25)}`), FilterLimitError, '40 minus signs and 25 calls')
   t.doesNotThrow(() => parseFilter(Array.from({ length: 300 }, () => 'not x').join(' and ')), 'separate runs do not add up')
 
   // Binary operators are not nesting: a flat chain is limited by the length only.
   const chain = (n: number): string => Array.from({ length: n }, (_, i) => `a${i}`).join(' or ')
   t.ok(chain(500).length <= 4096, '500 terms fit in 4096 characters')
-  t.equal(tree(chain(500)), '{'.repeat(499) + 'a0' + Array.from({ length: 499 }, (_, i) => ` or a${i + 1}}`).join(''), '500-term flat chain is left-deep')
+  t.equal(tree(chain(500)), `${'{'.repeat(499)}a0${Array.from({ length: 499 }, (_, i) => ` or a${i + 1}}`).join('')}`, '500-term flat chain is left-deep')
   t.doesNotThrow(() => parseFilter(Array.from({ length: 300 }, (_, i) => `id eq ${i}`).join(' or ')), '300 comparisons joined by or')
-  t.doesNotThrow(() => parseFilter(Array.from({ length: 400 }, (_, i) => `a${i}`).join(' add ') + ' gt 0'), '400-term sum')
+  t.doesNotThrow(() => parseFilter(`${Array.from({ length: 400 }, (_, i) => `a${i}`).join(' add ')} gt 0`), '400-term sum')
 
   // The deepest trees the limits allow: `''or''or…` spends four characters per
   // term, and 63 prefix operators plus a parenthesis nest it once more. Every
@@ -242,14 +243,14 @@ t.test('limits', async (t) => {
   t.equal(dense.length, 4094)
   const denseTree = parseFilter(dense)
   t.equal(depth(denseTree), 1024, '1023 operators deep')
-  t.equal(printFilterTree(denseTree), '{'.repeat(1023) + "''" + " or ''}".repeat(1023), 'printFilterTree on the flat chain')
-  const wrapped = '-'.repeat(63) + '(' + Array.from({ length: 1000 }, () => "''").join('or') + ')'
+  t.equal(printFilterTree(denseTree), `${'{'.repeat(1023)}''${" or ''}".repeat(1023)}`, 'printFilterTree on the flat chain')
+  const wrapped = `${'-'.repeat(63)}(${Array.from({ length: 1000 }, () => "''").join('or')})`
   t.ok(wrapped.length <= 4096)
   const wrappedTree = parseFilter(wrapped)
   t.equal(depth(wrappedTree), 63 + 1000, 'prefix operators above a long chain')
   t.equal(
     printFilterTree(wrappedTree),
-    '{- '.repeat(63) + '{'.repeat(999) + "''" + " or ''}".repeat(999) + '}'.repeat(63),
+    `${'{- '.repeat(63)}${'{'.repeat(999)}''${" or ''}".repeat(999)}${'}'.repeat(63)}`,
     'printFilterTree under prefix operators',
   )
 })

@@ -26,7 +26,10 @@ import { planList } from '../../../src/query/plan.js'
 import { findView, viewScope, type View } from '../../../src/http/routes/views.js'
 
 let seed = 42
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+const random = () => {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31
+  return seed / 2 ** 31
+}
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T
 
 const state = new TenantState('planner')

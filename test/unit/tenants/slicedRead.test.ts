@@ -33,7 +33,10 @@ function drain<T>(steps: Steps<T>): { value: T; pauses: number } {
 
 t.test('sortInSteps is a stable sort that pauses', async (t) => {
   let seed = 7
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed / 2 ** 31
+  }
   const items = Array.from({ length: SORT_STEP_MOVES * 5 + 123 }, (_, index) => ({ key: Math.floor(random() * 1000), index }))
   const byKey = (a: { key: number }, b: { key: number }) => a.key - b.key
   const { value, pauses } = drain(sortInSteps(items, byKey))
