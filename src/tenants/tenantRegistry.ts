@@ -45,13 +45,13 @@ import { assert } from '../assert.js'
 import { fitsTenantName } from '../domain/tenantName.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { ProgressFactory } from '../progress.js'
-import type { FileTable, Storage } from '../persist/ports.js'
+import type { Storage } from '../persist/ports.js'
 import { ActiveTenantCap } from './activeTenantCap.js'
+import { BesideTenants } from './besideTenants.js'
 import { ClosedTenants } from './closedTenants.js'
-import { objectCount } from './installState.js'
-import { freshTenantsWithConfirmation, freshTenantsWithEmail } from './globalIndexes.js'
 import { EmbeddedPlacement, type Placed, type Placement } from './placement.js'
 import { RestingActors } from './restingActors.js'
+import { snapshotEvery } from './snapshotEvery.js'
 import { TenantActor, type AppendFailurePolicy } from './tenantActor.js'
 import { TenantDirectory } from './tenantDirectory.js'
 import { PlacementUnavailable, ShuttingDown, TenantElsewhere, TenantLoading, TenantMoved, TenantNameTaken, TenantRenamed } from './tenantErrors.js'
@@ -80,6 +80,8 @@ export class TenantRegistry {
   private readonly activationListeners: ((actor: TenantActor) => void)[] = []
   /** The tenants' rows (tenantDirectory.ts). */
   readonly directory: TenantDirectory
+  /** What the routes read and write of the store beside the tenants' state (besideTenants.ts). */
+  readonly beside: BesideTenants
   /** What an actor does after a failed append: reload from the log (the default), or be dropped (see the top). */
   private readonly appendFailure: AppendFailurePolicy | undefined
 
@@ -90,6 +92,7 @@ export class TenantRegistry {
     readonly placement: Placement = new EmbeddedPlacement(store),
   ) {
     this.directory = new TenantDirectory(store, config.signUpConfirmationLifetimeMs)
+    this.beside = new BesideTenants(store)
     this.cap = new ActiveTenantCap(config.maxActiveTenants, {
       stayingCount: () => this.actors.size - this.evicting.size,
       staying: () => [...this.actors.values()].filter((actor) => !this.evicting.has(actor.tenant)),
@@ -104,31 +107,6 @@ export class TenantRegistry {
     console.error(`tenant '${tenant}': log append of entry ${seq} failed (${error instanceof Error ? error.message : String(error)}); the tenant is dropped here`)
     this.drop(tenant)
     void this.placement.release(tenant)
-  }
-
-  /*
-   * What the routes read and write of the store beside the tenants' state: the
-   * routes ask the registry, and the store itself stays the tenant layer's.
-   */
-
-  /** The uploaded files' bytes, by tenant and file key (the directory's file table). */
-  get fileBytes(): FileTable {
-    return this.store.files
-  }
-
-  /** The tenants with a live user of this e-mail, after every write acknowledged on any node (globalIndexes.ts). */
-  tenantsWithEmail(email: string): Promise<string[]> {
-    return freshTenantsWithEmail(this.store, email)
-  }
-
-  /** The tenants holding the password confirmation `hash`, after every write acknowledged on any node (globalIndexes.ts). */
-  tenantsWithConfirmation(hash: string): Promise<string[]> {
-    return freshTenantsWithConfirmation(this.store, hash)
-  }
-
-  /** Reads the tenant name afresh where the directory is a copy (a cluster node's may not hold a sign-up another node has just made). */
-  async freshenTenantName(tenant: string): Promise<void> {
-    await this.store.freshen?.('tenants', tenant)
   }
 
   exists(tenant: string): boolean {
@@ -395,23 +373,7 @@ export class TenantRegistry {
     }
   }
 
-  /**
-   * Snapshots every tenant in memory, one after the other. `startProgress` hears the records written over all of
-   * them: a stop of a server holding a million records writes for seconds, and the operator sees it go.
-   */
-  async snapshotAll(startProgress?: ProgressFactory): Promise<void> {
-    const actors = [...this.actors.values()]
-    const shown = startProgress?.(`snapshot ${actors.length} ${actors.length === 1 ? 'tenant' : 'tenants'}`, 'records', actors.reduce((sum, actor) => sum + objectCount(actor.state), 0))
-    let before = 0
-    for (const actor of actors) {
-      await actor.snapshot((done) => shown?.update(before + done))
-      before += objectCount(actor.state)
-      shown?.update(before)
-    }
-    shown?.finish()
-  }
-
-  /** Clean shutdown: refuse new tenants, let pending writes flush, snapshot every active tenant (`startProgress`: see snapshotAll). */
+  /** Clean shutdown: refuse new tenants, let pending writes flush, snapshot every active tenant (`startProgress`: see snapshotEvery.ts). */
   async close(startProgress?: ProgressFactory): Promise<void> {
     this.closing = true
     this.cap.stop()
@@ -419,7 +381,7 @@ export class TenantRegistry {
     // An activation under way reads the log across turns: it ends before the store may close.
     await Promise.allSettled(this.activations.values())
     await this.store.flushed()
-    await this.snapshotAll(startProgress)
+    await snapshotEvery([...this.actors.values()], startProgress)
     // Cluster mode: the leases go back, and other nodes take the tenants at once.
     await Promise.allSettled([...this.actors.keys()].map((tenant) => this.placement.release(tenant)))
   }

@@ -83,7 +83,7 @@ function upload(slot: FileSlot): FileHandler {
     checkFileSize(bytes.length, call.services.config.maxFileBytes)
     const fileName = checkFileName(call.request.query.get('filename'))
     const contentType = storableContentType(call.request.headers.get('content-type'), DEFAULT_FILE_CONTENT_TYPE)
-    const files = call.services.registry.fileBytes
+    const files = call.services.registry.beside.fileBytes
     // Decided before the write, so the logged record carries it (replay is deterministic).
     const contentId = newId()
     const { rec, created } = await tenant.write((tx) => {
@@ -105,7 +105,7 @@ function remove(slot: FileSlot): FileHandler {
   return async (call, params) => {
     const { tenant, principal, tenantName } = fileCall(call)
     refuseInBatch(call, slot)
-    const files = call.services.registry.fileBytes
+    const files = call.services.registry.beside.fileBytes
     const rec = await tenant.write((tx) => {
       const removed = removeFile(tx, principal, slot, params.id ?? '')
       // Last, synchronously: the removal joins the LMDB commit of this write's log entry.
@@ -129,7 +129,7 @@ function metadata(slot: FileSlot): FileHandler {
 function download(slot: FileSlot): FileHandler {
   return async (call, params) => {
     const { tenant, principal, tenantName } = fileCall(call)
-    const files = call.services.registry.fileBytes
+    const files = call.services.registry.beside.fileBytes
     for (let attempt = 1; ; attempt += 1) {
       const rec = await tenant.read((state) => metadataOf(state, slot, params, principal.userId))
       const bytes = await files.get([tenantName, rec.fileKey as string])

@@ -118,7 +118,7 @@ export async function confirmPassword(call: Call, params: Record<string, string>
   const password = newPasswordOf(call)
   const hash = secretId(params.id ?? '')
   const { registry, config } = call.services
-  const tenantNames = await registry.tenantsWithConfirmation(hash)
+  const tenantNames = await registry.beside.tenantsWithConfirmation(hash)
   if (tenantNames.length === 0) throw invalidConfirmation()
   const passwordHash = await hashPassword(password, config.passwordCost)
   const changes = await Promise.all(tenantNames.map((tenantName) => writeInTenant(call.services, tenantName, 'changePassword', { hash, passwordHash })))

@@ -67,7 +67,7 @@ export function publicUrl(services: Services): string {
  * every write acknowledged on any node of a cluster (TenantRegistry.tenantsWithEmail).
  */
 export async function tenantsHoldingEmail(services: Services, email: string): Promise<string[]> {
-  const holding = await services.registry.tenantsWithEmail(email)
+  const holding = await services.registry.beside.tenantsWithEmail(email)
   const nowMs = Date.now()
   return holding.filter((tenant) => !services.registry.directory.expiredSignUp(tenant, nowMs))
 }
@@ -77,7 +77,7 @@ export async function checkUrl(call: Call): Promise<ApiResponse> {
   const url = boundedParameter(call, 'url', TENANT_NAME_MAX_LENGTH, 'a URL prefix').toLowerCase()
   const { registry } = call.services
   // A cluster node's copy of the tenant directory may not hold a sign-up another node has just made.
-  await registry.freshenTenantName(url)
+  await registry.beside.freshenTenantName(url)
   return dataResponse(call.request, { exists: registry.exists(url) && !registry.directory.expiredSignUp(url) }, { root: 'result' })
 }
 
