@@ -33,7 +33,7 @@ import { changedFields } from './fieldChanges.js'
 import { canSee } from './policy.js'
 import { renderStub, type OutObject } from './render.js'
 import { resourceByType } from './resources/index.js'
-import { type DisplayContext, type FieldDecl, type Rec, type ResourceDecl } from './schema.js'
+import type { DisplayContext, FieldDecl, Rec, ResourceDecl } from './schema.js'
 import { declareResource, field } from './declare.js'
 
 /** One changed field as the history shows it. */
