@@ -59,7 +59,9 @@ function shownValue(fieldDecl: FieldDecl, value: unknown): unknown {
 export function fieldChangesOf(decl: ResourceDecl, rec: Rec, was: FieldValues): FieldChange[] {
   if (decl.changeEvents !== null) return []
   const before = new Map<string, unknown>()
-  was.names.forEach((name, at) => before.set(name, was.values[at]))
+  was.names.forEach((name, at) => {
+    before.set(name, was.values[at])
+  })
   const changes: FieldChange[] = []
   for (const fieldDecl of decl.fields) {
     if (!before.has(fieldDecl.name) || !shownAsStored(fieldDecl)) continue
