@@ -201,6 +201,7 @@ export class EventTexts {
       forms = {}
       made.set(change, forms)
     }
-    return (forms[form] ??= { change, json: changeEventJson(change, form, this.context, isoDates) })
+    forms[form] ??= { change, json: changeEventJson(change, form, this.context, isoDates) }
+    return forms[form]
   }
 }

@@ -37,8 +37,12 @@ export function changedFields(before: Rec, after: Rec): FieldValues | null {
   let values: unknown[] | null = null
   for (const name of Object.keys(after)) {
     if (BOOKKEEPING_FIELDS.has(name) || sameValue(before[name], after[name])) continue
-    ;(names ??= []).push(name)
-    ;(values ??= []).push(before[name] ?? null)
+    if (names === null || values === null) {
+      names = []
+      values = []
+    }
+    names.push(name)
+    values.push(before[name] ?? null)
   }
   return names === null || values === null ? null : { names, values }
 }

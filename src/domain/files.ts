@@ -50,6 +50,7 @@ export const SIGNATURE: FileSlot = { name: 'signature', ownerType: 'User', selfA
 export const LOGO: FileSlot = { name: 'logo', ownerType: 'Account', selfAlias: '@own' }
 
 const MAX_FILE_NAME_LENGTH = 255
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a file name holding a control character is refused, so the pattern names them
 const UNSAFE_FILE_NAME = /[\x00-\x1f\x7f/\\]/
 const METADATA_FIELDS = ['id', 'version', 'fileName', 'contentType', 'contentSize', 'createdAt', 'updatedAt', 'displayName'] as const
 
@@ -84,7 +85,10 @@ export function resolveFileOwner(state: StateView, slot: FileSlot, idParam: stri
 /** 403 unless the caller may upload or remove this file. */
 function checkFileChange(state: StateView, caller: Caller, slot: FileSlot, owner: Rec): void {
   const ownerId = owner.id
-  if (slot.mayChange !== undefined) return slot.mayChange(state, caller, owner)
+  if (slot.mayChange !== undefined) {
+    slot.mayChange(state, caller, owner)
+    return
+  }
   if (slot.ownerType === 'Account') {
     if (caller.superuser) return
     throw accessDenied('only the account owner and admins may change the logo')

@@ -33,7 +33,7 @@ import { changedFields } from './fieldChanges.js'
 import { canSee } from './policy.js'
 import { renderStub, type OutObject } from './render.js'
 import { resourceByType } from './resources/index.js'
-import { type DisplayContext, type FieldDecl, type Rec, type ResourceDecl } from './schema.js'
+import type { DisplayContext, FieldDecl, Rec, ResourceDecl } from './schema.js'
 import { declareResource, field } from './declare.js'
 
 /** One changed field as the history shows it. */
@@ -59,7 +59,9 @@ function shownValue(fieldDecl: FieldDecl, value: unknown): unknown {
 export function fieldChangesOf(decl: ResourceDecl, rec: Rec, was: FieldValues): FieldChange[] {
   if (decl.changeEvents !== null) return []
   const before = new Map<string, unknown>()
-  was.names.forEach((name, at) => before.set(name, was.values[at]))
+  was.names.forEach((name, at) => {
+    before.set(name, was.values[at])
+  })
   const changes: FieldChange[] = []
   for (const fieldDecl of decl.fields) {
     if (!before.has(fieldDecl.name) || !shownAsStored(fieldDecl)) continue

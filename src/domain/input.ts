@@ -11,7 +11,7 @@
  */
 import { assertionFailed } from '../assert.js'
 import { ApiError, type ConstraintViolation, violation, wrongParameter } from './errors.js'
-import { type FieldDecl, type Rec, type ResourceDecl } from './schema.js'
+import type { FieldDecl, Rec, ResourceDecl } from './schema.js'
 import { MAX_LIST_REFS } from './declare.js'
 import { isEmail, isImpossibleIsoDate, parseDate } from './values.js'
 import { isTimeZone } from './calendar.js'
@@ -96,7 +96,7 @@ function convertRefList(raw: unknown, source: ValueSource, bad: (expected: strin
 export function readFields(decl: ResourceDecl, body: Record<string, unknown>, source: ValueSource, creating: boolean): Record<string, unknown> {
   const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   for (const fieldDecl of decl.fields) {
-    if (!Object.prototype.hasOwnProperty.call(body, fieldDecl.name)) continue
+    if (!Object.hasOwn(body, fieldDecl.name)) continue
     if (fieldDecl.access === 'READ_ONLY' || fieldDecl.access === 'INTERNAL' || fieldDecl.computed || fieldDecl.name === 'version') continue
     if ((fieldDecl.name === 'id' || fieldDecl.setOnce) && !creating) continue
     values[fieldDecl.name] = convertValue(decl, fieldDecl, body[fieldDecl.name], source)

@@ -129,7 +129,7 @@ function bothOf(a: Audience, b: Audience): Audience {
     return a.superusers && b.superusers ? SUPERUSERS : NOBODY
   }
   const user = a.kind === 'user' ? a : b.kind === 'user' ? b : null
-  return user !== null && user.superusers ? SUPERUSERS : NOBODY
+  return user?.superusers ? SUPERUSERS : NOBODY
 }
 
 /** The audience of what a read rule alone allows (the project's rule aside). */

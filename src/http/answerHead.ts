@@ -21,5 +21,10 @@ const statusLines: string[] = []
 
 /** The status as uWS writes it: `404 Not Found`. */
 export function statusLine(status: number): string {
-  return (statusLines[status] ??= `${status} ${statusText(status)}`)
+  let line = statusLines[status]
+  if (line === undefined) {
+    line = `${status} ${statusText(status)}`
+    statusLines[status] = line
+  }
+  return line
 }

@@ -124,7 +124,10 @@ export function withObjectEtag(request: ApiRequest, version: number, response: A
   let etag: string
   if (shown instanceof JsonFragment && shown.bytes === response.body) {
     let known = fragmentDigests.get(shown)
-    if (known === undefined) fragmentDigests.set(shown, (known = digest(shown.bytes)))
+    if (known === undefined) {
+      known = digest(shown.bytes)
+      fragmentDigests.set(shown, known)
+    }
     etag = `"${version}-${known}"`
   } else etag = objectEtag(version, response.body)
   if (response.status === 200 && conditionalGet(request) && noneMatchHits(request, etag)) return notModified(etag)

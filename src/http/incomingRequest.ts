@@ -47,7 +47,9 @@ export class IncomingRequest {
   ) {
     this.rawQuery = req.getQuery() ?? ''
     const { headers, counts } = this
-    req.forEach((name, value) => keepHeader(headers, counts, name, value))
+    req.forEach((name, value) => {
+      keepHeader(headers, counts, name, value)
+    })
     this.query = parseQuery(this.rawQuery)
   }
 

@@ -91,7 +91,10 @@ export async function keyedWrite(call: Call, key: string, holdsItself: boolean, 
   const slot = `${principal.userId}\u0000${key}`
   let running = inFlight.get(actor)
   if (running?.has(slot) === true) throw new ApiError('TL01-1114', `the first request with this ${IDEMPOTENCY_KEY_HEADER} is still in flight: retry once it is answered`)
-  if (running === undefined) inFlight.set(actor, (running = new Set()))
+  if (running === undefined) {
+    running = new Set()
+    inFlight.set(actor, running)
+  }
   running.add(slot)
   try {
     const fingerprint = requestFingerprint(call.request)

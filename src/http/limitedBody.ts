@@ -60,7 +60,8 @@ export class LimitedBody {
       return false
     }
     if (this.first === null) this.first = chunk
-    else (this.more ??= [this.first]).push(chunk)
+    else if (this.more === null) this.more = [this.first, chunk]
+    else this.more.push(chunk)
     return true
   }
 

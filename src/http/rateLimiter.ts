@@ -41,7 +41,6 @@
  * LOGIN_FAILURES_ALLOWED=0 turns every login limit off.
  * Every 429 carries `Retry-After` in whole seconds.
  */
-import { ApiError } from '../domain/errors.js'
 import type { Call } from './call.js'
 import { rateLimitHeaders, rateLimitUsage, type RateLimitUsage } from './rateLimitHeaders.js'
 import { tooManyRequests } from './tooManyRequests.js'

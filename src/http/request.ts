@@ -61,7 +61,7 @@ export function splitPath(rawPath: string): { segments: string[]; jsonpSuffix: b
   while (segments.length > 0 && segments[segments.length - 1] === '') segments.pop()
   let jsonpSuffix = false
   const last = segments[segments.length - 1]
-  if (last !== undefined && last.endsWith('.json')) {
+  if (last?.endsWith('.json')) {
     segments[segments.length - 1] = last.slice(0, -'.json'.length)
     jsonpSuffix = true
   }

@@ -24,7 +24,7 @@ const ENCODED_AS_IS = /^[A-Za-z0-9\-_.!~*'()$&+,;=:@]*$/
 /** A path segment percent-encoded: it stays one segment, whatever it holds. */
 export function encodePathSegment(segment: string): string {
   if (ENCODED_AS_IS.test(segment)) return segment
-  return encodeURIComponent(segment).replace(ALLOWED_IN_SEGMENT, (escape) => decodeURIComponent(escape))
+  return encodeURIComponent(segment).replace(ALLOWED_IN_SEGMENT, (encoded) => decodeURIComponent(encoded))
 }
 
 type Addressed = Pick<ApiRequest, 'addressPrefix' | 'segments' | 'jsonpSuffix'>

@@ -131,7 +131,12 @@ interface CompiledRoute {
 const ROUTES_BY_LENGTH: Record<Route['scope'], CompiledRoute[][]> = { public: [], tenant: [] }
 for (const route of ROUTES) {
   const pattern = compilePattern(route.pattern)
-  const ofLength = (ROUTES_BY_LENGTH[route.scope][pattern.literals.length] ??= [])
+  const byLength = ROUTES_BY_LENGTH[route.scope]
+  let ofLength = byLength[pattern.literals.length]
+  if (ofLength === undefined) {
+    ofLength = []
+    byLength[pattern.literals.length] = ofLength
+  }
   ofLength.push({ route, pattern })
 }
 
@@ -140,7 +145,9 @@ export function matchingRoutes(scope: Route['scope'], segments: readonly string[
   let matches: RouteMatch[] | null = null
   for (const { route, pattern } of ROUTES_BY_LENGTH[scope][segments.length] ?? []) {
     const params = matchCompiled(pattern, segments)
-    if (params !== null) (matches ??= []).push({ route, params })
+    if (params === null) continue
+    if (matches === null) matches = [{ route, params }]
+    else matches.push({ route, params })
   }
   return matches ?? NO_MATCHES
 }

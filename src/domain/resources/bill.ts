@@ -13,7 +13,7 @@
  */
 import { assertionFailed } from '../../assert.js'
 import { roundMoney } from '../pricing.js'
-import { type DisplayContext, type Rec } from '../schema.js'
+import type { DisplayContext, Rec } from '../schema.js'
 import { declareResource, field, oneOf } from '../declare.js'
 import type { Caller } from '../caller.js'
 import type { Tx } from '../tx.js'

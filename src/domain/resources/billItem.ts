@@ -4,7 +4,7 @@
  * decimals half away from zero; the bill's live sums add it up.
  */
 import { roundMoney } from '../pricing.js'
-import { type Rec } from '../schema.js'
+import type { Rec } from '../schema.js'
 import { declareResource, field } from '../declare.js'
 
 /** unitPrice × quantity, rounded; null while either is missing. */

@@ -3,7 +3,7 @@
  * projects-count follows project visibility (resources.md): a personal
  * project counts only for its owner, as in time/clients/{id}/projects.
  */
-import { type Rec } from '../schema.js'
+import type { Rec } from '../schema.js'
 import { declareResource, email, externalSyncFields, field, pattern, size } from '../declare.js'
 
 /** The owner of a personal project, the only user who sees it; null for a project everyone sees. */

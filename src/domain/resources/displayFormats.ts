@@ -4,7 +4,7 @@
  * (a value outside them is a 412 naming the field), and a working day as
  * "HH:mm" texts. Declared once here so Account and User agree.
  */
-import { type FieldDecl } from '../schema.js'
+import type { FieldDecl } from '../schema.js'
 import { field, pattern } from '../declare.js'
 
 /** The original's dateFormat patterns, dots escaped so that each alternative matches only itself. */

@@ -8,7 +8,7 @@
  * upload, never by a body.
  */
 import { roundMoney } from '../pricing.js'
-import { type Rec } from '../schema.js'
+import type { Rec } from '../schema.js'
 import { declareResource, field, min, userDisplayName } from '../declare.js'
 import type { Tx } from '../tx.js'
 

@@ -7,7 +7,7 @@
  * so a replay stores the same start), so a timer created as `{}` runs and
  * `$stop` stops it.
  */
-import { type Rec } from '../schema.js'
+import type { Rec } from '../schema.js'
 import { declareResource, externalSyncFields, field, min, oneOf, userDisplayName } from '../declare.js'
 import { timeSpanRulesBroken } from '../timeSpan.js'
 

@@ -1,5 +1,5 @@
 /* SpendingTimeUnit (spendingtime): a span of a user's time; shown as its duration ("1h 20m"). */
-import { type Rec } from '../schema.js'
+import type { Rec } from '../schema.js'
 import { declareResource, field, min } from '../declare.js'
 
 const UNITS: readonly [string, number][] = [

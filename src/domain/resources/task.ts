@@ -2,7 +2,7 @@
  * Task (time/tasks): a piece of work of a project. A new task's author is
  * the user who creates it, unless the body names one.
  */
-import { type Rec } from '../schema.js'
+import type { Rec } from '../schema.js'
 import { declareResource, externalSyncFields, field, size } from '../declare.js'
 
 export const Task = declareResource({

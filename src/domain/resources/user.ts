@@ -9,7 +9,7 @@
  * e-mail index (globalFeed.ts): the tenants that have a live user with it.
  */
 import type { StateView } from '../tx.js'
-import { type Rec } from '../schema.js'
+import type { Rec } from '../schema.js'
 import { createdField, declareResource, email, field, ianaTimeZone, max, min, personName, size } from '../declare.js'
 import { displayFormatFields } from './displayFormats.js'
 import { userChanged } from '../passwordRules.js'

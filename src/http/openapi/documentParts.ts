@@ -72,7 +72,9 @@ function referencedComponents(components: Components, paths: Paths): Components 
   for (const target of [...found].sort()) {
     const [kind, name] = target.split('/') as [string, string]
     const component = components[kind]?.[name]
-    if (component !== undefined) (part[kind] ??= {})[name] = component
+    if (component === undefined) continue
+    part[kind] ??= {}
+    part[kind][name] = component
   }
   return part
 }

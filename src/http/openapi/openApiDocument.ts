@@ -134,12 +134,14 @@ function fixedPaths(routes: readonly Route[], servers: Servers): Paths {
     if (route.pattern === 'time/reports/:name') {
       for (const [name, report] of REPORT_DESCRIPTIONS) {
         const path = `/time/reports/${name}`
-        ;(paths[path] ??= {})[method] = fixedOperation(route, path, report, servers, scopes)
+        paths[path] ??= {}
+        paths[path][method] = fixedOperation(route, path, report, servers, scopes)
       }
       continue
     }
     const path = described.documentedPath ?? documentedPathOf(route.pattern)
-    ;(paths[path] ??= {})[method] ??= fixedOperation(route, path, described, servers, scopes)
+    paths[path] ??= {}
+    paths[path][method] ??= fixedOperation(route, path, described, servers, scopes)
   }
   return paths
 }
@@ -161,7 +163,8 @@ function joinPaths(...sources: Paths[]): Paths {
   const operationIds = new Set<string>()
   for (const source of sources) {
     for (const [path, item] of Object.entries(source)) {
-      const target = (joined[path] ??= {})
+      joined[path] ??= {}
+      const target = joined[path]
       for (const [method, op] of Object.entries(item)) {
         if (target[method] !== undefined) fail(`${method.toUpperCase()} ${path} is described twice`)
         if (operationIds.has(op.operationId)) fail(`the operation id ${op.operationId} is used twice`)

@@ -14,7 +14,7 @@ import { checkFeedsAndWriteOptions, RESOURCES } from '../../../src/domain/resour
 import { PasswordConfirmation } from '../../../src/domain/resources/passwordConfirmation.js'
 import { User } from '../../../src/domain/resources/user.js'
 import { Webhook } from '../../../src/domain/resources/webhook.js'
-import { type Rec, type ResourceDecl } from '../../../src/domain/schema.js'
+import type { Rec, ResourceDecl } from '../../../src/domain/schema.js'
 import { declareResource, field } from '../../../src/domain/declare.js'
 import type { StateView } from '../../../src/domain/tx.js'
 import { addUser, domainTenant } from '../../helpers/domainState.js'

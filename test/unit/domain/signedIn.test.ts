@@ -56,7 +56,11 @@ t.test('a signed-in user is a superuser when the account owner or an admin', asy
   const { state, owner } = tenant
   const ann = addUser(tenant, 'ann@acme.test', { admin: true })
   const bob = addUser(tenant, 'bob@acme.test')
-  const callerOf = (userId: string) => callerOfUser(state, state.get(User.type, userId)!)
+  const callerOf = (userId: string) => {
+    const user = state.get(User.type, userId)
+    if (user === undefined) throw new Error(`no user ${userId} in the tenant`)
+    return callerOfUser(state, user)
+  }
   t.same(callerOf(owner.userId), { userId: owner.userId, superuser: true, isOwner: true })
   t.same(callerOf(ann.userId), { userId: ann.userId, superuser: true, isOwner: false })
   t.same(callerOf(bob.userId), { userId: bob.userId, superuser: false, isOwner: false })

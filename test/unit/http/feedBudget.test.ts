@@ -36,7 +36,9 @@ t.test('past the budget the streams holding the most are cut first, only as many
   const budget = new FeedBudget(1000)
   const sizes = [100, 400, 300, 250, 50]
   const streams = sizes.map((_, index) => new FakeStream(`s${index}`, 0, budget))
-  streams.forEach((stream, index) => stream.grow(sizes[index] as number))
+  streams.forEach((stream, index) => {
+    stream.grow(sizes[index] as number)
+  })
   t.equal(budget.heldBytes, 1100)
   t.same(streams.map((stream) => stream.cutCount), [0, 0, 0, 0, 0], 'not within the turn that went past it')
   await turn()

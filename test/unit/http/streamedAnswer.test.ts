@@ -25,7 +25,7 @@ class RecordingResponse {
     this.events.push(`write ${chunk.toString()}`)
     return this.acceptWrites
   }
-  end(body?: unknown, close?: boolean): this {
+  end(_body?: unknown, close?: boolean): this {
     this.events.push(`end${close === true ? ' close' : ''}`)
     return this
   }
