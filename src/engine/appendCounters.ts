@@ -50,6 +50,10 @@ export class AppendCounters implements StateObserver {
     }
   }
 
+  follows(type: string): boolean {
+    return this.byChildType.has(type)
+  }
+
   reset(): void {
     for (const tally of this.byName.values()) {
       tally.shared.clear()

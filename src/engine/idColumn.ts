@@ -19,7 +19,9 @@
  * position) are spread. Like V8's own seeded string hash, it is not a
  * keyed hash that resists ids crafted to collide.
  */
+import { assert } from '../assert.js'
 import { CHUNK_BITS, CHUNK_MASK, CHUNK_ROWS } from './rowChunks.js'
+import type { IdChunks } from './tableImage.js'
 
 /** Hex digit value by character code; -1 for anything else (uppercase is not a canonical UUID). */
 const HEX_VALUE = new Int8Array(128).fill(-1)
@@ -201,6 +203,13 @@ export class IdColumn extends IdView {
   dropChunk(chunk: number): void {
     this.words[chunk] = null
     this.others[chunk] = null
+  }
+
+  /** Takes a snapshot's chunks (tableImage.ts) as its own; the column held no rows. */
+  adopt(image: IdChunks): void {
+    assert(this.words.length === 0, 'ids adopted by an empty column')
+    for (const words of image.words) this.words.push(words)
+    for (const others of image.others) this.others.push(others)
   }
 
   frozen(): IdView {

@@ -112,6 +112,20 @@ export class ReportAggregates implements StateObserver {
     if (after !== undefined) this.apply(after, +1)
   }
 
+  follows(type: string): boolean {
+    return type === 'Account' || type === 'TimeRecord'
+  }
+
+  /**
+   * Time records loaded as columns while a snapshot that keeps the totals loads (expectStored): `untrashed` of them
+   * count, as onChange would have counted them one by one; false (nothing counted) when no such load is under way.
+   */
+  countLoaded(untrashed: number): boolean {
+    if (this.heldRecords === null) return false
+    this.heldRecords += untrashed
+    return true
+  }
+
   reset(): void {
     this.clearTotals()
     this.heldRecords = null

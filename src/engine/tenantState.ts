@@ -12,12 +12,25 @@ import type { StateView } from '../domain/tx.js'
 import { assertionFailed } from '../assert.js'
 import { AppendCounters } from './appendCounters.js'
 import { Collection, INDEX_STEP_RECORDS } from './collection.js'
+import { CodeColumn } from './columns.js'
 import { LiveSums } from './liveSums.js'
 import { PersonalProjects } from './personalProjects.js'
 import { StringPool } from './stringPool.js'
 import { ReportAggregates } from './reportTotals.js'
 import type { LoggedEntry, Op } from './logEntry.js'
 import type { StateObserver } from './stateObserver.js'
+import type { Steps } from './steps.js'
+import type { PoolImage, TableImage } from './tableImage.js'
+import { imageRecords } from './imageRecords.js'
+
+/** The live records of the collection whose trashItem is null (a misfit there counts as trashed). */
+function untrashedRows(collection: Collection): number {
+  const trash = collection.column('trashItem')
+  if (!(trash instanceof CodeColumn)) return collection.size
+  let untrashed = 0
+  for (const row of collection.rows()) if (trash.code(row) === 0 && trash.misfits?.has(row) !== true) untrashed += 1
+  return untrashed
+}
 
 export class TenantState implements StateView {
   readonly collections = new Map<string, Collection>()
@@ -59,6 +72,48 @@ export class TenantState implements StateView {
   load(type: string, rec: Rec): void {
     this.collection(type).load(rec)
     this.notify(type, undefined, rec)
+  }
+
+  /** Begins loading a snapshot that stores columns: the tenant's texts at their codes (StringPool.restore), before its collections. */
+  restorePool(image: PoolImage): void {
+    this.pool.restore(image)
+  }
+
+  /**
+   * Loads a snapshot's collection stored as columns (tableImage.ts): the columns are taken as they are
+   * (Collection.restore), or, when the declaration's fields changed since the snapshot, its records are made from
+   * them and loaded one by one (imageRecords.ts). Observers see the records only when they follow the type
+   * (StateObserver.follows): the report totals that wait for their stored copy count the untrashed time records from
+   * the trashItem column instead. Pauses every `stepRecords` records made; answers the records loaded.
+   */
+  *restoreSteps(image: TableImage, stepRecords: number): Steps<number> {
+    const { type } = image
+    const collection = this.collection(type)
+    let made = 0
+    if (!collection.table.fitsImage(image)) {
+      for (const rec of imageRecords(image, this.pool)) {
+        this.load(type, rec)
+        if (++made % stepRecords === 0) yield
+      }
+      return made
+    }
+    collection.restore(image)
+    this.changes += 1
+    yield
+    const counted = type === 'TimeRecord' && this.reports.countLoaded(untrashedRows(collection))
+    const shown = this.observers.filter((observer) => observer.follows(type) && !(counted && observer === this.reports))
+    if (shown.length > 0) {
+      for (const rec of collection.values()) {
+        for (const observer of shown) observer.onChange(type, undefined, rec)
+        if (++made % stepRecords === 0) yield
+      }
+    }
+    return collection.size
+  }
+
+  /** Ends loading a snapshot that stores columns: the codes no row holds are free (StringPool.finishRestore). */
+  finishRestore(): void {
+    this.pool.finishRestore()
   }
 
   /** Ends loading a snapshot: indexes what `load` put in (before anything else reads or writes the state). */

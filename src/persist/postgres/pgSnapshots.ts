@@ -18,7 +18,9 @@
 import type { Steps } from '../../engine/steps.js'
 import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotSource, type SnapshotStore, SnapshotInvalidError } from '../ports.js'
 import { SnapshotFaults } from '../snapshotFaults.js'
-import { encodeSnapshotInSlices, pruneSnapshotSet, snapshotBytesProblem, snapshotBytesSteps, snapshotHeaderOf } from '../snapshotFile.js'
+import { encodeSnapshotInSlices, snapshotBytesProblem, snapshotBytesSteps } from '../snapshotFile.js'
+import { snapshotHeaderOf } from '../snapshotHeader.js'
+import { pruneSnapshotSet } from '../snapshotPruning.js'
 import type { Sql, TxSql } from './connection.js'
 import { parseSnapshotName, snapshotBytes, snapshotListing, snapshotName, type PreparedTenant, type StoredSnapshot } from './preparedTenant.js'
 
