@@ -77,18 +77,14 @@ export interface PoolImage {
 
 /** Checks that every list of `column` has `chunks` entries and every array its chunk's length; an Error naming `where` otherwise. */
 export function checkChunks(column: ColumnChunks, chunks: number, where: string): void {
-  const lists: (readonly unknown[])[] =
-    column.kind === 'number'
-      ? [column.floats, column.ints, column.constants]
-      : column.kind === 'id'
-        ? [column.words, column.others]
-        : [column.arrays, column.constants]
-  for (const list of lists) {
+  const arrays: (readonly unknown[])[] = column.kind === 'number' ? [column.floats, column.ints] : column.kind === 'id' ? [column.words] : [column.arrays]
+  const constants: readonly unknown[] = column.kind === 'number' ? column.constants : column.kind === 'id' ? column.others : column.constants
+  if (constants.length !== chunks) throw new Error(`${where}: ${constants.length} chunks, ${chunks} expected`)
+  const length = column.kind === 'id' ? CHUNK_ROWS * 4 : CHUNK_ROWS
+  for (const list of arrays) {
     if (list.length !== chunks) throw new Error(`${where}: ${list.length} chunks, ${chunks} expected`)
     for (const chunk of list) {
-      if (chunk === null || chunk === undefined || !(ArrayBuffer.isView(chunk) || Array.isArray(chunk))) continue
-      const length = column.kind === 'id' ? CHUNK_ROWS * 4 : CHUNK_ROWS
-      if ((chunk as ArrayLike<unknown>).length !== length) throw new Error(`${where}: a chunk of ${(chunk as ArrayLike<unknown>).length} values, ${length} expected`)
+      if (chunk !== null && (chunk as ArrayLike<unknown>).length !== length) throw new Error(`${where}: a chunk of ${(chunk as ArrayLike<unknown>).length} values, ${length} expected`)
     }
   }
   assert(chunks >= 0, 'a chunk count is never negative')

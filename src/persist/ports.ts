@@ -135,6 +135,8 @@ export interface SnapshotSource {
   derived?: Record<string, unknown[]>
   /** The tenant's texts when collections are ColumnSlices, taken at the same moment (their codes name them). */
   pool?: PoolImage
+  /** The fewest rows of a collection written as columns (persist/snapshotFormat6.ts COLUMN_MIN_ROWS unless a test asks for fewer). */
+  columnsFrom?: number
 }
 
 export interface SnapshotStore {

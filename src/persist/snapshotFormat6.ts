@@ -123,10 +123,10 @@ export function* format6Parts(source: SnapshotSource, bodyOffset: number): Itera
   const tables: { slices: ColumnSlices; description: unknown }[] = []
   const records: Record<string, readonly unknown[] | RecordSlices> = {}
   for (const [type, recs] of Object.entries(source.collections)) {
-    if (isColumnSlices(recs) && recs.size >= COLUMN_MIN_ROWS && source.pool !== undefined) tables.push({ slices: recs, description: describeTable(recs.image(), layout) })
+    if (isColumnSlices(recs) && recs.size >= (source.columnsFrom ?? COLUMN_MIN_ROWS) && source.pool !== undefined) tables.push({ slices: recs, description: describeTable(recs.image(), layout) })
     else records[type] = recs
   }
-  const frame = encodeSnapshotBody({ endian: 'LE', pool: source.pool?.texts ?? [], tables: tables.map((table) => table.description), arrayBytes: layout.bytes })
+  const frame = encodeSnapshotBody({ endian: 'LE', pool: tables.length > 0 ? (source.pool?.texts ?? []) : [], tables: tables.map((table) => table.description), arrayBytes: layout.bytes })
   const arraysAt = arraysStart(bodyOffset, frame.length)
   let parts: Uint8Array[] = [uint32(frame.length), frame, new Uint8Array(arraysAt - LENGTH_BYTES - frame.length)]
   let partBytes = frame.length
