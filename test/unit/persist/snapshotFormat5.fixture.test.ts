@@ -1,6 +1,6 @@
 /*
  * A snapshot written by the build before format 6 (main at 69040af: format
- * 5, every record in msgpack slices; test/fixtures/snapshotFormat5/README.md
+ * 5, every record in msgpack slices; the README beside it in test/fixtures/snapshotFormat5/
  * says how it was made) loads with this build and answers the same: its
  * records and report totals hash as that build hashed them when it wrote
  * the file. Written again by this build, the time records go as columns
