@@ -143,12 +143,12 @@ export class Collection {
   }
 
   /**
-   * Takes a snapshot's columns (tableImage.ts) into this empty collection as they are (ColumnTable.restore); the
-   * secondary and range indexes get its rows at finishLoad, as a load's.
+   * Takes a snapshot's columns (tableImage.ts) into this empty collection as they are, as steps
+   * (ColumnTable.restoreSteps); the secondary and range indexes get its rows at finishLoad, as a load's.
    */
-  restore(image: TableImage): void {
+  *restoreSteps(image: TableImage): Steps<void> {
     this.changed()
-    this.table.restore(image)
+    yield* this.table.restoreSteps(image, this.indexStepRecords)
     if (this.table.rowCount > 0) this.loadingFrom = 0
   }
 

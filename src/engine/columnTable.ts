@@ -39,6 +39,7 @@ import { columnKindOf, makerOf, type ColumnKind, type RecordMaker } from './reco
 import { ABSENT, extrasChunksOfStored, storedExtrasChunks, type Extras } from './rowExtras.js'
 import { CHUNK_BITS, CHUNK_MASK, CHUNK_ROWS, FreezeState } from './rowChunks.js'
 import { RowIndex } from './rowIndex.js'
+import type { Steps } from './steps.js'
 import type { StringPool } from './stringPool.js'
 import { checkChunks, type ColumnChunks, type TableImage } from './tableImage.js'
 import { ValueColumn } from './valueColumn.js'
@@ -245,10 +246,11 @@ export class ColumnTable {
   }
 
   /**
-   * Takes a snapshot's columns (tableImage.ts) into this empty table as they are, and indexes the ids of its live
-   * rows; an Error when the image does not fit the table (fitsImage first) or its chunks are not whole.
+   * Takes a snapshot's columns (tableImage.ts) into this empty table as they are, then, as steps of `stepRows` rows,
+   * counts the pool codes of its live rows and indexes their ids; an Error when the image does not fit the table
+   * (fitsImage first) or its chunks are not whole. Nothing else may use the table before the steps end.
    */
-  restore(image: TableImage): void {
+  *restoreSteps(image: TableImage, stepRows: number): Steps<void> {
     assert(this.rowCount === 0 && this.fitsImage(image), `${this.decl.type}: a snapshot's columns restored into a table that holds rows or other columns`)
     const chunks = Math.ceil(image.rowCount / CHUNK_ROWS)
     for (const [at, column] of image.columns.entries()) checkChunks(column, chunks, `${this.decl.type}.${this.names[at] as string}`)
@@ -266,12 +268,18 @@ export class ColumnTable {
     }
     for (const [at, column] of image.columns.entries()) adoptInto(this.columns[at] as Column, column)
     this.extras.adopt(extrasChunksOfStored(image.extras))
-    for (const column of image.columns) {
-      if (column.kind !== 'code') continue
-      for (const [chunk, flags] of image.alive.entries()) if (flags !== null) this.pool.countChunk(column.arrays[chunk] ?? column.constants[chunk] ?? 0, flags)
-    }
     this.rowCount = image.rowCount
-    for (const row of this.rows()) if (!this.index.addNew(row)) throw new Error(`${this.decl.type}: the id of row ${row} is held by another row`)
+    const chunksPerStep = Math.max(1, Math.floor(stepRows / CHUNK_ROWS))
+    for (const [chunk, flags] of image.alive.entries()) {
+      if (flags !== null) {
+        for (const column of image.columns) if (column.kind === 'code') this.pool.countChunk(column.arrays[chunk] ?? column.constants[chunk] ?? 0, flags)
+        for (let offset = 0; offset < CHUNK_ROWS; offset += 1) {
+          const row = chunk * CHUNK_ROWS + offset
+          if (flags[offset] === 1 && !this.index.addNew(row)) throw new Error(`${this.decl.type}: the id of row ${row} is held by another row`)
+        }
+      }
+      if ((chunk + 1) % chunksPerStep === 0) yield
+    }
     assert(this.index.size === this.live, `${this.decl.type}: ${this.index.size} ids indexed, ${this.live} live rows`)
   }
 

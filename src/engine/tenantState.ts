@@ -12,7 +12,6 @@ import type { StateView } from '../domain/tx.js'
 import { assertionFailed } from '../assert.js'
 import { AppendCounters } from './appendCounters.js'
 import { Collection, INDEX_STEP_RECORDS } from './collection.js'
-import { CodeColumn } from './columns.js'
 import { LiveSums } from './liveSums.js'
 import { PersonalProjects } from './personalProjects.js'
 import { StringPool } from './stringPool.js'
@@ -22,15 +21,6 @@ import type { StateObserver } from './stateObserver.js'
 import type { Steps } from './steps.js'
 import type { PoolImage, TableImage } from './tableImage.js'
 import { imageRecords } from './imageRecords.js'
-
-/** The live records of the collection whose trashItem is null (a misfit there counts as trashed). */
-function untrashedRows(collection: Collection): number {
-  const trash = collection.column('trashItem')
-  if (!(trash instanceof CodeColumn)) return collection.size
-  let untrashed = 0
-  for (const row of collection.rows()) if (trash.code(row) === 0 && trash.misfits?.has(row) !== true) untrashed += 1
-  return untrashed
-}
 
 export class TenantState implements StateView {
   readonly collections = new Map<string, Collection>()
@@ -81,10 +71,9 @@ export class TenantState implements StateView {
 
   /**
    * Loads a snapshot's collection stored as columns (tableImage.ts): the columns are taken as they are
-   * (Collection.restore), or, when the declaration's fields changed since the snapshot, its records are made from
+   * (Collection.restoreSteps), or, when the declaration's fields changed since the snapshot, its records are made from
    * them and loaded one by one (imageRecords.ts). Observers see the records only when they follow the type
-   * (StateObserver.follows): the report totals that wait for their stored copy count the untrashed time records from
-   * the trashItem column instead. Pauses every `stepRecords` records made; answers the records loaded.
+   * (StateObserver.follows) and do not take what they need from the columns (StateObserver.takeLoaded). Pauses every `stepRecords` records made; answers the records loaded.
    */
   *restoreSteps(image: TableImage, stepRecords: number): Steps<number> {
     const { type } = image
@@ -97,11 +86,9 @@ export class TenantState implements StateView {
       }
       return made
     }
-    collection.restore(image)
+    yield* collection.restoreSteps(image)
     this.changes += 1
-    yield
-    const counted = type === 'TimeRecord' && this.reports.countLoaded(untrashedRows(collection))
-    const shown = this.observers.filter((observer) => observer.follows(type) && !(counted && observer === this.reports))
+    const shown = this.observers.filter((observer) => observer.follows(type) && observer.takeLoaded?.(type, collection) !== true)
     if (shown.length > 0) {
       for (const rec of collection.values()) {
         for (const observer of shown) observer.onChange(type, undefined, rec)

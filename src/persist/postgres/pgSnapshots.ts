@@ -1,6 +1,7 @@
 /*
  * The SnapshotStore of cluster mode: a snapshot is the bytes of an
- * embedded snapshot file (snapshotFile.ts: the same header, slices and
+ * embedded snapshot file (snapshotFile.ts: the same header, body (format 6:
+ * the columns as raw arrays, the small collections as slices) and
  * SHA-256), kept as a `snapshots` row and its bytes in `snapshot_parts` of
  * at most PART_BYTES each; it is named `pg:<tenant>/<seq>`.
  *

@@ -79,6 +79,10 @@ t.test('written again, its time records go as columns (format 6) and load to the
       t.same([...after.collection('TimeRecord').lookup('project', '00000002-0000-4000-8000-000000000001')].length, 820, `${how}: an index rebuilt from the columns`)
       t.equal(after.get('TimeRecord', 'not-a-uuid-7')?.description, 'Meeting', how)
       t.equal(after.pool.size, before.pool.size, `${how}: the same texts pooled`)
+      const projects = [...before.collection('Project').values()].map((project) => project.id)
+      const counts = (state: TenantState) => projects.map((id) => state.aggregates.count('Project', 'timerecords-count', id, '00000001-0000-4000-8000-000000000000'))
+      t.same(counts(after), counts(before), `${how}: the projects' time record counters, taken from the columns`)
+      t.ok(counts(after).every((count) => count > 0), `${how}: counters that count`)
     }
   } finally {
     release()
