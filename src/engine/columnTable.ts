@@ -283,6 +283,12 @@ export class ColumnTable {
     assert(this.index.size === this.live, `${this.decl.type}: ${this.index.size} ids indexed, ${this.live} live rows`)
   }
 
+  /** Whether the record at `row` lacks the declared field `name` (its extras say so: rowExtras.ts). */
+  lacks(row: number, name: string): boolean {
+    const extras = this.extras.get(row)
+    return extras !== null && typeof extras === 'object' && (extras as Extras)[name] === ABSENT
+  }
+
   /** Whether a snapshot's columns are this table's: the same fields, each in a column of the same kind. */
   fitsImage(image: TableImage): boolean {
     return image.names.length === this.names.length && image.names.every((name, at) => name === this.names[at] && image.columns[at]?.kind === this.kinds[at])

@@ -22,12 +22,12 @@ export interface StateObserver {
   reset(): void
 }
 
-/** Visits each live row of the collection whose trashItem is null (a value there other than a reference counts as trashed). */
+/** Visits each live row of the collection whose trashItem is null (a value there other than a reference, or none at all, counts as trashed: `child.trashItem !== null`). */
 export function untrashedRows(collection: Collection, visit: (row: number) => void): void {
   const trash = collection.column('trashItem')
   if (!(trash instanceof CodeColumn)) {
     for (const row of collection.rows()) visit(row)
     return
   }
-  for (const row of collection.rows()) if (trash.code(row) === 0 && trash.misfits?.has(row) !== true) visit(row)
+  for (const row of collection.rows()) if (trash.code(row) === 0 && trash.misfits?.has(row) !== true && !collection.table.lacks(row, 'trashItem')) visit(row)
 }
