@@ -108,8 +108,13 @@ function typedView<T extends Int32Array | Float64Array>(bytes: Uint8Array, Type:
   return out
 }
 
+/**
+ * The no-day bucket's stored sums: a whole count, and the other sums as they were kept, finite, as a stored day's
+ * are taken (a duration that is no integer, in data a declaration's check never saw, makes them fractions; refused,
+ * they were rebuilt, and added up in another order fractions round differently from the sums the state kept).
+ */
 function isSums(value: unknown): value is number[] {
-  return Array.isArray(value) && value.length === SLOTS && value.every((item) => Number.isSafeInteger(item))
+  return Array.isArray(value) && value.length === SLOTS && Number.isSafeInteger(value[COUNT]) && value.every((item) => typeof item === 'number' && Number.isFinite(item))
 }
 
 export class DayTotals {
