@@ -17,7 +17,11 @@
  *               the loaded tenant's (sampled every RSS_SAMPLE_MS)
  *   writes      REPLAY_ENTRIES single-record writes through actor.write,
  *               issued BURST per event-loop turn (group commit), durable
- *   replay      recovery again, in a new process as after a restart (this
+ *   written     in a new process as after a restart, recovery from the
+ *               snapshot just written (this build's snapshot format, where
+ *               `recovery` reads the fixture's, whichever build made it),
+ *               up to its sequence number (no log entry after it)
+ *   replay      recovery again, in that process (this
  *               one has built time records already, which changes how V8
  *               shapes the decoded ones; records.ts inRecordShape): the
  *               snapshot, then those REPLAY_ENTRIES log entries; the rate is
@@ -67,6 +71,8 @@ export interface EngineFigures {
   writesPerSecond: number
   /** The longest one of those writes took to change the state. */
   writeLongestMs: number
+  /** Recovery from the snapshot the run wrote (this build's format), in a new process, no log after it. */
+  recoveryFromWrittenSnapshotMs: number
   replayEntries: number
   replayMs: number
   replayPerSecond: number
@@ -150,6 +156,8 @@ async function writeSingles(actor: TenantActor, fixture: FixtureInfo, count: num
 }
 
 interface ReplayFigures {
+  /** Recovery from the snapshot this run wrote (this build's format), no log after it, in a new process. */
+  recoveryFromWrittenMs: number
   replayed: number
   replayMs: number
   totalMs: number
@@ -178,7 +186,17 @@ async function timedActivationInTurns(tenant: string, store: EmbeddedStorage): P
   }
 }
 
-function timedReplay(tenant: string, store: EmbeddedStorage): Omit<ReplayFigures, 'activationInTurnsMs' | 'activationLongestStallMs'> {
+/** Recovery up to the newest snapshot (its load only, no log entry after it): its time. */
+function timedSnapshotRecovery(tenant: string, store: EmbeddedStorage): number {
+  const newest = store.snapshots.list(tenant)[0]
+  if (newest === undefined) throw new Error('the data directory has no snapshot')
+  const started = performance.now()
+  const { report } = recoverTenant(tenant, store, { uptoSeq: newest.seq })
+  if (report.snapshotSeq !== newest.seq || report.replayedEntries !== 0) throw new Error('the recovery did not come from the newest snapshot alone')
+  return performance.now() - started
+}
+
+function timedReplay(tenant: string, store: EmbeddedStorage): Omit<ReplayFigures, 'recoveryFromWrittenMs' | 'activationInTurnsMs' | 'activationLongestStallMs'> {
   const started = performance.now()
   let firstProgressAt: number | null = null
   let firstProgressCount = 0
@@ -197,7 +215,7 @@ function timedReplay(tenant: string, store: EmbeddedStorage): Omit<ReplayFigures
 /** timedReplay in a new process, on the data dir as this one left it (its log store closed). */
 function replayInNewProcess(tenant: string, dataDir: string): ReplayFigures {
   const script = fileURLToPath(import.meta.url)
-  const stdout = execFileSync(process.execPath, [script, '--replay-of', dataDir, '--tenant', tenant], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 })
+  const stdout = execFileSync(process.execPath, ['--expose-gc', script, '--replay-of', dataDir, '--tenant', tenant], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 })
   const line = stdout.split('\n').find((text) => text.startsWith('REPLAY_FIGURES '))
   if (line === undefined) throw new Error(`the replay printed no figures:\n${stdout}`)
   return JSON.parse(line.slice('REPLAY_FIGURES '.length)) as ReplayFigures
@@ -247,6 +265,7 @@ export async function measureEngineFigures(records: number, replayEntries: numbe
       writeEntries: replayEntries,
       writesPerSecond: writes.perSecond,
       writeLongestMs: writes.longestMs,
+      recoveryFromWrittenSnapshotMs: replay.recoveryFromWrittenMs,
       replayEntries: replay.replayed,
       replayMs: replay.replayMs,
       replayPerSecond: replay.replayed / (replay.replayMs / 1000),
@@ -280,9 +299,11 @@ if (isMainModule(import.meta.url)) {
     const config = loadConfig({ DATA_DIR: replayOf, API_KEYS: 'unused', QUIET: '1' })
     const store = EmbeddedStorage.open(replayOf, config.lmdbMapSizeBytes)
     try {
+      const recoveryFromWrittenMs = timedSnapshotRecovery(tenant, store)
+      gc?.()
       const replay = timedReplay(tenant, store)
       const activation = await timedActivationInTurns(tenant, store)
-      const figures: ReplayFigures = { ...replay, activationInTurnsMs: activation.totalMs, activationLongestStallMs: activation.longestStallMs }
+      const figures: ReplayFigures = { recoveryFromWrittenMs, ...replay, activationInTurnsMs: activation.totalMs, activationLongestStallMs: activation.longestStallMs }
       console.log(`REPLAY_FIGURES ${JSON.stringify(figures)}`)
     } finally {
       await store.close()

@@ -15,7 +15,9 @@
 import { RESOURCES } from '../domain/resources/index.js'
 import { assert } from '../assert.js'
 import type { AppendCounter, Rec } from '../domain/schema.js'
-import type { StateObserver } from './stateObserver.js'
+import { untrashedRows, type StateObserver } from './stateObserver.js'
+import type { Collection } from './collection.js'
+import { CodeColumn } from './columns.js'
 
 interface Tally {
   readonly counter: AppendCounter
@@ -48,6 +50,31 @@ export class AppendCounters implements StateObserver {
       if (before !== undefined) adjust(tally, before, -1)
       if (after !== undefined) adjust(tally, after, +1)
     }
+  }
+
+  follows(type: string): boolean {
+    return this.byChildType.has(type)
+  }
+
+  /**
+   * A collection loaded as columns: each counter without a condition on the child (`counts`, `visibleOnlyTo`) counts
+   * its untrashed rows per parent from the `via` column's pool codes, as onChange would one record at a time; false
+   * (to be shown the records) when a counter of the type has such a condition.
+   */
+  takeLoaded(type: string, collection: Collection): boolean {
+    const tallies = this.byChildType.get(type) ?? []
+    const columns = tallies.map((tally) => collection.column(tally.counter.via))
+    if (tallies.some((tally, at) => tally.counter.counts !== undefined || tally.counter.visibleOnlyTo !== undefined || !(columns[at] instanceof CodeColumn))) return false
+    for (const [at, tally] of tallies.entries()) {
+      const via = columns[at] as CodeColumn
+      const perCode = new Map<number, number>()
+      untrashedRows(collection, (row) => {
+        const code = via.code(row)
+        if (code !== 0) perCode.set(code, (perCode.get(code) ?? 0) + 1)
+      })
+      for (const [code, count] of perCode) addTo(tally.shared, collection.pool.text(code), count)
+    }
+    return true
   }
 
   reset(): void {

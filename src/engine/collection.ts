@@ -24,18 +24,19 @@
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import { assertionFailed } from '../assert.js'
 import { CodeColumn, NumberColumn, type Column } from './columns.js'
-import { ColumnTable, type FrozenTable, type LiveRows, type RecordMaker } from './columnTable.js'
+import { ColumnTable, type FrozenTable, type LiveRows } from './columnTable.js'
+import type { RecordMaker } from './recordMaker.js'
 import { DateBuckets } from './dateBuckets.js'
+import { KeptRecords } from './keptRecords.js'
 import { OrderedRows, type RowOrder } from './orderedRows.js'
 import { PostingIndex, type RowKeySet } from './postingIndex.js'
 import { RowSet } from './rowSet.js'
 import { runNow, type Steps } from './steps.js'
 import { StringPool } from './stringPool.js'
+import type { TableImage } from './tableImage.js'
 
 /** Loaded records one step of finishLoadSteps adds to one index (about 10 ms for time records). */
 export const INDEX_STEP_RECORDS = 65_536
-/** The most records made for reads by id or for pages that a collection keeps until its next change (`record`). */
-export const KEPT_RECORDS_MAX = 1024
 
 interface Indexed {
   readonly name: string
@@ -55,15 +56,8 @@ export class Collection {
   readonly table: ColumnTable
   private readonly indexes = new Map<string, Indexed>()
   readonly rangeIndexes = new Map<string, DateBuckets>()
-  /**
-   * Records made for reads of one record (`get`) and of pages (`record`), by row, until their row changes
-   * (`changed`): while a record does not change, reading it again gives the very object it gave before (the rendered
-   * JSON of a record is kept by its object: domain/renderedJson.ts), and costs no second making. At most
-   * KEPT_RECORDS_MAX (then it starts over); scans and `values` make records without keeping them.
-   */
-  private readonly kept = new Map<number, Rec>()
-  /** The records of `kept` that reads by id asked for, by id: a read by id again is one Map lookup. */
-  private readonly keptById = new Map<string, Rec>()
+  /** Records made for reads by id and of pages, until their row changes (keptRecords.ts). */
+  private readonly kept: KeptRecords
   /** Moves at every change of the collection's records (what a scan remembered of a row holds until it moves). */
   version = 0
   /** Rows loaded (load) and not yet indexed (finishLoad): those from this one on; -1 when none. */
@@ -82,6 +76,7 @@ export class Collection {
     readonly pool = new StringPool(),
   ) {
     this.table = new ColumnTable(decl, pool)
+    this.kept = new KeptRecords(this.table)
     this.references = decl.fields.filter((fieldDecl) => fieldDecl.ref !== undefined).map((fieldDecl) => [fieldDecl.name, fieldDecl.ref as string] as const)
     this.texts = decl.fields.filter((fieldDecl) => fieldDecl.type === 'String' && !fieldDecl.computed).map((fieldDecl) => fieldDecl.name)
     const orderColumn = decl.indexOrder === null ? undefined : this.table.column(decl.indexOrder)
@@ -114,40 +109,13 @@ export class Collection {
   }
 
   get(id: string): Rec | undefined {
-    const known = this.keptById.get(id)
-    if (known !== undefined) return known
-    const row = this.table.rowOf(id)
-    if (row < 0) return undefined
-    const rec = this.keptRecord(row, id)
-    this.keptById.set(id, rec)
-    return rec
+    return this.kept.byId(id)
   }
 
-  private keptRecord(row: number, id?: string): Rec {
-    let rec = this.kept.get(row)
-    if (rec === undefined) {
-      rec = this.table.record(row, id)
-      if (this.kept.size >= KEPT_RECORDS_MAX) {
-        this.kept.clear()
-        this.keptById.clear()
-      }
-      this.kept.set(row, rec)
-    }
-    return rec
-  }
-
-  /**
-   * The collection changes: `row` (a row that held a record before) is written over or removed, and the record kept
-   * for it is not current any more. The records kept for other rows stay (a row keeps its number while its record
-   * lives, and a removed row's number is never given to another: columnTable.ts), so the reads by id of a write's
-   * project or user after another write are still one Map lookup. A new row has nothing kept.
-   */
+  /** The collection changes at `row` (-1: a new row) and, for a read by id, at `id` (keptRecords.ts). */
   private changed(row = -1, id?: string): void {
     this.version += 1
-    if (row >= 0) this.kept.delete(row)
-    if (id !== undefined) this.keptById.delete(id)
-    // Every record kept by id is kept by its row too, so dropping a changed row's record drops its id's (O(1) check).
-    if (this.keptById.size > this.kept.size) assertionFailed(`${this.decl.type}: ${this.keptById.size} records kept by id, ${this.kept.size} by row`)
+    this.kept.changed(row, id)
   }
 
   /** The row of the record with this id; -1 when there is none. */
@@ -157,7 +125,7 @@ export class Collection {
 
   /** The record at a live row (kept until the next change: `kept`). */
   record(row: number): Rec {
-    return this.keptRecord(row)
+    return this.kept.atRow(row)
   }
 
   /** The column of a stored field (undefined for one the records do not have). */
@@ -172,6 +140,16 @@ export class Collection {
    */
   load(rec: Rec): void {
     if (!this.loadNew(rec)) assertionFailed(`${this.decl.type} ${rec.id} loaded twice`)
+  }
+
+  /**
+   * Takes a snapshot's columns (tableImage.ts) into this empty collection as they are, as steps
+   * (ColumnTable.restoreSteps); the secondary and range indexes get its rows at finishLoad, as a load's.
+   */
+  *restoreSteps(image: TableImage): Steps<void> {
+    this.changed()
+    yield* this.table.restoreSteps(image, this.indexStepRecords)
+    if (this.table.rowCount > 0) this.loadingFrom = 0
   }
 
   /** Loads a record as `load` does when its id is new (replaying the log: TenantState.applyEntry); false, and nothing changed, when the id is there. */
@@ -252,7 +230,7 @@ export class Collection {
       this.addToIndexes(added)
       return undefined
     }
-    const before = this.kept.get(row) ?? this.table.record(row)
+    const before = this.kept.current(row)
     this.changed(row, rec.id)
     const orderMoves = this.orderColumn !== null && this.orderColumn.number(row) !== numberOrNull(rec[this.decl.indexOrder as string])
     const moved: Indexed[] = []
@@ -291,7 +269,7 @@ export class Collection {
     this.assertIndexed('remove')
     const row = this.table.rowOf(id)
     if (row < 0) return undefined
-    const before = this.kept.get(row) ?? this.table.record(row)
+    const before = this.kept.current(row)
     this.changed(row, id)
     for (const { column, index } of this.indexes.values()) {
       const key = keyOf(column, row)

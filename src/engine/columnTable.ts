@@ -29,125 +29,28 @@
  * moment, unchanged by later writes (rowChunks.ts), for a snapshot written
  * a slice per event-loop turn while the tenant goes on.
  */
-import { assertionFailed } from '../assert.js'
+import { assert, assertionFailed } from '../assert.js'
 import { recordFieldNames } from '../domain/records.js'
 import type { Rec, ResourceDecl } from '../domain/schema.js'
-import { CodeColumn, FLAG_NULL, FLAG_TRUE, FlagColumn, INT_NULL, NumberColumn, ValueColumn, type CodeView, type Column, type ColumnReader, type FlagView, type NumberView, type ValueView } from './columns.js'
-import { formatUuid, IdColumn, type IdView } from './idColumn.js'
+import { CodeColumn, NumberColumn, type Column } from './columns.js'
+import { FlagColumn } from './flagColumn.js'
+import { IdColumn } from './idColumn.js'
+import { columnKindOf, makerOf, type ColumnKind, type RecordMaker } from './recordMaker.js'
+import { ABSENT, extrasChunksOfStored, storedExtrasChunks, type Extras } from './rowExtras.js'
 import { CHUNK_BITS, CHUNK_MASK, CHUNK_ROWS, FreezeState } from './rowChunks.js'
 import { RowIndex } from './rowIndex.js'
+import type { Steps } from './steps.js'
 import type { StringPool } from './stringPool.js'
+import { checkChunks, type ColumnChunks, type TableImage } from './tableImage.js'
+import { ValueColumn } from './valueColumn.js'
 
-export type ColumnKind = 'id' | 'number' | 'code' | 'flag' | 'value'
-
-/** The column a field of the declaration's records is kept in. */
-export function columnKindOf(decl: ResourceDecl, name: string): ColumnKind {
-  if (name === 'id') return 'id'
-  const field = decl.fieldsByName.get(name)
-  // Fields every record has without declaring them: version and the dates are numbers, trashItem a reference.
-  if (field === undefined) return name === 'trashItem' ? 'code' : 'number'
-  if (field.list) return 'value'
-  if (field.ref !== undefined || field.type === 'String') return 'code'
-  if (field.type === 'Boolean') return 'flag'
-  if (field.type === 'Long' || field.type === 'Integer' || field.type === 'Double' || field.type === 'Date') return 'number'
-  return 'value'
-}
-
-/** In a row's extras: a declared field the record lacks. */
-const ABSENT = Symbol('absent')
-
-type Extras = Record<string, unknown>
-
-function addExtras(rec: Record<string, unknown>, extras: Extras): void {
-  for (const name in extras) {
-    const value = extras[name]
-    if (value === ABSENT) delete rec[name]
-    else rec[name] = value
-  }
-}
-
-type Maker = (columns: readonly ColumnReader[], extras: ValueView, pool: StringPool) => RecordMaker
-
-/** Makes the record at a row; `knownId` is its id when the caller has it (a read by id), so it is not formatted again. */
-export type RecordMaker = (row: number, knownId?: string) => Rec
-
-/** The code that reads field `at` of kind `kind` into `v<at>` (`chunk` and `at` of the row known), and the values it needs. */
-function fieldReader(kind: ColumnKind, at: number, column: ColumnReader): { code: string; names: string[]; values: unknown[] } {
-  const v = `v${at}`
-  const misfit = (rest: string) => `{ const m = C${at}.misfits; if (m !== null && m.has(row)) ${v} = m.get(row); else { ${rest} } }`
-  switch (kind) {
-    case 'id': {
-      const ids = column as IdView
-      return {
-        code: `let ${v} = knownId; if (${v} === undefined) { const o = O${at}[chunk]; if (o !== null) ${v} = o.get(offset); if (${v} === undefined) ${v} = formatUuid(W${at}[chunk], offset * 4) }`,
-        names: [`W${at}`, `O${at}`],
-        values: [ids.words, ids.others],
-      }
-    }
-    case 'number': {
-      const numbers = column as NumberView
-      return {
-        code: `let ${v}; ${misfit(`const f = F${at}[chunk]; if (f !== null) { const x = f[offset]; ${v} = x === x ? x : null } else { const n = I${at}[chunk]; if (n !== null) { const x = n[offset]; ${v} = x === ${INT_NULL} ? null : x } else ${v} = K${at}[chunk] ?? null }`)}`,
-        names: [`C${at}`, `F${at}`, `I${at}`, `K${at}`],
-        values: [numbers, numbers.floats, numbers.ints, numbers.constants],
-      }
-    }
-    case 'code': {
-      const codes = column as CodeView
-      return {
-        code: `let ${v}; ${misfit(`const a = A${at}[chunk]; const c = a !== null ? a[offset] : K${at}[chunk]; ${v} = c === 0 ? null : T[c - 1]`)}`,
-        names: [`C${at}`, `A${at}`, `K${at}`],
-        values: [codes, codes.arrays, codes.constants],
-      }
-    }
-    case 'flag': {
-      const flags = column as FlagView
-      return {
-        code: `let ${v}; ${misfit(`const a = A${at}[chunk]; const f = a !== null ? a[offset] : K${at}[chunk]; ${v} = f === ${FLAG_NULL} ? null : f === ${FLAG_TRUE}`)}`,
-        names: [`C${at}`, `A${at}`, `K${at}`],
-        values: [flags, flags.arrays, flags.constants],
-      }
-    }
-    case 'value': {
-      const values = column as ValueView
-      return { code: `const a${at} = A${at}[chunk]; const ${v} = a${at} !== null ? a${at}[offset] : K${at}[chunk]`, names: [`A${at}`, `K${at}`], values: [values.arrays, values.constants] }
-    }
-  }
-}
-
-const makers = new WeakMap<ResourceDecl, Maker>()
-
-/**
- * The generated maker of a declaration's records from a set of columns (see
- * the top): `new Function` over the field names (each a JSON string
- * literal), reading each column's chunk arrays directly: the chunk and the
- * offset of the row are worked out once, and no column method is called.
- */
-function makerOf(decl: ResourceDecl, names: readonly string[]): Maker {
-  let maker = makers.get(decl)
-  if (maker === undefined) {
-    const kinds = names.map((name) => columnKindOf(decl, name))
-    maker = (columns, extras, pool) => {
-      const readers = kinds.map((kind, at) => fieldReader(kind, at, columns[at] as ColumnReader))
-      const fields = names.map((name, at) => `${JSON.stringify(name)}: v${at}`).join(', ')
-      const body = [
-        'return function record(row, knownId) {',
-        `  const chunk = row >>> ${CHUNK_BITS}, offset = row & ${CHUNK_MASK};`,
-        ...readers.map((reader) => `  ${reader.code};`),
-        `  const rec = { ${fields} };`,
-        '  const xa = EA[chunk]; const extra = xa !== null ? xa[offset] : EK[chunk];',
-        '  if (extra !== null) addExtras(rec, extra);',
-        '  return rec;',
-        '}',
-      ].join('\n')
-      const parameters = ['EA', 'EK', 'T', 'addExtras', 'formatUuid', ...readers.flatMap((reader) => reader.names)]
-      const values = [extras.arrays, extras.constants, pool.texts, addExtras, formatUuid, ...readers.flatMap((reader) => reader.values)]
-      // eslint-disable-next-line @typescript-eslint/no-implied-eval
-      return new Function(...parameters, body)(...values) as RecordMaker
-    }
-    makers.set(decl, maker)
-  }
-  return maker
+/** A column takes its chunks from a snapshot (tableImage.ts); the kinds were checked (fitsImage). */
+function adoptInto(column: Column, chunks: ColumnChunks): void {
+  if (chunks.kind === 'id') (column as unknown as IdColumn).adopt(chunks)
+  else if (chunks.kind === 'number') (column as NumberColumn).adopt(chunks)
+  else if (chunks.kind === 'code') (column as CodeColumn).adopt(chunks)
+  else if (chunks.kind === 'flag') (column as FlagColumn).adopt(chunks)
+  else (column as ValueColumn).adopt(chunks)
 }
 
 /** The hash seed of every table's row index in this process (idColumn.ts says why it is random). */
@@ -160,6 +63,7 @@ export class ColumnTable {
   /** The record's fields, in order, and their columns (the id's is `ids`). */
   readonly names: readonly string[]
   readonly columns: readonly Column[]
+  private readonly kinds: readonly ColumnKind[]
   private readonly columnAt = new Map<string, number>()
   private readonly idAt: number
   private readonly extras: ValueColumn
@@ -184,6 +88,7 @@ export class ColumnTable {
     this.names = recordFieldNames(decl)
     this.idAt = this.names.indexOf('id')
     if (this.idAt < 0) assertionFailed(`${decl.type}: its records have no id`)
+    this.kinds = this.names.map((name) => columnKindOf(decl, name))
     this.columns = this.names.map((name, at) => {
       this.columnAt.set(name, at)
       const kind = columnKindOf(decl, name)
@@ -301,7 +206,7 @@ export class ColumnTable {
       if (at !== this.idAt) (columns[at] as Column).write(row, value, fresh)
     }
     let keys = 0
-    for (const name in fields) keys += 1
+    for (const _name in fields) keys += 1
     if (keys !== present) {
       for (const name in fields) {
         if (this.columnAt.has(name)) continue
@@ -322,11 +227,71 @@ export class ColumnTable {
     this.freeze.freeze(this.rowCount)
     this.pool.pin()
     const columns = this.columns.map((column, at) => (at === this.idAt ? this.ids.frozen() : column.frozen()))
-    const record = makerOf(this.decl, this.names)(columns, this.extras.frozen(), this.pool)
-    return new FrozenTable(this.rowCount, this.live, this.alive.slice(), record, () => {
+    const extras = this.extras.frozen()
+    const record = makerOf(this.decl, this.names)(columns, extras, this.pool)
+    const alive = this.alive.slice()
+    const { rowCount, names, kinds } = this
+    const image = (): TableImage => ({
+      type: this.decl.type,
+      rowCount,
+      names,
+      columns: columns.map((view, at) => ({ kind: kinds[at], ...view }) as unknown as ColumnChunks),
+      alive,
+      extras: storedExtrasChunks({ kind: 'value', ...extras }),
+    })
+    return new FrozenTable(rowCount, this.live, alive, record, image, () => {
       this.freeze.release()
       this.pool.unpin()
     })
+  }
+
+  /**
+   * Takes a snapshot's columns (tableImage.ts) into this empty table as they are, then, as steps of `stepRows` rows,
+   * counts the pool codes of its live rows and indexes their ids; an Error when the image does not fit the table
+   * (fitsImage first) or its chunks are not whole. Nothing else may use the table before the steps end.
+   */
+  *restoreSteps(image: TableImage, stepRows: number): Steps<void> {
+    assert(this.rowCount === 0 && this.fitsImage(image), `${this.decl.type}: a snapshot's columns restored into a table that holds rows or other columns`)
+    const chunks = Math.ceil(image.rowCount / CHUNK_ROWS)
+    for (const [at, column] of image.columns.entries()) checkChunks(column, chunks, `${this.decl.type}.${this.names[at] as string}`)
+    checkChunks(image.extras, chunks, `${this.decl.type} extras`)
+    if (image.alive.length !== chunks || image.alive.some((flags) => flags !== null && flags.length !== CHUNK_ROWS)) throw new Error(`${this.decl.type}: live flags of ${image.alive.length} chunks, ${chunks} expected`)
+    for (const [chunk, flags] of image.alive.entries()) {
+      // Rows appended after the snapshot was taken may have marked the last chunk's flags as it was written.
+      if (flags !== null && (chunk + 1) * CHUNK_ROWS > image.rowCount) flags.fill(0, image.rowCount - chunk * CHUNK_ROWS)
+      let live = 0
+      if (flags !== null) for (let offset = 0; offset < CHUNK_ROWS; offset += 1) live += flags[offset] === 1 ? 1 : 0
+      this.alive.push(flags)
+      this.aliveCopiedAt.push(this.freeze.epoch)
+      this.liveInChunk.push(live)
+      this.live += live
+    }
+    for (const [at, column] of image.columns.entries()) adoptInto(this.columns[at] as Column, column)
+    this.extras.adopt(extrasChunksOfStored(image.extras))
+    this.rowCount = image.rowCount
+    const chunksPerStep = Math.max(1, Math.floor(stepRows / CHUNK_ROWS))
+    for (const [chunk, flags] of image.alive.entries()) {
+      if (flags !== null) {
+        for (const column of image.columns) if (column.kind === 'code') this.pool.countChunk(column.arrays[chunk] ?? column.constants[chunk] ?? 0, flags)
+        for (let offset = 0; offset < CHUNK_ROWS; offset += 1) {
+          const row = chunk * CHUNK_ROWS + offset
+          if (flags[offset] === 1 && !this.index.addNew(row)) throw new Error(`${this.decl.type}: the id of row ${row} is held by another row`)
+        }
+      }
+      if ((chunk + 1) % chunksPerStep === 0) yield
+    }
+    assert(this.index.size === this.live, `${this.decl.type}: ${this.index.size} ids indexed, ${this.live} live rows`)
+  }
+
+  /** Whether the record at `row` lacks the declared field `name` (its extras say so: rowExtras.ts). */
+  lacks(row: number, name: string): boolean {
+    const extras = this.extras.get(row)
+    return extras !== null && typeof extras === 'object' && (extras as Extras)[name] === ABSENT
+  }
+
+  /** Whether a snapshot's columns are this table's: the same fields, each in a column of the same kind. */
+  fitsImage(image: TableImage): boolean {
+    return image.names.length === this.names.length && image.names.every((name, at) => name === this.names[at] && image.columns[at]?.kind === this.kinds[at])
   }
 
   /** Bytes the table's typed arrays hold (columns, live flags, the id index): memory outside V8's heap. */
@@ -349,6 +314,8 @@ export class FrozenTable {
     private readonly alive: readonly (Uint8Array | null)[],
     /** The record at a row, as it was. */
     readonly record: (row: number) => Rec,
+    /** The columns as a snapshot stores them (tableImage.ts), as they were. */
+    readonly image: () => TableImage,
     private readonly onRelease: () => void,
   ) {}
 

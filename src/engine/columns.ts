@@ -8,9 +8,10 @@
  *   CodeColumn    texts and references: codes of the tenant's string pool
  *                 (stringPool.ts; 0 null), a chunk a Uint8Array,
  *                 Uint16Array or Int32Array, the narrowest its codes fit
- *   FlagColumn    booleans: a Uint8Array (0 null, 1 false, 2 true)
+ *   FlagColumn    booleans: a Uint8Array (0 null, 1 false, 2 true;
+ *                 flagColumn.ts)
  *   ValueColumn   anything else (lists of references, fields a declaration
- *                 does not have): a plain array
+ *                 does not have): a plain array (valueColumn.ts)
  *
  * A chunk whose rows all hold one value keeps no array at all, only that
  * value (its `constant`): a field that is null, false or the same in every
@@ -25,8 +26,10 @@
  * A write over a row that an open frozen view may read copies the chunk
  * first (rowChunks.ts); `frozen()` gives such a view of the column.
  */
+import { assert } from '../assert.js'
 import { CHUNK_BITS, CHUNK_MASK, CHUNK_ROWS, type FreezeState } from './rowChunks.js'
 import type { StringPool } from './stringPool.js'
+import type { CodeChunks, NumberChunks } from './tableImage.js'
 
 /** What every column and every frozen view of one answers: the value of a row. */
 export interface ColumnReader {
@@ -54,29 +57,42 @@ function fitsInt(value: number): boolean {
 }
 
 /** Misfits (row → a value the column's type does not hold: see the top) with `row`'s; null stands for none. */
-function withMisfit(misfits: Map<number, unknown> | null, row: number, value: unknown): Map<number, unknown> {
+export function withMisfit(misfits: Map<number, unknown> | null, row: number, value: unknown): Map<number, unknown> {
   const out = misfits ?? new Map<number, unknown>()
   out.set(row, value)
   return out
 }
 
-function withoutMisfit(misfits: Map<number, unknown> | null, row: number): Map<number, unknown> | null {
+export function withoutMisfit(misfits: Map<number, unknown> | null, row: number): Map<number, unknown> | null {
   if (misfits === null || !misfits.delete(row)) return misfits
   return misfits.size === 0 ? null : misfits
 }
 
-function copyOf(misfits: Map<number, unknown> | null): Map<number, unknown> | null {
+export function copyOf(misfits: Map<number, unknown> | null): Map<number, unknown> | null {
   return misfits === null ? null : new Map(misfits)
 }
 
 /** Per chunk of a column: the epoch (FreezeState) at which its array was last made or copied. */
-class ChunkStamps {
+export class ChunkStamps {
   private readonly copiedAt: number[] = []
 
   constructor(private readonly freeze: FreezeState) {}
 
   add(): void {
     this.copiedAt.push(0)
+  }
+
+  /**
+   * A column's lists (`into`, all empty) take a snapshot's chunks (`from`, equally long: tableImage.ts) as they are,
+   * a stamp each: the arrays are the column's own from then on.
+   */
+  adopt(into: readonly unknown[][], from: readonly (readonly unknown[])[]): void {
+    for (const [at, list] of into.entries()) {
+      const chunks = from[at] as readonly unknown[]
+      assert(list.length === 0 && chunks.length === (from[0] as readonly unknown[]).length, 'chunks adopted by an empty column, as many in each list')
+      for (const chunk of chunks) list.push(chunk)
+    }
+    for (const _ of from[0] ?? []) this.copiedAt.push(0)
   }
 
   /** Whether a write over `row` of `chunk` must copy the chunk first (an open view may read it). */
@@ -102,7 +118,7 @@ export class NumberView implements ColumnReader {
   ) {}
 
   get(row: number): unknown {
-    if (this.misfits !== null && this.misfits.has(row)) return this.misfits.get(row)
+    if (this.misfits?.has(row)) return this.misfits.get(row)
     return this.number(row)
   }
 
@@ -112,7 +128,7 @@ export class NumberView implements ColumnReader {
     const floats = this.floats[chunk]
     if (floats !== null && floats !== undefined) {
       const value = floats[row & CHUNK_MASK] as number
-      return value === value ? value : null
+      return Number.isNaN(value) ? null : value
     }
     const ints = this.ints[chunk]
     if (ints !== null && ints !== undefined) {
@@ -203,6 +219,12 @@ export class NumberColumn extends NumberView implements Column {
     this.constants[chunk] = null
   }
 
+  /** Takes a snapshot's chunks (tableImage.ts) as its own; the column held no rows. */
+  adopt(image: NumberChunks): void {
+    this.stamps.adopt([this.floats, this.ints, this.constants], [image.floats, image.ints, image.constants])
+    this.misfits = image.misfits
+  }
+
   frozen(): NumberView {
     return new NumberView(this.floats.slice(), this.ints.slice(), this.constants.slice(), copyOf(this.misfits))
   }
@@ -238,7 +260,7 @@ export class CodeView implements ColumnReader {
   ) {}
 
   get(row: number): unknown {
-    if (this.misfits !== null && this.misfits.has(row)) return this.misfits.get(row)
+    if (this.misfits?.has(row)) return this.misfits.get(row)
     const code = this.code(row)
     return code === 0 ? null : this.pool.text(code)
   }
@@ -318,6 +340,12 @@ export class CodeColumn extends CodeView implements Column {
     this.constants[chunk] = 0
   }
 
+  /** Takes a snapshot's chunks (tableImage.ts) as its own; the column held no rows. Their codes are counted by the pool apart (StringPool.countLoaded). */
+  adopt(image: CodeChunks): void {
+    this.stamps.adopt([this.arrays, this.constants], [image.arrays, image.constants])
+    this.misfits = image.misfits
+  }
+
   frozen(): CodeView {
     return new CodeView(this.pool, this.arrays.slice(), this.constants.slice(), copyOf(this.misfits))
   }
@@ -325,183 +353,6 @@ export class CodeColumn extends CodeView implements Column {
   arrayBytes(): number {
     let bytes = 0
     for (const codes of this.arrays) bytes += codes?.byteLength ?? 0
-    return bytes
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Booleans
-
-export const FLAG_NULL = 0
-export const FLAG_FALSE = 1
-export const FLAG_TRUE = 2
-
-function flagOf(value: boolean | null): number {
-  return value === null ? FLAG_NULL : value ? FLAG_TRUE : FLAG_FALSE
-}
-
-export class FlagView implements ColumnReader {
-  constructor(
-    readonly arrays: (Uint8Array | null)[],
-    readonly constants: (number | undefined)[],
-    public misfits: Map<number, unknown> | null,
-  ) {}
-
-  get(row: number): unknown {
-    if (this.misfits !== null && this.misfits.has(row)) return this.misfits.get(row)
-    const flag = this.flag(row)
-    return flag === FLAG_NULL ? null : flag === FLAG_TRUE
-  }
-
-  /** FLAG_NULL (or a misfit), FLAG_FALSE or FLAG_TRUE. */
-  flag(row: number): number {
-    const chunk = row >>> CHUNK_BITS
-    const flags = this.arrays[chunk]
-    if (flags !== null && flags !== undefined) return flags[row & CHUNK_MASK] as number
-    return this.constants[chunk] ?? FLAG_NULL
-  }
-}
-
-export class FlagColumn extends FlagView implements Column {
-  private readonly stamps: ChunkStamps
-
-  constructor(freeze: FreezeState) {
-    super([], [], null)
-    this.stamps = new ChunkStamps(freeze)
-  }
-
-  write(row: number, value: unknown, fresh: boolean): void {
-    const chunk = row >>> CHUNK_BITS
-    const at = row & CHUNK_MASK
-    const { arrays, constants } = this
-    while (constants.length <= chunk) {
-      arrays.push(null)
-      constants.push(undefined)
-      this.stamps.add()
-    }
-    const fits = value === null || typeof value === 'boolean'
-    this.misfits = fits ? withoutMisfit(this.misfits, row) : withMisfit(this.misfits, row, value)
-    const flag = fits ? flagOf(value) : FLAG_NULL
-    let flags = arrays[chunk]
-    if (flags !== null && flags !== undefined) {
-      if (!fresh && this.stamps.shared(chunk, row)) {
-        flags = flags.slice()
-        arrays[chunk] = flags
-        this.stamps.stamp(chunk)
-      }
-      flags[at] = flag
-      return
-    }
-    const constant = constants[chunk]
-    if (constant === undefined) {
-      constants[chunk] = flag
-      return
-    }
-    if (constant === flag) return
-    const made = new Uint8Array(CHUNK_ROWS).fill(constant)
-    made[at] = flag
-    arrays[chunk] = made
-    constants[chunk] = FLAG_NULL
-    this.stamps.stamp(chunk)
-  }
-
-  clear(row: number): void {
-    this.misfits = withoutMisfit(this.misfits, row)
-  }
-
-  dropChunk(chunk: number): void {
-    this.arrays[chunk] = null
-    this.constants[chunk] = FLAG_NULL
-  }
-
-  frozen(): FlagView {
-    return new FlagView(this.arrays.slice(), this.constants.slice(), copyOf(this.misfits))
-  }
-
-  arrayBytes(): number {
-    let bytes = 0
-    for (const flags of this.arrays) bytes += flags?.byteLength ?? 0
-    return bytes
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Any value
-
-/** A chunk's constant before its first row. */
-export const NO_ROWS = Symbol('no rows')
-
-export class ValueView implements ColumnReader {
-  constructor(
-    readonly arrays: (unknown[] | null)[],
-    readonly constants: unknown[],
-  ) {}
-
-  get(row: number): unknown {
-    const chunk = row >>> CHUNK_BITS
-    const values = this.arrays[chunk]
-    if (values !== null && values !== undefined) return values[row & CHUNK_MASK]
-    const constant = this.constants[chunk]
-    return constant === NO_ROWS ? null : constant
-  }
-}
-
-export class ValueColumn extends ValueView implements Column {
-  private readonly stamps: ChunkStamps
-
-  constructor(freeze: FreezeState) {
-    super([], [])
-    this.stamps = new ChunkStamps(freeze)
-  }
-
-  write(row: number, value: unknown, fresh: boolean): void {
-    const chunk = row >>> CHUNK_BITS
-    const at = row & CHUNK_MASK
-    const { arrays, constants } = this
-    while (constants.length <= chunk) {
-      arrays.push(null)
-      constants.push(NO_ROWS)
-      this.stamps.add()
-    }
-    let values = arrays[chunk]
-    if (values !== null && values !== undefined) {
-      if (!fresh && this.stamps.shared(chunk, row)) {
-        values = values.slice()
-        arrays[chunk] = values
-        this.stamps.stamp(chunk)
-      }
-      values[at] = value
-      return
-    }
-    const constant = constants[chunk]
-    if (constant === NO_ROWS) {
-      constants[chunk] = value
-      return
-    }
-    if (Object.is(constant, value)) return
-    const made = new Array<unknown>(CHUNK_ROWS).fill(constant)
-    made[at] = value
-    arrays[chunk] = made
-    constants[chunk] = null
-    this.stamps.stamp(chunk)
-  }
-
-  clear(): void {
-    // Nothing is held for a value: the row is skipped from now on.
-  }
-
-  dropChunk(chunk: number): void {
-    this.arrays[chunk] = null
-    this.constants[chunk] = null
-  }
-
-  frozen(): ValueView {
-    return new ValueView(this.arrays.slice(), this.constants.slice())
-  }
-
-  arrayBytes(): number {
-    let bytes = 0
-    for (const values of this.arrays) bytes += values === null ? 0 : values.length * 8
     return bytes
   }
 }

@@ -26,7 +26,7 @@ import { emptyTotals, type Totals, type TotalsByDay } from '../domain/totals.js'
 
 export { emptyTotals, type Totals }
 
-export function addInto(target: Totals, source: Totals, sign = 1): void {
+function addInto(target: Totals, source: Totals, sign = 1): void {
   target.count += sign * source.count
   target.timeMs += sign * source.timeMs
   target.billableTimeMs += sign * source.billableTimeMs
@@ -57,21 +57,21 @@ function emptyPage(): Page {
 }
 
 function addSlots(sums: Float64Array, offset: number, totals: Totals, sign: number): void {
-  sums[offset + COUNT]! += sign * totals.count
-  sums[offset + TIME_MS]! += sign * totals.timeMs
-  sums[offset + BILLABLE_TIME_MS]! += sign * totals.billableTimeMs
-  sums[offset + EFFECTIVE_TIME_MS]! += sign * totals.effectiveTimeMs
-  sums[offset + MONEY_CENTS]! += sign * totals.moneyCents
+  sums[offset + COUNT] = (sums[offset + COUNT] as number) + sign * totals.count
+  sums[offset + TIME_MS] = (sums[offset + TIME_MS] as number) + sign * totals.timeMs
+  sums[offset + BILLABLE_TIME_MS] = (sums[offset + BILLABLE_TIME_MS] as number) + sign * totals.billableTimeMs
+  sums[offset + EFFECTIVE_TIME_MS] = (sums[offset + EFFECTIVE_TIME_MS] as number) + sign * totals.effectiveTimeMs
+  sums[offset + MONEY_CENTS] = (sums[offset + MONEY_CENTS] as number) + sign * totals.moneyCents
 }
 
 /** Adds the days [fromIndex, toIndex) of a page into `into`. */
 function sumSlots(sums: Float64Array, fromIndex: number, toIndex: number, into: Totals): void {
   for (let offset = fromIndex * SLOTS, end = toIndex * SLOTS; offset < end; offset += SLOTS) {
-    into.count += sums[offset + COUNT]!
-    into.timeMs += sums[offset + TIME_MS]!
-    into.billableTimeMs += sums[offset + BILLABLE_TIME_MS]!
-    into.effectiveTimeMs += sums[offset + EFFECTIVE_TIME_MS]!
-    into.moneyCents += sums[offset + MONEY_CENTS]!
+    into.count += (sums[offset + COUNT] as number)
+    into.timeMs += (sums[offset + TIME_MS] as number)
+    into.billableTimeMs += (sums[offset + BILLABLE_TIME_MS] as number)
+    into.effectiveTimeMs += (sums[offset + EFFECTIVE_TIME_MS] as number)
+    into.moneyCents += (sums[offset + MONEY_CENTS] as number)
   }
 }
 
@@ -100,8 +100,13 @@ function typedView<T extends Int32Array | Float64Array>(bytes: Uint8Array, Type:
   return out
 }
 
+/**
+ * The no-day bucket's stored sums: a whole count, and the other sums as they were kept, finite, as a stored day's
+ * are taken (a duration that is no integer, in data a declaration's check never saw, makes them fractions; refused,
+ * they were rebuilt, and added up in another order fractions round differently from the sums the state kept).
+ */
 function isSums(value: unknown): value is number[] {
-  return Array.isArray(value) && value.length === SLOTS && value.every((item) => Number.isSafeInteger(item))
+  return Array.isArray(value) && value.length === SLOTS && Number.isSafeInteger(value[COUNT]) && value.every((item) => typeof item === 'number' && Number.isFinite(item))
 }
 
 export class DayTotals implements TotalsByDay {
@@ -170,7 +175,7 @@ export class DayTotals implements TotalsByDay {
         page = emptyPage()
         this.pages.set(pageNumber, page)
       }
-      for (let slot = 0; slot < page.sums.length; slot += 1) page.sums[slot]! -= otherPage.sums[slot]!
+      for (let slot = 0; slot < page.sums.length; slot += 1) page.sums[slot] = (page.sums[slot] as number) - (otherPage.sums[slot] as number)
       page.records -= otherPage.records
       if (page.records === 0) this.pages.delete(pageNumber)
     }

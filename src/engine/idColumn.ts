@@ -19,7 +19,9 @@
  * position) are spread. Like V8's own seeded string hash, it is not a
  * keyed hash that resists ids crafted to collide.
  */
+import { assert } from '../assert.js'
 import { CHUNK_BITS, CHUNK_MASK, CHUNK_ROWS } from './rowChunks.js'
+import type { IdChunks } from './tableImage.js'
 
 /** Hex digit value by character code; -1 for anything else (uppercase is not a canonical UUID). */
 const HEX_VALUE = new Int8Array(128).fill(-1)
@@ -28,7 +30,7 @@ const HEX_CODE = Uint8Array.from('0123456789abcdef', (char) => char.charCodeAt(0
 const DASH = 45
 
 /** Writes the four words of `id` at `into[at…]` when it is a canonical UUID (lowercase, dashes at 8, 13, 18, 23); false otherwise. */
-export function parseUuid(id: string, into: Int32Array, at: number): boolean {
+function parseUuid(id: string, into: Int32Array, at: number): boolean {
   if (id.length !== 36 || id.charCodeAt(8) !== DASH || id.charCodeAt(13) !== DASH || id.charCodeAt(18) !== DASH || id.charCodeAt(23) !== DASH) return false
   let word = 0
   let nibbles = 0
@@ -124,10 +126,21 @@ export class IdColumn extends IdView {
       this.words.push(null)
       this.others.push(null)
     }
-    const words = (this.words[chunk] ??= new Int32Array(CHUNK_ROWS * 4))
+    let words = this.words[chunk]
+    if (words === null || words === undefined) {
+      words = new Int32Array(CHUNK_ROWS * 4)
+      this.words[chunk] = words
+    }
     // A row written again (an insert refused for a held id left its id behind) holds only its new id.
-    if (!parseUuid(id, words, (row & CHUNK_MASK) * 4)) (this.others[chunk] ??= new Map()).set(row & CHUNK_MASK, id)
-    else this.others[chunk]?.delete(row & CHUNK_MASK)
+    if (parseUuid(id, words, (row & CHUNK_MASK) * 4)) this.others[chunk]?.delete(row & CHUNK_MASK)
+    else {
+      let others = this.others[chunk]
+      if (others === null || others === undefined) {
+        others = new Map()
+        this.others[chunk] = others
+      }
+      others.set(row & CHUNK_MASK, id)
+    }
   }
 
   /** `id` parsed and hashed for lookups (the one scratch probe, overwritten by the next call). */
@@ -201,6 +214,13 @@ export class IdColumn extends IdView {
   dropChunk(chunk: number): void {
     this.words[chunk] = null
     this.others[chunk] = null
+  }
+
+  /** Takes a snapshot's chunks (tableImage.ts) as its own; the column held no rows. */
+  adopt(image: IdChunks): void {
+    assert(this.words.length === 0, 'ids adopted by an empty column')
+    for (const words of image.words) this.words.push(words)
+    for (const others of image.others) this.others.push(others)
   }
 
   frozen(): IdView {

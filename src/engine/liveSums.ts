@@ -41,6 +41,10 @@ export class LiveSums implements StateObserver {
     }
   }
 
+  follows(type: string): boolean {
+    return this.byChildType.has(type)
+  }
+
   reset(): void {
     for (const hundredths of this.byName.values()) hundredths.clear()
   }

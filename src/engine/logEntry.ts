@@ -42,7 +42,7 @@ export interface LogEntry {
 }
 
 /** A put as formats 2 and 3 log it: the record's field names and, in the same order, their values. */
-export interface LoggedFieldsPut {
+interface LoggedFieldsPut {
   op: 'putFields'
   type: string
   names: readonly string[]

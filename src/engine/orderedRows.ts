@@ -25,7 +25,7 @@ import { assertionFailed } from '../assert.js'
 import { DONE, RowSet, RowWalk } from './rowSet.js'
 
 /** The most rows the first ordered read sorts (about 30 ms on the benchmark VM). */
-export const SORT_ON_READ_MAX_RECORDS = 65_536
+const SORT_ON_READ_MAX_RECORDS = 65_536
 
 /** What the order reads of a row: its date (null: -Infinity) and how its id compares with another's. */
 export interface RowOrder {
@@ -53,7 +53,7 @@ const DATE_SPAN_MAX_MS = 2 ** 42 - 2
  * order. Dates spread over more than DATE_SPAN_MAX_MS are sorted by a
  * comparator.
  */
-export function inDateOrder(rows: Int32Array, order: RowOrder): Int32Array {
+function inDateOrder(rows: Int32Array, order: RowOrder): Int32Array {
   if (rows.length >= 2 ** Number(POSITION_BITS)) assertionFailed(`inDateOrder: ${rows.length} rows do not fit the sort key`)
   const dates = new Float64Array(rows.length)
   let earliest = Number.POSITIVE_INFINITY

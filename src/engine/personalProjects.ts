@@ -20,6 +20,10 @@ export class PersonalProjects implements StateObserver {
     else this.byId.delete((after ?? before)?.id ?? '')
   }
 
+  follows(type: string): boolean {
+    return type === 'Project'
+  }
+
   reset(): void {
     this.byId.clear()
   }

@@ -37,7 +37,8 @@ import { assertionFailed } from '../assert.js'
 import { DayTotals, daysOf, NO_DAY, STORES_DAYS, type Totals } from './dayTotals.js'
 import { runNow, type Steps } from './steps.js'
 import type { PersonalProjects } from './personalProjects.js'
-import type { StateObserver } from './stateObserver.js'
+import { untrashedRows, type StateObserver } from './stateObserver.js'
+import type { Collection } from './collection.js'
 
 /** The group key of records whose grouping value is null, in the aggregates and on the query path alike. */
 export const NULL_KEY = 'null'
@@ -110,6 +111,22 @@ export class ReportAggregates implements StateObserver {
     if (this.stale) return
     if (before !== undefined) this.apply(before, -1)
     if (after !== undefined) this.apply(after, +1)
+  }
+
+  follows(type: string): boolean {
+    return type === 'Account' || type === 'TimeRecord'
+  }
+
+  /**
+   * Time records loaded as columns while a snapshot that keeps the totals loads (expectStored): the untrashed ones
+   * count, as onChange would have counted them one by one; false (to be shown the records) otherwise.
+   */
+  takeLoaded(type: string, collection: Collection): boolean {
+    if (type !== 'TimeRecord' || this.heldRecords === null) return false
+    let untrashed = 0
+    untrashedRows(collection, () => (untrashed += 1))
+    this.heldRecords += untrashed
+    return true
   }
 
   reset(): void {

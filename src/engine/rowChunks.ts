@@ -47,7 +47,3 @@ export class FreezeState {
   }
 }
 
-/** An array of `length` of `fill`, for chunk lists. */
-export function filled<T>(length: number, fill: T): T[] {
-  return Array.from({ length }, () => fill)
-}

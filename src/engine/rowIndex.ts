@@ -29,9 +29,9 @@ import type { IdColumn, IdProbe } from './idColumn.js'
 
 const SHARD_BITS = 8
 /** The number of IdShards of a sharded index. */
-export const SHARD_COUNT = 2 ** SHARD_BITS
+const SHARD_COUNT = 2 ** SHARD_BITS
 /** The size at which an index becomes sharded. */
-export const SHARDED_FROM = 65_536
+const SHARDED_FROM = 65_536
 /** Positions of a new IdShard (a power of two). */
 const FIRST_CAPACITY = 8
 

@@ -43,7 +43,7 @@ export class RowWalk implements IterableIterator<number> {
 export const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined }
 
 /** The first position in `rows[0, size)` not below `row`. */
-export function positionOf(rows: Int32Array, size: number, row: number): number {
+function positionOf(rows: Int32Array, size: number, row: number): number {
   let low = 0
   let high = size
   while (low < high) {

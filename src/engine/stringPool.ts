@@ -18,7 +18,8 @@
  * (textPool.ts ownCopy): a text decoded from the log or a snapshot is often
  * a view into a longer string, which the pool would otherwise keep alive.
  */
-import { assertionFailed } from '../assert.js'
+import { assert, assertionFailed } from '../assert.js'
+import type { PoolImage } from './tableImage.js'
 import { ownCopy } from './textPool.js'
 
 export class StringPool {
@@ -100,6 +101,57 @@ export class StringPool {
   private assertPositionsAccounted(): void {
     const accounted = this.codes.size + this.free.length + this.freedWhilePinned.length
     if (accounted !== this.texts.length) assertionFailed(`string pool: ${accounted} positions accounted for, ${this.texts.length} made`)
+  }
+
+  /**
+   * Takes a snapshot's texts (tableImage.ts PoolImage) into this empty pool, each at its code and held by no row yet:
+   * the columns restored from the snapshot count theirs (`countChunk`), records loaded meanwhile take theirs as any
+   * write does, and `finishRestore` then frees the codes no row holds. An Error when a text comes twice.
+   */
+  restore(image: PoolImage): void {
+    assert(this.texts.length === 0, 'string pool: a snapshot restored into a pool that holds texts')
+    this.counts = new Int32Array(Math.max(64, image.texts.length))
+    for (const [position, text] of image.texts.entries()) {
+      if (text === null) {
+        this.texts.push(undefined)
+        this.free.push(position)
+        continue
+      }
+      const own = ownCopy(text)
+      if (this.codes.has(own)) throw new Error(`string pool: the text of code ${position + 1} is the text of code ${this.codes.get(own) as number} too`)
+      this.texts.push(own)
+      this.codes.set(own, position + 1)
+    }
+    this.free.reverse()
+  }
+
+  /** Counts the codes of the live rows of a restored chunk (`codes`: its array, or its one code; `alive`: its rows' live flags). */
+  countChunk(codes: ArrayLike<number> | number, alive: Uint8Array): void {
+    const { counts, texts } = this
+    const known = texts.length
+    for (let offset = 0; offset < alive.length; offset += 1) {
+      if (alive[offset] !== 1) continue
+      const code = typeof codes === 'number' ? codes : (codes[offset] as number)
+      if (code === 0) continue
+      if (code > known || texts[code - 1] === undefined) throw new Error(`string pool: a restored row holds code ${code}, which names no text`)
+      counts[code - 1] = (counts[code - 1] as number) + 1
+    }
+  }
+
+  /** Ends a restore: the codes no row holds are free. */
+  finishRestore(): void {
+    for (const [position, text] of this.texts.entries()) {
+      if (text === undefined || (this.counts[position] as number) > 0) continue
+      this.codes.delete(text)
+      this.texts[position] = undefined
+      this.free.push(position)
+    }
+    this.assertPositionsAccounted()
+  }
+
+  /** The texts as a snapshot stores them (tableImage.ts PoolImage): those no row holds as null. */
+  image(): PoolImage {
+    return { texts: Array.from(this.texts, (text, position) => (text !== undefined && (this.counts[position] as number) > 0 ? text : null)) }
   }
 
   /** A frozen view opens: no code is reused until it closes (unpin). */

@@ -18,6 +18,9 @@ import { StringPool } from './stringPool.js'
 import { ReportAggregates } from './reportTotals.js'
 import type { LoggedEntry, Op } from './logEntry.js'
 import type { StateObserver } from './stateObserver.js'
+import type { Steps } from './steps.js'
+import type { PoolImage, TableImage } from './tableImage.js'
+import { imageRecords } from './imageRecords.js'
 
 export class TenantState implements TenantView {
   readonly collections = new Map<string, Collection>()
@@ -59,6 +62,45 @@ export class TenantState implements TenantView {
   load(type: string, rec: Rec): void {
     this.collection(type).load(rec)
     this.notify(type, undefined, rec)
+  }
+
+  /** Begins loading a snapshot that stores columns: the tenant's texts at their codes (StringPool.restore), before its collections. */
+  restorePool(image: PoolImage): void {
+    this.pool.restore(image)
+  }
+
+  /**
+   * Loads a snapshot's collection stored as columns (tableImage.ts): the columns are taken as they are
+   * (Collection.restoreSteps), or, when the declaration's fields changed since the snapshot, its records are made from
+   * them and loaded one by one (imageRecords.ts). Observers see the records only when they follow the type
+   * (StateObserver.follows) and do not take what they need from the columns (StateObserver.takeLoaded). Pauses every `stepRecords` records made; answers the records loaded.
+   */
+  *restoreSteps(image: TableImage, stepRecords: number): Steps<number> {
+    const { type } = image
+    const collection = this.collection(type)
+    let made = 0
+    if (!collection.table.fitsImage(image)) {
+      for (const rec of imageRecords(image, this.pool)) {
+        this.load(type, rec)
+        if (++made % stepRecords === 0) yield
+      }
+      return made
+    }
+    yield* collection.restoreSteps(image)
+    this.changes += 1
+    const shown = this.observers.filter((observer) => observer.follows(type) && observer.takeLoaded?.(type, collection) !== true)
+    if (shown.length > 0) {
+      for (const rec of collection.values()) {
+        for (const observer of shown) observer.onChange(type, undefined, rec)
+        if (++made % stepRecords === 0) yield
+      }
+    }
+    return collection.size
+  }
+
+  /** Ends loading a snapshot that stores columns: the codes no row holds are free (StringPool.finishRestore). */
+  finishRestore(): void {
+    this.pool.finishRestore()
   }
 
   /** Ends loading a snapshot: indexes what `load` put in (before anything else reads or writes the state). */

@@ -127,7 +127,9 @@ export class WriteTx implements Tx {
     const decl = findResourceByType(type)
     const rec = this.state.get(type, id)
     if (decl === undefined || rec === undefined || eventResourceOf(decl) === null) return undefined
-    return removalAudienceText(decl, rec, this.removed === null ? this.state : (this.stateWithRemoved ??= this.withRemoved(this.removed)))
+    if (this.removed === null) return removalAudienceText(decl, rec, this.state)
+    if (this.stateWithRemoved === null) this.stateWithRemoved = this.withRemoved(this.removed)
+    return removalAudienceText(decl, rec, this.stateWithRemoved)
   }
 
   /** The state with the records this write removed still in view (made at its first removal that needs it). */

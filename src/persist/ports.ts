@@ -25,6 +25,7 @@
  */
 import type { LogEntry, LoggedEntry } from '../engine/logEntry.js'
 import type { Steps } from '../engine/steps.js'
+import type { PoolImage, TableImage } from '../engine/tableImage.js'
 import type { MaybePromise } from '../maybePromise.js'
 import type { GroupCommitStats } from './groupCommitStats.js'
 import type { SnapshotFaults } from './snapshotFaults.js'
@@ -113,6 +114,8 @@ export interface SnapshotBody {
   collections: Record<string, unknown[]>
   /** State derived from the records, by name: its parts, a slice each (format 5 on). */
   derived?: Record<string, unknown[]>
+  /** Format 6 on: the large collections as their columns, and the tenant's texts their codes name (engine/tableImage.ts). */
+  columns?: { pool: PoolImage; tables: TableImage[] }
 }
 
 /** A collection's records as a snapshot writer reads them: a slice at a time, made as it is asked for (engine/columnTable.ts FrozenTable). */
@@ -121,10 +124,19 @@ export interface RecordSlices {
   slices(records: number): Iterable<readonly unknown[]>
 }
 
+/** A collection frozen at one moment that a writer may also store as its columns (engine/columnTable.ts FrozenTable). */
+export interface ColumnSlices extends RecordSlices {
+  image(): TableImage
+}
+
 /** What a snapshot is written from: a body, or collections read a slice at a time (a tenant's state frozen at one moment). */
 export interface SnapshotSource {
-  collections: Record<string, readonly unknown[] | RecordSlices>
+  collections: Record<string, readonly unknown[] | RecordSlices | ColumnSlices>
   derived?: Record<string, unknown[]>
+  /** The tenant's texts when collections are ColumnSlices, taken at the same moment (their codes name them). */
+  pool?: PoolImage
+  /** The fewest rows of a collection written as columns (persist/snapshotFormat6.ts COLUMN_MIN_ROWS unless a test asks for fewer). */
+  columnsFrom?: number
 }
 
 export interface SnapshotStore {

@@ -1,23 +1,18 @@
 /*
  * The embedded SnapshotStore (ports.ts): one folder per tenant under
  * DATA_DIR/snapshots, one file per snapshot, named by its sequence number
- * (the file format, its atomic writing, its checks and the pruning rule:
- * snapshotFile.ts). A snapshot is named by its file's path. Corrupt files
+ * (the file format and its atomic writing: snapshotFile.ts; its checks:
+ * snapshotChecks.ts; the pruning rule: snapshotPruning.ts). A snapshot is named by its file's path. Corrupt files
  * met on the way are told to the store's SnapshotFaults.
  */
 import fs from 'node:fs'
 import type { Steps } from '../engine/steps.js'
 import type { SnapshotBody, SnapshotHeader, SnapshotListing, SnapshotSource, SnapshotStore } from './ports.js'
 import type { SnapshotFaults } from './snapshotFaults.js'
-import {
-  listSnapshots,
-  pruneSnapshots,
-  readSnapshotHeader,
-  rememberSnapshotCheck,
-  snapshotFileSteps,
-  tenantSnapshotDir,
-  writeSnapshotInSlices,
-} from './snapshotFile.js'
+import { rememberSnapshotCheck } from './snapshotChecks.js'
+import { listSnapshots, snapshotFileSteps, tenantSnapshotDir, writeSnapshotInSlices } from './snapshotFile.js'
+import { readSnapshotHeader } from './snapshotHeader.js'
+import { pruneSnapshots } from './snapshotPruning.js'
 
 export class SnapshotDirectory implements SnapshotStore {
   constructor(

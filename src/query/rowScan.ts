@@ -26,7 +26,8 @@
  */
 import type { DisplayContext, Rec } from '../domain/schema.js'
 import type { Collection } from '../engine/collection.js'
-import { CodeColumn, CodeView, FlagView, NumberView, type Column } from '../engine/columns.js'
+import { CodeColumn, CodeView, NumberView, type Column } from '../engine/columns.js'
+import { FlagView } from '../engine/flagColumn.js'
 import type { ResolvedPath } from './fieldPath.js'
 import { compareValues, type OrderKey } from './orderBy.js'
 

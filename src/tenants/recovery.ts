@@ -55,23 +55,39 @@ const PROGRESS_UNITS = 10_000
 /** The name under which a snapshot keeps the report totals (persist/snapshotFile.ts: derived state). */
 const REPORT_TOTALS = 'reportTotals'
 
+function checkType(type: string): void {
+  if (findResourceByType(type) === undefined) throw new RecoveryError(`snapshot holds unknown resource type ${type}`)
+}
+
 /**
- * Loads the smallest collections first; each collection is indexed once its records are in, and the report totals
- * the snapshot keeps are taken (or rebuilt when they do not fit: ReportAggregates.installSteps). `onProgress` hears the
- * records loaded so far, every PROGRESS_UNITS and at the end.
+ * Loads the collections stored as records first, the smallest first (the account's time zone before the time
+ * records), then those stored as columns (format 6: the tenant's texts first, then each table's arrays taken as they
+ * are: TenantState.restoreSteps); each collection is indexed once its rows are in, and the report totals the snapshot
+ * keeps are taken (or rebuilt when they do not fit: ReportAggregates.installSteps). `onProgress` hears the records
+ * loaded so far, every PROGRESS_UNITS (after each table) and at the end.
  */
 function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Steps<void> {
   const storedTotals = body.derived?.[REPORT_TOTALS]
   if (storedTotals !== undefined) state.reports.expectStored()
+  if (body.columns !== undefined) state.restorePool(body.columns.pool)
   let loaded = 0
   for (const [type, recs] of Object.entries(body.collections).sort(([, a], [, b]) => a.length - b.length)) {
-    if (findResourceByType(type) === undefined) throw new RecoveryError(`snapshot holds unknown resource type ${type}`)
+    checkType(type)
     for (const rec of recs) {
       state.load(type, rec as Rec)
       loaded += 1
       if (loaded % PROGRESS_UNITS === 0) onProgress?.(loaded)
       if (loaded % SLICE_UNITS === 0) yield
     }
+  }
+  if (body.columns !== undefined) {
+    for (const table of body.columns.tables) {
+      checkType(table.type)
+      loaded += yield* state.restoreSteps(table, SLICE_UNITS)
+      onProgress?.(loaded)
+      yield
+    }
+    state.finishRestore()
   }
   for (const collection of state.collections.values()) {
     yield* collection.finishLoadSteps()
@@ -92,8 +108,8 @@ export function loadSnapshotBodyInTurns(state: TenantState, body: SnapshotBody, 
 /**
  * What a snapshot of the state keeps, taken now, for a writer that reads it a slice per event-loop turn while the
  * tenant goes on: each collection frozen as it is (Collection.frozen: taking it copies no record; a write after it
- * copies the chunk of columns it changes, once), and the report totals unless they wait for a rebuild. `release`
- * once written (or failed).
+ * copies the chunk of columns it changes, once), the tenant's texts their codes name (a copy of the pool's list), and
+ * the report totals unless they wait for a rebuild. `release` once written (or failed).
  */
 export function snapshotSourceOf(state: TenantState): { source: SnapshotSource; release: () => void } {
   const frozen: FrozenTable[] = []
@@ -105,8 +121,14 @@ export function snapshotSourceOf(state: TenantState): { source: SnapshotSource; 
     collections[type] = table
   }
   const reportTotals = state.reports.stored()
-  const source: SnapshotSource = reportTotals === null ? { collections } : { collections, derived: { [REPORT_TOTALS]: reportTotals } }
-  return { source, release: () => frozen.forEach((table) => table.release()) }
+  const pool = state.pool.image()
+  const source: SnapshotSource = reportTotals === null ? { collections, pool } : { collections, pool, derived: { [REPORT_TOTALS]: reportTotals } }
+  return {
+    source,
+    release: () => {
+      for (const table of frozen) table.release()
+    },
+  }
 }
 
 /** What a snapshot of the state keeps, taken now: the records, and the report totals unless they wait for a rebuild. */

@@ -1,6 +1,7 @@
 /*
  * The SnapshotStore of cluster mode: a snapshot is the bytes of an
- * embedded snapshot file (snapshotFile.ts: the same header, slices and
+ * embedded snapshot file (snapshotFile.ts: the same header, body (format 6:
+ * the columns as raw arrays, the small collections as slices) and
  * SHA-256), kept as a `snapshots` row and its bytes in `snapshot_parts` of
  * at most PART_BYTES each; it is named `pg:<tenant>/<seq>`.
  *
@@ -18,7 +19,9 @@
 import type { Steps } from '../../engine/steps.js'
 import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotSource, type SnapshotStore, SnapshotInvalidError } from '../ports.js'
 import { SnapshotFaults } from '../snapshotFaults.js'
-import { encodeSnapshotInSlices, pruneSnapshotSet, snapshotBytesProblem, snapshotBytesSteps, snapshotHeaderOf } from '../snapshotFile.js'
+import { encodeSnapshotInSlices, snapshotBytesProblem, snapshotBytesSteps } from '../snapshotFile.js'
+import { snapshotHeaderOf } from '../snapshotHeader.js'
+import { pruneSnapshotSet } from '../snapshotPruning.js'
 import type { Sql, TxSql } from './connection.js'
 import { parseSnapshotName, snapshotBytes, snapshotListing, snapshotName, type PreparedTenant, type StoredSnapshot } from './preparedTenant.js'
 
