@@ -26,7 +26,8 @@ export interface ActivationPhases {
 
 const args = scriptArgs({
   usage: 'node dist/bench/activationPhases.js --database-url <url> --tenant <name>',
-  about: "A cluster node's activation of one tenant split in two: prepare (reading the tenant's snapshot and log from\nPostgreSQL) and recover (decode, indexes, replay); prints ACTIVATION_PHASES {json}.",
+  about:
+    "A cluster node's activation of one tenant split in two: prepare (reading the tenant's snapshot and log from\nPostgreSQL) and recover (decode, indexes, replay); prints ACTIVATION_PHASES {json}.",
   options: { 'database-url': { value: '<url>', help: 'the cluster database (required)' }, tenant: { value: '<name>', help: 'the tenant to activate (required)' } },
   startedBy: 'cluster.js (the activation figure)',
 })

@@ -85,7 +85,7 @@ export function measureAggregateCost(records: number, applyCount: number): Aggre
 if (isMainModule(import.meta.url)) {
   const args = scriptArgs({
     usage: 'node dist/bench/aggregateCost.js [options]',
-    about: "What the live report aggregates add to applying a time-record write, in process; prints AGGREGATE_COST {json}.",
+    about: 'What the live report aggregates add to applying a time-record write, in process; prints AGGREGATE_COST {json}.',
     options: {
       records: { value: 'n', help: 'time records in the state first (default 1000000)' },
       apply: { value: 'n', help: 'writes applied and timed (default 200000)' },

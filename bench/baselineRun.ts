@@ -16,10 +16,18 @@ function printTable(report: BaselineReport): void {
   console.log(`\n${report.machine.cpuModel} (${report.machine.cpus} cpus), node ${report.machine.node}`)
   console.log(['baseline'.padEnd(10), 'tool'.padEnd(10), 'conns'.padStart(5), 'req/s'.padStart(10), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'errors'.padStart(7), 'non2xx'.padStart(7)].join(' '))
   for (const f of report.figures) {
-    console.log([
-      f.name.padEnd(10), f.tool.padEnd(10), String(f.connections).padStart(5), f.requestsPerSecond.toFixed(0).padStart(10),
-      f.p50Ms.toFixed(2).padStart(8), f.p99Ms.toFixed(2).padStart(8), String(f.errors).padStart(7), String(f.non2xx).padStart(7),
-    ].join(' '))
+    console.log(
+      [
+        f.name.padEnd(10),
+        f.tool.padEnd(10),
+        String(f.connections).padStart(5),
+        f.requestsPerSecond.toFixed(0).padStart(10),
+        f.p50Ms.toFixed(2).padStart(8),
+        f.p99Ms.toFixed(2).padStart(8),
+        String(f.errors).padStart(7),
+        String(f.non2xx).padStart(7),
+      ].join(' '),
+    )
   }
 }
 

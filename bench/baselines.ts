@@ -78,15 +78,28 @@ export async function measureBaselines(opts: BaselineOptions): Promise<BaselineR
   const lmdbDir = fs.mkdtempSync(path.join(opts.lmdbParentDir ?? os.tmpdir(), 'lmdb-put-baseline-'))
   const figures: BaselineFigure[] = []
   try {
-    figures.push(await measure(opts, tool, {
-      name: 'bare-get', description: 'bare uWS, fixed JSON from memory',
-      script: 'bareGetServer.js', extraArgs: [], method: 'GET', expectStatus: 200,
-    }))
-    figures.push(await measure(opts, tool, {
-      name: 'lmdb-put', description: 'bare uWS + one lmdb put per request, 201 after flushed',
-      script: 'lmdbPutServer.js', extraArgs: [lmdbDir], method: 'POST', body: BASELINE_POST_BODY, expectStatus: 201,
-      verify: (measured) => verifyStored(lmdbDir, measured.requests),
-    }))
+    figures.push(
+      await measure(opts, tool, {
+        name: 'bare-get',
+        description: 'bare uWS, fixed JSON from memory',
+        script: 'bareGetServer.js',
+        extraArgs: [],
+        method: 'GET',
+        expectStatus: 200,
+      }),
+    )
+    figures.push(
+      await measure(opts, tool, {
+        name: 'lmdb-put',
+        description: 'bare uWS + one lmdb put per request, 201 after flushed',
+        script: 'lmdbPutServer.js',
+        extraArgs: [lmdbDir],
+        method: 'POST',
+        body: BASELINE_POST_BODY,
+        expectStatus: 201,
+        verify: (measured) => verifyStored(lmdbDir, measured.requests),
+      }),
+    )
   } finally {
     fs.rmSync(lmdbDir, { recursive: true, force: true })
   }
@@ -103,8 +116,12 @@ export async function measureBaselines(opts: BaselineOptions): Promise<BaselineR
 export async function measureSameBytes(opts: BaselineOptions, scenarioName: string, bodyFile: string): Promise<BaselineFigure> {
   const bytes = fs.statSync(bodyFile).size
   return measure(opts, opts.tool ?? (wrkAvailable() ? 'wrk' : 'autocannon'), {
-    name: `same-bytes:${scenarioName}`, description: `bare uWS answering the ${bytes.toLocaleString('en')} bytes of one ${scenarioName} answer from memory`,
-    script: 'bareGetServer.js', extraArgs: [bodyFile], method: 'GET', expectStatus: 200,
+    name: `same-bytes:${scenarioName}`,
+    description: `bare uWS answering the ${bytes.toLocaleString('en')} bytes of one ${scenarioName} answer from memory`,
+    script: 'bareGetServer.js',
+    extraArgs: [bodyFile],
+    method: 'GET',
+    expectStatus: 200,
   })
 }
 

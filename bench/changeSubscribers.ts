@@ -237,7 +237,19 @@ function collect(acks: TenantAcks[]): Collected {
   for (const subscriber of subscribers) total += subscriber.ids.length
   const latencies = new Float64Array(total)
   const fromSend = new Float64Array(total)
-  const result: Collected = { subscribers: subscribers.length, received: total, latencies, fromSend, negative: 0, mostNegativeMs: 0, missing: 0, subscribersMissing: 0, duplicates: 0, unexpected: 0, outOfOrder: 0 }
+  const result: Collected = {
+    subscribers: subscribers.length,
+    received: total,
+    latencies,
+    fromSend,
+    negative: 0,
+    mostNegativeMs: 0,
+    missing: 0,
+    subscribersMissing: 0,
+    duplicates: 0,
+    unexpected: 0,
+    outOfOrder: 0,
+  }
   let filled = 0
   for (const subscriber of subscribers) {
     const tenant = acks[subscriber.tenantIndex] as TenantAcks

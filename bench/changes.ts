@@ -99,7 +99,9 @@ class SubscriberProcess {
     return this.child.pid as number
   }
 
-  ask<K extends SubscriberRequest['kind']>(request: Omit<Extract<SubscriberRequest, { kind: K }>, 'ticket'>): Promise<Extract<SubscriberAnswer, { kind: K extends 'connect' ? 'connected' : K extends 'collect' ? 'collected' : K extends 'close' ? 'closed' : K }>> {
+  ask<K extends SubscriberRequest['kind']>(
+    request: Omit<Extract<SubscriberRequest, { kind: K }>, 'ticket'>,
+  ): Promise<Extract<SubscriberAnswer, { kind: K extends 'connect' ? 'connected' : K extends 'collect' ? 'collected' : K extends 'close' ? 'closed' : K }>> {
     this.ticket += 1
     const ticket = this.ticket
     return new Promise((resolve, reject) => {
@@ -160,7 +162,10 @@ function openFiles(pid: number): number {
 
 function openFilesLimit(pid: number): string {
   try {
-    const line = fs.readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((text) => text.startsWith('Max open files'))
+    const line = fs
+      .readFileSync(`/proc/${pid}/limits`, 'utf8')
+      .split('\n')
+      .find((text) => text.startsWith('Max open files'))
     const [soft, hard] = (line ?? '').replace('Max open files', '').trim().split(/\s+/)
     return `${soft}/${hard}`
   } catch {
@@ -298,7 +303,12 @@ class FeedBench {
     const before = { server: cpuOf(pids.server), serverSystem: systemCpuOf(this.server.pid), writer: cpuOf(pids.writer), subscribers: cpuOf(pids.subscribers) }
     const { result, started } = await this.write()
     const wallMs = performance.now() - started
-    const cpu = { server: cpuOf(pids.server) - before.server, serverSystem: systemCpuOf(this.server.pid) - before.serverSystem, writer: cpuOf(pids.writer) - before.writer, subscribers: cpuOf(pids.subscribers) - before.subscribers }
+    const cpu = {
+      server: cpuOf(pids.server) - before.server,
+      serverSystem: systemCpuOf(this.server.pid) - before.serverSystem,
+      writer: cpuOf(pids.writer) - before.writer,
+      subscribers: cpuOf(pids.subscribers) - before.subscribers,
+    }
     return this.figures(subscribers, round, result, wallMs, cpu, 0)
   }
 
@@ -313,7 +323,11 @@ class FeedBench {
       ;(perProcess[index % perProcess.length] as Subscription[]).push({ tenantIndex, tenant, token })
     }
     const connectStarted = performance.now()
-    const connected = await Promise.all(this.subscriberProcesses.map((child, index) => child.ask<'connect'>({ kind: 'connect', port: this.server.port, subscriptions: perProcess[index] as Subscription[], concurrency: CONNECT_CONCURRENCY })))
+    const connected = await Promise.all(
+      this.subscriberProcesses.map((child, index) =>
+        child.ask<'connect'>({ kind: 'connect', port: this.server.port, subscriptions: perProcess[index] as Subscription[], concurrency: CONNECT_CONCURRENCY }),
+      ),
+    )
     const connectMs = performance.now() - connectStarted
     try {
       const failed = connected.reduce((sum, answer) => sum + answer.failed, 0)
@@ -344,7 +358,12 @@ class FeedBench {
       }
       const drainMs = (received >= expected ? lastChange : performance.now()) - wroteAt
       const wallMs = performance.now() - started
-      const cpu = { server: cpuOf(pids.server) - before.server, serverSystem: systemCpuOf(this.server.pid) - before.serverSystem, writer: cpuOf(pids.writer) - before.writer, subscribers: cpuOf(pids.subscribers) - before.subscribers }
+      const cpu = {
+        server: cpuOf(pids.server) - before.server,
+        serverSystem: systemCpuOf(this.server.pid) - before.serverSystem,
+        writer: cpuOf(pids.writer) - before.writer,
+        subscribers: cpuOf(pids.subscribers) - before.subscribers,
+      }
       const run = this.figures(count, round, result, wallMs, cpu, drainMs)
       run.eventsPerWrite = count / this.tenants.length
 
@@ -400,7 +419,12 @@ const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + 
 function runRow(run: Run): string {
   const events = run.events
   const correctness = events === undefined ? '' : `${events.missing} / ${events.duplicates} / ${events.unexpected} / ${events.outOfOrder}`
-  const closes = events === undefined ? '' : Object.entries(events.closedByServer).map(([code, times]) => `${code}×${times}`).join(' ') || 'none'
+  const closes =
+    events === undefined
+      ? ''
+      : Object.entries(events.closedByServer)
+          .map(([code, times]) => `${code}×${times}`)
+          .join(' ') || 'none'
   return [
     run.subscribers.toLocaleString('en-US'),
     run.round,
@@ -421,13 +445,17 @@ function runRow(run: Run): string {
 }
 
 function printRuns(runs: readonly Run[]): void {
-  console.log('| subscribers | round | run | writes/s | POST p50 / p99 ms | events | ack→event p50 / p90 / p99 / max ms | sent→event p50 / p99 ms | negative (most) | missing / dup / unexpected / out of order | closed by server | drain s | CPU cores server / writers / subscribers | server CPU µs per write | server CPU in the kernel |')
+  console.log(
+    '| subscribers | round | run | writes/s | POST p50 / p99 ms | events | ack→event p50 / p90 / p99 / max ms | sent→event p50 / p99 ms | negative (most) | missing / dup / unexpected / out of order | closed by server | drain s | CPU cores server / writers / subscribers | server CPU µs per write | server CPU in the kernel |',
+  )
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const run of runs) console.log(`| ${runRow(run)} |`)
 }
 
 function printVerdicts(runs: readonly Run[], counts: readonly number[], paced: boolean): void {
-  console.log('\n| subscribers | writes/s A (mean) | writes/s B (mean) | B/A | server CPU µs per event | worst p99 ack→event ms | worst POST p99 ms A / B | every event once, in order | target p99 < 20 ms | target B/A ≥ 0.8 |')
+  console.log(
+    '\n| subscribers | writes/s A (mean) | writes/s B (mean) | B/A | server CPU µs per event | worst p99 ack→event ms | worst POST p99 ms A / B | every event once, in order | target p99 < 20 ms | target B/A ≥ 0.8 |',
+  )
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const count of counts) {
     const a = runs.filter((run) => run.subscribers === count && !run.withSubscribers)
@@ -438,7 +466,9 @@ function printVerdicts(runs: readonly Run[], counts: readonly number[], paced: b
     const perEvent = (mean(b.map((run) => run.serverCpuMicrosPerWrite)) - mean(a.map((run) => run.serverCpuMicrosPerWrite))) / mean(b.map((run) => run.eventsPerWrite))
     const postP99 = `${fixed(Math.max(...a.map((run) => run.postP99Ms)))} / ${fixed(Math.max(...b.map((run) => run.postP99Ms)))}`
     const worstP99 = Math.max(...b.map((run) => run.events?.p99 ?? Number.NaN))
-    const complete = b.every((run) => run.events !== undefined && run.events.missing + run.events.duplicates + run.events.unexpected + run.events.outOfOrder === 0 && Object.keys(run.events.closedByServer).length === 0)
+    const complete = b.every(
+      (run) => run.events !== undefined && run.events.missing + run.events.duplicates + run.events.unexpected + run.events.outOfOrder === 0 && Object.keys(run.events.closedByServer).length === 0,
+    )
     console.log(
       `| ${count.toLocaleString('en-US')} | ${whole(mean(a.map((run) => run.writesPerSecond)))} | ${whole(mean(b.map((run) => run.writesPerSecond)))} | ${fixed(ratio, 2)} | ${fixed(perEvent, 2)} | ${fixed(worstP99)} | ${postP99} | ${complete ? 'yes' : '**no**'} | ${complete && worstP99 < P99_TARGET_MS ? 'met' : '**not met**'} | ${paced ? 'not measured (writes paced)' : complete && ratio >= RATIO_TARGET ? 'met' : '**not met**'} |`,
     )
@@ -505,8 +535,15 @@ const writer = new WriterProcess()
 const runs: Run[] = []
 let bench: FeedBench | undefined
 try {
-  report(`server pid ${server.pid} on port ${server.port}, data in ${dataDir}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((load) => load.toFixed(1)).join(' ')}`)
-  report(`open files allowed: this process ${openFilesLimit(process.pid)}, server ${openFilesLimit(server.pid)}, ephemeral ports ${fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().replace(/\s+/, '–')}`)
+  report(
+    `server pid ${server.pid} on port ${server.port}, data in ${dataDir}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')}`,
+  )
+  report(
+    `open files allowed: this process ${openFilesLimit(process.pid)}, server ${openFilesLimit(server.pid)}, ephemeral ports ${fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().replace(/\s+/, '–')}`,
+  )
   const setup = new BenchClient(server.port)
   const tenants: Tenant[] = []
   for (let index = 0; index < tenantCount; index += 1) {
@@ -533,7 +570,9 @@ try {
   await server.stop()
   fs.rmSync(dataDir, { recursive: true, force: true })
 }
-console.log(`${tenantCount} tenants, ${writers} writer connections${rate > 0 ? ` paced to ${rate} writes/s` : ''}, ${durationSeconds} s per run, ${rounds} round(s) per subscriber count, ${processCount} subscriber processes\n`)
+console.log(
+  `${tenantCount} tenants, ${writers} writer connections${rate > 0 ? ` paced to ${rate} writes/s` : ''}, ${durationSeconds} s per run, ${rounds} round(s) per subscriber count, ${processCount} subscriber processes\n`,
+)
 printRuns(runs)
 printVerdicts(runs, counts, rate > 0)
 if (profileDir !== undefined) printProfile(profileDir)

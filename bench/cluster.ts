@@ -73,18 +73,23 @@ log(`PostgreSQL: initdb and start …`)
 const pg = await startPostgres()
 try {
   const postmaster = postmasterPid(pg.dataDir)
-  if (figures.includes('post') || figures.includes('get')) report.throughput = await throughput(pg, postmaster, { post: figures.includes('post'), get: figures.includes('get') }, { durationSeconds, connections })
+  if (figures.includes('post') || figures.includes('get'))
+    report.throughput = await throughput(pg, postmaster, { post: figures.includes('post'), get: figures.includes('get') }, { durationSeconds, connections })
   if (figures.includes('failover')) report.failover = await failover(pg, rounds)
   if (figures.includes('activation')) {
     const activations: ActivationFigures[] = []
     for (const records of ACTIVATION_RECORDS) activations.push(await activation(pg, records))
-    for (const figure of activations) log(`activation of ${figure.records} records: cluster ${figure.cluster.activationMs.toFixed(0)} ms / embedded ${figure.embedded.activationMs.toFixed(0)} ms = ${figure.ratio.toFixed(2)}×`)
+    for (const figure of activations)
+      log(`activation of ${figure.records} records: cluster ${figure.cluster.activationMs.toFixed(0)} ms / embedded ${figure.embedded.activationMs.toFixed(0)} ms = ${figure.ratio.toFixed(2)}×`)
     report.activation = activations
   }
   if (figures.includes('commits')) {
     log('PostgreSQL commit ceiling (pgbench) …')
     const ceiling: CommitCeilingFigure[] = await measureCommitCeiling(await freshDatabase(pg, `bench_commits_${Date.now()}`), postmaster, durationSeconds)
-    for (const figure of ceiling) log(`pgbench ${figure.rowsPerCommit} row(s)/commit, ${figure.connections} conns: ${figure.commitsPerSecond.toFixed(0)} commits/s, ${figure.rowsPerSecond.toFixed(0)} rows/s, ${figure.averageLatencyMs.toFixed(2)} ms avg, PostgreSQL CPU ${figure.pgCpuMicrosPerCommit?.toFixed(0) ?? '?'} µs/commit`)
+    for (const figure of ceiling)
+      log(
+        `pgbench ${figure.rowsPerCommit} row(s)/commit, ${figure.connections} conns: ${figure.commitsPerSecond.toFixed(0)} commits/s, ${figure.rowsPerSecond.toFixed(0)} rows/s, ${figure.averageLatencyMs.toFixed(2)} ms avg, PostgreSQL CPU ${figure.pgCpuMicrosPerCommit?.toFixed(0) ?? '?'} µs/commit`,
+      )
     report.commits = ceiling
   }
 } finally {

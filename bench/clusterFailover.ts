@@ -105,9 +105,16 @@ export async function failover(pg: PostgresServer, rounds: number): Promise<Fail
         const firstAckMs = Date.now()
         if (sentAfterKill().length === 0) throw new Error(`round ${round}: no write acknowledged within ${FAILOVER_LIMIT_MS} ms of the kill`)
         const claimedAtMs = await takeover
-        const figure = { killToFirstWriteMs: firstAckMs - killedAtMs, leaseLeftAtKillMs: lease.expiresAtMs - killedAtMs, killToClaimMs: claimedAtMs === null ? null : claimedAtMs - killedAtMs, writesBefore }
+        const figure = {
+          killToFirstWriteMs: firstAckMs - killedAtMs,
+          leaseLeftAtKillMs: lease.expiresAtMs - killedAtMs,
+          killToClaimMs: claimedAtMs === null ? null : claimedAtMs - killedAtMs,
+          writesBefore,
+        }
         roundsOut.push(figure)
-        clusterLog(`failover round ${round}: killed ${victim.nodeId}; lease claimed by another node after ${figure.killToClaimMs ?? '?'} ms; first acknowledged write after ${figure.killToFirstWriteMs} ms (the lease had ${figure.leaseLeftAtKillMs} ms left)`)
+        clusterLog(
+          `failover round ${round}: killed ${victim.nodeId}; lease claimed by another node after ${figure.killToClaimMs ?? '?'} ms; first acknowledged write after ${figure.killToFirstWriteMs} ms (the lease had ${figure.leaseLeftAtKillMs} ms left)`,
+        )
         // The dead node comes back (a new incarnation), so the next round has somewhere to go.
         if (round < rounds) await two.replaceNode(nodes.indexOf(victim))
       }

@@ -49,7 +49,12 @@ function cpuOf(processes: Record<string, Measured[]>): Record<string, number | n
 }
 
 /** Runs `load` (after a warm-up run) with the CPU of `processes` and the cluster counters of `nodes` read around it. */
-export async function measured(load: (seconds: number) => Promise<LoadResult>, durationSeconds: number, processes: Record<string, Measured[]>, nodes: readonly { metrics(): Promise<string> }[]): Promise<LoadFigure> {
+export async function measured(
+  load: (seconds: number) => Promise<LoadResult>,
+  durationSeconds: number,
+  processes: Record<string, Measured[]>,
+  nodes: readonly { metrics(): Promise<string> }[],
+): Promise<LoadFigure> {
   await load(1)
   const metricsBefore = await Promise.all(nodes.map((node) => node.metrics()))
   const before = cpuOf(processes)
@@ -80,9 +85,13 @@ function sample(metrics: string, name: string): number {
 }
 
 export function describe(name: string, figure: LoadFigure): void {
-  const cpu = Object.entries(figure.cpuMicrosPerRequest).map(([process, micros]) => `${process} ${micros === null ? '?' : micros.toFixed(0)} µs`).join(', ')
+  const cpu = Object.entries(figure.cpuMicrosPerRequest)
+    .map(([process, micros]) => `${process} ${micros === null ? '?' : micros.toFixed(0)} µs`)
+    .join(', ')
   const extra = figure.forwards === undefined ? '' : `, ${figure.forwards} forwards, ${figure.entriesPerCommit?.toFixed(1) ?? '-'} entries/commit, ${figure.commitMs?.toFixed(1) ?? '-'} ms/commit`
-  clusterLog(`${name}: ${figure.requestsPerSecond.toFixed(0)} req/s, p50 ${figure.p50Ms.toFixed(2)} ms, p99 ${figure.p99Ms.toFixed(2)} ms (${figure.non2xx} non-2xx, ${figure.errors} errors); CPU/request: ${cpu}${extra}`)
+  clusterLog(
+    `${name}: ${figure.requestsPerSecond.toFixed(0)} req/s, p50 ${figure.p50Ms.toFixed(2)} ms, p99 ${figure.p99Ms.toFixed(2)} ms (${figure.non2xx} non-2xx, ${figure.errors} errors); CPU/request: ${cpu}${extra}`,
+  )
 }
 
 /** One process, without its children. */

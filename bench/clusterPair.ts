@@ -42,13 +42,19 @@ export async function startTwoNodes(databaseUrl: string): Promise<TwoNodes> {
   const two: TwoNodes = {
     databaseUrl,
     nodes,
-    haproxy: await startHaproxy(nodes.map((node) => node.server.port), HAPROXY_CHECK_MS),
+    haproxy: await startHaproxy(
+      nodes.map((node) => node.server.port),
+      HAPROXY_CHECK_MS,
+    ),
     async replaceNode(index) {
       const old = nodes[index] as ClusterNodeProcess
       await old.stop()
       nodes[index] = await startClusterNode(databaseUrl, old.nodeId)
       await two.haproxy.stop()
-      two.haproxy = await startHaproxy(nodes.map((node) => node.server.port), HAPROXY_CHECK_MS)
+      two.haproxy = await startHaproxy(
+        nodes.map((node) => node.server.port),
+        HAPROXY_CHECK_MS,
+      )
       await untilReady(two.haproxy.port)
     },
     stop: async () => {

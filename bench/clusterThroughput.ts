@@ -40,7 +40,12 @@ interface Target {
 }
 
 function postDeck(tenants: readonly SmallTenant[], port: number): PreparedRequest[] {
-  return tenants.map(({ tenant, token, projectIds }, index) => ({ method: 'POST', host: hostOf(tenant, port), path: withQuery('/v1/time/timerecords', { token }), body: timeRecordBody(projectIds[0] as string, index) }))
+  return tenants.map(({ tenant, token, projectIds }, index) => ({
+    method: 'POST',
+    host: hostOf(tenant, port),
+    path: withQuery('/v1/time/timerecords', { token }),
+    body: timeRecordBody(projectIds[0] as string, index),
+  }))
 }
 
 function getProject(tenant: SmallTenant, port: number, connections: number): (seconds: number) => Promise<LoadResult> {
@@ -71,7 +76,11 @@ export async function throughput(pg: PostgresServer, postmaster: number, wanted:
   const pgMeasured: Measured[] = [{ pid: postmaster, tree: true }]
   const run = async (name: string, target: Target, tenants: SmallTenant[], getTargets: { name: string; port: number; processes: Record<string, Measured[]> }[]) => {
     out.idle[name] = await idleCpu(target.processes)
-    clusterLog(`idle ${name}: ${Object.entries(out.idle[name] ?? {}).map(([process, micros]) => `${process} ${micros === null ? '?' : (micros / 1000).toFixed(1)} ms/s`).join(', ')}`)
+    clusterLog(
+      `idle ${name}: ${Object.entries(out.idle[name] ?? {})
+        .map(([process, micros]) => `${process} ${micros === null ? '?' : (micros / 1000).toFixed(1)} ms/s`)
+        .join(', ')}`,
+    )
     if (wanted.post) {
       const figure = await measured((seconds) => runDeck('wrk', target.port, postDeck(tenants, target.port), connections, seconds), durationSeconds, target.processes, target.nodes)
       describe(`post ${name}`, figure)

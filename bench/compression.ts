@@ -30,7 +30,6 @@ import { processCpuMicros } from './processCpu.js'
 import { timeRecordBody } from './scenarios.js'
 import { startServer, type BenchServer } from './serverProcess.js'
 
-
 const TENANT = 'compress'
 const BATCH_SIZE = 100
 

@@ -42,9 +42,9 @@ async function prepare(cli: string | undefined): Promise<Prepared> {
     const answer = await client.expect(200, 'POST', withQuery('/v1/batch', { token }), { tenant: TENANT, body: JSON.stringify(items) })
     return answer.json as { id: string; code: number; body: string }[]
   }
-  const clientIds = (await batch(Array.from({ length: CLIENTS }, (_, index) => ({ id: `c${index}`, method: 'POST', path: '/v1/time/clients', body: JSON.stringify({ name: `Client ${index}` }) })))).map(
-    (answer) => (JSON.parse(answer.body) as { id: string }).id,
-  )
+  const clientIds = (
+    await batch(Array.from({ length: CLIENTS }, (_, index) => ({ id: `c${index}`, method: 'POST', path: '/v1/time/clients', body: JSON.stringify({ name: `Client ${index}` }) })))
+  ).map((answer) => (JSON.parse(answer.body) as { id: string }).id)
   let projectId = ''
   for (let start = 0; start < PROJECTS; start += 100) {
     const items = Array.from({ length: 100 }, (_, offset) => ({

@@ -105,7 +105,8 @@ async function measure(way: Way, dataDir: string, tenant: string, login: (server
 
 const args = scriptArgs({
   usage: 'node dist/bench/exports.js [options]',
-  about: "The cost of an export: every time record of a fixture as CSV and as XLSX against the JSON list's pages of 1000\n(time to the head, total time, server CPU, peak RSS), each on a server of its own.",
+  about:
+    "The cost of an export: every time record of a fixture as CSV and as XLSX against the JSON list's pages of 1000\n(time to the head, total time, server CPU, peak RSS), each on a server of its own.",
   options: {
     records: { value: 'n', help: 'the fixture (bench/data/<n>/, made by npm run bench:generate) (default 100000)' },
     rounds: { value: 'n', help: 'rounds (default 2)' },

@@ -60,7 +60,13 @@ function generationConfig(dataDir: string) {
 async function createTenant(registry: TenantRegistry, passwordHash: string): Promise<string> {
   return registry.create(dataset.BENCH_TENANT, (tx) => {
     const owner = insertRecord(tx, User, {
-      firstName: 'Olive', lastName: 'Owner', email: dataset.OWNER_EMAIL, password: passwordHash, admin: true, active: true, confirmed: true,
+      firstName: 'Olive',
+      lastName: 'Owner',
+      email: dataset.OWNER_EMAIL,
+      password: passwordHash,
+      admin: true,
+      active: true,
+      confirmed: true,
     })
     insertRecord(tx, Account, { name: 'Bench Ltd', urlPrefix: dataset.BENCH_TENANT, owner: owner.id, confirmed: true, docNumberSequence: 0 })
     return owner.id

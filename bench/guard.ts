@@ -165,8 +165,9 @@ async function startSide(label: string, dataDir: string, fixture: FixtureInfo, c
 
 /** The same tenant from both generators, but for the ids: else the two builds would not do the same work. */
 function sameShape(a: FixtureInfo, b: FixtureInfo): boolean {
-  return a.records === b.records && a.userIds.length === b.userIds.length && a.projects.length === b.projects.length &&
-    a.projects.every((project, index) => project.records === b.projects[index]?.records)
+  return (
+    a.records === b.records && a.userIds.length === b.userIds.length && a.projects.length === b.projects.length && a.projects.every((project, index) => project.records === b.projects[index]?.records)
+  )
 }
 
 class NoVerdict extends Error {}
@@ -221,15 +222,20 @@ function guardReport(header: string, outcomes: readonly ScenarioOutcome[]): stri
   ])
   const titles = ['scenario', 'this µs/req', 'ref µs/req', 'this/ref', 'spread', 'coverage', 'verdict', '']
   const widths = titles.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)))
-  const line = (cells: readonly string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join('  ').trimEnd()
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number)))
+      .join('  ')
+      .trimEnd()
   const named = (verdict: Verdict) => outcomes.filter((outcome) => outcome.verdict === verdict).map((outcome) => outcome.scenario)
   const lines = [header, line(titles), ...rows.map(line)]
   const slower = named('slower')
   const unclear = named('unclear')
-  lines.push(slower.length > 0
-    ? `FAIL: more than ${SLOWER_LIMIT * 100} % slower beyond the spread: ${slower.join(', ')}`
-    : `PASS: no scenario is more than ${SLOWER_LIMIT * 100} % slower beyond its spread`)
-  if (unclear.length > 0) lines.push(`unclear, the spread reaches past ${1 + SLOWER_LIMIT} (a ${SLOWER_LIMIT * 100} % regression is not ruled out; more --rounds or a quieter machine narrow it): ${unclear.join(', ')}`)
+  lines.push(
+    slower.length > 0 ? `FAIL: more than ${SLOWER_LIMIT * 100} % slower beyond the spread: ${slower.join(', ')}` : `PASS: no scenario is more than ${SLOWER_LIMIT * 100} % slower beyond its spread`,
+  )
+  if (unclear.length > 0)
+    lines.push(`unclear, the spread reaches past ${1 + SLOWER_LIMIT} (a ${SLOWER_LIMIT * 100} % regression is not ruled out; more --rounds or a quieter machine narrow it): ${unclear.join(', ')}`)
   return lines.join('\n')
 }
 
@@ -371,7 +377,10 @@ async function main(): Promise<number> {
       }
     }
   }
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     process.once(signal, () => {
       log(`${signal}: stopping the servers and the build, removing the worktree and the data copies`)
       cleanUp()
@@ -381,7 +390,7 @@ async function main(): Promise<number> {
   try {
     return await guard(options, cleanups)
   } catch (error) {
-    console.error(`bench:guard, no verdict: ${error instanceof NoVerdict ? error.message : error instanceof Error ? error.stack ?? error.message : String(error)}`)
+    console.error(`bench:guard, no verdict: ${error instanceof NoVerdict ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
     return 2
   } finally {
     cleanUp()

@@ -148,7 +148,8 @@ async function measure(placement: Placement, options: { subscribers: number; use
 async function main(): Promise<void> {
   const args = scriptArgs({
     usage: 'node dist/bench/idleFeedSubscribers.js [options]',
-    about: 'What idle change feed subscribers cost the writes: write latency and server CPU per write with none, on a tenant not written, on the written tenant asking for other resources, and getting every event (a fresh server each).',
+    about:
+      'What idle change feed subscribers cost the writes: write latency and server CPU per write with none, on a tenant not written, on the written tenant asking for other resources, and getting every event (a fresh server each).',
     options: {
       subscribers: { value: 'n', help: 'WebSocket subscribers (default 3000)' },
       users: { value: 'n', help: 'users of their tenant they are spread over (default 30)' },

@@ -141,7 +141,16 @@ async function timedImport(server: BenchServer, tenant: string, token: string, n
     const peakRss = peak()
     const cpuMs = ((processCpuMicros(server.pid) ?? 0) - cpuBefore) / 1000
     if (answer.status !== (dryRun ? 200 : 201)) throw new Error(`import answered ${answer.status}: ${answer.text.slice(0, 500)}`)
-    return { status: answer.status, ms: answer.ms, cpuMs, peakAboveMb: (peakRss - before) / 2 ** 20, rssAfterMb: rssOf(server.pid) / 2 ** 20, longestNeighbourMs: ping.longestMs, neighbourGets: ping.count, answer: answer.json }
+    return {
+      status: answer.status,
+      ms: answer.ms,
+      cpuMs,
+      peakAboveMb: (peakRss - before) / 2 ** 20,
+      rssAfterMb: rssOf(server.pid) / 2 ** 20,
+      longestNeighbourMs: ping.longestMs,
+      neighbourGets: ping.count,
+      answer: answer.json,
+    }
   } finally {
     client.close()
   }
@@ -174,7 +183,10 @@ for (let round = 1; round <= rounds; round += 1) {
     const client = new BenchClient(server.port)
     const token = await signUp(client, tenant)
     for (let user = 1; user < USERS; user += 1) {
-      await client.expect(201, 'POST', withQuery('/v1/users', { token }), { tenant, body: JSON.stringify({ firstName: 'User', lastName: String(user), email: `user${user}@${tenant}.test`, password: PASSWORD }) })
+      await client.expect(201, 'POST', withQuery('/v1/users', { token }), {
+        tenant,
+        body: JSON.stringify({ firstName: 'User', lastName: String(user), email: `user${user}@${tenant}.test`, password: PASSWORD }),
+      })
     }
     const neighbour = { tenant: 'neighbour', token: await signUp(client, 'neighbour') }
     client.close()
@@ -193,7 +205,9 @@ for (let round = 1; round <= rounds; round += 1) {
     const count = await again.expect(200, 'GET', withQuery('/v1/time/timerecords/$count', { token: newToken }), { tenant })
     const activationMs = performance.now() - activating
     again.close()
-    restarts.push(`round ${round}: after a restart, the login (which activates the tenant, replaying the import's one log entry) and a $count took ${activationMs.toFixed(0)} ms; ${count.text} records`)
+    restarts.push(
+      `round ${round}: after a restart, the login (which activates the tenant, replaying the import's one log entry) and a $count took ${activationMs.toFixed(0)} ms; ${count.text} records`,
+    )
   } finally {
     await server.stop()
     fs.rmSync(dataDir, { recursive: true, force: true })

@@ -169,12 +169,16 @@ async function runAutocannon(opts: LoadOptions): Promise<LoadResult> {
     connections: opts.connections,
     duration: opts.durationSeconds,
     pipelining: 1,
-    ...(bodies === undefined ? {} : {
-      requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies() }) }],
-    }),
+    ...(bodies === undefined
+      ? {}
+      : {
+          requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies() }) }],
+        }),
   })
   const latencies: number[] = []
-  instance.on('response', (_client, _status, _bytes, ms) => { latencies.push(ms) })
+  instance.on('response', (_client, _status, _bytes, ms) => {
+    latencies.push(ms)
+  })
   const result = await instance
   const sorted = Float64Array.from(latencies).sort()
   const percentile = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
@@ -214,12 +218,7 @@ export interface StartedProcess {
  * Spawns `cmd args` with `env` added to this process's environment and waits
  * for `READY <port>` on its stdout. Later stdout lines go to our stderr.
  */
-export async function startProcess(
-  cmd: string,
-  args: readonly string[],
-  env: Record<string, string> = {},
-  { readyTimeoutMs = 15_000, stopTimeoutMs = 5_000 } = {},
-): Promise<StartedProcess> {
+export async function startProcess(cmd: string, args: readonly string[], env: Record<string, string> = {}, { readyTimeoutMs = 15_000, stopTimeoutMs = 5_000 } = {}): Promise<StartedProcess> {
   const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const name = path.basename(args[0] ?? cmd)

@@ -62,13 +62,19 @@ async function measureChecks(rounds: number): Promise<void> {
   const salt = crypto.randomBytes(16)
   const kinds: [string, () => Promise<unknown>][] = [
     ['scrypt N=16384 (before): check or hash', () => scrypt(PASSWORD, salt, 32, { N: SCRYPT_N, r: 8, p: 1, maxmem: 256 * SCRYPT_N * 8 })],
-    ['Argon2id m=19456 t=2 p=1 (after): check', async () => {
-      if (!(await checkPassword(PASSWORD, argonStored, OWASP_PASSWORD_COST)).matches) throw new Error('the Argon2id check failed')
-    }],
+    [
+      'Argon2id m=19456 t=2 p=1 (after): check',
+      async () => {
+        if (!(await checkPassword(PASSWORD, argonStored, OWASP_PASSWORD_COST)).matches) throw new Error('the Argon2id check failed')
+      },
+    ],
     ['Argon2id m=19456 t=2 p=1 (after): hash', () => hashPassword(PASSWORD, OWASP_PASSWORD_COST)],
-    ['first login of a scrypt user (check + re-hash)', async () => {
-      if ((await checkPassword(PASSWORD, scryptStored, OWASP_PASSWORD_COST)).rehashed === null) throw new Error('no re-hash')
-    }],
+    [
+      'first login of a scrypt user (check + re-hash)',
+      async () => {
+        if ((await checkPassword(PASSWORD, scryptStored, OWASP_PASSWORD_COST)).rehashed === null) throw new Error('no re-hash')
+      },
+    ],
   ]
   const times = kinds.map(() => [] as number[])
   for (let round = -3; round < rounds; round += 1) {
@@ -134,7 +140,9 @@ async function main(): Promise<void> {
   const checks = args.positiveInteger('checks', 30)
   const durationSeconds = args.positiveInteger('duration', 10)
   const rounds = args.positiveInteger('rounds', 2)
-  console.log(`# Login cost, ${new Date().toISOString()}; ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`)
+  console.log(
+    `# Login cost, ${new Date().toISOString()}; ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`,
+  )
   await measureChecks(checks)
 
   const runs: LoginRun[] = []
@@ -149,7 +157,10 @@ async function main(): Promise<void> {
     console.log(`| ${run.label} | ${run.requestsPerSecond.toFixed(1)} | ${run.cpuMsPerLogin?.toFixed(1) ?? 'n/a'} | ${run.p50Ms.toFixed(0)} | ${run.p99Ms.toFixed(0)} | ${run.non2xx} |`)
   }
   const mean = (label: string, pick: (run: LoginRun) => number | null) => {
-    const values = runs.filter((run) => run.label.startsWith(label)).map(pick).filter((value): value is number => value !== null)
+    const values = runs
+      .filter((run) => run.label.startsWith(label))
+      .map(pick)
+      .filter((value): value is number => value !== null)
     return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length
   }
   const rateBefore = mean('before', (run) => run.requestsPerSecond)

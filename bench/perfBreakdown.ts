@@ -164,7 +164,11 @@ async function main(): Promise<void> {
       maps.push(bare.pid, lmdb.pid)
       const url = (port: number) => `http://127.0.0.1:${port}/api/projects`
       targets.push({ name: 'bare-get', pid: bare.pid, load: { url: url(bare.port), method: 'GET', connections, pipelining: 1, tool } })
-      targets.push({ name: 'lmdb-put', pid: lmdb.pid, load: { url: url(lmdb.port), method: 'POST', body: BASELINE_POST_BODY, headers: { 'Content-Type': 'application/json' }, connections, pipelining: 1, tool } })
+      targets.push({
+        name: 'lmdb-put',
+        pid: lmdb.pid,
+        load: { url: url(lmdb.port), method: 'POST', body: BASELINE_POST_BODY, headers: { 'Content-Type': 'application/json' }, connections, pipelining: 1, tool },
+      })
     }
     for (const scenario of scenarios) {
       const answer = await checkScenarioOnce(scenario, scenario.kind === 'write' ? writes : reads)
@@ -215,7 +219,10 @@ async function main(): Promise<void> {
     }
     fs.mkdirSync(RESULTS_DIR, { recursive: true })
     const out = path.join(RESULTS_DIR, `perf-breakdown-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
-    fs.writeFileSync(out, `${JSON.stringify({ at: new Date().toISOString(), records, seconds, rounds, connections, noInlining, loadAverage: { atStart: loadAtStart, atEnd: os.loadavg() }, breakdowns }, null, 2)}\n`)
+    fs.writeFileSync(
+      out,
+      `${JSON.stringify({ at: new Date().toISOString(), records, seconds, rounds, connections, noInlining, loadAverage: { atStart: loadAtStart, atEnd: os.loadavg() }, breakdowns }, null, 2)}\n`,
+    )
     console.log(`\nwrote ${out}`)
   } finally {
     await server?.stop(0)

@@ -46,7 +46,10 @@ const MODULE_PHASES: readonly [RegExp, string][] = [
   [/\/query\//, 'list: plan, filter, order, page'],
   [/\/engine\/(logEntry|textPool)\.js$|\/persist\/codec\.js$|\/node_modules\/msgpackr\//, 'encode log entry'],
   [/\/persist\/|\/node_modules\/lmdb\/|\/tenants\/(durabilityBarrier|logSpace|spaceGuard|snapshotSchedule)\.js$/, 'LMDB put & commit (JS)'],
-  [/\/engine\/(writeTx|liveSums|dayTotals|reportTotals|dateBuckets|appendCounters|personalProjects|addedRecords)\.js$|\/domain\/operations\/(create|update|delete|setFields|deriveFields|expectedVersion|prices)\w*\.js$|\/domain\/(records|values|input|pricing|trash|schema|record)\.js$/, 'write: decide & apply'],
+  [
+    /\/engine\/(writeTx|liveSums|dayTotals|reportTotals|dateBuckets|appendCounters|personalProjects|addedRecords)\.js$|\/domain\/operations\/(create|update|delete|setFields|deriveFields|expectedVersion|prices)\w*\.js$|\/domain\/(records|values|input|pricing|trash|schema|record)\.js$/,
+    'write: decide & apply',
+  ],
   [/\/tenants\/|\/maybePromise\.js$/, 'tenant actor (read/write turn, barrier)'],
   [/\/engine\/|\/domain\/|\/http\/routes\//, 'read (find, visibility, engine)'],
 ]
@@ -85,7 +88,12 @@ export function phaseOf(frames: readonly Frame[]): string {
   const wrapper = SYSCALL_PHASES.find(([pattern]) => pattern.test((frames[0] as Frame).symbol.replace(/@.*$/, '')))
   if (wrapper !== undefined) return (frames[0] as Frame).dso.includes('lmdb') ? 'LMDB flush (fsync, pwrite)' : wrapper[1]
   const nativeLeaf = frames.slice(0, Math.max(0, frames.findIndex(isJs)))
-  if (nativeLeaf.some((frame) => /v8::internal::(Heap|Scavenge|MarkCompact|ConcurrentMarking|Sweeper|MinorMarkCompact|IncrementalMarking|GlobalHandles|MemoryAllocator)|Scavenger|\bGC\b/.test(frame.symbol))) return 'GC'
+  if (
+    nativeLeaf.some((frame) =>
+      /v8::internal::(Heap|Scavenge|MarkCompact|ConcurrentMarking|Sweeper|MinorMarkCompact|IncrementalMarking|GlobalHandles|MemoryAllocator)|Scavenger|\bGC\b/.test(frame.symbol),
+    )
+  )
+    return 'GC'
   if (frames.every((frame) => !isJs(frame)) && frames.some((frame) => /v8::internal::(Heap|Scavenge|MarkCompact|ConcurrentMarking|Sweeper|Scavenger)/.test(frame.symbol))) return 'GC'
   if (frames.some((frame) => /v8::internal::(compiler|maglev|baseline)::|OptimizingCompileDispatcher|Compiler::Compile/.test(frame.symbol))) return 'JIT compile'
   const own = frames.find(isOwn)
@@ -131,7 +139,10 @@ export interface PhaseShare {
 function culprit(frames: readonly Frame[]): string {
   const own = frames.find(isOwn)
   const frame = own ?? frames.find((candidate) => !isKernel(candidate)) ?? frames[0]
-  return (frame?.symbol ?? '?').replace(/^JS:\W*/, '').replace(/file:\/\/\/.*\/dist\//, '').replace(/ \/.*\/node_modules\//, ' node_modules/')
+  return (frame?.symbol ?? '?')
+    .replace(/^JS:\W*/, '')
+    .replace(/file:\/\/\/.*\/dist\//, '')
+    .replace(/ \/.*\/node_modules\//, ' node_modules/')
 }
 
 /** The phases' shares of the samples, largest first, each with its top functions. */
@@ -145,9 +156,14 @@ export function phaseShares(samples: readonly Sample[], topPerPhase = 3): PhaseS
     byPhase.set(phase, names)
   }
   const total = samples.length
-  return [...byPhase].map(([phase, names]) => ({
-    phase,
-    share: [...names.values()].reduce((sum, count) => sum + count, 0) / total,
-    top: [...names].sort((a, b) => b[1] - a[1]).slice(0, topPerPhase).map(([name, count]) => ({ name, share: count / total })),
-  })).sort((a, b) => b.share - a.share)
+  return [...byPhase]
+    .map(([phase, names]) => ({
+      phase,
+      share: [...names.values()].reduce((sum, count) => sum + count, 0) / total,
+      top: [...names]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, topPerPhase)
+        .map(([name, count]) => ({ name, share: count / total })),
+    }))
+    .sort((a, b) => b.share - a.share)
 }

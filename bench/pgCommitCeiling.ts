@@ -40,7 +40,24 @@ async function runPgbench(databaseUrl: string, postmasterPid: number, rowsPerCom
     const values = rowsPerCommit === 1 ? `VALUES (decode('${ENTRY_HEX}', 'hex'))` : `SELECT decode('${ENTRY_HEX}', 'hex') FROM generate_series(1, ${rowsPerCommit})`
     fs.writeFileSync(script, `INSERT INTO commit_probe (entry) ${values};\n`)
     const url = new URL(databaseUrl)
-    const args = ['-n', '-f', script, '-c', String(connections), '-j', String(Math.min(connections, 2)), '-T', String(durationSeconds), '-h', url.hostname, '-p', url.port, '-U', url.username, url.pathname.slice(1)]
+    const args = [
+      '-n',
+      '-f',
+      script,
+      '-c',
+      String(connections),
+      '-j',
+      String(Math.min(connections, 2)),
+      '-T',
+      String(durationSeconds),
+      '-h',
+      url.hostname,
+      '-p',
+      url.port,
+      '-U',
+      url.username,
+      url.pathname.slice(1),
+    ]
     const before = processTreeCpuMicros(postmasterPid)
     const { stdout } = await promisify(execFile)(PGBENCH, args, { timeout: (durationSeconds + 60) * 1000 })
     const after = processTreeCpuMicros(postmasterPid)
@@ -71,7 +88,13 @@ export async function measureCommitCeiling(databaseUrl: string, postmasterPid: n
     await sql.end()
   }
   const figures: CommitCeilingFigure[] = []
-  for (const [rows, connections] of [[1, 1], [1, 16], [ROWS_PER_GROUP, 4], [ROWS_PER_GROUP, 16]] as const) figures.push(await runPgbench(databaseUrl, postmasterPid, rows, connections, durationSeconds))
+  for (const [rows, connections] of [
+    [1, 1],
+    [1, 16],
+    [ROWS_PER_GROUP, 4],
+    [ROWS_PER_GROUP, 16],
+  ] as const)
+    figures.push(await runPgbench(databaseUrl, postmasterPid, rows, connections, durationSeconds))
   return figures
 }
 

@@ -45,7 +45,12 @@ function loadFor(args: ScriptArgs, context: ScenarioContext, connections: number
   const queryName = args.text('query')
   if (queryName !== undefined) {
     const spec = serverTimeSpecs(context).find((candidate) => candidate.name === queryName)
-    if (spec === undefined) throw new Error(`unknown query; queries: ${serverTimeSpecs(context).map((candidate) => candidate.name).join(', ')}`)
+    if (spec === undefined)
+      throw new Error(
+        `unknown query; queries: ${serverTimeSpecs(context)
+          .map((candidate) => candidate.name)
+          .join(', ')}`,
+      )
     return { name: queryName, load: { url: url(spec.path), method: 'GET', headers: { Host: `${context.fixture.tenant}.localhost:${context.port}` }, connections: 1, tool } }
   }
   const scenarioName = args.text('scenario') ?? 'project'
@@ -55,7 +60,10 @@ function loadFor(args: ScriptArgs, context: ScenarioContext, connections: number
   return {
     name: scenarioName,
     load: {
-      url: url(request.path), method: request.method, headers: request.headers, tool,
+      url: url(request.path),
+      method: request.method,
+      headers: request.headers,
+      tool,
       connections: Math.min(connections, scenario.maxConnections ?? connections),
       ...(request.body === undefined ? {} : { body: request.body }),
     },
@@ -65,7 +73,10 @@ function loadFor(args: ScriptArgs, context: ScenarioContext, connections: number
 function printSummary(file: string): void {
   const { totalMs, functions } = summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')))
   console.log(`\n${file}: ${totalMs.toFixed(0)} ms sampled`)
-  for (const [title, key] of [['self time', 'selfMs'], ['inclusive time', 'totalMs']] as const) {
+  for (const [title, key] of [
+    ['self time', 'selfMs'],
+    ['inclusive time', 'totalMs'],
+  ] as const) {
     console.log(`\n${title}`)
     for (const row of [...functions].sort((a, b) => b[key] - a[key]).slice(0, 30)) {
       console.log(`${row[key].toFixed(0).padStart(8)} ms ${((100 * row[key]) / totalMs).toFixed(1).padStart(5)}%  ${row.name}`)
@@ -110,7 +121,9 @@ async function main(): Promise<void> {
     const result = await runLoad({ ...load, durationSeconds })
     const { profile } = await session.post('Profiler.stop')
     session.disconnect()
-    console.log(`${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms (${result.tool}, ${load.connections} conns, ${result.non2xx} non-2xx)`)
+    console.log(
+      `${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms (${result.tool}, ${load.connections} conns, ${result.non2xx} non-2xx)`,
+    )
     fs.mkdirSync(RESULTS_DIR, { recursive: true })
     const file = path.join(RESULTS_DIR, `profile-${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`)
     fs.writeFileSync(file, JSON.stringify(profile))

@@ -59,7 +59,11 @@ export class RefWorktree {
   private readonly children = new Set<ChildProcess>()
   private removed = false
 
-  private constructor(readonly ref: string, readonly commit: string, readonly dir: string) {}
+  private constructor(
+    readonly ref: string,
+    readonly commit: string,
+    readonly dir: string,
+  ) {}
 
   /** Checks `ref` out into a new temporary worktree (nothing built yet). */
   static add(ref: string): RefWorktree {

@@ -100,7 +100,10 @@ const RUN_DOC: ScriptDoc = {
 /** The options (cliOptions.ts: --help prints the usage and exits, a line the runner does not take exits 2). */
 function parseOptions(argv: readonly string[]): RunOptions {
   const args = scriptArgs(RUN_DOC, argv)
-  const scenarios = (args.text('scenario') ?? SCENARIO_NAMES.join(',')).split(',').map((name) => name.trim()).filter((name) => name !== '')
+  const scenarios = (args.text('scenario') ?? SCENARIO_NAMES.join(','))
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '')
   for (const name of scenarios) if (!SCENARIO_NAMES.includes(name)) args.refuse(`unknown scenario '${name}'; scenarios: ${SCENARIO_NAMES.join(', ')}`)
   const skip = new Set((args.text('skip') ?? '').split(',').filter((name) => name !== ''))
   for (const name of skip) if (!SKIPPABLE.includes(name)) args.refuse(`--skip takes ${SKIPPABLE.join(', ')}`)
@@ -184,7 +187,14 @@ async function runScenario(scenario: Scenario, context: ScenarioContext, options
   const result = await withCpuPerRequest(serverPid, () => runLoad({ ...load, durationSeconds: options.durationSeconds }))
   const after = snapshotNames(dataDir, context.fixture.tenant)
   const measured = scenarioResult(scenario.name, scenario.description, scenario.kind, connections, options, result, baselines, [...after].filter((name) => !before.has(name)).length)
-  if (scenario.largeAnswer === true && !options.skip.has('baselines')) measured.sameBytes = await sameBytesOf(scenario.name, answer, measured, { connections, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds, tool: options.tool, ports: options.ports })
+  if (scenario.largeAnswer === true && !options.skip.has('baselines'))
+    measured.sameBytes = await sameBytesOf(scenario.name, answer, measured, {
+      connections,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      tool: options.tool,
+      ports: options.ports,
+    })
   return measured
 }
 
@@ -204,8 +214,14 @@ async function sameBytesOf(name: string, answer: string, measured: ScenarioResul
 }
 
 function scenarioResult(
-  name: string, description: string, kind: Scenario['kind'], connections: number, options: RunOptions,
-  result: LoadResult & { cpuMicrosPerRequest: number | null }, baselines: BaselineReport | null, snapshotsWritten: number,
+  name: string,
+  description: string,
+  kind: Scenario['kind'],
+  connections: number,
+  options: RunOptions,
+  result: LoadResult & { cpuMicrosPerRequest: number | null },
+  baselines: BaselineReport | null,
+  snapshotsWritten: number,
 ): ScenarioResult {
   const baseline = kind === 'read' ? 'bare-get' : 'lmdb-put'
   const baselineFigure = baselines?.figures.find((figure) => figure.name === baseline)
@@ -213,7 +229,9 @@ function scenarioResult(
   const baselineCpu = baselineFigure?.cpuMicrosPerRequest ?? null
   const cpuRatio = baselineCpu === null || result.cpuMicrosPerRequest === null ? null : baselineCpu / result.cpuMicrosPerRequest
   if (result.requests === 0) log(`${name}: NO response within the load tool's timeout (wrk: 2 s) — the server is slower than connections × 2 s`)
-  log(`${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms (${result.tool}, ${connections} conns, ${result.non2xx} non-2xx, ${result.errors} errors)`)
+  log(
+    `${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms (${result.tool}, ${connections} conns, ${result.non2xx} non-2xx, ${result.errors} errors)`,
+  )
   return { name, description, kind, connections, durationSeconds: options.durationSeconds, baseline, ratio, cpuRatio, snapshotsWritten, sameBytes: null, ...result }
 }
 
@@ -249,7 +267,12 @@ function printProfile(dir: string): void {
 // ---------------------------------------------------------------- the run
 
 async function runAgainstServer(
-  options: RunOptions, fixture: FixtureInfo, baselines: BaselineReport | null, emptyServer: { startupMs: number; rssBytes: number } | null, report: RunReport, profileDir: string | null,
+  options: RunOptions,
+  fixture: FixtureInfo,
+  baselines: BaselineReport | null,
+  emptyServer: { startupMs: number; rssBytes: number } | null,
+  report: RunReport,
+  profileDir: string | null,
 ): Promise<void> {
   const dataDir = copyFixture(options.records)
   let server: BenchServer | null = null
@@ -286,8 +309,14 @@ async function runAgainstServer(
       const loadedRssBytes = Math.min(...rssSamples)
       const perRecord = (loadedRssBytes - emptyServer.rssBytes) / fixture.records
       report.server = {
-        emptyStartupMs: emptyServer.startupMs, emptyRssBytes: emptyServer.rssBytes, startupMs: server.startupMs, firstRequestMs: first.ms,
-        loadedRssBytes, rssSamples, bytesPerRecordResident: perRecord, rssPerMillionRecordsBytes: perRecord * 1_000_000,
+        emptyStartupMs: emptyServer.startupMs,
+        emptyRssBytes: emptyServer.rssBytes,
+        startupMs: server.startupMs,
+        firstRequestMs: first.ms,
+        loadedRssBytes,
+        rssSamples,
+        bytesPerRecordResident: perRecord,
+        rssPerMillionRecordsBytes: perRecord * 1_000_000,
       } satisfies ServerFigures
     }
     log('stopping the server (a clean stop snapshots every active tenant) …')
@@ -323,7 +352,13 @@ async function main(): Promise<void> {
   }
   if (!options.skip.has('baselines')) {
     log('baselines …')
-    report.baselines = await measureBaselines({ connections: options.connections, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds, tool: options.tool, ports: options.ports })
+    report.baselines = await measureBaselines({
+      connections: options.connections,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      tool: options.tool,
+      ports: options.ports,
+    })
     for (const figure of report.baselines.figures) log(`${figure.name}: ${figure.requestsPerSecond.toFixed(0)} req/s, p99 ${figure.p99Ms.toFixed(2)} ms`)
   }
   const emptyServer = options.skip.has('memory') ? null : await measureEmptyServer(options.ports)
@@ -334,8 +369,12 @@ async function main(): Promise<void> {
     report.engine = await runEngineFigures(options.records)
   }
   report.targets = evaluateTargets({
-    baselines: report.baselines, scenarios: report.scenarios, bytesPerRecordResident: report.server?.bytesPerRecordResident ?? null,
-    engine: report.engine, batchVsSingle: report.batchVsSingle, serverTimes: report.serverTimes,
+    baselines: report.baselines,
+    scenarios: report.scenarios,
+    bytesPerRecordResident: report.server?.bytesPerRecordResident ?? null,
+    engine: report.engine,
+    batchVsSingle: report.batchVsSingle,
+    serverTimes: report.serverTimes,
   })
   const markdown = markdownReport(report)
   console.log(`\n${markdown}`)

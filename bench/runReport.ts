@@ -92,9 +92,18 @@ function scenarioTable(scenarios: readonly ScenarioResult[]): string {
   return table(
     ['scenario', 'tool', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'vs baseline', 'server CPU µs/req', 'by CPU', 'errors', 'non-2xx', 'snapshots'],
     scenarios.map((s) => [
-      s.name, s.tool, String(s.connections), n0(s.requestsPerSecond), s.requests === 0 ? 'timeout' : n2(s.p50Ms), s.requests === 0 ? 'timeout' : n2(s.p99Ms),
-      s.ratio === null ? '—' : `${(s.ratio * 100).toFixed(0)}% of ${s.baseline}`, cpuText(s.cpuMicrosPerRequest), percentText(s.cpuRatio),
-      String(s.errors), String(s.non2xx), String(s.snapshotsWritten),
+      s.name,
+      s.tool,
+      String(s.connections),
+      n0(s.requestsPerSecond),
+      s.requests === 0 ? 'timeout' : n2(s.p50Ms),
+      s.requests === 0 ? 'timeout' : n2(s.p99Ms),
+      s.ratio === null ? '—' : `${(s.ratio * 100).toFixed(0)}% of ${s.baseline}`,
+      cpuText(s.cpuMicrosPerRequest),
+      percentText(s.cpuRatio),
+      String(s.errors),
+      String(s.non2xx),
+      String(s.snapshotsWritten),
     ]),
   )
 }
@@ -102,10 +111,7 @@ function scenarioTable(scenarios: readonly ScenarioResult[]): string {
 function timesTable(times: readonly QueryTime[]): string {
   return table(
     ['query', 'answer', 'server min ms', 'server median ms', 'server max ms', 'wall min ms', 'wall median ms', 'target'],
-    times.map((t) => [
-      `${t.name}: ${t.description}`, t.answer, n2(t.minMs), n2(t.medianMs), n2(t.maxMs), n2(t.wallMinMs), n2(t.wallMedianMs),
-      t.targetMs === undefined ? '' : `< ${t.targetMs} ms`,
-    ]),
+    times.map((t) => [`${t.name}: ${t.description}`, t.answer, n2(t.minMs), n2(t.medianMs), n2(t.maxMs), n2(t.wallMinMs), n2(t.wallMedianMs), t.targetMs === undefined ? '' : `< ${t.targetMs} ms`]),
   )
 }
 
@@ -127,14 +133,23 @@ function engineRows(report: RunReport): string[][] {
     rows.push(['snapshot: synchronous part (collect the records; blocks the event loop)', `${n0(engine.snapshotSyncMs)} ms`])
     rows.push(['snapshot: total (encode, hash and write a slice at a time, fsync, rename, prune) / size', `${n0(engine.snapshotTotalMs)} ms / ${mb(engine.snapshotBytes)}`])
     rows.push(['snapshot: most resident memory above the loaded tenant during it', mb(engine.snapshotPeakRssBytes)])
-    rows.push([`in-process durable single-record writes (${n0(engine.writeEntries)}, group commit) / the longest one write changed the state`, `${n0(engine.writesPerSecond)} /s / ${engine.writeLongestMs.toFixed(1)} ms`])
+    rows.push([
+      `in-process durable single-record writes (${n0(engine.writeEntries)}, group commit) / the longest one write changed the state`,
+      `${n0(engine.writesPerSecond)} /s / ${engine.writeLongestMs.toFixed(1)} ms`,
+    ])
     rows.push([`log replay (${n0(engine.replayEntries)} single-record entries after the snapshot; a new process, as after a restart)`, `${n0(engine.replayPerSecond)} commands/s`])
     rows.push(['recovery: snapshot + those log entries', `${n0(engine.recoveryWithLogMs)} ms`])
-    rows.push(['the same, a slice per event-loop turn as a server activates a tenant: total / longest the event loop was held', `${n0(engine.activationInTurnsMs)} ms / ${n0(engine.activationLongestStallMs)} ms`])
+    rows.push([
+      'the same, a slice per event-loop turn as a server activates a tenant: total / longest the event loop was held',
+      `${n0(engine.activationInTurnsMs)} ms / ${n0(engine.activationLongestStallMs)} ms`,
+    ])
   }
   const batch = report.batchVsSingle
   if (batch !== null) {
-    rows.push([`100 creations: one batch vs 100 single POSTs on one connection (median of ${batch.rounds})`, `${n2(batch.batchMedianMs)} ms vs ${n2(batch.singleMedianMs)} ms = ${batch.speedup.toFixed(1)}×`])
+    rows.push([
+      `100 creations: one batch vs 100 single POSTs on one connection (median of ${batch.rounds})`,
+      `${n2(batch.batchMedianMs)} ms vs ${n2(batch.singleMedianMs)} ms = ${batch.speedup.toFixed(1)}×`,
+    ])
   }
   return rows
 }
@@ -142,15 +157,30 @@ function engineRows(report: RunReport): string[][] {
 function sameBytesTable(scenarios: readonly ScenarioResult[]): string {
   return table(
     ['scenario', 'answer bytes', 'req/s', 'same bytes from bare uWS, req/s', 'ratio', 'server CPU µs/req', 'bare uWS CPU µs/req', 'by CPU'],
-    scenarios.flatMap((s) => (s.sameBytes === null ? [] : [[
-      s.name, n0(s.sameBytes.bytes), n0(s.requestsPerSecond), n0(s.sameBytes.figure.requestsPerSecond), percentText(s.sameBytes.ratio),
-      cpuText(s.cpuMicrosPerRequest), cpuText(s.sameBytes.figure.cpuMicrosPerRequest), percentText(s.sameBytes.cpuRatio),
-    ]])),
+    scenarios.flatMap((s) =>
+      s.sameBytes === null
+        ? []
+        : [
+            [
+              s.name,
+              n0(s.sameBytes.bytes),
+              n0(s.requestsPerSecond),
+              n0(s.sameBytes.figure.requestsPerSecond),
+              percentText(s.sameBytes.ratio),
+              cpuText(s.cpuMicrosPerRequest),
+              cpuText(s.sameBytes.figure.cpuMicrosPerRequest),
+              percentText(s.sameBytes.cpuRatio),
+            ],
+          ],
+    ),
   )
 }
 
 function targetTable(targets: readonly TargetResult[]): string {
-  return table(['target', 'measured', 'verdict'], targets.map((t) => [t.target, t.measured, t.verdict === 'met' ? '**met**' : t.verdict === 'missed' ? '**missed**' : t.verdict]))
+  return table(
+    ['target', 'measured', 'verdict'],
+    targets.map((t) => [t.target, t.measured, t.verdict === 'met' ? '**met**' : t.verdict === 'missed' ? '**missed**' : t.verdict]),
+  )
 }
 
 export function markdownReport(report: RunReport): string {
@@ -162,7 +192,8 @@ export function markdownReport(report: RunReport): string {
   if (report.scenarios.length > 0) parts.push('### Load scenarios', scenarioTable(report.scenarios))
   const large = report.scenarios.filter((s) => s.sameBytes !== null)
   if (large.length > 0) parts.push('### Large answers against bare uWS answering the same bytes', sameBytesTable(large))
-  if (report.serverTimes.length > 0) parts.push('### Single requests (one connection, 20 requests after 1 warm-up; server time from the Server-Timing header, wall time at the client)', timesTable(report.serverTimes))
+  if (report.serverTimes.length > 0)
+    parts.push('### Single requests (one connection, 20 requests after 1 warm-up; server time from the Server-Timing header, wall time at the client)', timesTable(report.serverTimes))
   const engine = engineRows(report)
   if (engine.length > 0) parts.push('### Engine figures', table(['figure', 'value'], engine))
   parts.push('### Targets', targetTable(report.targets))

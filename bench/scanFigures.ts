@@ -97,7 +97,14 @@ async function measure(dist: string, records: number): Promise<RoundFigures> {
       }
       const getUs = (timed(REPEATS, getAll) * 1000) / GETS
       const project = [...fixture.projects].sort((a, b) => b.records - a.records)[0]?.id as string
-      const pagePlan = planList(TimeRecord, new Map([['$filter', `project/id eq '${project}'`], ['$orderby', 'start desc'], ['$top', '100']]))
+      const pagePlan = planList(
+        TimeRecord,
+        new Map([
+          ['$filter', `project/id eq '${project}'`],
+          ['$orderby', 'start desc'],
+          ['$top', '100'],
+        ]),
+      )
       pagePlan.run(state, caller, all)
       const pageMs = timed(REPEATS * 5, () => pagePlan.run(state, caller, all))
       return { build: dist, loadMs, filterScanMs, summaryUserMs, getUs, pageMs }
@@ -119,10 +126,11 @@ function roundInChild(dist: string, records: number): RoundFigures {
 
 if (isMainModule(import.meta.url)) {
   const args = scriptArgs({
-    usage: 'node --expose-gc dist/bench/scanFigures.js --against <other build\'s dist> [--records 1000000] [--rounds 2]',
-    about: 'Loads the fixture\'s tenant in a child process of each build alternately and prints SCAN_FIGURES <json>: load,\nthe scanning $filter, the summary by user, reads by id and the list page, each the median of its repeats.',
+    usage: "node --expose-gc dist/bench/scanFigures.js --against <other build's dist> [--records 1000000] [--rounds 2]",
+    about:
+      "Loads the fixture's tenant in a child process of each build alternately and prints SCAN_FIGURES <json>: load,\nthe scanning $filter, the summary by user, reads by id and the list page, each the median of its repeats.",
     options: {
-      against: { value: 'dist', help: 'the other build\'s compiled tree (its dist/)' },
+      against: { value: 'dist', help: "the other build's compiled tree (its dist/)" },
       records: { value: 'n', help: 'the fixture (default 1000000)' },
       rounds: { value: 'n', help: 'rounds; each runs both builds once (default 2)' },
       measure: { value: 'dist', help: 'one round of the build at <dist> in this process (how a round runs)' },
@@ -138,7 +146,14 @@ if (isMainModule(import.meta.url)) {
     for (let round = 0; round < args.positiveInteger('rounds', 2); round += 1) {
       for (const dist of [path.resolve(against), self]) {
         rounds.push(roundInChild(dist, records))
-        console.error(JSON.stringify(rounds.at(-1)), 'load', os.loadavg().map((load) => load.toFixed(1)).join(' '))
+        console.error(
+          JSON.stringify(rounds.at(-1)),
+          'load',
+          os
+            .loadavg()
+            .map((load) => load.toFixed(1))
+            .join(' '),
+        )
       }
     }
     console.log(`SCAN_FIGURES ${JSON.stringify({ records, loadAverage: os.loadavg(), rounds })}`)

@@ -68,16 +68,34 @@ export function serverTimeSpecs(context: ScenarioContext): QuerySpec[] {
     { name: 'get-project', description: 'GET one project', path: withQuery(`/v1/time/projects/${project}`, { token }) },
     { name: 'pinned-top100', description: `$filter=project/id eq (${context.project.records} records) &$top=100`, path: records({ $filter: `project/id eq '${project}'`, $top: 100 }), targetMs: 2 },
     { name: 'pinned-top100-noexpand', description: 'the same with no_expand=true', path: records({ $filter: `project/id eq '${project}'`, $top: 100, no_expand: 'true' }), targetMs: 2 },
-    { name: 'fullscan-substringof', description: "$filter=substringof('xyz', description) eq true &$top=100 (matches none: visits every record)", path: records({ $filter: "substringof('xyz', description) eq true", $top: 100 }), targetMs: 100 },
+    {
+      name: 'fullscan-substringof',
+      description: "$filter=substringof('xyz', description) eq true &$top=100 (matches none: visits every record)",
+      path: records({ $filter: "substringof('xyz', description) eq true", $top: 100 }),
+      targetMs: 100,
+    },
     { name: 'sorted-start-desc', description: '$orderby=start desc &$top=100 (range-index walk)', path: records({ $orderby: 'start desc', $top: 100 }), targetMs: 150 },
     { name: 'sorted-duration-desc', description: '$orderby=duration desc &$top=100 (no index: full scan + top-100 buffer)', path: records({ $orderby: 'duration desc', $top: 100 }), targetMs: 150 },
-    { name: 'list-scenario', description: `the list scenario: project/id eq (${context.project.records} records), $orderby=start desc, $top=100`, path: records({ $filter: `project/id eq '${project}'`, $orderby: 'start desc', $top: 100 }) },
-    { name: 'count-pinned', description: "$count, project/id eq '…' and billable eq true", path: withQuery('/v1/time/timerecords/$count', { $filter: `project/id eq '${project}' and billable eq true`, token }) },
+    {
+      name: 'list-scenario',
+      description: `the list scenario: project/id eq (${context.project.records} records), $orderby=start desc, $top=100`,
+      path: records({ $filter: `project/id eq '${project}'`, $orderby: 'start desc', $top: 100 }),
+    },
+    {
+      name: 'count-pinned',
+      description: "$count, project/id eq '…' and billable eq true",
+      path: withQuery('/v1/time/timerecords/$count', { $filter: `project/id eq '${project}' and billable eq true`, token }),
+    },
     { name: 'readtotals-month', description: 'readtotals, one month, ungrouped', path: report('readtotals', { range: 31, range_from: month }), targetMs: 5 },
     { name: 'readtotals-month-project', description: 'readtotals, one month, summary=project/id', path: report('readtotals', { range: 31, range_from: month, summary: 'project/id' }), targetMs: 5 },
     { name: 'singleslices-year-week', description: 'singleslices, one year, slice_by=7', path: report('singleslices', { range: 365, range_from: year, slice_by: 7 }), targetMs: 5 },
     { name: 'trendedtotals-12', description: 'trendedtotals, range=31, depth=12', path: report('trendedtotals', { range: 31, range_from: month, depth: 12 }), targetMs: 5 },
-    { name: 'readtotals-filtered', description: "readtotals, one month, $filter=billable eq true (query path: every record)", path: report('readtotals', { range: 31, range_from: month, $filter: 'billable eq true' }), targetMs: 150 },
+    {
+      name: 'readtotals-filtered',
+      description: 'readtotals, one month, $filter=billable eq true (query path: every record)',
+      path: report('readtotals', { range: 31, range_from: month, $filter: 'billable eq true' }),
+      targetMs: 150,
+    },
   ]
 }
 

@@ -29,7 +29,7 @@ const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'fixtures', '.git'])
 /** Words that look like a file of ours but are not one, each with why. */
 const NOT_OURS: ReadonlyMap<string, string> = new Map([
   ['openapi.json', 'the address /v1/openapi.json the service answers'],
-  ['fixture.json', "a file bench/fixture.ts writes"],
+  ['fixture.json', 'a file bench/fixture.ts writes'],
   ['swagger-ui-bundle.js', "swagger-ui-dist's script, served by /docs"],
   ['interface.md', "the API's specification, which the repository does not hold (README.md is its client's account)"],
   ['resources.md', "the API's specification of the resources, outside the repository like interface.md"],

@@ -3,8 +3,8 @@
  * run fails when any stage failed. (It was `tap && npm run test:cluster`:
  * when tap failed, the cluster stage silently did not run.)
  *
- *   1. lint     the project checks itself (npm run lint): Biome's linter
- *               (biome.jsonc), the layers of src/README.md as
+ *   1. lint     the project checks itself (npm run lint): Biome's format
+ *               and lint rules (biome.jsonc), the layers of src/README.md as
  *               dependency-cruiser rules, every
  *               file a comment names exists, and knip finds no unused
  *               file, export or dependency;
@@ -61,9 +61,14 @@ const HERE = path.dirname(fileURLToPath(import.meta.url))
 const ROOT = path.basename(path.dirname(HERE)) === 'dist' ? path.resolve(HERE, '..', '..') : path.resolve(HERE, '..')
 
 export const STAGES: readonly Stage[] = [
-  { name: 'lint', about: "Biome's linter, the layers of src/README.md, the files comments name, nothing unused (knip)", command: ['npm', 'run', '--silent', 'lint'], needs: [] },
+  { name: 'lint', about: "Biome's format and lint rules, the layers of src/README.md, the files comments name, nothing unused (knip)", command: ['npm', 'run', '--silent', 'lint'], needs: [] },
   { name: 'tap', about: 'every test file: unit, HTTP, crash, browser, cluster', command: [path.join(ROOT, 'node_modules', '.bin', 'tap')], needs: [] },
-  { name: 'cluster', about: 'the HTTP suites again, through a two-node cluster behind HAProxy; the fault test, short', command: ['npm', 'run', '--silent', 'test:cluster'], needs: ['postgresql', 'haproxy'] },
+  {
+    name: 'cluster',
+    about: 'the HTTP suites again, through a two-node cluster behind HAProxy; the fault test, short',
+    command: ['npm', 'run', '--silent', 'test:cluster'],
+    needs: ['postgresql', 'haproxy'],
+  },
 ]
 
 function duration(ms: number): string {
@@ -134,8 +139,7 @@ export function summaryLines(outcomes: readonly StageOutcome[]): string[] {
   })
   const failed = outcomes.filter(({ result }) => result === 'failed').length
   const skipped = outcomes.filter(({ result }) => result === 'skipped').length
-  const verdict =
-    failed > 0 ? `npm test: FAILED (${failed} of ${outcomes.length} stages failed)` : `npm test: passed${skipped > 0 ? ` (${skipped} of ${outcomes.length} stages skipped)` : ''}`
+  const verdict = failed > 0 ? `npm test: FAILED (${failed} of ${outcomes.length} stages failed)` : `npm test: passed${skipped > 0 ? ` (${skipped} of ${outcomes.length} stages skipped)` : ''}`
   return ['== summary', ...lines, verdict]
 }
 

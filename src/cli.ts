@@ -83,7 +83,9 @@ const COMMANDS: Record<string, Command> = {
     async run(_line, config) {
       const service = await startService(config)
       console.log(`Admin listener (metrics, health) on http://127.0.0.1:${service.adminPort}`)
-      console.log(`TimeLedger listening on http://${config.host}:${service.port} (tenants at http://<tenant>.${config.baseDomain}:${service.port}/v1 or http://${config.baseDomain}:${service.port}/tenant/<tenant>/v1), data in ${config.dataDir}`)
+      console.log(
+        `TimeLedger listening on http://${config.host}:${service.port} (tenants at http://<tenant>.${config.baseDomain}:${service.port}/v1 or http://${config.baseDomain}:${service.port}/tenant/<tenant>/v1), data in ${config.dataDir}`,
+      )
       let stopping = false
       const stop = (signal: string) => {
         if (stopping) return

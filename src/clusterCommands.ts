@@ -70,7 +70,10 @@ export const CLUSTER_COMMANDS: Record<string, Command> = {
       if (!/^\d{1,6}$/.test(maxConnections) || Number(maxConnections) < 1) throw new UsageError(`--max-connections must be a positive number, got '${maxConnections}'`)
       process.stdout.write(
         haproxyConfig({
-          nodes: nodes.split(',').map((node) => node.trim()).filter((node) => node !== ''),
+          nodes: nodes
+            .split(',')
+            .map((node) => node.trim())
+            .filter((node) => node !== ''),
           bind: line.text('bind') ?? '127.0.0.1:8000',
           publicHost: line.text('public-host') ?? config.baseDomain,
           checkEveryMs: Number(checkEvery),

@@ -138,7 +138,10 @@ const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s@]+$/
 
 /** CORS_ORIGINS read: null when empty (CORS off); throws on an entry that is not an origin. */
 export function parseCorsOrigins(text: string): CorsOrigins | null {
-  const entries = text.split(',').map((entry) => entry.trim().toLowerCase().replace(/\/+$/, '')).filter((entry) => entry !== '')
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase().replace(/\/+$/, ''))
+    .filter((entry) => entry !== '')
   if (entries.length === 0) return null
   if (entries.includes('*')) return '*'
   for (const entry of entries) {
@@ -149,7 +152,10 @@ export function parseCorsOrigins(text: string): CorsOrigins | null {
 
 /** TRUSTED_PROXIES read: addresses and CIDR ranges (`10.0.0.0/8`, `::1`); throws naming an entry that is neither. */
 export function parseTrustedProxies(text: string): string[] {
-  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
   for (const entry of entries) {
     const [address, bits, extra] = entry.split('/')
     const family = net.isIP(address ?? '')
@@ -189,7 +195,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || './data'),
     baseDomain: (env.BASE_DOMAIN || 'localhost').toLowerCase(),
-    apiKeys: (env.API_KEYS ?? '').split(',').map((key) => key.trim()).filter((key) => key !== ''),
+    apiKeys: (env.API_KEYS ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter((key) => key !== ''),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
     trustedProxies: parseTrustedProxies(env.TRUSTED_PROXIES ?? ''),

@@ -47,14 +47,7 @@ export function progress(label: string, unit: string, total: number | null, sink
 }
 
 /** A progress that stays silent while the work is younger than `graceMs`, and entirely when it ends within it. */
-export function progressAfter(
-  graceMs: number,
-  label: string,
-  unit: string,
-  total: number | null,
-  sink: ProgressSink = process.stderr,
-  now: () => number = Date.now,
-): Progress {
+export function progressAfter(graceMs: number, label: string, unit: string, total: number | null, sink: ProgressSink = process.stderr, now: () => number = Date.now): Progress {
   const started = now()
   let shown: Progress | null = null
   let latestTotal = total

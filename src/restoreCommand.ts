@@ -28,7 +28,7 @@ export const RESTORE_COMMAND: Command = {
   usage:
     'restore <tenant> --from <snapshot file> [--as <tenant>] | --to-seq <n> | --to-time <ISO time>\n\n' +
     '--to-seq and --to-time rebuild the tenant as it was after that log entry (for a time: the last entry at or before it);\n' +
-    "--from takes a snapshot file (.tlsnap) of this tenant; one taken of another tenant is refused unless --as names this\n" +
+    '--from takes a snapshot file (.tlsnap) of this tenant; one taken of another tenant is refused unless --as names this\n' +
     "tenant again (its account then takes this tenant's name). Export files go to 'import'.\n" +
     "'history <tenant>' lists the reachable points. The result becomes the current state as a new snapshot; the history\n" +
     'before it stays. --dry-run (with --to-seq or --to-time) says what the restore would undo, per resource: the\n' +
@@ -75,9 +75,7 @@ export const RESTORE_COMMAND: Command = {
       const target = adminTarget(config, server)
       console.log(`a server (pid ${server.pid}) holds ${config.dataDir}: restoring online through its admin listener at ${target.address}`)
       // The server streams its progress lines (load, replay, snapshot, swap); they go to stderr like local progress.
-      const answer = await callAdminWithProgress(target, 'POST', `/tenants/${encodeURIComponent(tenant)}/restore`, adminRestoreBody(source), (line) =>
-        process.stderr.write(`${line}\n`),
-      )
+      const answer = await callAdminWithProgress(target, 'POST', `/tenants/${encodeURIComponent(tenant)}/restore`, adminRestoreBody(source), (line) => process.stderr.write(`${line}\n`))
       console.log(restoreOutcomeText(tenant, answer as unknown as RestoreOutcome))
       return
     }

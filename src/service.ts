@@ -200,10 +200,11 @@ export async function startService(config: Config): Promise<RunningService> {
   readiness.markReady()
   // Deliveries that were under way at the last stop go on without waiting for a request.
   if (node === null) webhooks.wakeMarked().catch((error: unknown) => console.error('waking the tenants with webhooks failed:', error))
-  else webhooks.keepWaking(node.config.leaseMs, async (tenants) => {
-    const held = new Set(await node.store.liveLeased(tenants))
-    return tenants.filter((tenant) => !held.has(tenant))
-  })
+  else
+    webhooks.keepWaking(node.config.leaseMs, async (tenants) => {
+      const held = new Set(await node.store.liveLeased(tenants))
+      return tenants.filter((tenant) => !held.has(tenant))
+    })
   let stopping: Promise<void> | null = null
   return {
     port: server.port,

@@ -24,24 +24,27 @@ function loadNativeUws(): Uws {
 }
 
 /** Shaped like a project object of the service. */
-const FIXED_BODY = Buffer.from(JSON.stringify({
-  id: 'prj_V1StGXR8_Z5jdHi6B-myT',
-  name: 'Website relaunch 2025',
-  clientId: 'cli_4f90d13a42_Qx7bN2mPa',
-  color: '#3b82f6',
-  billable: true,
-  hourlyRate: 9500,
-  currency: 'EUR',
-  budgetMinutes: 24000,
-  archived: false,
-  createdAt: '2025-01-14T09:30:00.000Z',
-  updatedAt: '2025-03-02T16:45:12.000Z',
-  version: 7,
-}))
+const FIXED_BODY = Buffer.from(
+  JSON.stringify({
+    id: 'prj_V1StGXR8_Z5jdHi6B-myT',
+    name: 'Website relaunch 2025',
+    clientId: 'cli_4f90d13a42_Qx7bN2mPa',
+    color: '#3b82f6',
+    billable: true,
+    hourlyRate: 9500,
+    currency: 'EUR',
+    budgetMinutes: 24000,
+    archived: false,
+    createdAt: '2025-01-14T09:30:00.000Z',
+    updatedAt: '2025-03-02T16:45:12.000Z',
+    version: 7,
+  }),
+)
 
 const args = scriptArgs({
   usage: 'node dist/bench/baselines/bareGetServer.js [port] [body file]',
-  about: 'Baseline 1: bare uWebSockets.js answering every GET with a fixed JSON body, or the bytes of the given file.\nPrints READY <port> once listening (port: the argument, else PORT, else any free one); exits on SIGTERM/SIGINT.',
+  about:
+    'Baseline 1: bare uWebSockets.js answering every GET with a fixed JSON body, or the bytes of the given file.\nPrints READY <port> once listening (port: the argument, else PORT, else any free one); exits on SIGTERM/SIGINT.',
   options: {},
   positionals: ['[port]', '[body file]'],
   startedBy: 'the benchmark runner (baselines.ts)',

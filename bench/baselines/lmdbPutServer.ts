@@ -32,7 +32,8 @@ function loadNativeUws(): Uws {
 
 const args = scriptArgs({
   usage: 'node dist/bench/baselines/lmdbPutServer.js [port] [lmdb dir]',
-  about: 'Baseline 2: bare uWebSockets.js doing one flushed LMDB put per POST. Prints READY <port> once listening (port: the\nargument, else PORT, else any free one; the store in the given folder, else LMDB_DIR, else a temporary one).',
+  about:
+    'Baseline 2: bare uWebSockets.js doing one flushed LMDB put per POST. Prints READY <port> once listening (port: the\nargument, else PORT, else any free one; the store in the given folder, else LMDB_DIR, else a temporary one).',
   options: {},
   positionals: ['[port]', '[lmdb dir]'],
   startedBy: 'the benchmark runner (baselines.ts)',
@@ -60,7 +61,9 @@ app.get('/*', (res) => {
 
 app.post('/*', (res) => {
   let aborted = false
-  res.onAborted(() => { aborted = true })
+  res.onAborted(() => {
+    aborted = true
+  })
   const chunks: Buffer[] = []
   res.onData((chunk, isLast) => {
     chunks.push(Buffer.from(new Uint8Array(chunk))) // a copy: uWS neuters `chunk` on return

@@ -29,7 +29,10 @@ class AdminCallError extends Error {}
 
 /** The server holding the data directory has not opened its admin listener yet (its lock names no port so far). */
 export class ServerStarting extends AdminCallError {
-  constructor(readonly pid: number, dataDir: string) {
+  constructor(
+    readonly pid: number,
+    dataDir: string,
+  ) {
     super(`the server (pid ${pid}) holding ${dataDir} is starting: its admin listener is not up yet; try again in a moment`)
   }
 }
@@ -106,12 +109,7 @@ interface AdminRequestSpec {
 }
 
 /** Sends the request; the answer goes to `onResponse`, a failure to reach the listener to `onError`. */
-function send(
-  target: AdminTarget,
-  request: AdminRequestSpec,
-  onResponse: (response: http.IncomingMessage) => void,
-  onError: (error: AdminCallError) => void,
-): void {
+function send(target: AdminTarget, request: AdminRequestSpec, onResponse: (response: http.IncomingMessage) => void, onError: (error: AdminCallError) => void): void {
   const key = request.withKey ? adminKeyFor(target) : null
   const payload = request.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(request.body))
   const headers: Record<string, string> = { 'content-length': String(payload.length), accept: request.accept }
@@ -157,13 +155,7 @@ export async function fetchAdmin(target: AdminTarget, path: string, accept = 'ap
  * Sends a JSON body to the admin listener for work that reports progress: each progress line goes to `onProgress` as
  * it arrives; resolves with the result, throws the error message otherwise.
  */
-export function callAdminWithProgress(
-  target: AdminTarget,
-  method: string,
-  path: string,
-  body: unknown,
-  onProgress: (line: string) => void,
-): Promise<Record<string, unknown>> {
+export function callAdminWithProgress(target: AdminTarget, method: string, path: string, body: unknown, onProgress: (line: string) => void): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const onResponse = (response: http.IncomingMessage) => {
       const status = response.statusCode ?? 0

@@ -113,7 +113,13 @@ function errorAnswer(error: ApiError): AdminResponse {
 
 /** The answer for what a handler threw: an ApiError as it is, anything else 500 TL01-9001 naming a logged request id. */
 export function answerForError(error: unknown, method: string, path: string): AdminResponse {
-  return errorAnswer(failureAsApiError(error, () => adminRequestIds.next(), (id) => `admin request ${id} ${method} ${path}`))
+  return errorAnswer(
+    failureAsApiError(
+      error,
+      () => adminRequestIds.next(),
+      (id) => `admin request ${id} ${method} ${path}`,
+    ),
+  )
 }
 
 function splitAdminPath(path: string): string[] | null {

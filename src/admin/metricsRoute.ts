@@ -39,7 +39,12 @@ function feedFamilies(text: PrometheusText, feeds: FeedCounters): void {
   family('timeledger_change_feed_subscriptions', 'gauge', 'Change feed subscriptions (WebSocket and event stream) open on this node.', feeds.open)
   family('timeledger_change_feed_refusals_total', 'counter', 'Change feed requests refused 429 at a CHANGE_FEED_MAX_SUBSCRIPTIONS_* limit since start.', feeds.refused)
   family('timeledger_change_feed_buffered_bytes', 'gauge', 'Bytes waiting for all change feed streams of this node (their budget is CHANGE_FEED_MAX_BUFFERED_BYTES_PER_NODE).', feeds.bufferedBytes)
-  family('timeledger_change_feed_budget_cuts_total', 'counter', 'Change feed streams cut (4409) since start because all streams together held more than CHANGE_FEED_MAX_BUFFERED_BYTES_PER_NODE.', feeds.budgetCuts)
+  family(
+    'timeledger_change_feed_budget_cuts_total',
+    'counter',
+    'Change feed streams cut (4409) since start because all streams together held more than CHANGE_FEED_MAX_BUFFERED_BYTES_PER_NODE.',
+    feeds.budgetCuts,
+  )
 }
 
 /** What /metrics shows of a cluster node (cluster/clusterNode.ts): its leases, forwards and claims. */
@@ -142,7 +147,7 @@ function clusterFamilies(text: PrometheusText, node: ClusterCounters): void {
   counter('timeledger_cluster_claims_total', 'Tenant leases claimed by this node since start.', placement.claims)
   counter('timeledger_cluster_takeovers_total', 'Claims of a tenant whose lease another node held before (epoch above 1).', placement.takeovers)
   counter('timeledger_cluster_lease_renewal_failures_total', 'Lease renewals that failed (the database unreachable).', keeper.renewalFailures)
-  counter('timeledger_cluster_leases_lost_total', 'Leases lost: taken over by another node, or run out by this node\'s clock.', keeper.lost)
+  counter('timeledger_cluster_leases_lost_total', "Leases lost: taken over by another node, or run out by this node's clock.", keeper.lost)
 }
 
 function processFamilies(text: PrometheusText): void {

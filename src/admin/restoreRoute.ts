@@ -70,7 +70,14 @@ export function registerRestoreRoute(admin: AdminServer, restores: OnlineRestore
     }
     const lines = new LineStream()
     const say = (text: string) => lines.push(JSON.stringify({ progress: text }))
-    const sink = { isTTY: false, write: (text: string) => text.split('\n').filter((line) => line !== '').forEach(say) }
+    const sink = {
+      isTTY: false,
+      write: (text: string) =>
+        text
+          .split('\n')
+          .filter((line) => line !== '')
+          .forEach(say),
+    }
     say(`restore ${tenant}: rebuilding the state`)
     restore(source, { startProgress: (label, unit, total) => progress(label, unit, total, sink), note: say })
       .then(

@@ -77,7 +77,7 @@ export function haproxyConfig(options: HaproxyOptions): string {
     '  mode http',
     '  option http-keep-alive',
     '  timeout connect 2s',
-    '  # Above the change feed\'s SSE keep-alive (25 s): a quiet stream is never cut.',
+    "  # Above the change feed's SSE keep-alive (25 s): a quiet stream is never cut.",
     '  timeout client 65s',
     '  timeout server 65s',
     '  # An upgraded WebSocket (the change feed): above the 120 s after which the nodes ping an idle one.',
@@ -106,7 +106,7 @@ export function haproxyConfig(options: HaproxyOptions): string {
     '  http-check expect status 200',
     `  timeout check ${Math.max(1_000, options.checkEveryMs * 2)}ms`,
     `  default-server inter ${options.checkEveryMs}ms fastinter ${Math.max(100, Math.floor(options.checkEveryMs / 2))}ms fall 2 rise 2 on-marked-down shutdown-sessions`,
-    '  # The client\'s address, for the nodes\' per-address limits (their TRUSTED_PROXIES name this HAProxy).',
+    "  # The client's address, for the nodes' per-address limits (their TRUSTED_PROXIES name this HAProxy).",
     ...nodes.map((node) => `  server ${node.name} ${node.address} check send-proxy-v2`),
   ]
   if (options.stats !== null) {

@@ -142,7 +142,15 @@ export class HttpForwarder implements RequestForwarder {
       const outgoing = http.request(options, (incoming) => {
         if (incoming.headers['content-length'] === undefined && incoming.headers['transfer-encoding'] !== undefined) {
           incoming.on('error', (error) => console.error(`a streamed answer of tenant '${tenant}' from ${nodeUrl} broke off: ${error.message}`))
-          resolve({ status: incoming.statusCode ?? 502, headers: answerHeaders(incoming), body: new StreamedBody(chunksOf(incoming), () => incoming.destroy(), () => incoming.destroy()) })
+          resolve({
+            status: incoming.statusCode ?? 502,
+            headers: answerHeaders(incoming),
+            body: new StreamedBody(
+              chunksOf(incoming),
+              () => incoming.destroy(),
+              () => incoming.destroy(),
+            ),
+          })
           return
         }
         const chunks: Buffer[] = []

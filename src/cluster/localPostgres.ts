@@ -49,7 +49,9 @@ export function assertPostgresCanEnter(dir: string): void {
   try {
     execFileSync('runuser', ['-u', DB_USER, '--', 'test', '-x', dir], { stdio: 'ignore' })
   } catch {
-    throw new Error(`PostgreSQL runs as the ${DB_USER} user, who cannot enter ${dir}: a folder above it is closed to other users (as /root is); choose a folder it can reach (e.g. --dir /tmp/cluster-demo), or open the folders above to others (chmod o+x)`)
+    throw new Error(
+      `PostgreSQL runs as the ${DB_USER} user, who cannot enter ${dir}: a folder above it is closed to other users (as /root is); choose a folder it can reach (e.g. --dir /tmp/cluster-demo), or open the folders above to others (chmod o+x)`,
+    )
   }
 }
 

@@ -42,7 +42,7 @@ function makeField(name: string, type: string, ref: string | undefined, descript
     indexed: options.indexed ?? (ref !== undefined && options.list !== true),
     rangeIndexed: options.rangeIndexed ?? false,
     inStub: options.inStub ?? false,
-    computed: options.computed ?? (options.derive !== undefined),
+    computed: options.computed ?? options.derive !== undefined,
     hashed: options.hashed ?? false,
     setOnce: options.setOnce ?? false,
     ...(options.derive === undefined ? {} : { derive: options.derive }),
@@ -58,8 +58,7 @@ export const field = {
   date: (name: string, description: string, options: FieldOptions = {}) => makeField(name, 'Date', undefined, description, options),
   ref: (name: string, type: string, description: string, options: FieldOptions = {}) => makeField(name, type, type, description, options),
   /** A list of references to `type` (see FieldDecl.list). */
-  refList: (name: string, type: string, description: string, options: FieldOptions = {}) =>
-    makeField(name, type, type, description, Object.assign({}, options, { list: true, indexed: false })),
+  refList: (name: string, type: string, description: string, options: FieldOptions = {}) => makeField(name, type, type, description, Object.assign({}, options, { list: true, indexed: false })),
 }
 
 export const size = (min: number, max: number): Constraint => ({ type: 'Size', min, max })

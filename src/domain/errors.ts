@@ -66,12 +66,10 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (type: string, id: string): ApiError =>
-  new ApiError('TL01-1101', `${type} with id '${id}' not found`)
+export const notFound = (type: string, id: string): ApiError => new ApiError('TL01-1101', `${type} with id '${id}' not found`)
 
 export const wrongParameter = (message: string): ApiError => new ApiError('TL01-1105', message)
 
 export const accessDenied = (message = 'access denied'): ApiError => new ApiError('TL01-1008', message)
 
-export const violation = (violations: ConstraintViolation[]): ApiError =>
-  new ApiError('TL01-1104', violations.map((item) => item.message).join('; '), null, violations)
+export const violation = (violations: ConstraintViolation[]): ApiError => new ApiError('TL01-1104', violations.map((item) => item.message).join('; '), null, violations)

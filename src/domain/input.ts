@@ -35,7 +35,10 @@ export function convertValue(decl: ResourceDecl, fieldDecl: FieldDecl, raw: unkn
     if (raw === undefined || raw === null || raw === '') return null
     if (typeof raw !== 'string' || raw.length > 64) throw bad(`a reference {"id": "…"}`)
     if (fieldDecl.name === 'trashItem') {
-      throw new ApiError('TL01-1103', `${decl.type}.trashItem is set by deleting the object (DELETE moves it to the trash) and cleared by restoring it from the trash (GET /trash/{id}/$restore); write null or leave it out`)
+      throw new ApiError(
+        'TL01-1103',
+        `${decl.type}.trashItem is set by deleting the object (DELETE moves it to the trash) and cleared by restoring it from the trash (GET /trash/{id}/$restore); write null or leave it out`,
+      )
     }
     return raw
   }
@@ -79,7 +82,11 @@ export function convertValue(decl: ResourceDecl, fieldDecl: FieldDecl, raw: unkn
 /** A list of references as distinct ids; an XML element given once is a list of one, a text `a,b` a list of two. */
 function convertRefList(raw: unknown, source: ValueSource, bad: (expected: string) => ApiError): string[] {
   let items: unknown = raw
-  if (source === 'text' && typeof raw === 'string') items = raw.split(',').map((part) => part.trim()).filter((part) => part !== '')
+  if (source === 'text' && typeof raw === 'string')
+    items = raw
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '')
   else if (source === 'text' && isPlainObject(raw)) items = [raw]
   if (!Array.isArray(items)) throw bad('a list of references [{"id": "…"}, …]')
   if (items.length > MAX_LIST_REFS) throw bad(`a list of at most ${MAX_LIST_REFS} references`)

@@ -66,9 +66,7 @@ function fieldMetadata(fieldDecl: FieldDecl): Record<string, unknown> {
     description: fieldDecl.description,
     ...(fieldDecl.defaultValue === undefined ? {} : { defaultValue: String(fieldDecl.defaultValue) }),
     access: fieldDecl.access,
-    ...(fieldDecl.constraints.length === 0
-      ? {}
-      : { constraints: fieldDecl.constraints.map((constraint) => ({ type: constraint.type, details: constraintDetails(constraint) })) }),
+    ...(fieldDecl.constraints.length === 0 ? {} : { constraints: fieldDecl.constraints.map((constraint) => ({ type: constraint.type, details: constraintDetails(constraint) })) }),
   }
 }
 

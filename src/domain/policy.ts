@@ -201,11 +201,7 @@ function allowedByRule(caller: Caller, decl: ResourceDecl, rec: Rec, before: Rec
       return isProjectManager(caller, context) && project !== undefined && project.owner === caller.userId
     }
     case 'self':
-      return (
-        before !== undefined &&
-        rec.id === caller.userId &&
-        SELF_PROTECTED_FIELDS.every((name) => rec[name] === before[name])
-      )
+      return before !== undefined && rec.id === caller.userId && SELF_PROTECTED_FIELDS.every((name) => rec[name] === before[name])
   }
 }
 

@@ -110,10 +110,7 @@ function applicablePriceList(record: Rec, priceLists: Iterable<Rec>, context: Di
     const level = priceLevel(list)
     if (level === undefined) continue
     if (!dimensionsOf(list).every((dimension) => list[dimension] === values[dimension])) continue
-    const better =
-      best === undefined ||
-      level > best.level ||
-      (level === best.level && (list.createdAt > best.list.createdAt || (list.createdAt === best.list.createdAt && list.id > best.list.id)))
+    const better = best === undefined || level > best.level || (level === best.level && (list.createdAt > best.list.createdAt || (list.createdAt === best.list.createdAt && list.id > best.list.id)))
     if (better) best = { list, level }
   }
   return best?.list

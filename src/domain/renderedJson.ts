@@ -87,7 +87,10 @@ export class RenderedJson {
   /** Kept texts by record, in the clock's order (see the top). */
   private readonly kept = new Map<Rec, KeptRecord>()
   /** Rows rendered once since the last change and not kept yet, by form. */
-  private readonly rowsSeen = new Map<RowForm, Set<Rec>>([['row', new Set()], ['rowWithStubs', new Set()]])
+  private readonly rowsSeen = new Map<RowForm, Set<Rec>>([
+    ['row', new Set()],
+    ['rowWithStubs', new Set()],
+  ])
   private rowsSeenCount = 0
   private bytes = 0
   /** The answer being written: a number that `startAnswer` moves. */

@@ -109,8 +109,7 @@ export function slicesOf(period: Period, sliceBy: number): Period[] {
   const slices: Period[] = []
   let start = period.fromDay
   while (start < period.toDay) {
-    const next =
-      sliceBy === 1 ? start + 1 : sliceBy === 7 ? start + 7 : sliceBy === 31 ? monthStartAfter(start, 1) : yearStartAfter(start, 1)
+    const next = sliceBy === 1 ? start + 1 : sliceBy === 7 ? start + 7 : sliceBy === 31 ? monthStartAfter(start, 1) : yearStartAfter(start, 1)
     slices.push({ fromDay: start, toDay: Math.min(next, period.toDay) })
     if (slices.length > MAX_SLICES) throw wrongParameter(`at most ${MAX_SLICES} slices`)
     start = next

@@ -129,10 +129,7 @@ export function restoreFromTrash(tx: Tx, trashItemId: string): { decl: ResourceD
   const root = trashedObject(tx.state, item)
   const parent = trashedParent(tx.state, root.decl, root.rec)
   if (parent !== undefined) {
-    throw new ApiError(
-      'TL01-1106',
-      `restore the ${parent.decl.type} '${parent.rec.id}' first: this ${root.decl.type} belongs to it and it is in the trash`,
-    )
+    throw new ApiError('TL01-1106', `restore the ${parent.decl.type} '${parent.rec.id}' first: this ${root.decl.type} belongs to it and it is in the trash`)
   }
   let restored = root.rec
   for (const groupItem of groupItems(tx.state, item)) {

@@ -255,7 +255,8 @@ export class ColumnTable {
     const chunks = Math.ceil(image.rowCount / CHUNK_ROWS)
     for (const [at, column] of image.columns.entries()) checkChunks(column, chunks, `${this.decl.type}.${this.names[at] as string}`)
     checkChunks(image.extras, chunks, `${this.decl.type} extras`)
-    if (image.alive.length !== chunks || image.alive.some((flags) => flags !== null && flags.length !== CHUNK_ROWS)) throw new Error(`${this.decl.type}: live flags of ${image.alive.length} chunks, ${chunks} expected`)
+    if (image.alive.length !== chunks || image.alive.some((flags) => flags !== null && flags.length !== CHUNK_ROWS))
+      throw new Error(`${this.decl.type}: live flags of ${image.alive.length} chunks, ${chunks} expected`)
     for (const [chunk, flags] of image.alive.entries()) {
       // Rows appended after the snapshot was taken may have marked the last chunk's flags as it was written.
       if (flags !== null && (chunk + 1) * CHUNK_ROWS > image.rowCount) flags.fill(0, image.rowCount - chunk * CHUNK_ROWS)

@@ -67,11 +67,11 @@ function addSlots(sums: Float64Array, offset: number, totals: Totals, sign: numb
 /** Adds the days [fromIndex, toIndex) of a page into `into`. */
 function sumSlots(sums: Float64Array, fromIndex: number, toIndex: number, into: Totals): void {
   for (let offset = fromIndex * SLOTS, end = toIndex * SLOTS; offset < end; offset += SLOTS) {
-    into.count += (sums[offset + COUNT] as number)
-    into.timeMs += (sums[offset + TIME_MS] as number)
-    into.billableTimeMs += (sums[offset + BILLABLE_TIME_MS] as number)
-    into.effectiveTimeMs += (sums[offset + EFFECTIVE_TIME_MS] as number)
-    into.moneyCents += (sums[offset + MONEY_CENTS] as number)
+    into.count += sums[offset + COUNT] as number
+    into.timeMs += sums[offset + TIME_MS] as number
+    into.billableTimeMs += sums[offset + BILLABLE_TIME_MS] as number
+    into.effectiveTimeMs += sums[offset + EFFECTIVE_TIME_MS] as number
+    into.moneyCents += sums[offset + MONEY_CENTS] as number
   }
 }
 

@@ -110,9 +110,7 @@ function sendStreamed(res: HttpResponse, exchange: Exchange, observers: FrontEnd
     exchange.answered = true
     record(observers, exchange, outcome.kind === 'clientGone' ? CLIENT_CLOSED : response.status, outcome.bytes)
   }
-  writeStreamed(res, exchange, body, () => writeHead(res, exchange, response), close).then(ended, (error: unknown) =>
-    ended({ kind: 'failedAfterHead', error, bytes: 0 }),
-  )
+  writeStreamed(res, exchange, body, () => writeHead(res, exchange, response), close).then(ended, (error: unknown) => ended({ kind: 'failedAfterHead', error, bytes: 0 }))
 }
 
 /** Writes the exchange's answer (closing the connection after it when `close`) and records it; nothing once it was. */

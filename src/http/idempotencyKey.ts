@@ -49,5 +49,10 @@ export function idempotencyKeyOf(request: ApiRequest): string | undefined {
 /** The SHA-256 of what makes the request the same request: method, path, query (but `token`) and body. */
 export function requestFingerprint(request: ApiRequest): string {
   const query = [...request.query].filter(([name]) => name !== 'token')
-  return crypto.createHash('sha256').update(JSON.stringify([request.method, request.segments, query])).update('\n').update(request.body).digest('hex')
+  return crypto
+    .createHash('sha256')
+    .update(JSON.stringify([request.method, request.segments, query]))
+    .update('\n')
+    .update(request.body)
+    .digest('hex')
 }

@@ -17,10 +17,7 @@ import { carriesCredential, FORWARDED_CREDENTIAL_HEADER, FORWARDED_TENANT_HEADER
 /** Where the cluster's own calls live on the internal listener. */
 const CLUSTER_CALL_PREFIX = '/cluster/'
 
-export type InternalAccess =
-  | { readonly kind: 'node' }
-  | { readonly kind: 'forwarded'; readonly tenant: string }
-  | { readonly kind: 'refused'; readonly reason: string }
+export type InternalAccess = { readonly kind: 'node' } | { readonly kind: 'forwarded'; readonly tenant: string } | { readonly kind: 'refused'; readonly reason: string }
 
 const NODE: InternalAccess = { kind: 'node' }
 

@@ -18,7 +18,10 @@ export function withVary(headers: Readonly<Record<string, string>>, name: string
   }
   const current = headers[key]
   if (current === undefined) return { ...headers, [key]: name }
-  const names = current.split(',').map((item) => item.trim()).filter((item) => item !== '')
+  const names = current
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')
   if (names.includes('*') || names.some((item) => item.toLowerCase() === name.toLowerCase())) return { ...headers }
   return { ...headers, [key]: [...names, name].join(', ') }
 }

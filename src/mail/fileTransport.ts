@@ -17,7 +17,10 @@ export class FileTransport implements MailTransport {
   private readonly composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' })
   private sequence = 0
 
-  constructor(dataDir: string, private readonly from: string) {
+  constructor(
+    dataDir: string,
+    private readonly from: string,
+  ) {
     this.dir = path.join(dataDir, 'outbox')
   }
 

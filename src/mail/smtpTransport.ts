@@ -17,11 +17,12 @@ const SOCKET_TIMEOUT_MS = 30_000
 export class SmtpTransport implements MailTransport {
   private readonly transporter: Transporter
 
-  constructor(url: string, private readonly from: string) {
+  constructor(
+    url: string,
+    private readonly from: string,
+  ) {
     // SMTPTransport merges `url` with the other options (createTransport given a URL would drop them).
-    this.transporter = nodemailer.createTransport(
-      new SMTPTransport({ url, connectionTimeout: CONNECTION_TIMEOUT_MS, greetingTimeout: CONNECTION_TIMEOUT_MS, socketTimeout: SOCKET_TIMEOUT_MS }),
-    )
+    this.transporter = nodemailer.createTransport(new SMTPTransport({ url, connectionTimeout: CONNECTION_TIMEOUT_MS, greetingTimeout: CONNECTION_TIMEOUT_MS, socketTimeout: SOCKET_TIMEOUT_MS }))
   }
 
   async deliver(mail: Mail): Promise<string> {

@@ -91,7 +91,13 @@ export function processState(pid: number, procDir = '/proc'): string | null {
     return null
   }
   const afterName = stat.lastIndexOf(')')
-  const state = afterName < 0 ? undefined : stat.slice(afterName + 1).trim().split(' ')[0]
+  const state =
+    afterName < 0
+      ? undefined
+      : stat
+          .slice(afterName + 1)
+          .trim()
+          .split(' ')[0]
   return state === undefined || state === '' ? null : state
 }
 

@@ -39,7 +39,6 @@ import { StoreSpace } from './storeSpace.js'
 export type { GlobalIndexKey, TenantInfo }
 export { LogCorruptError }
 
-
 /** What `logEntries` yields for bytes that do not decode as a log entry. */
 class UndecodableEntry {
   constructor(readonly cause: unknown) {}

@@ -127,9 +127,7 @@ export function decodeExport(bytes: Buffer): TenantExport {
   }
   const reader = READERS[header.format]
   if (reader === undefined) {
-    throw new ExportInvalidError(
-      header.format > EXPORT_FORMAT ? `export format ${header.format} is newer than this program reads (up to ${EXPORT_FORMAT})` : `unknown export format ${header.format}`,
-    )
+    throw new ExportInvalidError(header.format > EXPORT_FORMAT ? `export format ${header.format} is newer than this program reads (up to ${EXPORT_FORMAT})` : `unknown export format ${header.format}`)
   }
   return reader(header, bytes.subarray(12 + headerLength))
 }

@@ -44,7 +44,11 @@ export interface StoreCeiling {
 /** What a TenantLog read throws for an entry that cannot be decoded: it names the tenant and the sequence number. */
 export class LogCorruptError extends Error {
   override name = 'LogCorruptError'
-  constructor(readonly tenant: string, readonly seq: number, cause: unknown) {
+  constructor(
+    readonly tenant: string,
+    readonly seq: number,
+    cause: unknown,
+  ) {
     super(`tenant '${tenant}': log entry ${seq} cannot be decoded (${cause instanceof Error ? cause.message : String(cause)})`)
   }
 }

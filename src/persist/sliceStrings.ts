@@ -91,10 +91,7 @@ function isTexts(value: unknown): value is string[] {
  * A decoded format 4 slice with its texts put back, in place, each of them the string `share` gives for it;
  * SliceStringsError when its table does not fit its records.
  */
-export function resolveStringTable(
-  slice: SliceOfRecords & { fields?: unknown; strings?: unknown },
-  share: (text: string) => string = (text) => text,
-): SliceOfRecords {
+export function resolveStringTable(slice: SliceOfRecords & { fields?: unknown; strings?: unknown }, share: (text: string) => string = (text) => text): SliceOfRecords {
   const { fields } = slice
   if (!isTexts(fields) || !isTexts(slice.strings)) throw new SliceStringsError('the slice has no string table')
   const strings = slice.strings.map(share)

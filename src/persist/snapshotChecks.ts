@@ -47,7 +47,8 @@ export async function snapshotFileProblem(file: string, tenant: string, seq: num
     const handle = await fs.promises.open(file, 'r')
     try {
       const { header, bodyOffset } = headerOfFile(handle.fd)
-      if (header.tenant !== tenant || header.seq !== seq) throw new SnapshotInvalidError(`the header names tenant '${header.tenant}' at seq ${header.seq}, the file's place tenant '${tenant}' at seq ${seq}`)
+      if (header.tenant !== tenant || header.seq !== seq)
+        throw new SnapshotInvalidError(`the header names tenant '${header.tenant}' at seq ${header.seq}, the file's place tenant '${tenant}' at seq ${seq}`)
       checkBodyBytes(header, (await handle.stat()).size - bodyOffset)
       const hash = crypto.createHash('sha256')
       const chunk = Buffer.allocUnsafe(CHECK_CHUNK_BYTES)

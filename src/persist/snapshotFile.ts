@@ -73,7 +73,6 @@ export function listSnapshots(dataDir: string, tenant: string): SnapshotListing[
     .sort((a, b) => b.seq - a.seq)
 }
 
-
 /** Where the body starts in a snapshot of the tenant at `seq` taken at `at` (after the header's room). */
 function bodyOffsetOf(tenant: string, seq: number, at: number): number {
   return MAGIC.length + LENGTH_BYTES + reservedHeaderBytes(tenant, seq, at)
@@ -96,17 +95,16 @@ function frame(tenant: string, seq: number, at: number, body: Uint8Array[]): Buf
 }
 
 export function encodeSnapshot(tenant: string, seq: number, at: number, body: SnapshotSource): Buffer {
-  return frame(tenant, seq, at, [...bodyParts(tenant, seq, at, body)].flatMap((slice) => slice.parts))
+  return frame(
+    tenant,
+    seq,
+    at,
+    [...bodyParts(tenant, seq, at, body)].flatMap((slice) => slice.parts),
+  )
 }
 
 /** The same bytes as encodeSnapshot, encoded a turn's worth per event-loop turn; `onProgress` hears the records encoded so far. */
-export async function encodeSnapshotInSlices(
-  tenant: string,
-  seq: number,
-  at: number,
-  body: SnapshotSource,
-  onProgress?: (recordsDone: number) => void,
-): Promise<Buffer> {
+export async function encodeSnapshotInSlices(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<Buffer> {
   const parts: Uint8Array[] = []
   let recordsDone = 0
   for (const slice of bodyParts(tenant, seq, at, body)) {
@@ -181,7 +179,13 @@ export function* snapshotBytesSteps(bytes: Buffer): Steps<{ header: SnapshotHead
   if (header.format >= 6) return { header, body: yield* format6BodySteps(bodyBytes.length, bodyOffset, memoryReader(bodyBytes)) }
   if (header.format === 1) {
     const body = checkedBody(decodeSnapshotBody(bodyBytes) as SnapshotBody)
-    return { header, body: yield* bodyOfSlices(Object.entries(body.collections).map(([type, recs]) => ({ type, recs })), 1) }
+    return {
+      header,
+      body: yield* bodyOfSlices(
+        Object.entries(body.collections).map(([type, recs]) => ({ type, recs })),
+        1,
+      ),
+    }
   }
   const values = header.format === 2 ? decodeSnapshotValues(bodyBytes) : yield* sliceValues(bodyBytes.length, 0, (offset, length) => bodyBytes.subarray(offset, offset + length))
   return { header, body: checkedBody(yield* bodyOfSlices(values, header.format)) }
@@ -279,4 +283,3 @@ async function writeAtomically(finalPath: string, fill: (handle: fs.promises.Fil
 export async function writeFileAtomically(finalPath: string, bytes: Buffer): Promise<string> {
   return writeAtomically(finalPath, (handle) => writeFully(handle, bytes, 0))
 }
-

@@ -204,12 +204,22 @@ function columnOf(description: unknown, reading: Reading): ColumnChunks {
     case 'id':
       return { kind: 'id', words: taken(column.words) as (Int32Array | null)[], others: reading.list(column.others, (pairs) => reading.map<number, string>(pairs)) }
     case 'number':
-      return { kind: 'number', floats: taken(column.floats) as (Float64Array | null)[], ints: taken(column.ints) as (Int32Array | null)[], constants: reading.numbers(column.constants), misfits: reading.map(column.misfits) }
+      return {
+        kind: 'number',
+        floats: taken(column.floats) as (Float64Array | null)[],
+        ints: taken(column.ints) as (Int32Array | null)[],
+        constants: reading.numbers(column.constants),
+        misfits: reading.map(column.misfits),
+      }
     case 'code':
     case 'flag':
       return { kind: column.kind, arrays: taken(column.arrays) as (Uint8Array | null)[], constants: reading.list(column.constants, Number), misfits: reading.map(column.misfits) }
     case 'value':
-      return { kind: 'value', arrays: reading.list(column.arrays, (values) => (values === null ? null : reading.list(values, (value) => value))), constants: reading.list(column.constants, (value) => value) }
+      return {
+        kind: 'value',
+        arrays: reading.list(column.arrays, (values) => (values === null ? null : reading.list(values, (value) => value))),
+        constants: reading.list(column.constants, (value) => value),
+      }
     default:
       throw new SnapshotInvalidError(`bad column kind ${String(column.kind)}`)
   }

@@ -96,7 +96,6 @@ export function checkSha256(header: SnapshotHeader, sha256: string): void {
   if (sha256 !== header.sha256) throw new SnapshotInvalidError('checksum mismatch')
 }
 
-
 /** The header of a snapshot held in memory; the body is not checked. */
 export function snapshotHeaderOf(bytes: Buffer): SnapshotHeader {
   return decodeHeader(bytes).header
@@ -120,4 +119,3 @@ export function headerOfFile(handle: number): { header: SnapshotHeader; bodyOffs
   readExactly(handle, headerBytes, headerBytes.length, 0)
   return decodeHeader(headerBytes)
 }
-

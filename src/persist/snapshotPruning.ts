@@ -114,4 +114,3 @@ function takenAt(file: string): number | { problem: string } {
     return { problem: error instanceof Error ? error.message : String(error) }
   }
 }
-

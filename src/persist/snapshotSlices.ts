@@ -101,7 +101,6 @@ function withTextsShared(slice: SliceOfRecords, texts: TextPool): SliceOfRecords
   return slice
 }
 
-
 /** The length of the slice whose prefix starts at `offset` of a body of `bodyBytes`; a torn file when it runs past the end. */
 function sliceLength(prefix: Buffer, offset: number, bodyBytes: number): number {
   const length = prefix.readUInt32BE(0)
@@ -142,4 +141,3 @@ export function checkedBody(body: SnapshotBody): SnapshotBody {
   if (typeof body !== 'object' || body === null || typeof body.collections !== 'object') throw new SnapshotInvalidError('bad body')
   return body
 }
-

@@ -44,7 +44,10 @@ export class ChangeSelection {
 
   /** Parses the options; 400 TL01-1105 naming what is wrong. */
   static parse(options: ChangeSelectionOptions): ChangeSelection {
-    const paths = (options.resources ?? '').split(',').map((path) => path.trim()).filter((path) => path !== '')
+    const paths = (options.resources ?? '')
+      .split(',')
+      .map((path) => path.trim())
+      .filter((path) => path !== '')
     const filterText = options.filter?.trim() ?? ''
     if (filterText !== '' && paths.length === 0) throw wrongParameter('a $filter on changes needs resources=: the filter is checked against each resource named there')
     let resources: Map<ResourceDecl, CompiledFilter | null> | null = null

@@ -5,12 +5,7 @@
  * no node. FILTER_FUNCTIONS is the single table of supported functions,
  * read by the parser tests (arity) and by the filter compiler (types).
  */
-export type BinaryOp =
-  | 'or' | 'and'
-  | 'eq' | 'ne'
-  | 'lt' | 'le' | 'gt' | 'ge'
-  | 'add' | 'sub'
-  | 'mul' | 'div' | 'mod'
+export type BinaryOp = 'or' | 'and' | 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge' | 'add' | 'sub' | 'mul' | 'div' | 'mod'
 
 type UnaryOp = 'not' | 'neg'
 
@@ -43,15 +38,16 @@ interface LiteralBase {
   pos: number
 }
 
-export type LiteralNode = LiteralBase & (
-  | { type: 'string'; value: string }
-  /** `text` keeps integers beyond 2^53 exactly; `value` is the nearest double. */
-  | { type: 'number'; value: number }
-  | { type: 'boolean'; value: boolean }
-  | { type: 'null'; value: null }
-  /** Epoch milliseconds; a timestamp without `Z` is read as UTC. */
-  | { type: 'datetime'; value: number }
-)
+export type LiteralNode = LiteralBase &
+  (
+    | { type: 'string'; value: string }
+    /** `text` keeps integers beyond 2^53 exactly; `value` is the nearest double. */
+    | { type: 'number'; value: number }
+    | { type: 'boolean'; value: boolean }
+    | { type: 'null'; value: null }
+    /** Epoch milliseconds; a timestamp without `Z` is read as UTC. */
+    | { type: 'datetime'; value: number }
+  )
 
 export interface CallNode {
   kind: 'call'

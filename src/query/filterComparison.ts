@@ -33,9 +33,15 @@ const COMPARE: Record<'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge', (a: unknown, b: u
   eq: (a, b) => a === b,
   ne: (a, b) => a !== b,
   lt: (a, b) => (order(a, b) ?? 0) < 0,
-  le: (a, b) => { const o = order(a, b); return o !== null && o <= 0 },
+  le: (a, b) => {
+    const o = order(a, b)
+    return o !== null && o <= 0
+  },
   gt: (a, b) => (order(a, b) ?? 0) > 0,
-  ge: (a, b) => { const o = order(a, b); return o !== null && o >= 0 },
+  ge: (a, b) => {
+    const o = order(a, b)
+    return o !== null && o >= 0
+  },
 }
 
 /** `list eq value` (any element equals) or `list ne value` (none does), either way round. */

@@ -121,7 +121,10 @@ function compileNode(decl: ResourceDecl, node: FilterNode, leaves: Leaves): Type
     case 'binary':
       return memoized(leaves, compileBinary(decl, node, leaves))
     case 'call':
-      return memoized(leaves, compileCall(node, (arg) => compileNode(decl, arg, leaves)))
+      return memoized(
+        leaves,
+        compileCall(node, (arg) => compileNode(decl, arg, leaves)),
+      )
   }
 }
 
@@ -137,13 +140,18 @@ function resolveMember(decl: ResourceDecl, node: MemberNode): ResolvedPath {
 function fieldType(field: FieldDecl): FilterType {
   if (field.ref !== undefined) return 'reference'
   switch (field.type) {
-    case 'String': return 'string'
-    case 'Boolean': return 'boolean'
+    case 'String':
+      return 'string'
+    case 'Boolean':
+      return 'boolean'
     case 'Long':
     case 'Integer':
-    case 'Double': return 'number'
-    case 'Date': return 'date'
-    default: return 'any'
+    case 'Double':
+      return 'number'
+    case 'Date':
+      return 'date'
+    default:
+      return 'any'
   }
 }
 

@@ -30,7 +30,10 @@ const MAX_FILTER_DEPTH = 64
 /** The input is not a valid `$filter` expression. */
 export class FilterSyntaxError extends Error {
   override name = 'FilterSyntaxError'
-  constructor(message: string, readonly position: number) {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
     super(message)
   }
 }
@@ -110,9 +113,7 @@ function timestampValue(text: string, pos: number): number {
   const date = new Date(0)
   date.setUTCFullYear(y, mo - 1, d)
   date.setUTCHours(h, mi, s, ms)
-  const roundTrips =
-    date.getUTCFullYear() === y && date.getUTCMonth() + 1 === mo && date.getUTCDate() === d &&
-    date.getUTCHours() === h && date.getUTCMinutes() === mi && date.getUTCSeconds() === s
+  const roundTrips = date.getUTCFullYear() === y && date.getUTCMonth() + 1 === mo && date.getUTCDate() === d && date.getUTCHours() === h && date.getUTCMinutes() === mi && date.getUTCSeconds() === s
   if (!roundTrips) throw new FilterSyntaxError(`Invalid datetime '${text}' at position ${pos}`, pos)
   return date.getTime()
 }
@@ -184,7 +185,8 @@ function parenDepth(text: string): number {
   let max = 0
   let quoted = false
   for (const ch of text) {
-    if (ch === "'") quoted = !quoted // a doubled '' toggles twice: still quoted
+    if (ch === "'")
+      quoted = !quoted // a doubled '' toggles twice: still quoted
     else if (quoted) continue
     else if (ch === '(') max = Math.max(max, ++depth)
     else if (ch === ')') depth--
@@ -200,10 +202,7 @@ function describeFailure(text: string, match: ohm.FailedMatchResult): FilterSynt
     return new FilterSyntaxError(`Unknown function '${callee[1]}' at position ${callee.index}`, callee.index)
   }
   const found = pos >= text.length ? 'end of input' : `'${text.slice(pos, pos + 10)}'`
-  return new FilterSyntaxError(
-    `Invalid $filter at position ${pos}: expected ${match.getExpectedText()}, found ${found}`,
-    pos,
-  )
+  return new FilterSyntaxError(`Invalid $filter at position ${pos}: expected ${match.getExpectedText()}, found ${found}`, pos)
 }
 
 /** Parses a `$filter` expression; throws FilterSyntaxError or FilterLimitError. */

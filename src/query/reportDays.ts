@@ -80,13 +80,23 @@ function aggregatedDays(state: TenantState, caller: Caller, query: ReadonlyMap<s
   const pinnedDimension = answerable.pin?.[1] ?? null
   const pinnedId = answerable.pin?.[2] ?? null
   const dimension = (pinnedDimension ?? (groupBy === null ? null : groupBy.split('/')[0])) as 'project' | 'user' | null
-  if (dimension === null) return new Map([['*', hidden.length === 0 ? aggregates.overall : withoutDays(aggregates.overall, hidden.map((id) => aggregates.byProject.get(id) ?? new DayTotals()))]])
+  if (dimension === null)
+    return new Map([
+      [
+        '*',
+        hidden.length === 0
+          ? aggregates.overall
+          : withoutDays(
+              aggregates.overall,
+              hidden.map((id) => aggregates.byProject.get(id) ?? new DayTotals()),
+            ),
+      ],
+    ])
   const byGroup = dimension === 'project' ? aggregates.byProject : aggregates.byUser
   const hiddenSet = new Set(dimension === 'project' ? hidden : [])
   const hiddenByUser = dimension === 'user' && hidden.length > 0 ? hiddenDaysByUser(state, hidden, aggregates.timeZone) : new Map<string, DayTotals>()
   // 'null' is the key of records without a project; no id equals it, so a pin never selects it.
-  const candidates: Iterable<[string, DayTotals | undefined]> =
-    pinnedId === null ? byGroup : pinnedId === NULL_KEY ? [] : [[pinnedId, byGroup.get(pinnedId)]]
+  const candidates: Iterable<[string, DayTotals | undefined]> = pinnedId === null ? byGroup : pinnedId === NULL_KEY ? [] : [[pinnedId, byGroup.get(pinnedId)]]
   const out = new Map<string, DayTotals>()
   for (const [key, days] of candidates) {
     if (days === undefined || days.isEmpty || hiddenSet.has(key)) continue
@@ -113,13 +123,7 @@ function hiddenDaysByUser(state: TenantState, projectIds: readonly string[], tim
  * The day totals per group key of the report with this $filter (the text; undefined for none) and grouping, as
  * steps; `bounds` gives the `start` instants a scan needs to read (asked only when the report scans).
  */
-export function* reportDays(
-  view: TenantView,
-  caller: Caller,
-  filter: string | undefined,
-  groupBy: string | null,
-  bounds: () => CandidateBounds | null,
-): Steps<Map<string, DayTotals>> {
+export function* reportDays(view: TenantView, caller: Caller, filter: string | undefined, groupBy: string | null, bounds: () => CandidateBounds | null): Steps<Map<string, DayTotals>> {
   const state = stateBehind(view)
   const query = filter === undefined ? new Map<string, string>() : new Map([['$filter', filter]])
   return aggregatedDays(state, caller, query, groupBy) ?? (yield* scannedDays(state, caller, query, groupBy, bounds()))

@@ -162,11 +162,7 @@ function* entriesSteps(plan: SummaryPlan, groups: Map<string, Group>): Steps<Sum
  * and the codes are turned into their texts once at the end. The answer is
  * summarySteps' over the same records.
  */
-export function* summaryOfRowsSteps(
-  plan: SummaryPlan,
-  rows: (visit: (row: number, binding: RowBinding) => void) => Steps<void>,
-  context: DisplayContext,
-): Steps<SummaryEntry[]> {
+export function* summaryOfRowsSteps(plan: SummaryPlan, rows: (visit: (row: number, binding: RowBinding) => void) => Steps<void>, context: DisplayContext): Steps<SummaryEntry[]> {
   const byCode = new Map<number, Group>()
   const byText = new Map<string, Group>()
   const newGroup = (): Group => ({ records: 0, accumulators: plan.functions.map(() => new Accumulator()) })

@@ -88,7 +88,10 @@ export interface ChangeSubscriber {
 /** `since` lies ahead of what the tenant logged. */
 class SinceAhead extends Error {
   override name = 'SinceAhead'
-  constructor(readonly since: number, readonly lastSeq: number) {
+  constructor(
+    readonly since: number,
+    readonly lastSeq: number,
+  ) {
     super(`since ${since} is ahead of the tenant's log, which ends at ${lastSeq}`)
   }
 }

@@ -178,6 +178,7 @@ export function rebuildGlobalIndexesIfOld(store: Storage, say?: (line: string) =
   result.emails = emailKeys.length
   result.confirmations = confirmationKeys.length
   const skipped = result.skipped.length === 0 ? '' : `; skipped (cannot be recovered): ${result.skipped.join(', ')}`
-  if (result.tenants + result.skipped.length > 0) say?.(`global indexes rebuilt in the current layout from ${result.tenants} tenants: ${result.emails} e-mail and ${result.confirmations} confirmation entries${skipped}`)
+  if (result.tenants + result.skipped.length > 0)
+    say?.(`global indexes rebuilt in the current layout from ${result.tenants} tenants: ${result.emails} e-mail and ${result.confirmations} confirmation entries${skipped}`)
   return result
 }

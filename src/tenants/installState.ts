@@ -35,11 +35,7 @@ export function objectCount(state: TenantState): number {
 }
 
 /** Sets `state.seq` to the new sequence number; `onProgress` hears the records encoded so far. */
-export async function installState(
-  state: TenantState,
-  store: Storage,
-  options: { createdAt?: number; onProgress?: (recordsDone: number) => void } = {},
-): Promise<InstalledState> {
+export async function installState(state: TenantState, store: Storage, options: { createdAt?: number; onProgress?: (recordsDone: number) => void } = {}): Promise<InstalledState> {
   const tenant = state.tenant
   await store.flushed()
   const previousLastSeq = Math.max(store.lastSeq(tenant), ...store.snapshots.list(tenant).map((listing) => listing.seq))

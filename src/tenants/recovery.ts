@@ -42,7 +42,11 @@ export class RecoveryError extends Error {}
 /** A log entry that decodes but cannot be applied: the log is damaged at `seq` as surely as an undecodable entry. */
 export class DamagedEntryError extends RecoveryError {
   override name = 'DamagedEntryError'
-  constructor(readonly tenant: string, readonly seq: number, cause: unknown) {
+  constructor(
+    readonly tenant: string,
+    readonly seq: number,
+    cause: unknown,
+  ) {
     super(`tenant '${tenant}': log entry ${seq} cannot be applied (${cause instanceof Error ? cause.message : String(cause)})`)
   }
 }

@@ -34,12 +34,7 @@ import { readSnapshotFile, type SnapshotBody } from '../persist/snapshotFile.js'
 export type RestoreSource = { file: string; as?: string } | { toSeq: number } | { toTimeMs: number }
 
 /** Exactly one of the three options, checked; the texts are what the operator typed. */
-export function parseRestoreSource(options: {
-  from?: string | undefined
-  toSeq?: string | undefined
-  toTime?: string | undefined
-  as?: string | undefined
-}): RestoreSource {
+export function parseRestoreSource(options: { from?: string | undefined; toSeq?: string | undefined; toTime?: string | undefined; as?: string | undefined }): RestoreSource {
   const given = [options.from, options.toSeq, options.toTime].filter((value) => value !== undefined)
   if (given.length !== 1) throw new RestorePointError('name exactly one of --from <snapshot file>, --to-seq <n>, --to-time <ISO time>')
   if (options.as !== undefined && options.from === undefined) throw new RestorePointError('--as goes with --from <snapshot file> only')
@@ -64,12 +59,7 @@ export interface RebuiltState {
 }
 
 /** recoverTenantInTurns (up to `uptoSeq`) with a progress line for the snapshot load and one for the log replay. */
-export async function recoverShowingProgress(
-  tenant: string,
-  store: Storage,
-  uptoSeq: number | undefined,
-  startProgress?: ProgressFactory,
-): Promise<Recovered> {
+export async function recoverShowingProgress(tenant: string, store: Storage, uptoSeq: number | undefined, startProgress?: ProgressFactory): Promise<Recovered> {
   const entriesTotal = entriesToReplay(tenant, store, uptoSeq)
   const load = startProgress?.(`load ${tenant}`, 'records', null)
   let replay: Progress | undefined
@@ -119,12 +109,7 @@ function endAllSessions(state: TenantState): number {
 }
 
 /** Rebuilt a slice per event-loop turn (recoverTenantInTurns), so a server doing it keeps serving other tenants. */
-export async function rebuildState(
-  tenant: string,
-  store: Storage,
-  source: RestoreSource,
-  startProgress?: ProgressFactory,
-): Promise<RebuiltState> {
+export async function rebuildState(tenant: string, store: Storage, source: RestoreSource, startProgress?: ProgressFactory): Promise<RebuiltState> {
   if ('file' in source) {
     refuseExportFile(source.file, tenant)
     const { header, body } = readSnapshotFile(source.file)

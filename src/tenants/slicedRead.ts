@@ -101,13 +101,9 @@ export class SlicedRead<T> {
 
 function budgetSpent(budget: HeavyReadBudget, nowMs: number): ApiError {
   const seconds = Math.max(1, Math.ceil(budget.msUntilRoom(nowMs) / 1000))
-  return new ApiError(
-    'TL01-9010',
-    `this tenant's long reads (scans, sorts, summaries, reports) used their ${budget.msPerSecond} ms of CPU per second; retry in ${seconds} s`,
-    null,
-    [],
-    { 'Retry-After': String(seconds) },
-  )
+  return new ApiError('TL01-9010', `this tenant's long reads (scans, sorts, summaries, reports) used their ${budget.msPerSecond} ms of CPU per second; retry in ${seconds} s`, null, [], {
+    'Retry-After': String(seconds),
+  })
 }
 
 function nextTurn(): Promise<void> {

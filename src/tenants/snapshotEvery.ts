@@ -10,7 +10,11 @@ import { objectCount } from './installState.js'
 import type { TenantActor } from './tenantActor.js'
 
 export async function snapshotEvery(actors: readonly TenantActor[], startProgress?: ProgressFactory): Promise<void> {
-  const shown = startProgress?.(`snapshot ${actors.length} ${actors.length === 1 ? 'tenant' : 'tenants'}`, 'records', actors.reduce((sum, actor) => sum + objectCount(actor.state), 0))
+  const shown = startProgress?.(
+    `snapshot ${actors.length} ${actors.length === 1 ? 'tenant' : 'tenants'}`,
+    'records',
+    actors.reduce((sum, actor) => sum + objectCount(actor.state), 0),
+  )
   let before = 0
   for (const actor of actors) {
     await actor.snapshot((done) => shown?.update(before + done))

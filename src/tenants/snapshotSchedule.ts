@@ -52,8 +52,7 @@ export class SnapshotSchedule {
   noteLogged(bytes: number): void {
     this.entriesSinceSnapshot += 1
     this.logBytesSinceSnapshot += bytes
-    const due =
-      this.entriesSinceSnapshot >= this.config.snapshotEveryCommands || this.logBytesSinceSnapshot >= this.config.snapshotEveryLogBytes
+    const due = this.entriesSinceSnapshot >= this.config.snapshotEveryCommands || this.logBytesSinceSnapshot >= this.config.snapshotEveryLogBytes
     if (due && this.running === null) {
       setImmediate(() => {
         if (this.subject.resting) return

@@ -282,7 +282,7 @@ export class TenantActor {
   /** Logs what a WriteTx applied (nothing when it applied nothing) and waits for it to be durable. */
   async commit(tx: WriteTx): Promise<void> {
     const state = this.state
-    assert(tx.state === state, 'a transaction is committed to a state that is not the tenant\'s')
+    assert(tx.state === state, "a transaction is committed to a state that is not the tenant's")
     if (tx.ops.length === 0) return this.durable(state.seq)
     if (this.space.isFull()) {
       // A batch decides before it commits: undo what it applied, so memory holds nothing the log did not take.

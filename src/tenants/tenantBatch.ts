@@ -135,12 +135,7 @@ export async function runTenantBatch<Answer>(actor: BatchTenant, items: BatchIte
  * Runs the items in order (a transaction group at the place of its first item) and puts each answer in `answers`;
  * a group with a failed item is rolled back to before the group and its other items are not applied.
  */
-async function runInOrder<Answer>(
-  items: BatchItems<Answer>,
-  runItem: (index: number) => Promise<BatchItemOutcome<Answer>>,
-  answers: Map<number, Answer>,
-  tx: WriteTx,
-): Promise<void> {
+async function runInOrder<Answer>(items: BatchItems<Answer>, runItem: (index: number) => Promise<BatchItemOutcome<Answer>>, answers: Map<number, Answer>, tx: WriteTx): Promise<void> {
   const { transactions } = items
   for (const [index, transaction] of transactions.entries()) {
     if (answers.has(index)) continue

@@ -30,7 +30,10 @@ export class StoreFull extends TenantRefusal {
 /** Bytes stored beside a log entry (an upload) that could never fit under the store's ceiling. */
 export class FileTooLarge extends TenantRefusal {
   override name = 'FileTooLarge'
-  constructor(readonly bytes: number, readonly limitBytes: number) {
+  constructor(
+    readonly bytes: number,
+    readonly limitBytes: number,
+  ) {
     super(`a file of ${bytes} bytes cannot be stored: the store holds at most ${limitBytes} bytes (LMDB_MAP_SIZE_BYTES)`)
   }
 }
@@ -38,7 +41,10 @@ export class FileTooLarge extends TenantRefusal {
 /** A request finds TENANT_MAILBOX_MAX_REQUESTS requests already waiting for the tenant's exclusive job (mailbox.ts). */
 export class MailboxFull extends TenantRefusal {
   override name = 'MailboxFull'
-  constructor(readonly tenant: string, readonly maxWaiting: number) {
+  constructor(
+    readonly tenant: string,
+    readonly maxWaiting: number,
+  ) {
     super(`tenant '${tenant}' has ${maxWaiting} requests waiting already (TENANT_MAILBOX_MAX_REQUESTS); try again`)
   }
 }
@@ -46,7 +52,10 @@ export class MailboxFull extends TenantRefusal {
 /** A tenant whose snapshot or log could not be recovered: closed until a restore reopens it (tenantRegistry.ts). */
 export class TenantClosed extends TenantRefusal {
   override name = 'TenantClosed'
-  constructor(readonly tenant: string, readonly reason: string) {
+  constructor(
+    readonly tenant: string,
+    readonly reason: string,
+  ) {
     super(`tenant '${tenant}' cannot be opened: ${reason}`)
   }
 }
@@ -84,7 +93,11 @@ export class ShuttingDown extends TenantRefusal {
 /** Cluster mode: another node holds the tenant's lease (the HTTP layer forwards the request to `nodeUrl`). */
 export class TenantElsewhere extends TenantRefusal {
   override name = 'TenantElsewhere'
-  constructor(readonly tenant: string, readonly nodeId: string, readonly nodeUrl: string) {
+  constructor(
+    readonly tenant: string,
+    readonly nodeId: string,
+    readonly nodeUrl: string,
+  ) {
     super(`tenant '${tenant}' is served by node '${nodeId}'; try again`)
   }
 }

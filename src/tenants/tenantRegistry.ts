@@ -252,8 +252,7 @@ export class TenantRegistry {
     try {
       return await actor.exclusive(async () => {
         // A tenant with change subscribers is in use, whatever the time since its last request.
-        const idle = () =>
-          !this.closing && this.actors.get(tenant) === actor && actor.waiting === 0 && actor.changes.subscriberCount === 0 && Date.now() - actor.lastUsedMs >= idleForMs
+        const idle = () => !this.closing && this.actors.get(tenant) === actor && actor.waiting === 0 && actor.changes.subscriberCount === 0 && Date.now() - actor.lastUsedMs >= idleForMs
         if (!idle()) return false
         await actor.durable(actor.state.seq)
         if (actor.logEntriesSinceSnapshot > 0) await actor.snapshot()

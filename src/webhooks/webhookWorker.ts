@@ -297,9 +297,11 @@ export class WebhookWorker {
   }
 
   private writeState(lastError: string, deliveredEvent?: string): void {
-    this.actor.write((tx) => noteWebhookState(tx, this.webhookId, lastError, deliveredEvent)).catch((error: unknown) => {
-      console.error(`tenant '${this.actor.tenant}': webhook ${this.webhookId}: writing its state failed:`, error instanceof Error ? error.message : error)
-    })
+    this.actor
+      .write((tx) => noteWebhookState(tx, this.webhookId, lastError, deliveredEvent))
+      .catch((error: unknown) => {
+        console.error(`tenant '${this.actor.tenant}': webhook ${this.webhookId}: writing its state failed:`, error instanceof Error ? error.message : error)
+      })
   }
 
   private sleepUntil(atMs: number): Promise<void> {

@@ -17,7 +17,7 @@ const ownerId = (await owner.get('users/@self')).json.id as string
 const ada = await newUser(client, 'licences', owner, 'Ada')
 const ben = await newUser(client, 'licences', owner, 'Ben')
 
-t.test('users/{id}/accesses lists and adds a user\'s accesses', async (t) => {
+t.test("users/{id}/accesses lists and adds a user's accesses", async (t) => {
   const added = await owner.post(`users/${ada.id}/accesses`, { product: 'TIME' })
   t.equal(added.status, 201, added.text)
   t.equal((await owner.get(`accesses/${added.json.id}`)).json.user.id, ada.id, 'the user comes from the path')
@@ -25,7 +25,11 @@ t.test('users/{id}/accesses lists and adds a user\'s accesses', async (t) => {
   await owner.create('accesses', { user: ref(ben.id), product: 'TIME' })
   await owner.create('accesses', { user: ref(ownerId), product: 'TIME' })
   const listed = await owner.get(`users/${ada.id}/accesses`, { $orderby: 'product' })
-  t.same(listed.json.map((access: { product: string }) => access.product), ['CORE', 'TIME'], "only Ada's")
+  t.same(
+    listed.json.map((access: { product: string }) => access.product),
+    ['CORE', 'TIME'],
+    "only Ada's",
+  )
   t.equal((await ada.api.get('users/@self/accesses/$count')).text, '2', '$count, through @self')
 })
 
@@ -46,14 +50,25 @@ t.test('with a limit: seats, exceeded accesses and what they no longer allow', a
   t.same((await owner.get('accesses/products/$allowed')).json, { products: [] }, 'so the owner has no product')
   const exceeded = await owner.get(`users/${ownerId}/accesses/@exceeded`)
   t.equal(exceeded.status, 200, exceeded.text)
-  t.same(exceeded.json.map((access: { product: string }) => access.product), ['TIME'])
-  t.same((await owner.get('users/@self/accesses/@exceeded', { no_expand: true })).json[0].user, { id: ownerId, version: exceeded.json[0].user.version, displayName: 'Owner Olive', firstName: 'Olive', lastName: 'Owner' }, 'no_expand: a stub')
+  t.same(
+    exceeded.json.map((access: { product: string }) => access.product),
+    ['TIME'],
+  )
+  t.same(
+    (await owner.get('users/@self/accesses/@exceeded', { no_expand: true })).json[0].user,
+    { id: ownerId, version: exceeded.json[0].user.version, displayName: 'Owner Olive', firstName: 'Olive', lastName: 'Owner' },
+    'no_expand: a stub',
+  )
   t.same(await owner.ids(`users/${ada.id}/accesses/@exceeded`), [], 'none of Ada')
   t.same(await owner.ids('accesses/@exceeded'), await owner.ids(`users/${ownerId}/accesses/@exceeded`), 'the same as the tenant-wide view')
   const xml = await owner.get('accesses/products/$allowed', { format: 'xml' })
   t.equal(xml.status, 200)
   t.match(xml.text, /<allowedProducts>/)
-  t.match((await ada.api.get('accesses/products/$allowed', { format: 'xml' })).text, /<products>CORE<\/products>\s*<products>TIME<\/products>|<product>CORE<\/product>\s*<product>TIME<\/product>/, 'XML lists them')
+  t.match(
+    (await ada.api.get('accesses/products/$allowed', { format: 'xml' })).text,
+    /<products>CORE<\/products>\s*<products>TIME<\/products>|<product>CORE<\/product>\s*<product>TIME<\/product>/,
+    'XML lists them',
+  )
 })
 
 t.test('refusals', async (t) => {

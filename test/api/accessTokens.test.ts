@@ -28,7 +28,11 @@ t.test("the list shows the caller's sessions and no token text", async (t) => {
     t.same(Object.keys(session).sort(), ['createdAt', 'current', 'displayName', 'expiration', 'id', 'refreshExpiration'])
     t.ok(dateMs(session.expiration) > Date.now(), 'an expiration to come')
   }
-  t.same(listed.json.map((session: { current: boolean }) => session.current), [true, false], 'oldest first; the current one marked')
+  t.same(
+    listed.json.map((session: { current: boolean }) => session.current),
+    [true, false],
+    'oldest first; the current one marked',
+  )
   t.equal(dateMs(listed.json[1].expiration), dateMs(second.json.expiration), "the second login's expiration")
   for (const secret of [created.token, second.json.token, second.json.refreshToken]) t.notOk(listed.text.includes(secret), 'no token text')
   const otto = await other.api.get('users/@self/accesstokens')
@@ -71,5 +75,8 @@ t.test('a refreshed session is listed until both of its tokens are gone', async 
   const sessions = (await list(refreshed.json.token)).json
   const old = sessions.find((entry: { expiration: string }) => dateMs(entry.expiration) === dateMs(login.json.expiration))
   t.equal(old?.refreshExpiration, null, 'the old access token, its refresh token used')
-  t.ok(sessions.some((entry: { current: boolean; refreshExpiration: string }) => entry.current && dateMs(entry.refreshExpiration) === dateMs(refreshed.json.refreshExpiration)), 'the new pair')
+  t.ok(
+    sessions.some((entry: { current: boolean; refreshExpiration: string }) => entry.current && dateMs(entry.refreshExpiration) === dateMs(refreshed.json.refreshExpiration)),
+    'the new pair',
+  )
 })

@@ -29,7 +29,11 @@ t.test('the generated admin key is kept with mode 0600', async (t) => {
 })
 
 t.test('without the key: 401 in the error body', async (t) => {
-  for (const [label, given] of [['no key', null], ['wrong key', `${key}x`], ['empty', '']] as const) {
+  for (const [label, given] of [
+    ['no key', null],
+    ['wrong key', `${key}x`],
+    ['empty', ''],
+  ] as const) {
     const answer = await adminRequest(adminPort, 'GET', '/metrics', given)
     t.equal(answer.status, 401, label)
     const body = JSON.parse(answer.text)
@@ -115,16 +119,17 @@ t.test('/readyz says starting while RECOVER_ON_START loads the tenants, ready on
   const tenants = Array.from({ length: 30 }, (_, index) => `load${index}`)
   for (const tenant of tenants) {
     const { token } = await first.client.createTenant(tenant)
-    await Promise.all(
-      Array.from({ length: 20 }, (_, index) => first.client.request('POST', '/v1/time/projects', { tenant, query: { token }, body: { name: `p${index}` } })),
-    )
+    await Promise.all(Array.from({ length: 20 }, (_, index) => first.client.request('POST', '/v1/time/projects', { tenant, query: { token }, body: { name: `p${index}` } })))
   }
   await first.stop()
 
   const adminPort = await freePort()
   const starting = startService(loadConfig(testEnv(dataDir, { RECOVER_ON_START: '1', ADMIN_PORT: String(adminPort) })))
   let started = false
-  void starting.then(() => (started = true), () => (started = true))
+  void starting.then(
+    () => (started = true),
+    () => (started = true),
+  )
   const seen: { status: number; phase: string }[] = []
   while (!started) {
     const answer = await adminRequest(adminPort, 'GET', '/readyz', null).catch(() => null)
@@ -134,9 +139,15 @@ t.test('/readyz says starting while RECOVER_ON_START loads the tenants, ready on
   t.teardown(() => service.stop())
   const whileStarting = seen.filter((answer) => answer.phase === 'starting')
   t.ok(whileStarting.length > 0, `answered 'starting' ${whileStarting.length} times while the tenants loaded`)
-  t.ok(whileStarting.every((answer) => answer.status === 503), "'starting' is a 503")
+  t.ok(
+    whileStarting.every((answer) => answer.status === 503),
+    "'starting' is a 503",
+  )
   // The last poll may have been sent just before startService resolved and answered just after.
-  t.ok(seen.slice(0, -1).every((answer) => answer.phase === 'starting'), 'never ready while tenants were still loading')
+  t.ok(
+    seen.slice(0, -1).every((answer) => answer.phase === 'starting'),
+    'never ready while tenants were still loading',
+  )
   t.equal(service.services.registry.activeCount, tenants.length, 'every tenant is in memory')
   const ready = await adminRequest(adminPort, 'GET', '/readyz', null)
   t.equal(ready.status, 200)

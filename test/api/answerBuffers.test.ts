@@ -98,7 +98,10 @@ t.test('many list answers in flight at once each arrive as the list read alone',
     const writes = Array.from({ length: 6 }, (_, index) => owner.post('time/clients', { name: `client ${round}-${index}` }))
     const more = pages.map((query, page) => owner.get('time/timerecords', query).then((answer) => ({ page, answer })))
     const answers = await Promise.all([...reads, ...more])
-    t.ok((await Promise.all(writes)).every((written) => written.status === 201), `round ${round}: the writes succeeded`)
+    t.ok(
+      (await Promise.all(writes)).every((written) => written.status === 201),
+      `round ${round}: the writes succeeded`,
+    )
     const wrong = answers.filter(({ page, answer }) => answer.status !== 200 || answer.text !== alone[page])
     t.equal(wrong.length, 0, `round ${round}: all ${answers.length} answers as read alone`)
   }
@@ -120,7 +123,10 @@ t.test('the lists of a batch give their buffers back: a batch of list reads lend
   const items = Array.from({ length: 40 }, (_, index) => ({ id: `list${index}`, method: 'GET', path: '/v1/time/timerecords' }))
   const answer = await server.client.request('POST', '/v1/batch', { tenant: 'lentbatch', query: { token: owner.token }, body: items })
   t.equal(answer.status, 200)
-  t.same((answer.json as { code: number }[]).map((item) => item.code), items.map(() => 200))
+  t.same(
+    (answer.json as { code: number }[]).map((item) => item.code),
+    items.map(() => 200),
+  )
   // More lists than the pool ever holds (16): without giving back, the pool would run dry and new buffers be made.
   t.equal(lentAnew, 0, 'each list went back to the pool before the next was written')
 })

@@ -13,8 +13,7 @@ const dataDir = tempDataDir('batch')
 let server = await startInProcess(dataDir)
 t.teardown(() => server.stop())
 const { token } = await server.client.createTenant('acme')
-const batch = (items: unknown, query: Record<string, string> = { token }) =>
-  server.client.request('POST', '/v1/batch', { tenant: 'acme', query, body: items })
+const batch = (items: unknown, query: Record<string, string> = { token }) => server.client.request('POST', '/v1/batch', { tenant: 'acme', query, body: items })
 const countProjects = async (filterName?: string) => {
   const list = await server.client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token, $top: 1000 } })
   return (list.json as { name: string }[]).filter((project) => filterName === undefined || project.name.startsWith(filterName)).length
@@ -30,7 +29,16 @@ t.test('mixed reads and writes, in order, with a failing item among successes', 
   ])
   t.equal(response.status, 200)
   const answers = response.json as { id: string; code: number; headers: string; body: string }[]
-  t.same(answers.map((answer) => [answer.id, answer.code]), [['a', 201], ['count', 200], ['bad', 412], ['b', 201], ['missing', 404]])
+  t.same(
+    answers.map((answer) => [answer.id, answer.code]),
+    [
+      ['a', 201],
+      ['count', 200],
+      ['bad', 412],
+      ['b', 201],
+      ['missing', 404],
+    ],
+  )
   t.equal(answers[1]?.body, '1', 'a read sees the earlier write of the same batch')
   t.equal(JSON.parse(answers[2]?.body ?? '{}').code, 'TL01-1104')
   t.equal(JSON.parse(answers[3]?.body ?? '{}').name, 'batch-b')
@@ -48,7 +56,17 @@ t.test('a transaction group with a failure leaves no trace, also after a restart
     { id: 'u2', method: 'POST', path: '/v1/time/projects', body: JSON.stringify({ name: 'ok-2' }), transaction: 'U' },
   ])
   const answers = response.json as { id: string; code: number; body: string }[]
-  t.same(answers.map((answer) => [answer.id, answer.code]), [['g1', 424], ['solo', 201], ['g2', 412], ['g3', 424], ['u1', 201], ['u2', 201]])
+  t.same(
+    answers.map((answer) => [answer.id, answer.code]),
+    [
+      ['g1', 424],
+      ['solo', 201],
+      ['g2', 412],
+      ['g3', 424],
+      ['u1', 201],
+      ['u2', 201],
+    ],
+  )
   t.equal(JSON.parse(answers[0]?.body ?? '{}').code, 'TL01-1108')
   t.equal(await countProjects('tx-'), 1, 'only the item outside the group was applied')
   t.equal(await countProjects('ok-'), 2)
@@ -80,7 +98,7 @@ t.test('tokens and headers per item; limits', async (t) => {
   t.equal((await batch([], {})).status, 400, 'the batch itself needs a token')
 })
 
-t.test('an item without headers takes the batch request\'s headers', async (t) => {
+t.test("an item without headers takes the batch request's headers", async (t) => {
   const response = await server.client.request('POST', '/v1/batch', {
     tenant: 'acme',
     // format=json keeps the batch answer itself in JSON; the items see only the headers.
@@ -149,7 +167,14 @@ t.test('items refused before routing carry a Content-Type header line like other
     { id: 'routed', method: 'GET', path: '/v1/no/such/path' },
   ])
   const answers = response.json as { id: string; code: number; headers: string; body: string }[]
-  t.same(answers.map((answer) => [answer.id, answer.code]), [['nested', 400], ['unversioned', 404], ['routed', 404]])
+  t.same(
+    answers.map((answer) => [answer.id, answer.code]),
+    [
+      ['nested', 400],
+      ['unversioned', 404],
+      ['routed', 404],
+    ],
+  )
   for (const answer of answers) {
     t.match(answer.headers, /^Content-Type: application\/json; charset=utf-8$/m, `${answer.id}: a Content-Type header line`)
     t.match(JSON.parse(answer.body), { status: answer.code, code: String }, `${answer.id}: an error body`)

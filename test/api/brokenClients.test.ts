@@ -81,7 +81,12 @@ t.test('aborted uploads leave no file and free their buffers', async (t) => {
   await sleep(200)
   const metadata = await client.request('GET', `/v1/users/${me}/signature`, { tenant: 'broken', query: { token } })
   t.equal(metadata.status, 404, 'no signature was stored by a cut upload')
-  const whole = await client.request('POST', `/v1/users/${me}/signature/upload`, { tenant: 'broken', query: { token, filename: 'whole.png' }, rawBody: Buffer.alloc(1024, 9), headers: { 'content-type': 'image/png' } })
+  const whole = await client.request('POST', `/v1/users/${me}/signature/upload`, {
+    tenant: 'broken',
+    query: { token, filename: 'whole.png' },
+    rawBody: Buffer.alloc(1024, 9),
+    headers: { 'content-type': 'image/png' },
+  })
   t.equal(whole.status, 201, 'a whole upload right after works')
   const download = await client.request('GET', `/v1/users/${me}/signature/download`, { tenant: 'broken', query: { token } })
   t.same(download.body, Buffer.alloc(1024, 9), 'and its bytes are exactly the whole upload')
@@ -125,7 +130,10 @@ t.test('clients that stop reading a large answer: others are served, the memory 
     rssAfter.push(after)
   }
   const mb = (bytes: number | undefined) => `${((bytes ?? 0) / 2 ** 20).toFixed(0)} MB`
-  t.ok((rssAfter[1] ?? 0) < (rssStalled[1] ?? 0) && (rssStalled[1] ?? 0) <= (rssStalled[0] ?? 0) + 48 * 2 ** 20, `memory is given back and not held twice: ${mb(rssBefore)} before, stalled ${mb(rssStalled[0])} then ${mb(rssStalled[1])}, after ${mb(rssAfter[0])} then ${mb(rssAfter[1])}`)
+  t.ok(
+    (rssAfter[1] ?? 0) < (rssStalled[1] ?? 0) && (rssStalled[1] ?? 0) <= (rssStalled[0] ?? 0) + 48 * 2 ** 20,
+    `memory is given back and not held twice: ${mb(rssBefore)} before, stalled ${mb(rssStalled[0])} then ${mb(rssStalled[1])}, after ${mb(rssAfter[0])} then ${mb(rssAfter[1])}`,
+  )
   const countAfter = Number((await client.request('GET', '/v1/time/projects/$count', { tenant: 'broken', query: { token } })).text)
   t.equal(countAfter, countBefore + 500, 'the tenant reads as before')
 })

@@ -41,7 +41,10 @@ const record = (start: number, durationMs: number, extra: Record<string, unknown
 
 function feed(query: Record<string, string> = {}, options: { token?: string | null; path?: string; tenant?: string | null } = {}): Promise<TestResponse> {
   const token = options.token === undefined ? ownerToken : options.token
-  return client.request('GET', options.path ?? '/v1/users/@self/calendar.ics', { tenant: options.tenant === undefined ? tenant : options.tenant, query: { ...(token === null ? {} : { token }), ...query } })
+  return client.request('GET', options.path ?? '/v1/users/@self/calendar.ics', {
+    tenant: options.tenant === undefined ? tenant : options.tenant,
+    query: { ...(token === null ? {} : { token }), ...query },
+  })
 }
 
 interface ParsedEvent {
@@ -101,14 +104,21 @@ t.test('a standard parser reads the feed; UID, SEQUENCE and LAST-MODIFIED follow
     lastModified: Math.floor(made.updatedAt.match(/\d+/)[0] / 1000) * 1000,
     categories: ['urgent'],
   })
-  const changed = await client.request('PUT', `/v1/time/timerecords/${made.id}`, { tenant, query: { token: ownerToken, response_object: true }, body: { description: 'Renamed', version: made.version } })
+  const changed = await client.request('PUT', `/v1/time/timerecords/${made.id}`, {
+    tenant,
+    query: { token: ownerToken, response_object: true },
+    body: { description: 'Renamed', version: made.version },
+  })
   t.equal(changed.status, 200, changed.text)
   const [after] = events(await feed()).filter((found) => found.uid === event?.uid)
   t.equal(after?.sequence, 1, 'SEQUENCE counts the change')
   t.equal(after?.summary, 'Website · Design: Renamed')
   t.ok((after?.lastModified ?? 0) >= (event?.lastModified ?? 0), 'LAST-MODIFIED moves with it')
   await client.request('DELETE', `/v1/time/timerecords/${made.id}`, { tenant, query: { token: ownerToken } })
-  t.notOk(events(await feed()).some((found) => found.uid === event?.uid), 'a record in the trash is no event')
+  t.notOk(
+    events(await feed()).some((found) => found.uid === event?.uid),
+    'a record in the trash is no event',
+  )
 })
 
 t.test('the window: by default the last 30 days and the next 7; from and to are days of the user’s time zone', async (t) => {
@@ -123,8 +133,15 @@ t.test('the window: by default the last 30 days and the next 7; from and to are 
   const nextMorning = await record(Date.UTC(2024, 0, 31, 23, 30), 60_000)
   const january = events(await feed({ from: '2024-01-01', to: '2024-01-31' })).map((event) => event.uid)
   t.same(january, [`${lastEvening.id}@timeledger`], 'the last day is included, cut in Europe/Berlin')
-  t.same(events(await feed({ from: '2024-02-01', to: '2024-02-01' })).map((event) => event.uid), [`${nextMorning.id}@timeledger`])
-  t.same(events(await feed({ to: '2024-02-01' })).map((event) => event.uid), [`${lastEvening.id}@timeledger`, `${nextMorning.id}@timeledger`], 'without from: the window before to')
+  t.same(
+    events(await feed({ from: '2024-02-01', to: '2024-02-01' })).map((event) => event.uid),
+    [`${nextMorning.id}@timeledger`],
+  )
+  t.same(
+    events(await feed({ to: '2024-02-01' })).map((event) => event.uid),
+    [`${lastEvening.id}@timeledger`, `${nextMorning.id}@timeledger`],
+    'without from: the window before to',
+  )
   expectError(t, await feed({ from: '2024-02-30' }), 400, 'TL01-1105', 'no such day')
   expectError(t, await feed({ from: '2024-02-02', to: '2024-02-01' }), 400, 'TL01-1105', 'to before from')
   const tooLong = await feed({ from: '2023-01-01', to: '2024-01-02' })
@@ -140,8 +157,16 @@ t.test('only the caller’s own records, and only those the caller may see', asy
   const secretProject = await create('time/projects', { name: 'Secret', personal: true })
   const hidden = await record(start + 7_200_000, 60_000, { project: { id: secretProject.id } }, bob.id)
   const window = { from: '2023-06-01', to: '2023-06-01' }
-  t.same(events(await feed(window)).map((event) => event.uid), [`${owners.id}@timeledger`], 'the owner’s feed: hers only, not Bob’s')
-  t.same(events(await feed(window, { token: bob.token })).map((event) => event.uid), [`${bobs.id}@timeledger`], 'Bob’s: his, but not his record on Ada’s personal project')
+  t.same(
+    events(await feed(window)).map((event) => event.uid),
+    [`${owners.id}@timeledger`],
+    'the owner’s feed: hers only, not Bob’s',
+  )
+  t.same(
+    events(await feed(window, { token: bob.token })).map((event) => event.uid),
+    [`${bobs.id}@timeledger`],
+    'Bob’s: his, but not his record on Ada’s personal project',
+  )
   t.notOk((await feed(window, { token: bob.token })).text.includes('Secret'))
   t.ok(hidden.id)
 })
@@ -159,12 +184,20 @@ t.test('the calendar secret: made and shown once, rotated, revoked; it opens thi
   t.match(shown.json, { exists: true, createdAt: made.json.createdAt })
   t.notOk(shown.text.includes(secret), 'never shown again')
   const stored = [...(activeActor(server, tenant)?.state.collection('CalendarSecret').values() ?? [])]
-  t.same(stored.map((rec) => rec.id), [crypto.hash('sha256', secret, 'hex')], 'stored as its SHA-256 only')
+  t.same(
+    stored.map((rec) => rec.id),
+    [crypto.hash('sha256', secret, 'hex')],
+    'stored as its SHA-256 only',
+  )
 
   const bySecret = await feed({ secret, from: '2023-06-01', to: '2023-06-01' }, { token: null })
   t.equal(bySecret.status, 200, 'a calendar application needs no token')
   const byToken = await feed({ from: '2023-06-01', to: '2023-06-01' }, { token: bob.token })
-  t.same(events(bySecret).map((event) => event.uid), events(byToken).map((event) => event.uid), 'the same feed as Bob’s token opens')
+  t.same(
+    events(bySecret).map((event) => event.uid),
+    events(byToken).map((event) => event.uid),
+    'the same feed as Bob’s token opens',
+  )
   t.ok(bySecret.headers['ratelimit-remaining'] !== undefined, 'counted against Bob’s rate limit')
 
   // Nothing else opens with it.

@@ -41,10 +41,17 @@ t.test('each kind of change reaches a WebSocket and an event stream, with its ob
     t.ok(events.every((event) => event.id === id && event.resource === 'time/clients'))
     t.same((events[0] as FeedEvent).object, read, 'the created object as GET renders it')
     t.equal((events[1] as FeedEvent).object?.name, 'Initech AG')
-    t.same(events.map((event) => event.version), [1, 2, 2, 2, null])
+    t.same(
+      events.map((event) => event.version),
+      [1, 2, 2, 2, null],
+    )
     t.equal((events[4] as FeedEvent).object, null, 'a removed object has no body')
     const seqs = events.map((event) => event.seq)
-    t.same(seqs, [...seqs].sort((x, y) => x - y), 'in log order')
+    t.same(
+      seqs,
+      [...seqs].sort((x, y) => x - y),
+      'in log order',
+    )
     t.match((events[0] as FeedEvent).at, /^\/Date\(\d+\)\/$/)
     feed.close()
   }
@@ -117,7 +124,10 @@ t.test("a personal project's records never reach another user", async (t) => {
   const [bobSees] = await bobFeed.waitFor(1)
   t.equal(bobSees?.id, shared, 'bob gets the shared project only')
   await ownerFeed.waitFor(3)
-  t.same(ownerFeed.events.map((event) => event.id), [personal, hidden, shared])
+  t.same(
+    ownerFeed.events.map((event) => event.id),
+    [personal, hidden, shared],
+  )
   t.notOk(bobFeed.events.some((event) => event.id === personal || event.id === hidden))
   bobFeed.close()
   ownerFeed.close()
@@ -156,7 +166,11 @@ t.test('8 concurrent writers: every event once, in log order; a resume from any 
   t.same(new Set(events.map((event) => event.id)), new Set(created.flat()), 'every write is an event')
   t.equal(events.length, writers * each, 'none twice')
   const positions = events.map((event) => event.seq * 1000 + event.op)
-  t.same(positions, [...positions].sort((x, y) => x - y), 'in log order')
+  t.same(
+    positions,
+    [...positions].sort((x, y) => x - y),
+    'in log order',
+  )
   t.notOk(events.some((event) => event.id === before))
   // Resume after a random event: the rest, exactly.
   const cut = Math.floor(Math.random() * (events.length - 1))
@@ -164,7 +178,11 @@ t.test('8 concurrent writers: every event once, in log order; a resume from any 
   const resumed = await openWebSocketFeed(port, 'feed', owner.token, { resources: 'time/tags', since: `${last.seq}.${last.op}` })
   const expected = events.slice(cut + 1).map((event) => event.id)
   const rest = await resumed.waitFor(expected.length)
-  t.same(rest.map((event) => event.id), expected, 'no gap, no duplicate')
+  t.same(
+    rest.map((event) => event.id),
+    expected,
+    'no gap, no duplicate',
+  )
   // …and it goes on live.
   const after = await a.create('time/tags', { name: 'after', color: '#000000' })
   await resumed.waitFor(expected.length + 1)
@@ -193,7 +211,10 @@ t.test('a slow consumer is disconnected with 4409 and does not slow the writes',
   const last = slow.events.at(-1) as FeedEvent
   const resumed = await openWebSocketFeed(port, 'feed', owner.token, { resources: 'time/projects', since: `${last.seq}.${last.op}` })
   await resumed.waitFor(count - slow.events.length)
-  t.same([...slow.events, ...resumed.events].map((event) => event.id), fast.events.map((event) => event.id))
+  t.same(
+    [...slow.events, ...resumed.events].map((event) => event.id),
+    fast.events.map((event) => event.id),
+  )
   fast.close()
   resumed.close()
 })

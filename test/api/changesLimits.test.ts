@@ -54,30 +54,27 @@ async function refusedWebSocket(tenant: string, token: string): Promise<Refusal>
 /** Asks for the feed as an event stream, expecting a refusal. */
 function refusedEventStream(tenant: string, token: string): Promise<Refusal> {
   return new Promise((resolve, reject) => {
-    const request = http.get(
-      { host: '127.0.0.1', port, path: `/v1/changes?token=${token}`, headers: { host: `${tenant}.localhost`, accept: 'text/event-stream' }, agent: false },
-      (response) => {
-        if (response.statusCode === 200) {
-          request.destroy()
-          resolve({ status: 200, code: undefined, retryAfter: undefined, message: '' })
-          return
-        }
-        const chunks: Buffer[] = []
-        response.on('data', (chunk: Buffer) => chunks.push(chunk))
-        response.on('end', () => {
-          const body = JSON.parse(Buffer.concat(chunks).toString()) as { code: string; message: string }
-          resolve({ status: response.statusCode, code: body.code, retryAfter: response.headers['retry-after'], message: body.message })
-        })
-      },
-    )
+    const request = http.get({ host: '127.0.0.1', port, path: `/v1/changes?token=${token}`, headers: { host: `${tenant}.localhost`, accept: 'text/event-stream' }, agent: false }, (response) => {
+      if (response.statusCode === 200) {
+        request.destroy()
+        resolve({ status: 200, code: undefined, retryAfter: undefined, message: '' })
+        return
+      }
+      const chunks: Buffer[] = []
+      response.on('data', (chunk: Buffer) => chunks.push(chunk))
+      response.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as { code: string; message: string }
+        resolve({ status: response.statusCode, code: body.code, retryAfter: response.headers['retry-after'], message: body.message })
+      })
+    })
     request.on('error', reject)
   })
 }
 
 const opened: FeedClient[] = []
 t.teardown(() => {
-    for (const feed of opened) feed.close()
-  })
+  for (const feed of opened) feed.close()
+})
 
 /** Opens a WebSocket feed, retrying while the place of a stream that just ended is not back yet. */
 async function openOnceFree(tenant: string, token: string): Promise<FeedClient> {

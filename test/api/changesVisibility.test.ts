@@ -103,9 +103,18 @@ function checkWhoGotWhat(t: Test, eventsOf: Record<string, FeedEvent[]>): void {
     'bob gets his private storage entry stored and removed',
   )
   const ownerSaw = new Set(owners.map((event) => event.id))
-  t.ok([...ownersOnly].every((id) => ownerSaw.has(id)), 'the owner gets the events of their personal project')
-  t.ok(owners.some((event) => event.kind === 'removed' && event.id === emptiedTrash), 'the owner gets the removal of its trash item')
-  t.ok(owners.some((event) => event.kind === 'removed' && event.id === record), 'the owner gets the removal of its time record')
+  t.ok(
+    [...ownersOnly].every((id) => ownerSaw.has(id)),
+    'the owner gets the events of their personal project',
+  )
+  t.ok(
+    owners.some((event) => event.kind === 'removed' && event.id === emptiedTrash),
+    'the owner gets the removal of its trash item',
+  )
+  t.ok(
+    owners.some((event) => event.kind === 'removed' && event.id === record),
+    'the owner gets the removal of its time record',
+  )
   for (const [name, events] of Object.entries(eventsOf)) {
     const ids = events.map((event) => event.id)
     if (name !== 'bob') {

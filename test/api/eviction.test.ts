@@ -92,7 +92,19 @@ t.test('a request holding the tenant across an eviction and a new request share 
   t.equal(await registry.evict('held'), true)
   t.ok(inFlight.resting, 'the held actor rests')
   // The request in flight writes through the reference it took before the eviction ...
-  const note = { id: 'held-note', version: 1, group: 'g', itemKey: 'k', publicScope: true, owner: null, contentType: 'text/plain', content: 'written through the old reference', createdAt: 0, updatedAt: 0, trashItem: null }
+  const note = {
+    id: 'held-note',
+    version: 1,
+    group: 'g',
+    itemKey: 'k',
+    publicScope: true,
+    owner: null,
+    contentType: 'text/plain',
+    content: 'written through the old reference',
+    createdAt: 0,
+    updatedAt: 0,
+    trashItem: null,
+  }
   await inFlight.write((tx) => tx.put('StorageEntry', note))
   t.notOk(inFlight.resting, 'touching it loaded it again')
   // ... and a new request must see that write, and write on top of it.
@@ -177,7 +189,10 @@ t.test('MAX_ACTIVE_TENANTS keeps the least recently used tenants at rest', async
   t.same([...registry.active()].map((actor) => actor.tenant).sort(), ['cap3', 'cap4'], 'the two used last stay')
   for (const [index, tenantApi] of apis.entries()) {
     const listed = await tenantApi.get('time/projects')
-    t.same(listed.json.map((rec: { name: string }) => rec.name), [`${names[index]} project`])
+    t.same(
+      listed.json.map((rec: { name: string }) => rec.name),
+      [`${names[index]} project`],
+    )
   }
   await until(() => registry.activeCount <= 2, 'the cap holds after touching every tenant')
   t.ok(registry.evictions >= 4, 'tenants went to rest to make room')

@@ -46,25 +46,44 @@ t.test('an expense takes its type defaults and totals in cents', async (t) => {
   expectError(t, await bobApi.post('time/expenses', { date: '2026-04-03T00:00:00Z', project: ref(project) }), 412, 'TL01-1104', 'the type is required')
   expectError(t, await bobApi.post('time/expenses', expense('2026-04-03', { quantity: -1 })), 412, 'TL01-1104', 'no negative quantity')
   expectError(t, await bobApi.post('time/expenses', expense('2026-02-30')), 412, 'TL01-1104', 'an impossible date')
-  expectError(t, await bobApi.put(`time/expenses/${created.json.id}`, { total: 1 }, { version_ignore: true }).then(async (put) => {
-    t.equal(put.status, 200, 'total is read-only: ignored')
-    return bobApi.put(`time/expenses/${created.json.id}`, { user: ref(carol.id) }, { version_ignore: true })
-  }), 403, 'TL01-1008', 'an expense is not handed to another user')
+  expectError(
+    t,
+    await bobApi.put(`time/expenses/${created.json.id}`, { total: 1 }, { version_ignore: true }).then(async (put) => {
+      t.equal(put.status, 200, 'total is read-only: ignored')
+      return bobApi.put(`time/expenses/${created.json.id}`, { user: ref(carol.id) }, { version_ignore: true })
+    }),
+    403,
+    'TL01-1008',
+    'an expense is not handed to another user',
+  )
   expectError(t, await carolApi.put(`time/expenses/${created.json.id}`, { note: 'mine' }, { version_ignore: true }), 403, 'TL01-1008', "another user's expense")
 })
 
 t.test('lists, filters, summaries, XML and the trash', async (t) => {
   const april = await ownerApi.get('time/expenses', { $filter: "date ge datetime'2026-04-01T00:00:00' and date lt datetime'2026-05-01T00:00:00'", $orderby: 'date desc' })
-  t.same(april.json.map((row: { date: string }) => dateMs(row.date)), [Date.UTC(2026, 3, 2), Date.UTC(2026, 3, 1)])
+  t.same(
+    april.json.map((row: { date: string }) => dateMs(row.date)),
+    [Date.UTC(2026, 3, 2), Date.UTC(2026, 3, 1)],
+  )
   const billable = await ownerApi.get('time/expenses', { $filter: `billable eq true and expenseType/id eq '${travel}'` })
   t.equal(billable.json.length, 1)
   const unbilled = await ownerApi.get('time/expenses/$unbilled')
-  t.same(unbilled.json.map((row: { total: number }) => row.total), [51.66], '$unbilled: the billable expense not billed yet')
+  t.same(
+    unbilled.json.map((row: { total: number }) => row.total),
+    [51.66],
+    '$unbilled: the billable expense not billed yet',
+  )
   const unbilledSummary = await ownerApi.get('time/expenses/$unbilledsummary')
   const sums = (unbilledSummary.json as { summaries: { value: string }[] }[])[0]?.summaries.map((entry) => entry.value)
   t.same(sums, ['1', '123', '51.66'], '$unbilledsummary: count, quantity and total')
   const summary = await ownerApi.get('time/expenses/summary', { summary: 'expenseType/name;count();sum(total)' })
-  t.same(summary.json.map((entry: { key: string; summaries: { value: string }[] }) => [entry.key, entry.summaries[1]?.value]), [['Material', '19.99'], ['Travel', '51.66']])
+  t.same(
+    summary.json.map((entry: { key: string; summaries: { value: string }[] }) => [entry.key, entry.summaries[1]?.value]),
+    [
+      ['Material', '19.99'],
+      ['Travel', '51.66'],
+    ],
+  )
   const xml = await ownerApi.get('time/expenses', { format: 'xml' })
   t.match(xml.text, /^<\?xml[^>]*><expenses><expense>.*<total>/, 'XML names the list and its items')
   const id = april.json[0].id as string
@@ -85,7 +104,7 @@ t.test('a receipt is uploaded and downloaded like a signature', async (t) => {
   t.equal(uploaded.status, 201, uploaded.text)
   const withReceipt = (await ownerApi.get(`time/expenses/${id}`)).json
   t.match(withReceipt.receipt, { fileName: 'taxi.pdf', contentType: 'application/pdf', contentSize: bytes.length }, 'the expense embeds it')
-  t.notOk('fileKey' in withReceipt.receipt, 'where the bytes are stays the server\'s')
+  t.notOk('fileKey' in withReceipt.receipt, "where the bytes are stays the server's")
   const metadata = await carolApi.get(`time/expenses/${id}/receipt`)
   t.match(metadata.json, { fileName: 'taxi.pdf' }, 'anyone who sees the expense reads it')
   const download = await carolApi.get(`time/expenses/${id}/receipt/download`)

@@ -78,7 +78,15 @@ const tag1 = await post('time/tags', { name: 'red' })
 const tag2 = await post('time/tags', { name: 'blue; dark' })
 const awkward = 'commas, "quotes"\r\nand a second line\nthird — ünïcödé ✓'
 const records = [
-  await post('time/timerecords', { user: { id: me.id }, start: '2024-07-01T06:30:00Z', duration: 2 * HOUR, description: awkward, project: { id: tricky.id }, tags: [{ id: tag1.id }, { id: tag2.id }], billable: true }),
+  await post('time/timerecords', {
+    user: { id: me.id },
+    start: '2024-07-01T06:30:00Z',
+    duration: 2 * HOUR,
+    description: awkward,
+    project: { id: tricky.id },
+    tags: [{ id: tag1.id }, { id: tag2.id }],
+    billable: true,
+  }),
   await post('time/timerecords', { user: { id: me.id }, start: '2024-01-15T23:30:00Z', duration: 1 * HOUR, description: '=1+1', project: { id: plain.id }, billable: false }),
   await post('time/timerecords', { user: { id: me.id }, start: '2024-07-02T08:00:00.250Z', duration: 3 * HOUR, description: 'plain', project: { id: plain.id } }),
 ]
@@ -90,7 +98,21 @@ t.test('time records as CSV: columns from the declaration, quoting, dates in the
   t.equal(answer.headers['content-disposition'], 'attachment; filename="timerecords.csv"')
   t.ok(answer.text.endsWith('\r\n'), 'every row ends in CRLF')
   const { header, rows } = csvObjects(answer.text)
-  for (const column of ['id', 'version', 'createdAt', 'displayName', 'user/id', 'user/displayName', 'start', 'duration', 'description', 'project/id', 'project/displayName', 'tags/id', 'tags/displayName']) {
+  for (const column of [
+    'id',
+    'version',
+    'createdAt',
+    'displayName',
+    'user/id',
+    'user/displayName',
+    'start',
+    'duration',
+    'description',
+    'project/id',
+    'project/displayName',
+    'tags/id',
+    'tags/displayName',
+  ]) {
     t.ok(header.includes(column), `column ${column}`)
   }
   t.notOk(header.includes('externalSynced'), 'a write-only field is no column')
@@ -141,13 +163,25 @@ t.test('CSV cells that a spreadsheet would run as a formula are written as text;
     ['\'=HYPERLINK("http://evil.test","x")', "'+1+1", "'-2+3", "'@SUM(A1:A9)", "'\tTAB first", "'\rCR first", 'safe = text', "'already quoted"],
     'a quote before =, +, -, @, TAB and CR; other text as stored',
   )
-  t.ok(rows.every((row) => row['project/displayName'] === "'@cmd|calc"), 'a reference\'s name too')
-  t.ok(rows.every((row) => row.price === '-12.5'), 'a negative number is written as the number')
+  t.ok(
+    rows.every((row) => row['project/displayName'] === "'@cmd|calc"),
+    "a reference's name too",
+  )
+  t.ok(
+    rows.every((row) => row.price === '-12.5'),
+    'a negative number is written as the number',
+  )
   const summary = await getRaw('time/timerecords/summary', { $filter: query.$filter, summary: 'description;sum(price)', format: 'csv' })
   t.equal(summary.status, 200, summary.text)
   const summed = csvObjects(summary.text).rows
-  t.ok(summed.some((row) => Object.values(row).includes("'-2+3")), 'a summary\'s group text too')
-  t.ok(summed.some((row) => Object.values(row).includes('-12.5')), 'and its sums stay numbers')
+  t.ok(
+    summed.some((row) => Object.values(row).includes("'-2+3")),
+    "a summary's group text too",
+  )
+  t.ok(
+    summed.some((row) => Object.values(row).includes('-12.5')),
+    'and its sums stay numbers',
+  )
   const xlsx = await readXlsx((await getRaw('time/timerecords', { ...query, format: 'xlsx' })).body)
   t.same(
     xlsx.rows.map((row) => row.description),
@@ -164,18 +198,36 @@ t.test('the list query decides the rows: filter, order, paging, views, inner col
     csv.rows.map((row) => row.id),
     json.map((record: { id: string }) => record.id),
   )
-  t.same(csv.rows.map((row) => row.id), [records[2].id, records[1].id])
+  t.same(
+    csv.rows.map((row) => row.id),
+    [records[2].id, records[1].id],
+  )
   const paged = csvObjects((await getRaw('time/timerecords', { $orderby: 'start', $skip: 1, $top: 1, format: 'csv' })).text)
-  t.same(paged.rows.map((row) => row.id), [records[0].id], '$skip and $top')
+  t.same(
+    paged.rows.map((row) => row.id),
+    [records[0].id],
+    '$skip and $top',
+  )
   const inner = csvObjects((await getRaw(`time/projects/${tricky.id}/timerecords`, { format: 'csv' })).text)
-  t.same(inner.rows.map((row) => row.id), [records[0].id], 'an inner collection')
+  t.same(
+    inner.rows.map((row) => row.id),
+    [records[0].id],
+    'an inner collection',
+  )
   const empty = await getRaw('time/timerecords', { $filter: "description eq 'nothing'", format: 'csv' })
   t.equal(empty.status, 200)
   t.equal(parseCsv(empty.text).length, 1, 'no match: the header row alone')
   const projects = csvObjects((await getRaw('time/projects', { format: 'csv', $orderby: 'name', append: 'timerecords-count' })).text)
-  t.same(projects.rows.map((row) => row.name), ['Alpha, "the first"', 'Beta'], 'another resource, same mechanism')
+  t.same(
+    projects.rows.map((row) => row.name),
+    ['Alpha, "the first"', 'Beta'],
+    'another resource, same mechanism',
+  )
   t.ok(projects.header.includes('timeRecordsCount'), 'an appended counter is a column')
-  t.same(projects.rows.map((row) => row.timeRecordsCount), ['1', '2'])
+  t.same(
+    projects.rows.map((row) => row.timeRecordsCount),
+    ['1', '2'],
+  )
   const noCounter = csvObjects((await getRaw('time/projects', { format: 'csv' })).text)
   t.notOk(noCounter.header.includes('timeRecordsCount'), 'a counter not appended is no column')
   const badFilter = await getRaw('time/timerecords', { $filter: 'start eq', format: 'csv' })
@@ -242,7 +294,10 @@ t.test('the five reports in both formats, as their JSON answers', async (t) => {
   const readtotals = await get('time/reports/readtotals', { ...base, summary: 'project/id' })
   const readCsv = csvObjects((await getRaw('time/reports/readtotals', { ...base, summary: 'project/id', format: 'csv' })).text)
   t.same(readCsv.header, ['key', ...totalsColumns])
-  t.same(Object.fromEntries(readCsv.rows.map((row) => [row.key, numbers(row)])), Object.fromEntries(Object.entries(readtotals).map(([key, totals]) => [key, jsonNumbers(totals as Record<string, number>)])))
+  t.same(
+    Object.fromEntries(readCsv.rows.map((row) => [row.key, numbers(row)])),
+    Object.fromEntries(Object.entries(readtotals).map(([key, totals]) => [key, jsonNumbers(totals as Record<string, number>)])),
+  )
 
   const grouped = await get('time/reports/groupedtotals', { ...base, summary: 'project/id' })
   const groupedCsv = await getRaw('time/reports/groupedtotals', { ...base, summary: 'project/id', format: 'csv' })
@@ -262,13 +317,22 @@ t.test('the five reports in both formats, as their JSON answers', async (t) => {
 
   const trend = await get('time/reports/trendedtotals', { ...base, depth: 2 })
   const trendCsv = csvObjects((await getRaw('time/reports/trendedtotals', { ...base, depth: 2, format: 'csv' })).text)
-  t.same(trendCsv.rows.map((row) => [Number(row.offset), ...numbers(row)]), trend.map((totals: Record<string, number>, index: number) => [-index, ...jsonNumbers(totals)]))
-  t.same(trendCsv.rows.map((row) => row.from), ['2024-01-01', '2023-01-01', '2022-01-01'])
+  t.same(
+    trendCsv.rows.map((row) => [Number(row.offset), ...numbers(row)]),
+    trend.map((totals: Record<string, number>, index: number) => [-index, ...jsonNumbers(totals)]),
+  )
+  t.same(
+    trendCsv.rows.map((row) => row.from),
+    ['2024-01-01', '2023-01-01', '2022-01-01'],
+  )
 
   const slices = await get('time/reports/singleslices', { ...base, slice_by: 31 })
   const slicesCsv = csvObjects((await getRaw('time/reports/singleslices', { ...base, slice_by: 31, format: 'csv' })).text)
   t.same(slicesCsv.header, ['offset', 'from', 'to', 'time'])
-  t.same(slicesCsv.rows.map((row) => [Number(row.offset), Number(row.time)]), slices.map((slice: { offset: number; time: number }) => [slice.offset, slice.time]))
+  t.same(
+    slicesCsv.rows.map((row) => [Number(row.offset), Number(row.time)]),
+    slices.map((slice: { offset: number; time: number }) => [slice.offset, slice.time]),
+  )
   t.same([slicesCsv.rows[6]?.from, slicesCsv.rows[6]?.to], ['2024-07-01', '2024-07-31'])
 
   for (const [name, query] of [
@@ -337,7 +401,13 @@ t.test('a 20,000-record export streams in many chunks and arrives whole', async 
           id: String(index),
           method: 'POST',
           path: '/v1/time/timerecords',
-          body: JSON.stringify({ user: { id: me.id }, start: new Date(Date.UTC(2025, 0, 1) + (round * perBatch + index) * 60_000).toISOString(), duration: 60_000, description: `bulk ${round * perBatch + index}, "n"`, project: { id: plain.id } }),
+          body: JSON.stringify({
+            user: { id: me.id },
+            start: new Date(Date.UTC(2025, 0, 1) + (round * perBatch + index) * 60_000).toISOString(),
+            duration: 60_000,
+            description: `bulk ${round * perBatch + index}, "n"`,
+            project: { id: plain.id },
+          }),
         }))
         const answer = await client.request('POST', '/v1/batch', { tenant, query: { token }, body: items, timeoutMs: 60_000 })
         if (answer.status !== 200) throw new Error(`batch ${round}: ${answer.status} ${answer.text}`)
@@ -377,15 +447,12 @@ t.test('a 20,000-record export streams in many chunks and arrives whole', async 
 
 t.test('a client leaving midway does not disturb the server', async (t) => {
   await new Promise<void>((resolve, reject) => {
-    const request = http.get(
-      { host: '127.0.0.1', port: client.port, path: `/v1/time/timerecords?token=${token}&format=csv`, headers: { host: `${tenant}.localhost` }, agent: false },
-      (response) => {
-        response.once('data', () => {
-          request.destroy()
-          resolve()
-        })
-      },
-    )
+    const request = http.get({ host: '127.0.0.1', port: client.port, path: `/v1/time/timerecords?token=${token}&format=csv`, headers: { host: `${tenant}.localhost` }, agent: false }, (response) => {
+      response.once('data', () => {
+        request.destroy()
+        resolve()
+      })
+    })
     request.on('error', (error) => {
       if (!request.destroyed) reject(error)
     })
@@ -422,7 +489,17 @@ t.test('the cluster forwarder hands a chunked answer on as a stream, a whole one
   const forwarder = new HttpForwarder('secret', 1024 * 1024)
   t.teardown(() => forwarder.close())
   const nodeUrl = `http://127.0.0.1:${(node.address() as AddressInfo).port}`
-  const request = { method: 'GET', addressPrefix: '', jsonpSuffix: false, query: new Map<string, string>(), rawQuery: '', headers: new Map<string, string>(), body: Buffer.alloc(0), tenant, remoteAddress: () => '127.0.0.1' }
+  const request = {
+    method: 'GET',
+    addressPrefix: '',
+    jsonpSuffix: false,
+    query: new Map<string, string>(),
+    rawQuery: '',
+    headers: new Map<string, string>(),
+    body: Buffer.alloc(0),
+    tenant,
+    remoteAddress: () => '127.0.0.1',
+  }
   const streamed = await forwarder.forward({ ...request, segments: ['chunked'] }, nodeUrl)
   t.ok(streamed.body instanceof StreamedBody, 'a chunked answer is a streamed body')
   t.equal(streamed.headers['content-type'], 'text/csv; charset=utf-8')

@@ -97,7 +97,11 @@ t.test('sliced lists, counts, summaries and reports answer what the records say'
     'a sorted page far down (past the sorted buffer: every match sorted in steps)',
   )
   const near = await get('/v1/time/timerecords', { $orderby: 'description desc', $top: '15', no_expand: 'true' })
-  t.same((near.json as { id: string }[]).map((rec) => rec.id), sorted.slice(0, 15).map((rec) => rec.id), 'a sorted first page')
+  t.same(
+    (near.json as { id: string }[]).map((rec) => rec.id),
+    sorted.slice(0, 15).map((rec) => rec.id),
+    'a sorted first page',
+  )
 
   const matching = all.filter((rec) => String(rec.description).includes('entry 1') && rec.billable === true)
   const count = await get('/v1/time/timerecords/$count', { $filter: "substringof('entry 1', description) and billable eq true" })
@@ -126,7 +130,11 @@ t.test('sliced lists, counts, summaries and reports answer what the records say'
   const report = await get('/v1/time/reports/singletotals', { $filter: 'billable eq true', range: '0' })
   const billable = all.filter((rec) => rec.billable === true)
   t.equal(report.json.count, billable.length, 'a scanned report counts the records')
-  t.equal(report.json.time, billable.reduce((sum, rec) => sum + (rec.duration as number), 0), 'and sums their time')
+  t.equal(
+    report.json.time,
+    billable.reduce((sum, rec) => sum + (rec.duration as number), 0),
+    'and sums their time',
+  )
 })
 
 t.test("past its budget a tenant's heavy reads get 429 with Retry-After; its light reads and writes go on", async (t) => {
@@ -134,8 +142,7 @@ t.test("past its budget a tenant's heavy reads get 429 with Retry-After; its lig
   t.teardown(() => server.stop())
   const big = await bigTenant(server, 'greedy')
   const other = await bigTenant(server, 'other')
-  const heavy = (tenant: string, token: string) =>
-    server.client.request('GET', '/v1/time/timerecords/summary', { tenant, query: { token, summary: 'description;count()' } })
+  const heavy = (tenant: string, token: string) => server.client.request('GET', '/v1/time/timerecords/summary', { tenant, query: { token, summary: 'description;count()' } })
 
   let refused = null
   for (let attempt = 0; attempt < 100 && refused === null; attempt += 1) {

@@ -182,7 +182,11 @@ t.test('bad uploads', async (t) => {
     ],
   })
   t.equal(batch.status, 200)
-  t.same(batch.json.map((item: { code: number }) => item.code), [400, 400, 200], 'a batch may read files but not change them')
+  t.same(
+    batch.json.map((item: { code: number }) => item.code),
+    [400, 400, 200],
+    'a batch may read files but not change them',
+  )
 })
 
 t.test('files survive a restart: from the snapshot, and from the log alone', async (t) => {

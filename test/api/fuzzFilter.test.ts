@@ -48,7 +48,15 @@ const projects = [
 ]
 const task = await a.create('time/tasks', { name: 'T1', project: ref(projects[0] as string) })
 for (const [index, project] of projects.entries()) {
-  await a.create('time/timerecords', { user: ref(me), project: ref(project), task: index === 0 ? ref(task) : null, workType: ref(workType), duration: index * 1000, start: `2024-0${index + 1}-15T10:00:00Z`, description: index === 1 ? null : 'work' })
+  await a.create('time/timerecords', {
+    user: ref(me),
+    project: ref(project),
+    task: index === 0 ? ref(task) : null,
+    workType: ref(workType),
+    duration: index * 1000,
+    start: `2024-0${index + 1}-15T10:00:00Z`,
+    description: index === 1 ? null : 'work',
+  })
 }
 await a.create('users', { firstName: 'Zed', lastName: "O'Hara", email: 'zed@fz.test', password: 'zed-password' })
 

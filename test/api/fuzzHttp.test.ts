@@ -88,7 +88,12 @@ interface Target {
 }
 
 const TARGETS: Target[] = [
-  { method: 'POST', path: '/v1/time/projects', template: { name: 'P', code: 'C1', note: 'n', timeBudget: 10, priceBudget: 1.5, active: true, begins: '2024-01-01T00:00:00Z', client: null }, xmlRoot: 'project' },
+  {
+    method: 'POST',
+    path: '/v1/time/projects',
+    template: { name: 'P', code: 'C1', note: 'n', timeBudget: 10, priceBudget: 1.5, active: true, begins: '2024-01-01T00:00:00Z', client: null },
+    xmlRoot: 'project',
+  },
   { method: 'PUT', path: `/v1/time/projects/${projectId}?version_ignore=true`, template: { name: 'Renamed', version: 1, active: false }, xmlRoot: 'project' },
   { method: 'POST', path: '/v1/time/timerecords', template: { user: ref(me), project: ref(projectId), duration: 1000, start: '/Date(1700000000000)/', description: 'd' }, xmlRoot: 'timeRecord' },
   { method: 'POST', path: '/v1/time/clients', template: { name: 'Client', email: 'c@x.test' }, xmlRoot: 'client' },
@@ -107,8 +112,31 @@ const TARGETS: Target[] = [
 ]
 
 const WEIRD_VALUES: unknown[] = [
-  null, true, false, 0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 2, '', ' ', 'x'.repeat(70_000), '/Date(abc)/', '/Date(99999999999999999)/', '2024-13-40T25:61:00Z',
-  [], [1, 2], {}, { id: 5 }, { id: 'x'.repeat(100) }, { id: { id: 'nested' } }, 'é😀\u0000\u202e', '\ud800', { __proto__: { polluted: true } }, '<script>',
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  1e308,
+  -1e308,
+  2 ** 53 + 2,
+  '',
+  ' ',
+  'x'.repeat(70_000),
+  '/Date(abc)/',
+  '/Date(99999999999999999)/',
+  '2024-13-40T25:61:00Z',
+  [],
+  [1, 2],
+  {},
+  { id: 5 },
+  { id: 'x'.repeat(100) },
+  { id: { id: 'nested' } },
+  'é😀\u0000\u202e',
+  '\ud800',
+  { __proto__: { polluted: true } },
+  '<script>',
 ]
 
 function deepJson(depth: number): string {
@@ -151,7 +179,9 @@ function jsonBody(target: Target): string {
 function xmlOf(value: unknown, name: string): string {
   if (Array.isArray(value)) return value.map((item) => xmlOf(item, name)).join('')
   if (value !== null && typeof value === 'object') {
-    return `<${name}>${Object.entries(value).map(([key, inner]) => xmlOf(inner, key)).join('')}</${name}>`
+    return `<${name}>${Object.entries(value)
+      .map(([key, inner]) => xmlOf(inner, key))
+      .join('')}</${name}>`
   }
   return `<${name}>${value === null ? '' : String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;')}</${name}>`
 }
@@ -178,7 +208,19 @@ function xmlBody(target: Target): string {
   }
 }
 
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'application/xml', 'text/xml', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', 'application/json; charset=latin1', '*/*', 'x'.repeat(300)]
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/xml',
+  'text/xml',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  '',
+  'application/json; charset=latin1',
+  '*/*',
+  'x'.repeat(300),
+]
 
 function bodyCase(): { target: Target; headers: Record<string, string>; body: Buffer; label: string } {
   const target = random.pick(TARGETS)
@@ -199,10 +241,64 @@ function bodyCase(): { target: Target; headers: Record<string, string>; body: Bu
 // Paths and queries
 
 const PATH_PIECES = [
-  'time', 'projects', 'timerecords', projectId, '$count', '$set', '$metadata', '@deleted', 'users', '@self', 'storage', 'batch', 'trash', 'reports', 'readtotals',
-  '..', '.', '%2e%2e', '%2F', '..%2F..%2Fetc%2Fpasswd', '%', '%zz', '%c0%af', '%00', '%ff', '%ED%A0%80', 'é', '😀', '', 'x'.repeat(1025), 'y'.repeat(20_000), 'a.json', ';', '*',
+  'time',
+  'projects',
+  'timerecords',
+  projectId,
+  '$count',
+  '$set',
+  '$metadata',
+  '@deleted',
+  'users',
+  '@self',
+  'storage',
+  'batch',
+  'trash',
+  'reports',
+  'readtotals',
+  '..',
+  '.',
+  '%2e%2e',
+  '%2F',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%',
+  '%zz',
+  '%c0%af',
+  '%00',
+  '%ff',
+  '%ED%A0%80',
+  'é',
+  '😀',
+  '',
+  'x'.repeat(1025),
+  'y'.repeat(20_000),
+  'a.json',
+  ';',
+  '*',
 ]
-const QUERY_PIECES = ['$top=-1', '$top=abc', '$top=1e99', '$skip=99999999999', '$filter=', "$filter=name eq 'x", '$orderby=nope', 'method=DELETE', 'method=PUT', 'format=xml', 'callback=cb', 'callback=alert(1)', 'version_ignore=true', 'response_object=true', 'suppress_response_code=true', '%zz=1', 'a=%', '&&&', 'token=wrong', `token=${owner.token}`, 'name=x'.repeat(2000)]
+const QUERY_PIECES = [
+  '$top=-1',
+  '$top=abc',
+  '$top=1e99',
+  '$skip=99999999999',
+  '$filter=',
+  "$filter=name eq 'x",
+  '$orderby=nope',
+  'method=DELETE',
+  'method=PUT',
+  'format=xml',
+  'callback=cb',
+  'callback=alert(1)',
+  'version_ignore=true',
+  'response_object=true',
+  'suppress_response_code=true',
+  '%zz=1',
+  'a=%',
+  '&&&',
+  'token=wrong',
+  `token=${owner.token}`,
+  'name=x'.repeat(2000),
+]
 
 function pathCase(): { method: string; path: string; headers: Record<string, string> } {
   const segments = Array.from({ length: 1 + random.int(5) }, () => random.pick(PATH_PIECES))
@@ -263,7 +359,22 @@ function parseAnswers(bytes: Buffer): RawAnswer[] {
   }
 }
 
-const HOSTS = ['fz.localhost', 'FZ.LOCALHOST', 'fz.localhost:1', 'fz.localhost.', 'localhost', '', 'x'.repeat(5000), 'fz.localhost.evil.test', 'fz..localhost', 'nobody.localhost', '[::1]', 'fz.localhost:abc', 'é.localhost', 'fz.localhost\tx']
+const HOSTS = [
+  'fz.localhost',
+  'FZ.LOCALHOST',
+  'fz.localhost:1',
+  'fz.localhost.',
+  'localhost',
+  '',
+  'x'.repeat(5000),
+  'fz.localhost.evil.test',
+  'fz..localhost',
+  'nobody.localhost',
+  '[::1]',
+  'fz.localhost:abc',
+  'é.localhost',
+  'fz.localhost\tx',
+]
 
 function rawCase(): { bytes: Buffer; label: string } {
   const body = Buffer.from(random.chance(0.5) ? '{"name":"raw"}' : jsonBody(TARGETS[0] as Target))
@@ -287,7 +398,14 @@ function rawCase(): { bytes: Buffer; label: string } {
       break
     case 4:
       lines.push('Transfer-Encoding: chunked')
-      payload = Buffer.from(random.pick([`${body.length.toString(16)}\r\n${body.toString()}\r\n0\r\n\r\n`, `zz\r\n${body.toString()}\r\n0\r\n\r\n`, `${(body.length + 9).toString(16)}\r\n${body.toString()}\r\n0\r\n\r\n`, `${body.length.toString(16)}\r\n${body.toString()}`]))
+      payload = Buffer.from(
+        random.pick([
+          `${body.length.toString(16)}\r\n${body.toString()}\r\n0\r\n\r\n`,
+          `zz\r\n${body.toString()}\r\n0\r\n\r\n`,
+          `${(body.length + 9).toString(16)}\r\n${body.toString()}\r\n0\r\n\r\n`,
+          `${body.length.toString(16)}\r\n${body.toString()}`,
+        ]),
+      )
       break
     case 5:
       lines.push('Transfer-Encoding: chunked', `Content-Length: ${body.length}`)
@@ -348,7 +466,16 @@ t.test('bodies, paths and headers: no 5xx, error bodies as designed, refusals ch
         }
       }
     }
-    if (!expectWithSeed(t, actor.state.seq - seqBefore === writes, seed, `raw requests logged ${actor.state.seq - seqBefore} entries for ${writes} accepted writes`, rawBatch.map((item) => item.label))) failures += 1
+    if (
+      !expectWithSeed(
+        t,
+        actor.state.seq - seqBefore === writes,
+        seed,
+        `raw requests logged ${actor.state.seq - seqBefore} entries for ${writes} accepted writes`,
+        rawBatch.map((item) => item.label),
+      )
+    )
+      failures += 1
     rawBatch.length = 0
     dumpSeq = actor.state.seq
     dumpText = dump()
@@ -399,11 +526,17 @@ t.test('bodies, paths and headers: no 5xx, error bodies as designed, refusals ch
     }
   }
   if (rawBatch.length > 0) await runRawBatch()
-  t.equal(failures, 0, `${tried} inputs: ${accepted} accepted, ${refused} refused with 4xx, 5xx seen ${fiveHundreds}, malformed error bodies ${malformedErrors}, refusals that changed data ${changedByRefusal}`)
+  t.equal(
+    failures,
+    0,
+    `${tried} inputs: ${accepted} accepted, ${refused} refused with 4xx, 5xx seen ${fiveHundreds}, malformed error bodies ${malformedErrors}, refusals that changed data ${changedByRefusal}`,
+  )
   t.equal(fiveHundreds, 0, 'no 5xx')
   t.ok(server.service.services.registry.names().length <= tenants + signups, 'no tenant made by a refused sign-up')
   const alive = await a.get('time/projects/$count')
   t.equal(alive.status, 200, 'the server is alive and a normal request works')
   t.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype is not polluted')
-  console.log(`FUZZ_FIGURES http inputs=${tried} accepted=${accepted} refused=${refused} fiveHundreds=${fiveHundreds} malformed=${malformedErrors} changedByRefusal=${changedByRefusal} raw=${rawSent} rawUnanswered=${rawUnanswered}`)
+  console.log(
+    `FUZZ_FIGURES http inputs=${tried} accepted=${accepted} refused=${refused} fiveHundreds=${fiveHundreds} malformed=${malformedErrors} changedByRefusal=${changedByRefusal} raw=${rawSent} rawUnanswered=${rawUnanswered}`,
+  )
 })

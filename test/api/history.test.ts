@@ -51,7 +51,7 @@ async function patch(as: Api, path: string, body: Record<string, unknown>): Prom
 
 t.test('an object’s history: each kind newest first, who made it, an update’s fields old and new', async (t) => {
   const project = await owner.create('time/projects', { name: 'Relaunch' })
-  t.equal((await patch(owner, `time/projects/${project}`, { name: 'Relaunch 2', note: 'the second try' })), 200)
+  t.equal(await patch(owner, `time/projects/${project}`, { name: 'Relaunch 2', note: 'the second try' }), 200)
   const trashed = await owner.del(`time/projects/${project}`)
   t.equal(trashed.status, 200)
   const trashItem = trashed.json.trashItem.id as string
@@ -60,9 +60,18 @@ t.test('an object’s history: each kind newest first, who made it, an update’
   const answer = await owner.get(`time/projects/${project}/$history`)
   t.equal(answer.status, 200, answer.text)
   const page = pageOf(answer.json)
-  t.same(page.items.map((item) => item.kind), ['restored', 'deleted', 'updated', 'created'])
-  t.ok(page.items.every((item, at) => at === 0 || item.seq < (page.items[at - 1] as Item).seq), 'newest first')
-  t.ok(page.items.every((item) => item.userKnown && item.user?.id === ownerId && item.user.displayName === 'Owner Olive'), 'made by the owner, as a stub')
+  t.same(
+    page.items.map((item) => item.kind),
+    ['restored', 'deleted', 'updated', 'created'],
+  )
+  t.ok(
+    page.items.every((item, at) => at === 0 || item.seq < (page.items[at - 1] as Item).seq),
+    'newest first',
+  )
+  t.ok(
+    page.items.every((item) => item.userKnown && item.user?.id === ownerId && item.user.displayName === 'Owner Olive'),
+    'made by the owner, as a stub',
+  )
   t.ok(page.items.every((item) => item.resource === 'time/projects' && item.type === 'Project' && item.id === project))
   const update = page.items[2] as Item
   t.same(update.changes, [
@@ -79,7 +88,10 @@ t.test('an object’s history: each kind newest first, who made it, an update’
   const again = await owner.del(`time/projects/${project}`)
   t.equal((await owner.del(`trash/${again.json.trashItem.id as string}`)).status, 200)
   const gone = pageOf((await owner.get(`time/projects/${project}/$history`)).json)
-  t.same(gone.items.slice(0, 2).map((item) => item.kind), ['removed', 'deleted'])
+  t.same(
+    gone.items.slice(0, 2).map((item) => item.kind),
+    ['removed', 'deleted'],
+  )
 })
 
 t.test('who made each change: another user’s update names that user', async (t) => {
@@ -87,20 +99,29 @@ t.test('who made each change: another user’s update names that user', async (t
   const changed = { status: await patch(worker.api, `time/tags/${tag}`, { color: '#00ff00' }) }
   if (changed.status !== 200) {
     // A tag is the owner's to change: the owner then makes the second change too.
-    t.equal((await patch(owner, `time/tags/${tag}`, { color: '#00ff00' })), 200)
+    t.equal(await patch(owner, `time/tags/${tag}`, { color: '#00ff00' }), 200)
   }
   const page = pageOf((await owner.get(`time/tags/${tag}/$history`)).json)
-  t.same(page.items.map((item) => [item.kind, item.user?.id]), [['updated', changed.status === 200 ? worker.id : ownerId], ['created', ownerId]])
+  t.same(
+    page.items.map((item) => [item.kind, item.user?.id]),
+    [
+      ['updated', changed.status === 200 ? worker.id : ownerId],
+      ['created', ownerId],
+    ],
+  )
   t.same(page.items[0]?.changes, [{ field: 'color', old: '#ff0000', new: '#00ff00' }])
 })
 
 t.test('fields a GET never shows never appear: a new password is an update without fields', async (t) => {
   const other = await newUser(client, 'hist', owner, 'Oscar')
-  t.equal((await patch(owner, `users/${other.id}`, { password: 'another-password', lastName: 'Worker' })), 200)
+  t.equal(await patch(owner, `users/${other.id}`, { password: 'another-password', lastName: 'Worker' }), 200)
   const page = pageOf((await owner.get(`users/${other.id}/$history`)).json)
   const update = page.items[0] as Item
   t.equal(update.kind, 'updated')
-  t.same(update.changes?.map((change) => change.field), ['lastName'])
+  t.same(
+    update.changes?.map((change) => change.field),
+    ['lastName'],
+  )
   t.notMatch(JSON.stringify(page), /password|argon2/i, 'no password and no hash anywhere')
 })
 
@@ -120,17 +141,32 @@ t.test('paging: $top items a page, `next` and Link go on before the last entry r
   for (let n = 1; n <= 4; n += 1) t.equal(await patch(owner, `clients/${client_}`, { name: `Paged ${n}` }), 200)
   const first = await owner.get(`clients/${client_}/$history`, { $top: 2 })
   const page = pageOf(first.json)
-  t.same(page.items.map((item) => item.version), [5, 4])
+  t.same(
+    page.items.map((item) => item.version),
+    [5, 4],
+  )
   t.type(page.next, 'string')
   t.match(first.headers.link, /rel="next"/)
   t.notMatch(page.next, /token=/, 'the link carries no credential')
   const before = new URL(page.next as string, 'http://x').searchParams.get('before')
   const second = pageOf((await owner.get(`clients/${client_}/$history`, { $top: 2, before: before as string })).json)
-  t.same(second.items.map((item) => item.version), [3, 2])
+  t.same(
+    second.items.map((item) => item.version),
+    [3, 2],
+  )
   const third = pageOf((await owner.get(`clients/${client_}/$history`, { $top: 2, before: String(second.items[1]?.seq) })).json)
-  t.same(third.items.map((item) => item.kind), ['created'])
+  t.same(
+    third.items.map((item) => item.kind),
+    ['created'],
+  )
   t.equal(third.next, null)
-  for (const [name, value] of [['$top', '0'], ['$top', '1001'], ['$top', 'x'], ['before', '-1'], ['before', '1.5']]) {
+  for (const [name, value] of [
+    ['$top', '0'],
+    ['$top', '1001'],
+    ['$top', 'x'],
+    ['before', '-1'],
+    ['before', '1.5'],
+  ]) {
     const bad = await owner.get(`clients/${client_}/$history`, { [name as string]: value as string })
     t.equal(bad.status, 400, `${name}=${value}`)
     t.equal(bad.json.code, 'TL01-1105')
@@ -144,18 +180,30 @@ t.test('the tenant’s history: owner and admins, $filter on user, resource and 
 
   const all = pageOf((await owner.get('activity')).json)
   t.ok(all.items.length > 10)
-  t.ok(all.items.every((item, at) => at === 0 || item.seq <= (all.items[at - 1] as Item).seq), 'newest first')
-  t.notOk(all.items.some((item) => ['AuthToken', 'KeptAnswer'].includes(item.type)), 'no internal records')
+  t.ok(
+    all.items.every((item, at) => at === 0 || item.seq <= (all.items[at - 1] as Item).seq),
+    'newest first',
+  )
+  t.notOk(
+    all.items.some((item) => ['AuthToken', 'KeptAnswer'].includes(item.type)),
+    'no internal records',
+  )
 
   const projects = pageOf((await owner.get('activity', { $filter: `resource eq 'time/projects'` })).json)
   t.ok(projects.items.length >= 6 && projects.items.every((item) => item.resource === 'time/projects'))
   const byOwner = pageOf((await owner.get('activity', { $filter: `user eq '${ownerId}'` })).json)
   t.ok(byOwner.items.length > 5 && byOwner.items.every((item) => item.user?.id === ownerId), 'the owner’s changes only')
   const byNobody = pageOf((await owner.get('activity', { $filter: `user eq null` })).json)
-  t.ok(byNobody.items.every((item) => item.user === null), 'changes no signed-in user made')
+  t.ok(
+    byNobody.items.every((item) => item.user === null),
+    'changes no signed-in user made',
+  )
   const latest = all.items[0] as Item
   const since = pageOf((await owner.get('activity', { $filter: `seq ge ${latest.seq} and kind eq '${latest.kind}'` })).json)
-  t.same(since.items.map((item) => item.seq), [latest.seq])
+  t.same(
+    since.items.map((item) => item.seq),
+    [latest.seq],
+  )
   const atMs = Number(/\d+/.exec(latest.at)?.[0])
   const later = pageOf((await owner.get('activity', { $filter: `at gt datetime'${new Date(atMs + 1000).toISOString().slice(0, 19)}'` })).json)
   t.same(later.items, [], 'nothing after the last write')
@@ -184,6 +232,12 @@ t.test('a write no signed-in user made says so: user null, known', async (t) => 
     if (rec !== undefined) tx.put('Tag', { ...rec, color: '#111111', version: rec.version + 1, updatedAt: tx.now })
   })
   const page = pageOf((await owner.get(`time/tags/${tag}/$history`)).json)
-  t.same(page.items.map((item) => [item.kind, item.user?.id ?? null, item.userKnown]), [['updated', null, true], ['created', ownerId, true]])
+  t.same(
+    page.items.map((item) => [item.kind, item.user?.id ?? null, item.userKnown]),
+    [
+      ['updated', null, true],
+      ['created', ownerId, true],
+    ],
+  )
   t.same(page.items[0]?.changes, [{ field: 'color', old: '#000000', new: '#111111' }])
 })

@@ -140,7 +140,10 @@ t.test('Transfer-Encoding other than exactly chunked, or sent twice: 400, nothin
 t.test('Transfer-Encoding with Content-Length: closed unanswered by the parser, nothing applied', async (t) => {
   const before = await projectCount()
   const body = chunked(JSON.stringify({ name: 'both' }))
-  for (const fields of [['Transfer-Encoding: chunked', `Content-Length: ${body.length}`], [`Content-Length: ${body.length}`, 'Transfer-Encoding: chunked']]) {
+  for (const fields of [
+    ['Transfer-Encoding: chunked', `Content-Length: ${body.length}`],
+    [`Content-Length: ${body.length}`, 'Transfer-Encoding: chunked'],
+  ]) {
     const answer = await exchange(port, head(...fields) + body)
     t.notMatch(answer.received, /HTTP\/1\.1 [23]\d\d /, `${fields.join(' + ')}: not served`)
     t.ok(answer.closedByServer, `${fields.join(' + ')}: closed`)

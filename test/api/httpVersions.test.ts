@@ -91,7 +91,11 @@ t.test('admin: no Host on HTTP/1.1, two Host headers, a whole URL as target: 400
 })
 
 t.test('public: two Host headers get 400 and the connection is closed', async (t) => {
-  for (const hosts of [['acme.localhost', 'evil.localhost'], ['acme.localhost', 'acme.localhost'], ['localhost', 'acme.localhost']]) {
+  for (const hosts of [
+    ['acme.localhost', 'evil.localhost'],
+    ['acme.localhost', 'acme.localhost'],
+    ['localhost', 'acme.localhost'],
+  ]) {
     const request = `GET /v1/time/projects HTTP/1.1\r\n${hosts.map((host) => `Host: ${host}\r\n`).join('')}\r\n`
     const answer = await exchange(publicPort, request)
     t.match(answer.received, /^HTTP\/1\.1 400 Bad Request\r\n/, `${hosts.join(' + ')}: 400`)
@@ -104,8 +108,7 @@ t.test('public: two Host headers get 400 and the connection is closed', async (t
 })
 
 t.test('public: at most 48 header fields; the parser holds a request with more unanswered until its idle timeout (README: "Not answered")', async (t) => {
-  const withFields = (count: number) =>
-    `GET /v1/time/projects HTTP/1.1\r\nHost: acme.localhost\r\n${Array.from({ length: count - 1 }, (_, index) => `X-Field-${index}: ${index}\r\n`).join('')}\r\n`
+  const withFields = (count: number) => `GET /v1/time/projects HTTP/1.1\r\nHost: acme.localhost\r\n${Array.from({ length: count - 1 }, (_, index) => `X-Field-${index}: ${index}\r\n`).join('')}\r\n`
   const most = await exchange(publicPort, withFields(48), 500)
   t.match(most.received, /^HTTP\/1\.1 400 /, '48 fields reach the router (400: no token)')
   t.match(JSON.parse(bodyOf(most.received)), { code: 'TL01-1002' })

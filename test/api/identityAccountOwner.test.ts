@@ -82,7 +82,12 @@ t.test('admins still manage everyone else', async (t) => {
 
 t.test('only the owner hands the account on, and only to an active admin', async (t) => {
   const account = (await call('GET', 'accounts/@own', owner.token)).json
-  refused(t, await call('PUT', `accounts/${account.id}`, ann.token, {}, { owner: { id: ann.id }, version: account.version }), /only the account owner may hand the account/, 'an admin makes themself the owner')
+  refused(
+    t,
+    await call('PUT', `accounts/${account.id}`, ann.token, {}, { owner: { id: ann.id }, version: account.version }),
+    /only the account owner may hand the account/,
+    'an admin makes themself the owner',
+  )
   refused(t, await call('PUT', `accounts/${account.id}`, owner.token, {}, { owner: { id: pat.id }, version: account.version }), /only to an active admin/, 'to a user who is not an admin')
   t.equal((await call('PUT', `accounts/${account.id}`, ann.token, {}, { name: 'Realm Inc', version: account.version })).status, 200, 'an admin still changes the rest of the account')
 

@@ -29,8 +29,7 @@ async function addUser(client: TestClient, email: string, password: string): Pro
   return created.json.id as string
 }
 
-const requestPublic = (client: TestClient, email: string) =>
-  client.request('POST', '/v1/users/requestconfirmation', { query: { apikey: client.apiKey, email } })
+const requestPublic = (client: TestClient, email: string) => client.request('POST', '/v1/users/requestconfirmation', { query: { apikey: client.apiKey, email } })
 
 const confirmPublic = (client: TestClient, id: string, password: string, user = '') =>
   client.request('POST', `/v1/auth/confirm/${id}`, { query: { apikey: client.apiKey }, headers: basic(user, password) })
@@ -48,9 +47,16 @@ t.test('secret keys: create, list, log in with <key>:, delete', async (t) => {
   const list = await client.request('GET', '/v1/users/@self/secretkeys', { tenant: 'keys', query: { token: owner.token } })
   t.equal(list.status, 200)
   t.same(list.json.map((entry: { id: string }) => entry.id).sort(), [created.json.id, bare.json.id].sort())
-  t.ok(list.json.every((entry: { secretKey?: unknown }) => entry.secretKey === null || entry.secretKey === undefined), 'the list never shows a key')
+  t.ok(
+    list.json.every((entry: { secretKey?: unknown }) => entry.secretKey === null || entry.secretKey === undefined),
+    'the list never shows a key',
+  )
   const filtered = await client.request('GET', '/v1/users/@self/secretkeys', { tenant: 'keys', query: { token: owner.token, $filter: "name eq 'CI'" } })
-  t.same(filtered.json.map((entry: { id: string }) => entry.id), [created.json.id], 'list options apply')
+  t.same(
+    filtered.json.map((entry: { id: string }) => entry.id),
+    [created.json.id],
+    'list options apply',
+  )
 
   const login = await loginRaw(client, 'keys', key, '')
   t.equal(login.status, 200, 'login with the key and an empty password')
@@ -70,7 +76,10 @@ t.test('secret keys: create, list, log in with <key>:, delete', async (t) => {
   expectError(t, await loginRaw(client, 'keys', key, ''), 401, 'TL01-1001', 'a deleted key')
   expectError(t, await client.request('DELETE', `/v1/users/@self/secretkeys/${created.json.id}`, { tenant: 'keys', query: { token: owner.token } }), 404, 'TL01-1101', 'deleted twice')
   const after = await client.request('GET', '/v1/users/@self/secretkeys', { tenant: 'keys', query: { token: owner.token } })
-  t.same(after.json.map((entry: { id: string }) => entry.id), [bare.json.id])
+  t.same(
+    after.json.map((entry: { id: string }) => entry.id),
+    [bare.json.id],
+  )
 })
 
 t.test('password change, public step 1: 202 without the id, the id by mail', async (t) => {

@@ -32,9 +32,17 @@ t.test('request rate per user and tenant (RATE_LIMIT_REQUESTS=5 per 60 s)', asyn
   expectError(t, await whoAmI(client, 'rate-a', anotherLogin), 429, 'TL01-9010', 'a new token of the same user')
   t.equal((await whoAmI(client, 'rate-a', second)).status, 200, 'another user of the tenant is not limited')
   t.equal((await whoAmI(client, 'rate-b', other.token)).status, 200, 'another tenant is not limited')
-  const batch = await client.request('POST', '/v1/batch', { tenant: 'rate-b', query: { token: other.token }, body: [1, 2, 3, 4, 5].map((n) => ({ id: String(n), method: 'GET', path: '/v1/users/@self' })) })
+  const batch = await client.request('POST', '/v1/batch', {
+    tenant: 'rate-b',
+    query: { token: other.token },
+    body: [1, 2, 3, 4, 5].map((n) => ({ id: String(n), method: 'GET', path: '/v1/users/@self' })),
+  })
   t.equal(batch.status, 200, 'the batch call is the second request of its user')
-  t.same(batch.json.map((item: { code: number }) => item.code), [200, 200, 200, 429, 429], 'its items count as requests too')
+  t.same(
+    batch.json.map((item: { code: number }) => item.code),
+    [200, 200, 200, 429, 429],
+    'its items count as requests too',
+  )
 })
 
 t.test('failed logins of one source lock out that source, not the user (default limits)', async (t) => {

@@ -50,9 +50,7 @@ await client.createTenant('siege', 'owner@siege.test', 'right-password')
 
 t.test('40 parallel wrong logins for one e-mail, each from its own address', async (t) => {
   t.equal((await loginAnswer(port, '127.0.1.250', 'siege', 'owner@siege.test', 'right-password')).status, 200, 'the owner logs in from home first')
-  const answers = await Promise.all(
-    Array.from({ length: PARALLEL }, (_, index) => loginAnswer(port, `127.0.1.${index + 1}`, 'siege', 'owner@siege.test', `wrong-${index}`)),
-  )
+  const answers = await Promise.all(Array.from({ length: PARALLEL }, (_, index) => loginAnswer(port, `127.0.1.${index + 1}`, 'siege', 'owner@siege.test', `wrong-${index}`)))
   t.same(tally(answers), { wrong: ALLOWED, limited: PARALLEL - ALLOWED, other: 0 }, 'exactly the allowed attempts were checked, the rest refused with Retry-After')
   const blocked = await loginAnswer(port, '127.0.1.200', 'siege', 'owner@siege.test', 'right-password')
   t.equal(blocked.status, 429, 'even the right password is refused from a new address while the e-mail is blocked')
@@ -62,9 +60,7 @@ t.test('40 parallel wrong logins for one e-mail, each from its own address', asy
 })
 
 t.test('40 parallel wrong logins from one address, each for its own e-mail', async (t) => {
-  const answers = await Promise.all(
-    Array.from({ length: PARALLEL }, (_, index) => loginAnswer(port, '127.0.2.1', 'siege', `nobody-${index}@siege.test`, 'whatever-password')),
-  )
+  const answers = await Promise.all(Array.from({ length: PARALLEL }, (_, index) => loginAnswer(port, '127.0.2.1', 'siege', `nobody-${index}@siege.test`, 'whatever-password')))
   t.same(tally(answers), { wrong: ALLOWED, limited: PARALLEL - ALLOWED, other: 0 }, 'exactly the allowed attempts were checked, the rest refused with Retry-After')
   const blocked = await loginAnswer(port, '127.0.2.1', 'siege', 'owner@siege.test', 'right-password')
   t.equal(blocked.status, 429, 'the address is blocked for every e-mail')

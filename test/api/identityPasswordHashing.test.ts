@@ -78,7 +78,11 @@ t.test('a scrypt hash of before logs in once and is replaced by Argon2id; a wron
 
   await setStoredHash(server, 'hashes', 'owner@hashes.test', legacyScryptHash('owner-password', 1024))
   const together = await Promise.all(Array.from({ length: 6 }, () => loginRaw(server.client, 'hashes', 'owner@hashes.test', 'owner-password')))
-  t.same(together.map((answer) => answer.status), [200, 200, 200, 200, 200, 200], 'logins at once against a scrypt hash all get in, though the first re-hash lands before the others write')
+  t.same(
+    together.map((answer) => answer.status),
+    [200, 200, 200, 200, 200, 200],
+    'logins at once against a scrypt hash all get in, though the first re-hash lands before the others write',
+  )
   t.match(storedHash(server, 'hashes', 'owner@hashes.test'), /^\$argon2id\$/)
 
   await server.stop()

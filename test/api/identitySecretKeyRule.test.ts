@@ -49,7 +49,12 @@ async function expectNoAccess(t: Test, caller: Api, key: { id: string }, label: 
     ['rename', caller.put(`secretkeys/${key.id}`, { name: 'renamed' }, { version_ignore: true })],
     ['re-enable', caller.put(`secretkeys/${key.id}`, { expiration: null }, { version_ignore: true })],
     ['$set', caller.post(`secretkeys/${key.id}/$set`, undefined, { name: 'set' })],
-    ['batch PUT', caller.post('batch', [{ id: 'b', method: 'PUT', path: `/v1/secretkeys/${key.id}?version_ignore=true`, body: JSON.stringify({ name: 'batched' }) }]).then((answer) => ({ status: (answer.json as { code: number }[])[0]?.code ?? 0 }))],
+    [
+      'batch PUT',
+      caller
+        .post('batch', [{ id: 'b', method: 'PUT', path: `/v1/secretkeys/${key.id}?version_ignore=true`, body: JSON.stringify({ name: 'batched' }) }])
+        .then((answer) => ({ status: (answer.json as { code: number }[])[0]?.code ?? 0 })),
+    ],
   ]
   for (const [what, attempt] of attempts) t.equal((await attempt).status, 404, `${label}: ${what} is 404`)
 }

@@ -74,7 +74,10 @@ t.test('a key cannot be handed to another user', async (t) => {
 
 t.test('the hash is no field for clients', async (t) => {
   const metadata = await adminApi.get('secretkeys/$metadata')
-  t.notOk((metadata.json.fields as { name: string }[]).some((field) => field.name === 'keyHash'), 'not in $metadata')
+  t.notOk(
+    (metadata.json.fields as { name: string }[]).some((field) => field.name === 'keyHash'),
+    'not in $metadata',
+  )
   expectError(t, await adminApi.get('secretkeys', { $filter: "keyHash eq 'x'" }), 400, 'TL01-1105', 'not filterable')
   expectError(t, await adminApi.get('secretkeys', { $orderby: 'keyHash' }), 400, 'TL01-1105', 'not sortable')
   expectError(t, await adminApi.post(`secretkeys/${(await adminApi.ids('secretkeys'))[0]}/$set`, undefined, { keyHash: 'x' }), 400, 'TL01-1105', 'not settable')

@@ -36,7 +36,7 @@ t.test('login and password change ignore a trashed user with the same e-mail', a
 
   const id = await requestConfirmationByMail(client, server.dataDir, EMAIL)
   const changed = await client.request('POST', `/v1/auth/confirm/${id}`, { query: { apikey: client.apiKey }, headers: basic('', 'newer-password') })
-  t.equal(changed.status, 200, "the public request by e-mail made a confirmation that works (for the live user)")
+  t.equal(changed.status, 200, 'the public request by e-mail made a confirmation that works (for the live user)')
   t.equal(changed.json?.id, newId, "it changed the new user's password")
   t.equal((await loginRaw(client, TENANT, EMAIL, 'newer-password')).status, 200, 'the new password logs in')
 })

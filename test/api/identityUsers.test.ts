@@ -17,8 +17,7 @@ const { client } = server
 const owner = await client.createTenant('people', 'owner@people.test', 'owner-password')
 const apikey = client.apiKey
 
-const signUp = (account: Record<string, unknown>, ownerFields: Record<string, unknown>) =>
-  client.request('POST', '/v1/register/signup', { query: { apikey }, body: { account, owner: ownerFields } })
+const signUp = (account: Record<string, unknown>, ownerFields: Record<string, unknown>) => client.request('POST', '/v1/register/signup', { query: { apikey }, body: { account, owner: ownerFields } })
 
 t.test('checkurl, checkemail and findurl', async (t) => {
   const url = await client.request('GET', '/v1/register/checkurl', { query: { apikey, url: 'people' } })
@@ -72,11 +71,29 @@ t.test('users made by the owner: initial password, update, deactivation, trash',
   const vic = await client.login('people', 'vic@people.test', 'vic-password')
   const vicOther = await client.login('people', 'vic@people.test', 'vic-password')
 
-  expectError(t, await client.request('POST', '/v1/users', { tenant: 'people', query: { token: vic }, body: { email: 'x@people.test', password: 'xxxxxxxx' } }), 403, 'TL01-1008', 'a plain user cannot make users')
-  expectError(t, await client.request('POST', '/v1/users', { tenant: 'people', query: { token: owner.token }, body: { email: 'y@people.test', password: 'short' } }), 412, 'TL01-1104', 'an initial password under 8')
+  expectError(
+    t,
+    await client.request('POST', '/v1/users', { tenant: 'people', query: { token: vic }, body: { email: 'x@people.test', password: 'xxxxxxxx' } }),
+    403,
+    'TL01-1008',
+    'a plain user cannot make users',
+  )
+  expectError(
+    t,
+    await client.request('POST', '/v1/users', { tenant: 'people', query: { token: owner.token }, body: { email: 'y@people.test', password: 'short' } }),
+    412,
+    'TL01-1104',
+    'an initial password under 8',
+  )
   const renamed = await client.request('PUT', `/v1/users/${vicId}`, { tenant: 'people', query: { token: vic, response_object: true }, body: { phone: '123', version: made.json.version } })
   t.equal(renamed.status, 200, 'a user updates their own object')
-  expectError(t, await client.request('PUT', `/v1/users/${vicId}`, { tenant: 'people', query: { token: vic }, body: { admin: true, version: renamed.json.version } }), 403, 'TL01-1008', 'but not their own admin flag')
+  expectError(
+    t,
+    await client.request('PUT', `/v1/users/${vicId}`, { tenant: 'people', query: { token: vic }, body: { admin: true, version: renamed.json.version } }),
+    403,
+    'TL01-1008',
+    'but not their own admin flag',
+  )
 
   const off = await client.request('PUT', `/v1/users/${vicId}`, { tenant: 'people', query: { token: owner.token }, body: { active: false, version: renamed.json.version } })
   t.equal(off.status, 200, 'the owner deactivates the user')
@@ -124,7 +141,13 @@ t.test('the account: accounts/@own and PUT /accounts/{id}', async (t) => {
   await client.request('POST', '/v1/users', { tenant: 'people', query: { token: owner.token }, body: { email: 'wes@people.test', password: 'wes-password' } })
   const wes = await client.login('people', 'wes@people.test', 'wes-password')
   t.equal((await client.request('GET', '/v1/accounts/@own', { tenant: 'people', query: { token: wes } })).status, 200, 'every user reads the account')
-  expectError(t, await client.request('PUT', `/v1/accounts/${account.id}`, { tenant: 'people', query: { token: wes }, body: { name: 'Mine now', version: put.json.version } }), 403, 'TL01-1008', 'only the owner and admins change it')
+  expectError(
+    t,
+    await client.request('PUT', `/v1/accounts/${account.id}`, { tenant: 'people', query: { token: wes }, body: { name: 'Mine now', version: put.json.version } }),
+    403,
+    'TL01-1008',
+    'only the owner and admins change it',
+  )
 })
 
 t.test('accesses per user and product', async (t) => {
@@ -134,10 +157,25 @@ t.test('accesses per user and product', async (t) => {
   t.equal(time.status, 201)
   t.match(time.json, { product: 'TIME', user: { id: adaId } })
   t.equal((await client.request('POST', '/v1/accesses', { tenant: 'people', query: { token: owner.token }, body: { user: { id: adaId }, product: 'BILLING' } })).status, 201)
-  expectError(t, await client.request('POST', '/v1/accesses', { tenant: 'people', query: { token: owner.token }, body: { user: { id: adaId }, product: 'GAMES' } }), 412, 'TL01-1104', 'an unknown product')
+  expectError(
+    t,
+    await client.request('POST', '/v1/accesses', { tenant: 'people', query: { token: owner.token }, body: { user: { id: adaId }, product: 'GAMES' } }),
+    412,
+    'TL01-1104',
+    'an unknown product',
+  )
   const list = await client.request('GET', '/v1/accesses', { tenant: 'people', query: { token: owner.token, $filter: `user/id eq '${adaId}'`, $orderby: 'product' } })
   t.equal(list.status, 200)
-  t.same(list.json.map((access: { product: string }) => access.product), ['BILLING', 'TIME'])
+  t.same(
+    list.json.map((access: { product: string }) => access.product),
+    ['BILLING', 'TIME'],
+  )
   const ada = await client.login('people', 'ada@people.test', 'ada-password')
-  expectError(t, await client.request('POST', '/v1/accesses', { tenant: 'people', query: { token: ada }, body: { user: { id: adaId }, product: 'CORE' } }), 403, 'TL01-1008', 'a plain user cannot grant accesses')
+  expectError(
+    t,
+    await client.request('POST', '/v1/accesses', { tenant: 'people', query: { token: ada }, body: { user: { id: adaId }, product: 'CORE' } }),
+    403,
+    'TL01-1008',
+    'a plain user cannot grant accesses',
+  )
 })

@@ -35,8 +35,7 @@ t.teardown(() => server.stop())
 const { client } = server
 
 const fixture = (name: string) => fs.readFileSync(new URL(`../fixtures/imports/${name}`, import.meta.url))
-const berlin = (year: number, month: number, day: number, hour: number, minute = 0, second = 0, offsetHours = 1) =>
-  Date.UTC(year, month - 1, day, hour - offsetHours, minute, second)
+const berlin = (year: number, month: number, day: number, hour: number, minute = 0, second = 0, offsetHours = 1) => Date.UTC(year, month - 1, day, hour - offsetHours, minute, second)
 
 interface Tenant {
   name: string
@@ -66,7 +65,14 @@ function forTenant(file: Buffer | string, tenant: Tenant): string {
   return file.toString().replaceAll('@acme.test', `@${tenant.name}.test`)
 }
 
-function importFile(tenant: Tenant, source: string, body: string | Buffer, query: Record<string, string | number | boolean> = {}, token = tenant.token, contentType = 'text/csv'): Promise<TestResponse> {
+function importFile(
+  tenant: Tenant,
+  source: string,
+  body: string | Buffer,
+  query: Record<string, string | number | boolean> = {},
+  token = tenant.token,
+  contentType = 'text/csv',
+): Promise<TestResponse> {
   return client.request('POST', `/v1/import/${source}`, { tenant: tenant.name, query: { token, ...query }, rawBody: body, headers: { 'content-type': contentType } })
 }
 
@@ -132,7 +138,11 @@ t.test('Clockify: US dates, 12-hour times, every field quoted, a record past mid
   const acme = await freshTenant()
   const answer = await importFile(acme, 'clockify', forTenant(fixture('clockify-detailed.csv'), acme))
   t.equal(answer.status, 201, answer.text)
-  t.match(answer.json, { rows: 3, created: { clients: 1, projects: 2, tasks: 1, tags: 3, timeRecords: 3 }, ignoredColumns: ['User', 'Group', 'Duration (decimal)', 'Billable Rate (USD)', 'Billable Amount (USD)'] })
+  t.match(answer.json, {
+    rows: 3,
+    created: { clients: 1, projects: 2, tasks: 1, tags: 3, timeRecords: 3 },
+    ignoredColumns: ['User', 'Group', 'Duration (decimal)', 'Billable Rate (USD)', 'Billable Amount (USD)'],
+  })
   const [wireframes, standup, hotfix] = await records(acme)
   t.equal(dateMs(wireframes.start), berlin(2025, 3, 5, 9, 15), '03/05/2025 09:15:00 AM is March 5')
   t.equal(dateMs(wireframes.stop), berlin(2025, 3, 5, 12), '12:00:00 PM is noon')
@@ -253,9 +263,21 @@ t.test('bad input is refused naming the line and column, and nothing is stored',
     expectError(t, answer, status, code, label)
     t.match(answer.json?.message, message, `${label}: ${answer.json?.message}`)
   }
-  await refused('a quote not closed', [header, good, 'Ada,x@y,,,,"never closed,Yes,2025-03-03,09:00:00,,,01:00:00,'].join('\n'), 400, 'TL01-1105', /^line 3, column 'Description': a quoted field is not closed/)
+  await refused(
+    'a quote not closed',
+    [header, good, 'Ada,x@y,,,,"never closed,Yes,2025-03-03,09:00:00,,,01:00:00,'].join('\n'),
+    400,
+    'TL01-1105',
+    /^line 3, column 'Description': a quoted field is not closed/,
+  )
   await refused('a field too many', [header, good, good, `${good},extra`].join('\r\n'), 400, 'TL01-1105', /^line 4: .*the header has 13 columns/)
-  await refused('a quote in an unquoted field', [header, good, `Ada,ada@${acme.name}.test,,,,say "hi",Yes,2025-03-03,09:00:00,,,01:00:00,`].join('\n'), 400, 'TL01-1105', /^line 3(, column 'Description')?: .*quote/)
+  await refused(
+    'a quote in an unquoted field',
+    [header, good, `Ada,ada@${acme.name}.test,,,,say "hi",Yes,2025-03-03,09:00:00,,,01:00:00,`].join('\n'),
+    400,
+    'TL01-1105',
+    /^line 3(, column 'Description')?: .*quote/,
+  )
   await refused('a bad date', [header, good, good.replace('2025-03-03,09', '2025-02-30,09')].join('\n'), 400, 'TL01-1105', /^line 3, column 'Start date': '2025-02-30' is no date of the calendar/)
   await refused('a bad time', [header, good.replace('09:00:00', '25:00:00')].join('\n'), 400, 'TL01-1105', /^line 2, column 'Start time': '25:00:00'/)
   await refused('a bad duration', [header, good.replace(',2025-03-03,10:00:00,01:00:00,', ',,,1h30,')].join('\n'), 400, 'TL01-1105', /^line 2, column 'Duration': '1h30' is not a duration/)
@@ -265,7 +287,13 @@ t.test('bad input is refused naming the line and column, and nothing is stored',
   await refused('a missing column', 'Email,Start date,Duration\nada@x.test,2025-03-03,1:00', 400, 'TL01-1105', /no column for startTime: a toggl import needs 'Start time'/)
   await refused('a mapping to no column', [header, good].join('\n'), 400, 'TL01-1105', /^map\.task: the file has no column 'Aufgabe'/, { 'map.task': 'Aufgabe' })
   await refused('a mapping of no field', [header, good].join('\n'), 400, 'TL01-1105', /^map\.colour: no such field/, { 'map.colour': 'Tags' })
-  await refused('an unknown user', [header, good, good.replace(`ada@${acme.name}.test`, 'nobody@elsewhere.test')].join('\n'), 400, 'TL01-1105', /^line 3, column 'Email': no user 'nobody@elsewhere\.test' in this account \(unknown_users=self/)
+  await refused(
+    'an unknown user',
+    [header, good, good.replace(`ada@${acme.name}.test`, 'nobody@elsewhere.test')].join('\n'),
+    400,
+    'TL01-1105',
+    /^line 3, column 'Email': no user 'nobody@elsewhere\.test' in this account \(unknown_users=self/,
+  )
   await refused('an empty file', '', 400, 'TL01-1105', /the file is empty/)
   await refused('a header only', `${header}\n`, 400, 'TL01-1105', /no rows/)
   await refused('UTF-16', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${header}\n${good}`, 'utf16le')]), 400, 'TL01-1105', /UTF-16/)

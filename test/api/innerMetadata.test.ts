@@ -63,7 +63,11 @@ t.test('enumerations are types of their own', async (t) => {
   for (const [path, name, type, values] of expected) {
     const field = fieldOf((await owner.get(`${path}/$metadata`)).json, name)
     t.equal(field?.type, type, `${path} ${name} is of type ${type}`)
-    t.same(field?.constraints?.find((constraint) => constraint.type === 'Enum'), { type: 'Enum', details: values }, 'the Enum constraint lists the values')
+    t.same(
+      field?.constraints?.find((constraint) => constraint.type === 'Enum'),
+      { type: 'Enum', details: values },
+      'the Enum constraint lists the values',
+    )
   }
   t.equal(fieldOf((await owner.get('time/projects/$metadata')).json, 'name')?.type, 'String', 'other strings stay String')
 })
@@ -75,7 +79,11 @@ t.test("Bill's cascades", async (t) => {
     { cascadeType: 'PERSIST', objectTypes: ['BillItem', 'BillVat'] },
     { cascadeType: 'MERGE', objectTypes: ['BillItem', 'BillVat'] },
   ])
-  t.same((await owner.get('time/projects/$metadata')).json.cascades.map((cascade: { cascadeType: string }) => cascade.cascadeType), ['REMOVE'], 'others only remove')
+  t.same(
+    (await owner.get('time/projects/$metadata')).json.cascades.map((cascade: { cascadeType: string }) => cascade.cascadeType),
+    ['REMOVE'],
+    'others only remove',
+  )
 })
 
 t.test('$dummy embeds references in full and shows the display rule', async (t) => {

@@ -41,7 +41,11 @@ function datesIn(value: unknown, found: string[] = []): string[] {
 function allIso(t: Test, value: unknown, label: string): void {
   const dates = datesIn(value)
   t.ok(dates.length > 0, `${label}: has dates`)
-  t.same(dates.filter((date) => !ISO_DATE.test(date)), [], `${label}: every date ISO 8601`)
+  t.same(
+    dates.filter((date) => !ISO_DATE.test(date)),
+    [],
+    `${label}: every date ISO 8601`,
+  )
 }
 
 const project = await owner.create('time/projects', { name: 'Dated', begins: '2025-03-01T09:00:00Z' })
@@ -88,7 +92,11 @@ t.test('writes, actions and other answers', async (t) => {
   allIso(t, posted.json, 'POST with response_object')
   const put = await owner.put(`time/timerecords/${posted.json.id}`, { description: 'put', version: 1 }, { response_object: true, dates: 'iso' })
   allIso(t, put.json, 'PUT')
-  const patched = await owner.call('PATCH', `time/timerecords/${posted.json.id}`, { rawBody: JSON.stringify({ description: 'patched', version: 2 }), query: { response_object: true }, headers: ISO_ACCEPT })
+  const patched = await owner.call('PATCH', `time/timerecords/${posted.json.id}`, {
+    rawBody: JSON.stringify({ description: 'patched', version: 2 }),
+    query: { response_object: true },
+    headers: ISO_ACCEPT,
+  })
   allIso(t, patched.json, 'PATCH')
   allIso(t, (await owner.post(`time/timerecords/${posted.json.id}/$set`, undefined, { description: 'set', dates: 'iso' })).json, '$set')
   const impulse = await owner.create('time/impulses', {})
@@ -152,7 +160,13 @@ t.test('the change feed’s events with dates=iso', async (t) => {
 t.test('the OpenAPI description names it', async (t) => {
   const doc = (await client.request('GET', '/v1/openapi.json')).json
   t.match(doc.components.parameters.dates, { name: 'dates', in: 'query', schema: { enum: ['ms', 'iso'] } })
-  t.ok(doc.paths['/time/timerecords'].get.parameters.some((parameter: { $ref?: string }) => parameter.$ref === '#/components/parameters/dates'), 'on lists')
-  t.ok(doc.paths['/auth/login'].get.parameters.some((parameter: { $ref?: string }) => parameter.$ref === '#/components/parameters/dates'), 'on login')
+  t.ok(
+    doc.paths['/time/timerecords'].get.parameters.some((parameter: { $ref?: string }) => parameter.$ref === '#/components/parameters/dates'),
+    'on lists',
+  )
+  t.ok(
+    doc.paths['/auth/login'].get.parameters.some((parameter: { $ref?: string }) => parameter.$ref === '#/components/parameters/dates'),
+    'on login',
+  )
   t.match(JSON.stringify(doc.components.schemas.TimeRecord.properties.start), /date-time/, 'an answer’s date may be ISO text')
 })

@@ -65,7 +65,11 @@ async function seed(x: Api, mark: string): Promise<void> {
   if ((await x.del(`time/projects/${spare}`)).status !== 200) throw new Error('trash')
   const stored = await x.call('POST', `storage/${mark}Group/${mark}Key`, { rawBody: `${mark}Value`, headers: { 'content-type': 'text/plain' } })
   if (stored.status >= 300) throw new Error(`storage: ${stored.status} ${stored.text}`)
-  const upload = await x.call('POST', `users/${me}/signature/upload`, { rawBody: Buffer.from(`${mark}Signature`).toString(), query: { filename: `${mark}.png` }, headers: { 'content-type': 'image/png' } })
+  const upload = await x.call('POST', `users/${me}/signature/upload`, {
+    rawBody: Buffer.from(`${mark}Signature`).toString(),
+    query: { filename: `${mark}.png` },
+    headers: { 'content-type': 'image/png' },
+  })
   if (upload.status >= 300) throw new Error(`upload: ${upload.status} ${upload.text}`)
 }
 
@@ -182,7 +186,10 @@ t.test("B's reports, trash, batch and storage show nothing of A", async (t) => {
   const trashA = recordsOfA('TrashItem')[0] as Rec
   const reports = ['readtotals', 'groupedtotals', 'singletotals', 'trendedtotals', 'singleslices']
   for (const name of reports) {
-    const queries: Record<string, string | number>[] = [{ range: 365, range_from: '2024-06-15', summary: 'project/id' }, { range: 365, range_from: '2024-06-15', $filter: `project/id eq '${projectA.id}'` }]
+    const queries: Record<string, string | number>[] = [
+      { range: 365, range_from: '2024-06-15', summary: 'project/id' },
+      { range: 365, range_from: '2024-06-15', $filter: `project/id eq '${projectA.id}'` },
+    ]
     for (const query of queries) {
       const response = await b.get(`time/reports/${name}`, query)
       scan(`report ${name}`, response, [projectA.id])
@@ -192,9 +199,17 @@ t.test("B's reports, trash, batch and storage show nothing of A", async (t) => {
   const restore = await b.get(`trash/${trashA.id}/$restore`)
   scan('restore of A trash item', restore, [trashA.id])
   refused(t, 'restore of an A trash item at B', restore)
-  const items = PUBLIC.flatMap((decl) => recordsOfA(decl.type).slice(0, 1).map((rec, index) => ({ id: `${decl.type}-${index}`, method: 'GET', path: `/v1/${decl.path}/${rec.id}` })))
+  const items = PUBLIC.flatMap((decl) =>
+    recordsOfA(decl.type)
+      .slice(0, 1)
+      .map((rec, index) => ({ id: `${decl.type}-${index}`, method: 'GET', path: `/v1/${decl.path}/${rec.id}` })),
+  )
   const batch = await b.post('batch', items)
-  scan('batch of reads of A objects', batch, items.map((item) => item.path.split('/').at(-1) as string))
+  scan(
+    'batch of reads of A objects',
+    batch,
+    items.map((item) => item.path.split('/').at(-1) as string),
+  )
   t.equal(batch.status, 200)
   for (const answer of batch.json as { id: string; code: number }[]) t.ok([403, 404].includes(answer.code), `batch item ${answer.id}: ${answer.code}`)
   const group = await b.get('storage/AlphaCanaryGroup')
@@ -227,7 +242,11 @@ const INTERNAL_CASES: Record<string, (t: Test) => Promise<void>> = {
     t.equal((await client.request('GET', '/v1/users/@self', { tenant: 'alpha', query: { token: ownerA.token } })).status, 200, "A's token still works at A")
   },
   async FileMetadata(t) {
-    for (const [method, path] of [['GET', `users/${meA}/signature`], ['GET', `users/${meA}/signature/download`], ['DELETE', `users/${meA}/signature`]] as const) {
+    for (const [method, path] of [
+      ['GET', `users/${meA}/signature`],
+      ['GET', `users/${meA}/signature/download`],
+      ['DELETE', `users/${meA}/signature`],
+    ] as const) {
       const response = await b.call(method, path)
       scan(`${method} ${path} at B`, response, [meA])
       refused(t, `${method} A's signature at B`, response)
@@ -259,7 +278,7 @@ const INTERNAL_CASES: Record<string, (t: Test) => Promise<void>> = {
   },
   async CalendarSecret(t) {
     const made = await a.post('users/@self/calendar/secret', {})
-    t.equal(made.status, 201, "A makes a calendar secret")
+    t.equal(made.status, 201, 'A makes a calendar secret')
     const secret = made.json.secret as string
     const atA = await client.request('GET', '/v1/users/@self/calendar.ics', { tenant: 'alpha', query: { secret } })
     t.equal(atA.status, 200, "A's secret opens A's feed")

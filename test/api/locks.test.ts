@@ -49,7 +49,13 @@ t.test('the account lock refuses writes before it to users, not to admins', asyn
   expectError(t, await bobApi.del(`time/expenses/${beforeExpense}`), 412, 'TL01-1106', 'delete an expense')
 
   const after = await bobApi.create('time/timerecords', record('2026-02-03'))
-  expectError(t, await bobApi.put(`time/timerecords/${after}`, { start: '2026-01-30T08:00:00Z', stop: '2026-01-30T09:00:00Z' }, { version_ignore: true }), 412, 'TL01-1106', 'moving a record into the locked period')
+  expectError(
+    t,
+    await bobApi.put(`time/timerecords/${after}`, { start: '2026-01-30T08:00:00Z', stop: '2026-01-30T09:00:00Z' }, { version_ignore: true }),
+    412,
+    'TL01-1106',
+    'moving a record into the locked period',
+  )
   t.equal((await bobApi.put(`time/timerecords/${after}`, { description: 'fine' }, { version_ignore: true })).status, 200, 'after the lock date all is open')
 
   t.equal((await ownerApi.put(`time/timerecords/${before}`, { description: 'by the admin' }, { version_ignore: true })).status, 200, 'an admin changes a locked record')
@@ -67,7 +73,11 @@ t.test('a user lock applies to that user only; the later lock wins', async (t) =
   expectError(t, await carolApi.post('time/timerecords', record('2026-02-10')), 412, 'TL01-1106', 'the account lock applies to Carol')
   expectError(t, await bobApi.post('time/timerecords', record('2026-02-20')), 412, 'TL01-1106', "Bob's later lock still applies")
   const listed = await ownerApi.get('time/locks', { $filter: `user/id eq '${bob.id}'` })
-  t.same(listed.json.map((lock: { id: string }) => lock.id), [bobsLock], 'locks filter like every list')
+  t.same(
+    listed.json.map((lock: { id: string }) => lock.id),
+    [bobsLock],
+    'locks filter like every list',
+  )
 })
 
 t.test('the trash keeps a locked record locked', async (t) => {

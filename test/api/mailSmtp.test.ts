@@ -90,7 +90,10 @@ t.test('a mail server that is down loses no write and stops nothing', async (t) 
   const deadline = Date.now() + 10_000
   while (outbox.failed < 2 && Date.now() < deadline) await sleep(20)
   t.equal(outbox.failed, 2, 'both mails failed')
-  t.ok(errors.some((line) => line.includes('owner@nomail.test') && line.includes('could not be sent')), 'and the failure is logged')
+  t.ok(
+    errors.some((line) => line.includes('owner@nomail.test') && line.includes('could not be sent')),
+    'and the failure is logged',
+  )
   const projects = await client.request('POST', '/v1/time/projects', { tenant: 'nomail', query: { token: owner.token }, body: { name: 'Still here' } })
   t.equal(projects.status, 201, 'the server carries on')
 })

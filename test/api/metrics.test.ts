@@ -47,11 +47,33 @@ t.test('the strict format check refuses broken texts', async (t) => {
     'family twice': '# HELP a x\n# TYPE a gauge\na 1\n# HELP a x\n# TYPE a gauge\n',
     'not a number': '# HELP a x\n# TYPE a gauge\na one\n',
   }
-  const labelled = parseMetrics('# HELP h x\n# TYPE h histogram\nh_bucket{m="a\\"b",le="1"} 1\nh_bucket{m="a\\"b",le="+Inf"} 2\nh_sum{m="a\\"b"} 3\nh_count{m="a\\"b"} 2\nh_bucket{m="c",le="1"} 0\nh_bucket{m="c",le="+Inf"} 0\nh_sum{m="c"} 0\nh_count{m="c"} 0\n')
-  t.same(labelled.get('h')?.samples.map((sample) => [sample.labels.m, sample.count, sample.sum, [...(sample.buckets ?? [])]]), [
-    ['a"b', 2, 3, [[1, 1], [Infinity, 2]]],
-    ['c', 0, 0, [[1, 0], [Infinity, 0]]],
-  ], 'labelled histogram series stay apart, label values unescaped')
+  const labelled = parseMetrics(
+    '# HELP h x\n# TYPE h histogram\nh_bucket{m="a\\"b",le="1"} 1\nh_bucket{m="a\\"b",le="+Inf"} 2\nh_sum{m="a\\"b"} 3\nh_count{m="a\\"b"} 2\nh_bucket{m="c",le="1"} 0\nh_bucket{m="c",le="+Inf"} 0\nh_sum{m="c"} 0\nh_count{m="c"} 0\n',
+  )
+  t.same(
+    labelled.get('h')?.samples.map((sample) => [sample.labels.m, sample.count, sample.sum, [...(sample.buckets ?? [])]]),
+    [
+      [
+        'a"b',
+        2,
+        3,
+        [
+          [1, 1],
+          [Infinity, 2],
+        ],
+      ],
+      [
+        'c',
+        0,
+        0,
+        [
+          [1, 0],
+          [Infinity, 0],
+        ],
+      ],
+    ],
+    'labelled histogram series stay apart, label values unescaped',
+  )
   for (const [label, text] of Object.entries(broken)) t.throws(() => parseMetrics(text), { name: 'MetricsFormatError' }, label)
 })
 
@@ -96,7 +118,10 @@ t.test('after traffic every family is there with sane values', async (t) => {
   t.equal(samplesOf(families, 'timeledger_http_requests_total', { route: 'unmatched', status: '404' })[0]?.value, 1, 'an unknown path is unmatched')
   t.equal(samplesOf(families, 'timeledger_http_requests_total', { route: '/v1/register/signup', scope: 'public', status: '201' })[0]?.value, 1)
   const routes = samplesOf(families, 'timeledger_http_requests_total').map((sample) => sample.labels.route ?? '')
-  t.notOk(routes.some((route) => ids.some((id) => route.includes(id)) || route.includes('no-such')), 'no raw id in any route label')
+  t.notOk(
+    routes.some((route) => ids.some((id) => route.includes(id)) || route.includes('no-such')),
+    'no raw id in any route label',
+  )
 
   const latency = samplesOf(families, 'timeledger_http_request_duration_seconds', item)[0]
   t.equal(latency?.count, 7, 'latency histogram counts every answer of the route')

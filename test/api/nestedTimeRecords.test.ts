@@ -79,7 +79,20 @@ t.test('$unbilled and $unbilledsummary', async (t) => {
 
   const summary = await owner.get('time/timerecords/$unbilledsummary')
   t.equal(summary.status, 200, summary.text)
-  t.same(summary.json, [{ key: '*', summaries: [{ name: 'count()', value: '2' }, { name: 'sum(duration)', value: String(2 * HOUR) }, { name: 'sum(price)', value: '0' }] }], 'count, time and money by default')
+  t.same(
+    summary.json,
+    [
+      {
+        key: '*',
+        summaries: [
+          { name: 'count()', value: '2' },
+          { name: 'sum(duration)', value: String(2 * HOUR) },
+          { name: 'sum(price)', value: '0' },
+        ],
+      },
+    ],
+    'count, time and money by default',
+  )
   const byUser = await owner.get(`time/tasks/${task1}/timerecords/$unbilledsummary`, { summary: 'user/id;count()' })
   t.same(
     (byUser.json as { key: string; summaries: { value: string }[] }[]).map((entry) => [entry.key, entry.summaries[0]?.value]).sort(),

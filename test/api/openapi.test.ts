@@ -77,7 +77,10 @@ t.test('every declared resource path and alias, view, action and inner collectio
     for (const alias of decl.aliases) {
       // An alias is described once (issue 38): its list, naming the path everything below it is described under.
       t.match(doc.paths[`/${alias}`]?.get?.description, new RegExp(`\`/${alias}\` is another name of \`/${decl.path}\``), `GET /${alias}, an alias of /${decl.path}`)
-      t.notOk(Object.keys(doc.paths).some((path) => path.startsWith(`/${alias}/`)), `nothing below /${alias} is described again`)
+      t.notOk(
+        Object.keys(doc.paths).some((path) => path.startsWith(`/${alias}/`)),
+        `nothing below /${alias} is described again`,
+      )
     }
     for (const path of [decl.path]) {
       t.ok(doc.paths[`/${path}`]?.get, `GET /${path}`)
@@ -192,7 +195,12 @@ t.test('real answers match their response schemas', async (t) => {
   await call('PUT', `/time/projects/${projectId}`, { body: { note: 'first', version: project.json.version }, query: { response_object: true } }, 200)
   await call('POST', `/time/projects/${projectId}/$set`, { query: { code: 'AP' } }, 200)
   const start = Date.UTC(2025, 0, 15, 9)
-  await call('POST', '/time/timerecords', { body: { user: { id: self.json.id }, project: { id: projectId }, start: `/Date(${start})/`, stop: `/Date(${start + 5_400_000})/`, duration: 5_400_000, billable: true } }, 201)
+  await call(
+    'POST',
+    '/time/timerecords',
+    { body: { user: { id: self.json.id }, project: { id: projectId }, start: `/Date(${start})/`, stop: `/Date(${start + 5_400_000})/`, duration: 5_400_000, billable: true } },
+    201,
+  )
   await call('POST', '/time/tasks', { body: { name: 'Design', project: { id: projectId } } }, 201)
   await call('GET', '/time/projects', { query: { append: 'timerecords-count,tasks-count' } }, 200)
   await call('GET', '/time/timerecords', { query: { $filter: `project/id eq '${projectId}'`, $orderby: 'start desc' } }, 200)
@@ -229,7 +237,12 @@ t.test('real answers match their response schemas', async (t) => {
   await call('POST', '/time/projects', { body: { name: 'Too long a code', code: 'x'.repeat(30) } }, 412)
   await call('GET', '/users/@self/accesstokens', {}, 200)
   await call('GET', '/accesses/product/TIME/$free', {}, 200)
-  await call('POST', '/users/@self/signature/upload', { rawBody: Buffer.from('89504e470d0a1a0a', 'hex'), headers: { 'content-type': 'image/png' }, query: { filename: 'sig.png', response_object: true } }, 201)
+  await call(
+    'POST',
+    '/users/@self/signature/upload',
+    { rawBody: Buffer.from('89504e470d0a1a0a', 'hex'), headers: { 'content-type': 'image/png' }, query: { filename: 'sig.png', response_object: true } },
+    201,
+  )
   await call('GET', '/users/@self/signature', {}, 200)
   await call('GET', '/users/@self/signature/download', {}, 200)
   await call('GET', '/users/@self/accesses/product/TIME/$free', {}, 200)

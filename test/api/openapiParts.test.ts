@@ -65,8 +65,13 @@ t.test('a tag: its operations and what they refer to; valid, self-contained', as
   const project = await part('Project')
   const operations = operationsOf(project)
   t.ok(operations.includes('GET /time/projects') && operations.includes('PATCH /time/projects/{id}'), 'the Project operations')
-  for (const item of Object.values(project.paths as Record<string, Json>)) for (const operation of Object.values(item)) t.ok(operation.tags.includes('Project'), `${operation.operationId} is tagged Project`)
-  t.same(refsOf(project).filter((ref) => !resolves(project, ref)), [], 'every $ref resolves inside the part')
+  for (const item of Object.values(project.paths as Record<string, Json>))
+    for (const operation of Object.values(item)) t.ok(operation.tags.includes('Project'), `${operation.operationId} is tagged Project`)
+  t.same(
+    refsOf(project).filter((ref) => !resolves(project, ref)),
+    [],
+    'every $ref resolves inside the part',
+  )
   t.ok(project.components.schemas.Project && project.components.schemas.ProjectInput && project.components.schemas.Error, 'with the schemas it uses')
   t.notOk(project.components.schemas.Bill, 'and not those it does not')
   const result = await new Validator().validate(structuredClone(project))

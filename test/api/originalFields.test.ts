@@ -27,9 +27,18 @@ t.test('Account keeps its address, VAT and display fields', async (t) => {
   const account = (await ownerApi.get('accounts/@own')).json
   const own = Array.isArray(account) ? account[0] : account
   const values = {
-    streetAddress: 'Main Street 1', additionalAddressInfo: 'Floor 2', zipCode: '1010', city: 'Vienna', state: 'W',
-    paymentInfo: 'IBAN AT00', vatMode: 'NO_VAT', vatRate: 20, dateFormat: 'dd.MM.yyyy', timeFormat: 'h:mm a',
-    workingTimeStart: '08:00', workingTimeEnd: '17:30',
+    streetAddress: 'Main Street 1',
+    additionalAddressInfo: 'Floor 2',
+    zipCode: '1010',
+    city: 'Vienna',
+    state: 'W',
+    paymentInfo: 'IBAN AT00',
+    vatMode: 'NO_VAT',
+    vatRate: 20,
+    dateFormat: 'dd.MM.yyyy',
+    timeFormat: 'h:mm a',
+    workingTimeStart: '08:00',
+    workingTimeEnd: '17:30',
   }
   const put = await ownerApi.put(`accounts/${own.id}`, values, { version_ignore: true })
   t.equal(put.status, 200, put.text)
@@ -53,7 +62,12 @@ t.test('dateFormat and timeFormat take only the original patterns', async (t) =>
     const put = await ownerApi.put(`users/${me.id}`, { timeFormat }, { version_ignore: true })
     t.equal(put.status, 200, `${timeFormat}: ${put.text}`)
   }
-  for (const [field, value] of [['dateFormat', 'dd-MM-yyyy'], ['dateFormat', 'ddXMMXyyyy'], ['timeFormat', 'HH:mm:ss'], ['workingTimeStart', '25:00']]) {
+  for (const [field, value] of [
+    ['dateFormat', 'dd-MM-yyyy'],
+    ['dateFormat', 'ddXMMXyyyy'],
+    ['timeFormat', 'HH:mm:ss'],
+    ['workingTimeStart', '25:00'],
+  ]) {
     const refused = await ownerApi.put(`users/${me.id}`, { [field as string]: value }, { version_ignore: true })
     expectError(t, refused, 412, 'TL01-1104', `${field} ${value}`)
     t.equal(refused.json.constraintViolation?.field, field, 'the violation names the field')
@@ -72,7 +86,7 @@ t.test('User keeps nickName and birthdayRemind; created and confirmedEmail are r
   t.equal(user.birthdayRemind, true)
   t.equal(user.workingTimeEnd, '18:00')
   t.equal(dateMs(user.created), dateMs(user.createdAt), 'created is not written')
-  t.equal(user.confirmedEmail, user.email, 'the confirmed owner\'s address')
+  t.equal(user.confirmedEmail, user.email, "the confirmed owner's address")
   const fields = await fieldNames('users')
   t.equal(fields.get('confirmedEmail')?.access, 'READ_ONLY')
   t.equal(fields.get('birthdayRemind')?.type, 'Boolean')
@@ -92,8 +106,12 @@ t.test('Access created, Client consentTill', async (t) => {
 
 t.test('Bill and BillItem fields', async (t) => {
   const bill = await ownerApi.post('billing/bills', {
-    header: 'Dear client', footer: 'Thank you', vatText: 'reverse charge', groupAttributes: 'phase',
-    vatDate: '2026-03-01T00:00:00Z', lastPaymentDate: '2026-04-01T00:00:00Z',
+    header: 'Dear client',
+    footer: 'Thank you',
+    vatText: 'reverse charge',
+    groupAttributes: 'phase',
+    vatDate: '2026-03-01T00:00:00Z',
+    lastPaymentDate: '2026-04-01T00:00:00Z',
   })
   t.equal(bill.status, 201, bill.text)
   const stored = (await ownerApi.get(`billing/bills/${bill.json.id}`)).json
@@ -106,15 +124,30 @@ t.test('Bill and BillItem fields', async (t) => {
   const first = await ownerApi.create(`billing/bills/${bill.json.id}/items`, { docIndex: 0, quantity: 1, unitPrice: 5 })
   const vat = await ownerApi.create(`billing/bills/${bill.json.id}/vats`, { vatRate: 20, vatPrice: 5 })
   const withChildren = (await ownerApi.get(`billing/bills/${bill.json.id}`)).json
-  t.same(withChildren.items.map((row: { id: string }) => row.id), [first, item.json.id], 'items shows the inner collection by docIndex')
+  t.same(
+    withChildren.items.map((row: { id: string }) => row.id),
+    [first, item.json.id],
+    'items shows the inner collection by docIndex',
+  )
   t.equal(withChildren.items[1].attributes, 'phase 1', 'embedded in full')
-  t.same(withChildren.vats.map((row: { id: string }) => row.id), [vat])
+  t.same(
+    withChildren.vats.map((row: { id: string }) => row.id),
+    [vat],
+  )
   const ignored = await ownerApi.put(`billing/bills/${bill.json.id}`, { items: [], vats: [] }, { version_ignore: true })
   t.equal(ignored.status, 200, 'items and vats are read-only on the bill')
-  t.equal((await ownerApi.del(`billing/billitems/${first}`)).status, 200, "an item goes to the trash")
-  t.same((await ownerApi.get(`billing/bills/${bill.json.id}`)).json.items.map((row: { id: string }) => row.id), [item.json.id], 'a trashed item is not listed')
+  t.equal((await ownerApi.del(`billing/billitems/${first}`)).status, 200, 'an item goes to the trash')
+  t.same(
+    (await ownerApi.get(`billing/bills/${bill.json.id}`)).json.items.map((row: { id: string }) => row.id),
+    [item.json.id],
+    'a trashed item is not listed',
+  )
   const byItem = await ownerApi.get('billing/bills', { $filter: "items/attributes eq 'phase 1'" })
-  t.same(byItem.json.map((row: { id: string }) => row.id), [bill.json.id], 'bills filter by a field of their items')
+  t.same(
+    byItem.json.map((row: { id: string }) => row.id),
+    [bill.json.id],
+    'bills filter by a field of their items',
+  )
   const fields = await fieldNames('billing/bills')
   t.match(fields.get('items'), { type: 'BillItem', access: 'READ_ONLY', list: true })
 })
@@ -123,8 +156,15 @@ t.test('TimeRecord priceAutoCalculation and recordType', async (t) => {
   const project = await ownerApi.create('time/projects', { name: 'Priced' })
   await ownerApi.create('billing/pricelists/time', { price: 100, project: ref(project) })
   const body = {
-    user: ref(me.id), project: ref(project), billable: true, start: '2026-01-05T08:00:00Z', stop: '2026-01-05T09:00:00Z', duration: 3_600_000,
-    price: 7, priceAutoCalculation: false, recordType: 'WORK',
+    user: ref(me.id),
+    project: ref(project),
+    billable: true,
+    start: '2026-01-05T08:00:00Z',
+    stop: '2026-01-05T09:00:00Z',
+    duration: 3_600_000,
+    price: 7,
+    priceAutoCalculation: false,
+    recordType: 'WORK',
   }
   const kept = await ownerApi.post('time/timerecords', body, { calculate_price: true, response_object: true })
   t.equal(kept.status, 201, kept.text)

@@ -39,7 +39,11 @@ t.test('the file transport writes an .eml and the outbox logs its path', async (
   const parsed = parseMail(fs.readFileSync(file, 'utf8'))
   t.same(parsed, { to: 'ann@outbox.test', subject: 'Hello', text: mail.text }, 'a complete message, the text intact')
   t.match(fs.readFileSync(file, 'utf8'), /^From: Ledger <ledger@outbox\.test>\r?$/m, 'from MAIL_FROM')
-  t.same(fs.readdirSync(`${dataDir}/outbox`).filter((name) => !name.endsWith('.eml')), [], 'no temporary file left')
+  t.same(
+    fs.readdirSync(`${dataDir}/outbox`).filter((name) => !name.endsWith('.eml')),
+    [],
+    'no temporary file left',
+  )
 })
 
 t.test('deliveries are bounded, failures are logged and counted, close waits', async (t) => {

@@ -81,7 +81,10 @@ t.test('a list of references is replaced whole', async (t) => {
   const blue = await owner.create('time/tags', { name: 'blue' })
   const record = await owner.create('time/timerecords', { user: ref(me), duration: 1000, tags: [ref(red), ref(blue)] })
   t.equal((await patch(`time/timerecords/${record}`, { tags: [{ id: blue }], version: 1 })).status, 200)
-  t.same((await read(`time/timerecords/${record}`)).tags.map((tag: { id: string }) => tag.id), [blue])
+  t.same(
+    (await read(`time/timerecords/${record}`)).tags.map((tag: { id: string }) => tag.id),
+    [blue],
+  )
   t.equal((await patch(`time/timerecords/${record}`, { tags: null, version: 2 })).status, 200)
   t.same((await read(`time/timerecords/${record}`)).tags, [], 'null empties it')
 })
@@ -143,7 +146,11 @@ t.test('XML, method=PATCH, a batch item', async (t) => {
     ],
   })
   t.equal(batch.status, 200, batch.text)
-  t.same(batch.json.map((item: { code: number }) => item.code), [200, 409], 'items answer as lone requests')
+  t.same(
+    batch.json.map((item: { code: number }) => item.code),
+    [200, 409],
+    'items answer as lone requests',
+  )
   t.match(await read(`time/projects/${id}`), { note: 'batched', name: 'Overridden', version: 4 })
 })
 
@@ -166,6 +173,9 @@ t.test('the OpenAPI description names it', async (t) => {
   t.ok(operation, 'PATCH /time/projects/{id}')
   t.same(Object.keys(operation.requestBody.content), ['application/merge-patch+json', 'application/json', 'application/xml'])
   t.same(operation.requestBody.content['application/merge-patch+json'].schema, { $ref: '#/components/schemas/ProjectInput' })
-  t.ok(operation.parameters.some((parameter: { $ref?: string }) => parameter.$ref === '#/components/parameters/ifMatch'), 'with If-Match')
+  t.ok(
+    operation.parameters.some((parameter: { $ref?: string }) => parameter.$ref === '#/components/parameters/ifMatch'),
+    'with If-Match',
+  )
   t.notOk(doc.paths['/trash/{id}'].patch, 'not where PUT is not')
 })

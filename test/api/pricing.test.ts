@@ -101,7 +101,11 @@ t.test('billable: only true is billable, for pricing and for reports alike', asy
   const billable = await post('time/timerecords', { ...base, billable: true }, { calculate_price: true })
   t.same([billable.price, billable.unitPrice], [120, 60], '60/h × 2 h')
   const totals = await get('time/reports/readtotals', { $filter: `project/id eq '${project}'` })
-  t.same(totals['*'], { count: 2, time: 4 * HOUR, billableTime: 2 * HOUR, effectiveTime: 4 * HOUR, money: 120, averagePricePerHour: 30, averageTime: 2 * HOUR }, 'billableTime counts the billable record only, money is its price')
+  t.same(
+    totals['*'],
+    { count: 2, time: 4 * HOUR, billableTime: 2 * HOUR, effectiveTime: 4 * HOUR, money: 120, averagePricePerHour: 30, averageTime: 2 * HOUR },
+    'billableTime counts the billable record only, money is its price',
+  )
   const scanned = await get('time/reports/readtotals', { $filter: `project/id eq '${project}' and (duration ge 0 or duration eq null)` })
   t.same(scanned, totals, 'the query path says the same')
 

@@ -138,7 +138,10 @@ t.test('formats', async (t) => {
     metadata.json.fields.find((field: { name: string }) => field.name === 'code'),
     { type: 'String', access: 'READ_WRITE', constraints: [{ type: 'Size', details: 'min 0, max 20' }] },
   )
-  t.match(metadata.json.fields.find((field: { name: string }) => field.name === 'client'), { type: 'Client', path: '/v1/time/clients' })
+  t.match(
+    metadata.json.fields.find((field: { name: string }) => field.name === 'client'),
+    { type: 'Client', path: '/v1/time/clients' },
+  )
   const dummy = await client.request('GET', '/v1/time/projects/$dummy', { tenant: 'acme', query: { token } })
   t.equal(dummy.status, 200)
   t.type(dummy.json.name, 'string')

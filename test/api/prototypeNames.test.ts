@@ -81,7 +81,11 @@ const PROBES: Probe[] = [
   { label: 'account logo', send: get('accounts/NAME/logo') },
   { label: 'secret key', send: (name) => a.del(`users/@self/secretkeys/${enc(name)}`) },
   { label: 'confirmation id', send: (name) => server.client.request('POST', `/v1/auth/confirm/${enc(name)}`, { tenant: 'probe', query: { apikey: server.client.apiKey } }) },
-  { label: 'login name', send: (name) => server.client.request('GET', '/v1/auth/login', { tenant: 'probe', query: { apikey: server.client.apiKey }, headers: { authorization: `Basic ${Buffer.from(`${name}:x`).toString('base64')}` } }) },
+  {
+    label: 'login name',
+    send: (name) =>
+      server.client.request('GET', '/v1/auth/login', { tenant: 'probe', query: { apikey: server.client.apiKey }, headers: { authorization: `Basic ${Buffer.from(`${name}:x`).toString('base64')}` } }),
+  },
   { label: 'tenant', send: (name) => server.client.request('GET', '/v1/users/@self', { tenant: name.toLowerCase(), query: { token: owner.token } }) },
   { label: 'public checkurl', send: (name) => server.client.request('GET', '/v1/register/checkurl', { tenant: null, query: { apikey: server.client.apiKey, url: name } }) },
   { label: 'public checkemail', send: (name) => server.client.request('GET', '/v1/register/checkemail', { tenant: null, query: { apikey: server.client.apiKey, email: name } }) },
@@ -91,9 +95,7 @@ const PROBES: Probe[] = [
   { label: 'batch item method', send: (name) => a.post('batch', [{ id: '1', method: name, path: '/v1/time/projects' }]) },
   { label: 'batch item field', send: (name) => a.post('batch', [JSON.parse(`{"id":"1","method":"GET","path":"/v1/time/projects","${name}":{}}`)]) },
   { label: 'storage group', send: get('storage/NAME') },
-  { label: 'storage group and key', send: (name) => a.call('POST', `storage/${name}/${name}`, { rawBody: `stored ${name}`, headers: { 'content-type': 'text/plain' } }),
-    anyNameValid: true,
-   },
+  { label: 'storage group and key', send: (name) => a.call('POST', `storage/${name}/${name}`, { rawBody: `stored ${name}`, headers: { 'content-type': 'text/plain' } }), anyNameValid: true },
   { label: 'storage scope', send: get('storage/group/key/NAME') },
 ]
 

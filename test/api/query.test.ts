@@ -105,7 +105,11 @@ t.test('paths through references', async (t) => {
 
 t.test('time records: a two-hop path and start bounds in every datetime form', async (t) => {
   const me = (await client.request('GET', '/v1/users/@self', q({}))).json.id as string
-  const projectOf = new Map([['A', ids.get('p1')], ['B', ids.get('p3')], ['none', ids.get('p4')]])
+  const projectOf = new Map([
+    ['A', ids.get('p1')],
+    ['B', ids.get('p3')],
+    ['none', ids.get('p4')],
+  ])
   const records = [
     { key: 'r1', project: 'A', start: '2024-06-10T09:00:00.000Z' },
     { key: 'r2', project: 'A', start: '2024-06-10T09:00:30.000Z' },
@@ -167,7 +171,11 @@ t.test('$orderby and paging', async (t) => {
   t.same(await keys('', { $orderby: 'timeBudget,name' }), ['p4', 'p1', 'p2', 'p5', 'p3'], 'nulls first when ascending')
   t.same(await keys('', { $orderby: 'client/name desc, name' }), ['p5', 'p3', 'p1', 'p2', 'p4'])
   t.same(await keys('', { $orderby: 'name', $top: 2, $skip: 1 }), ['p5', 'p3'])
-  t.same(await keys('timeBudget eq 300', { $orderby: 'timeBudget' }), [ids.get('p3'), ids.get('p5')].sort().map((id) => keyOf.get(id as string) as string), 'ties broken by id')
+  t.same(
+    await keys('timeBudget eq 300', { $orderby: 'timeBudget' }),
+    [ids.get('p3'), ids.get('p5')].sort().map((id) => keyOf.get(id as string) as string),
+    'ties broken by id',
+  )
   const count = await client.request('GET', '/v1/time/projects/$count', q({ $filter: 'timeBudget ge 200' }))
   t.equal(count.text, '3')
 })
@@ -178,7 +186,7 @@ t.test('errors name the problem', async (t) => {
     ['name eq', /position/],
     ["name add 1 eq 'x'", /cannot/],
     ["length(name, 'x') eq 1", /.+/],
-    ["year(begins) eq 2024", /year/],
+    ['year(begins) eq 2024', /year/],
   ] as const) {
     const response = await client.request('GET', '/v1/time/projects', q({ $filter: filter }))
     t.equal(response.status, 400, filter)

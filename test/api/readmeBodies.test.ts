@@ -148,7 +148,9 @@ t.test("the types the README's command generates take every body the README send
   const [, tool, ...args] = command.split(/\s+/)
   t.equal(tool, 'openapi-typescript')
   const typesFile = path.join(dir, 'timeledger.d.ts')
-  const localArgs = args.map((arg) => (arg.startsWith('http://localhost:8080/') ? arg.replace('http://localhost:8080', `http://localhost:${server.client.port}`) : arg.endsWith('.d.ts') ? typesFile : arg))
+  const localArgs = args.map((arg) =>
+    arg.startsWith('http://localhost:8080/') ? arg.replace('http://localhost:8080', `http://localhost:${server.client.port}`) : arg.endsWith('.d.ts') ? typesFile : arg,
+  )
   await run(path.join(REPO_ROOT, 'node_modules', '.bin', 'openapi-typescript'), localArgs, { cwd: dir })
   t.ok(fs.existsSync(typesFile), 'the types were written')
 
@@ -160,9 +162,18 @@ t.test("the types the README's command generates take every body the README send
   })
   const clientFile = path.join(dir, 'readmeBodies.ts')
   fs.writeFileSync(clientFile, `${lines.join('\n')}\n`)
-  const program = ts.createProgram([clientFile], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, skipLibCheck: true, types: [] })
+  const program = ts.createProgram([clientFile], {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    skipLibCheck: true,
+    types: [],
+  })
   const errors = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const where = diagnostic.file === undefined || diagnostic.start === undefined ? '' : `${path.basename(diagnostic.file.fileName)}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1} `
+    const where =
+      diagnostic.file === undefined || diagnostic.start === undefined ? '' : `${path.basename(diagnostic.file.fileName)}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1} `
     return `${where}${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`
   })
   t.same(errors, [], `every README body type-checks (${calls.length} bodies)`)

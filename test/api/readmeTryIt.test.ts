@@ -86,7 +86,11 @@ if (installed(t, ['curl'])) {
     server.child.kill('SIGKILL')
     await new Promise((resolve) => server.child.once('exit', resolve))
     server = await startAsNpmStart(folder, port)
-    const listLine = session.split('\n').filter((line) => line.startsWith('curl -s "http://acme.localhost:8080/v1/time/projects?')).at(-1) ?? ''
+    const listLine =
+      session
+        .split('\n')
+        .filter((line) => line.startsWith('curl -s "http://acme.localhost:8080/v1/time/projects?'))
+        .at(-1) ?? ''
     t.match(listLine, /\$orderby=name/, "the section's list command")
     const after = await bash(`TOKEN='${token}'\n${listLine.replaceAll('localhost:8080', `localhost:${port}`)}`, folder)
     t.match(after.stdout, /^\[\{"id":"[0-9a-f-]{36}",.*"name":"Apollo"/, 'after kill -9 and a new start the project is still there')

@@ -72,7 +72,9 @@ function converse(chunks: readonly (string | Buffer)[], answers: number, waitMs 
 }
 
 function head(method: string, target: string, headers: Record<string, string | number>): string {
-  return `${method} ${target} HTTP/1.1\r\nHost: ${HOST}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`
+  return `${method} ${target} HTTP/1.1\r\nHost: ${HOST}\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n`
 }
 
 const projectsPath = `/v1/time/projects?token=${token}`

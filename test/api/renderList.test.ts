@@ -52,7 +52,10 @@ t.test('the XML list repeats the shared embedded objects in every row', async (t
   t.equal(listed.status, 200)
   const rows = listed.text.split('<timeRecord>').slice(1)
   t.equal(rows.length, recordIds.length, 'one element per record')
-  t.ok(rows.every((row) => row.includes(`<project><id>${projectId}</id>`) && row.includes('<name>Apollo</name>')), 'each row embeds the project whole')
+  t.ok(
+    rows.every((row) => row.includes(`<project><id>${projectId}</id>`) && row.includes('<name>Apollo</name>')),
+    'each row embeds the project whole',
+  )
 })
 
 t.test('a list read three times is the same; a changed row shows in the next list', async (t) => {
@@ -93,7 +96,8 @@ t.test('a record read alone again is its kept row: the same text each time, and 
   for (const noExpand of [false, true]) {
     const first = await owner.get(`time/timerecords/${recordId}`, { no_expand: noExpand })
     // The second reading keeps the row's text (renderedJson.ts); the third is written from it.
-    for (const read of ['second', 'third']) t.equal((await owner.get(`time/timerecords/${recordId}`, { no_expand: noExpand })).text, first.text, `no_expand=${noExpand}: the ${read} read is the same text`)
+    for (const read of ['second', 'third'])
+      t.equal((await owner.get(`time/timerecords/${recordId}`, { no_expand: noExpand })).text, first.text, `no_expand=${noExpand}: the ${read} read is the same text`)
     const listed = (await owner.get('time/timerecords', { $filter: `id eq '${recordId}'`, no_expand: noExpand })).text
     t.equal(listed, `[${first.text}]`, `no_expand=${noExpand}: the list shows the kept row as it is`)
   }
@@ -131,10 +135,13 @@ async function renameClient(name: string, transaction: string): Promise<unknown>
   return { id: 'rename', method: 'PUT', path: `/v1/time/clients/${clientId}`, body: JSON.stringify({ name, version: current.version }), transaction }
 }
 
-t.test('a list inside a batch group sees the group\'s earlier change before it is logged', async (t) => {
+t.test("a list inside a batch group sees the group's earlier change before it is logged", async (t) => {
   t.same((await shownClientNames()).embedded, ['Initech'], 'read before the batch')
   const items = await batch([await renameClient('Hooli', 'T'), { id: 'list', method: 'GET', path: listPath, transaction: 'T' }])
-  t.same(items.map((item) => item.code), [200, 200])
+  t.same(
+    items.map((item) => item.code),
+    [200, 200],
+  )
   const inside = JSON.parse(items[1]?.body ?? '[]') as { project: { client: { name: string } } }[]
   t.ok(inside.length > 0 && inside.every((row) => row.project.client.name === 'Hooli'), 'the list in the group shows the rename')
   t.same((await shownClientNames()).embedded, ['Hooli'], 'and so does the next list')
@@ -147,7 +154,11 @@ t.test('a batch group that is rolled back leaves the lists as before it', async 
     { id: 'list', method: 'GET', path: listPath, transaction: 'T' },
     { id: 'fail', method: 'POST', path: '/v1/time/projects', body: JSON.stringify({ name: 'x', client: { id: '00000000-0000-4000-8000-000000000000' } }), transaction: 'T' },
   ])
-  t.same(items.map((item) => item.code), [424, 424, 412], 'the group failed on its last item, after the list was read in it')
+  t.same(
+    items.map((item) => item.code),
+    [424, 424, 412],
+    'the group failed on its last item, after the list was read in it',
+  )
   t.same(await shownClientNames(), before, 'after the rollback the lists show the state before the batch')
 })
 

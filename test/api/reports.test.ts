@@ -49,7 +49,7 @@ t.test('reports on fixed data in a UTC+2 account', async (t) => {
     await post('time/timerecords', { user: { id: me.id }, start, duration: hours * HOUR, project: { id: project }, billable, ...(price === null ? {} : { price, priceModified: true }) })
   }
   const month = await get('time/reports/readtotals', { range: 31, range_from: '2024-06-15', $filter: "project/id ne 'none'" })
-  t.same(month['*'], { count: 3, time: 8 * HOUR, billableTime: 8 * HOUR, effectiveTime: 8 * HOUR, money: 80.5, averagePricePerHour: 10.0625, averageTime: (8 * HOUR) / 3 | 0 })
+  t.same(month['*'], { count: 3, time: 8 * HOUR, billableTime: 8 * HOUR, effectiveTime: 8 * HOUR, money: 80.5, averagePricePerHour: 10.0625, averageTime: ((8 * HOUR) / 3) | 0 })
   const monthAggregated = await get('time/reports/readtotals', { range: 31, range_from: '2024-06-15' })
   t.same(monthAggregated, month, 'the aggregate path answers the same')
   const byProject = await get('time/reports/readtotals', { range: 31, range_from: '2024-06-01', summary: 'project/id' })
@@ -70,15 +70,28 @@ t.test('reports on fixed data in a UTC+2 account', async (t) => {
   const interval = await get('time/reports/singletotals', { range: 999, range_from: '2024-06-01', range_to: '2024-06-30', $filter: `project/id eq '${projectA}'` })
   t.same(relevant(interval), { count: 1, time: 1 * HOUR })
   const trend = await get('time/reports/trendedtotals', { range: 365, range_from: '2024-03-01', depth: 1, $filter: `project/id eq '${projectA}'` })
-  t.same(trend.map(relevant), [{ count: 3, time: 8 * HOUR }, { count: 1, time: 6 * HOUR }], 'the defined year first, then the one before')
+  t.same(
+    trend.map(relevant),
+    [
+      { count: 3, time: 8 * HOUR },
+      { count: 1, time: 6 * HOUR },
+    ],
+    'the defined year first, then the one before',
+  )
   const slices = await get('time/reports/singleslices', { range: 365, range_from: '2024-01-01', slice_by: 7, $filter: `project/id eq '${projectA}'` })
   t.equal(slices.length, 53, 'a year sliced by weeks has 53 slices')
   t.same(slices[8], { offset: 8, time: 5 * HOUR }, 'Feb 29 is day 59, in slice 8')
   const monthly = await get('time/reports/singleslices', { range: 365, range_from: '2024-01-01', slice_by: 31, $filter: `project/id eq '${projectA}'` })
   t.equal(monthly.length, 12)
-  t.same(monthly.map((slice: { time: number }) => slice.time / HOUR), [0, 5, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0])
+  t.same(
+    monthly.map((slice: { time: number }) => slice.time / HOUR),
+    [0, 5, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0],
+  )
   const grouped = await get('time/reports/groupedtotals', { range: 31, range_from: '2024-06-01', summary: 'project/id' })
-  t.match(grouped.find((entry: { key: string }) => entry.key === projectB), { displayName: 'Report B', totals: { count: 2 } })
+  t.match(
+    grouped.find((entry: { key: string }) => entry.key === projectB),
+    { displayName: 'Report B', totals: { count: 2 } },
+  )
 })
 
 // The tenant holds exactly the seven records above from here on.
@@ -116,9 +129,20 @@ t.test('weeks start on Sunday with weekStart 7', async (t) => {
     // Sun June 30 – Sat July 6: 23:30 local June 30 (1 h) and 00:30 local July 1 (2 h).
     t.same(relevant(await get('time/reports/singletotals', { range: 7, range_from: '2024-07-06', ...f })), { count: 2, time: 3 * HOUR }, `Saturday July 6 is in the week of Sunday June 30 (${path})`)
     const days = await get('time/reports/singleslices', { range: 7, range_from: '2024-06-05', slice_by: 1, ...f })
-    t.same(days.map((slice: { time: number }) => slice.time / HOUR), [4, 3, 0, 0, 0, 0, 0], `daily slices run Sunday to Saturday (${path})`)
+    t.same(
+      days.map((slice: { time: number }) => slice.time / HOUR),
+      [4, 3, 0, 0, 0, 0, 0],
+      `daily slices run Sunday to Saturday (${path})`,
+    )
     const trend = await get('time/reports/trendedtotals', { range: 7, range_from: '2024-06-05', depth: 1, ...f })
-    t.same(trend.map(relevant), [{ count: 2, time: 7 * HOUR }, { count: 1, time: 7 * HOUR }], `trend by Sunday weeks (${path})`)
+    t.same(
+      trend.map(relevant),
+      [
+        { count: 2, time: 7 * HOUR },
+        { count: 1, time: 7 * HOUR },
+      ],
+      `trend by Sunday weeks (${path})`,
+    )
   }
   const back = await client.request('PUT', `/v1/accounts/${account.id}`, { ...q({ version_ignore: true }), body: { weekStart: 1 } })
   t.equal(back.status, 200)
@@ -131,21 +155,58 @@ t.test('an empty summary is no grouping', async (t) => {
   t.same(relevant(empty['*']), { count: 7, time: 28 * HOUR })
   t.same(empty, await get('time/reports/readtotals'), 'the same as without summary')
   const grouped = await get('time/reports/groupedtotals', { summary: ' ' })
-  t.same(grouped.map((entry: { key: string }) => entry.key), ['*'])
+  t.same(
+    grouped.map((entry: { key: string }) => entry.key),
+    ['*'],
+  )
   const none = await get('time/reports/readtotals', { summary: '', range: 1, range_from: '2000-01-01' })
   t.same(relevant(none['*']), { count: 0, time: 0 }, 'also when nothing is in the period')
 })
 
 t.test('a summary over time records', async (t) => {
   const byUser = await get('time/timerecords/summary', { summary: 'user/id;sum(duration);count()' })
-  t.same(byUser, [{ key: me.id, summaries: [{ name: 'sum(duration)', value: String(28 * HOUR) }, { name: 'count()', value: '7' }] }])
+  t.same(byUser, [
+    {
+      key: me.id,
+      summaries: [
+        { name: 'sum(duration)', value: String(28 * HOUR) },
+        { name: 'count()', value: '7' },
+      ],
+    },
+  ])
   const byProject = await get('time/timerecords/summary', { summary: 'project/displayName;count();sum(duration);max(duration)' })
   t.same(byProject, [
-    { key: 'Report A', summaries: [{ name: 'count()', value: '4' }, { name: 'sum(duration)', value: String(14 * HOUR) }, { name: 'max(duration)', value: String(6 * HOUR) }] },
-    { key: 'Report B', summaries: [{ name: 'count()', value: '3' }, { name: 'sum(duration)', value: String(14 * HOUR) }, { name: 'max(duration)', value: String(7 * HOUR) }] },
+    {
+      key: 'Report A',
+      summaries: [
+        { name: 'count()', value: '4' },
+        { name: 'sum(duration)', value: String(14 * HOUR) },
+        { name: 'max(duration)', value: String(6 * HOUR) },
+      ],
+    },
+    {
+      key: 'Report B',
+      summaries: [
+        { name: 'count()', value: '3' },
+        { name: 'sum(duration)', value: String(14 * HOUR) },
+        { name: 'max(duration)', value: String(7 * HOUR) },
+      ],
+    },
   ])
   const billable = await get('time/timerecords/summary', { summary: 'sum(duration);avg(price)', $filter: 'billable eq true' })
-  t.same(billable, [{ key: '*', summaries: [{ name: 'sum(duration)', value: String(19 * HOUR) }, { name: 'avg(price)', value: '38.1' }] }], '(10 + 30.5 + 40 + 50 + 60) / 5')
+  t.same(
+    billable,
+    [
+      {
+        key: '*',
+        summaries: [
+          { name: 'sum(duration)', value: String(19 * HOUR) },
+          { name: 'avg(price)', value: '38.1' },
+        ],
+      },
+    ],
+    '(10 + 30.5 + 40 + 50 + 60) / 5',
+  )
 })
 
 t.test('weekStart and timeZone are checked on Account and User', async (t) => {
@@ -177,7 +238,10 @@ t.test('weekStart and timeZone are checked on Account and User', async (t) => {
   const metadata = await get('accounts/$metadata')
   const fieldOf = (name: string) => metadata.fields.find((field: { name: string }) => field.name === name)
   t.match(fieldOf('timeZone').constraints, [{ type: 'TimeZone' }], '$metadata shows the TimeZone constraint')
-  t.match(fieldOf('weekStart').constraints, [{ type: 'Min', details: 'value 1' }, { type: 'Max', details: 'value 7' }])
+  t.match(fieldOf('weekStart').constraints, [
+    { type: 'Min', details: 'value 1' },
+    { type: 'Max', details: 'value 7' },
+  ])
   const userMetadata = await get('users/$metadata')
   t.match(userMetadata.fields.find((field: { name: string }) => field.name === 'timeZone').constraints, [{ type: 'TimeZone' }])
 })
@@ -187,8 +251,15 @@ t.test('the trend and the slices without a range: the current year (the original
   await post('time/timerecords', { user: { id: me.id }, start: `/Date(${startMs})/`, duration: HOUR })
   const slices = await get('time/reports/singleslices')
   t.equal(slices.length, 12, 'twelve slices: the months of the current year')
-  t.same(slices.map((slice: { offset: number }) => slice.offset), [...Array(12).keys()])
-  t.equal(slices.reduce((sum: number, slice: { time: number }) => sum + slice.time, 0), HOUR, "this year's time, in its month")
+  t.same(
+    slices.map((slice: { offset: number }) => slice.offset),
+    [...Array(12).keys()],
+  )
+  t.equal(
+    slices.reduce((sum: number, slice: { time: number }) => sum + slice.time, 0),
+    HOUR,
+    "this year's time, in its month",
+  )
   const trend = await get('time/reports/trendedtotals')
   t.equal(trend.length, 2, 'depth 1 by default: this year and the one before')
   t.match(relevant(trend[0]), { count: 1, time: HOUR })

@@ -253,7 +253,10 @@ async function compareAll(t: Test, label: string): Promise<void> {
   const notFromAggregates: string[] = []
   let compared = 0
   let nonEmpty = 0
-  for (const viewer of [{ name: 'owner', api: owner }, { name: 'bert', api: bert.api }]) {
+  for (const viewer of [
+    { name: 'owner', api: owner },
+    { name: 'bert', api: bert.api },
+  ]) {
     for (const range of randomRanges()) {
       for (const comparison of comparisons(range)) {
         const path = `time/reports/${comparison.report}`

@@ -29,7 +29,13 @@ t.test('lines are written together after FLUSH_EVERY_MS, or at once past 64 KiB'
   t.equal(chunks.length, 0, 'nothing written at once')
   await new Promise((resolve) => setTimeout(resolve, FLUSH_EVERY_MS + 20))
   t.equal(chunks.length, 1, 'one write for all three lines')
-  t.same(chunks[0]?.trimEnd().split('\n').map((text) => JSON.parse(text).requestId), ['id-0', 'id-1', 'id-2'])
+  t.same(
+    chunks[0]
+      ?.trimEnd()
+      .split('\n')
+      .map((text) => JSON.parse(text).requestId),
+    ['id-0', 'id-1', 'id-2'],
+  )
   chunks.length = 0
   let index = 0
   while (chunks.length === 0) {

@@ -67,7 +67,10 @@ t.test('project counters', async (t) => {
   t.match(await projectCounters(p1), { timeRecordsCount: 2, membersCount: 2, tasksCount: 1 }, 'the cascade comes back with its project')
 
   const sorted = await owner.get('time/projects', { append: 'tasks-count', $filter: `id eq '${p1}' or id eq '${p2}'`, $orderby: 'name' })
-  t.same(sorted.json.map((project: { tasksCount: number }) => project.tasksCount), [1, 1])
+  t.same(
+    sorted.json.map((project: { tasksCount: number }) => project.tasksCount),
+    [1, 1],
+  )
 })
 
 t.test('client counters', async (t) => {
@@ -146,7 +149,11 @@ t.test("a client's projects-count as each user sees it (personal projects)", asy
     return { counter: (await clientCounters(clientId, viewer)).projectsCount, count: Number(counted.text) }
   }
   async function check(clientId: string, expected: { owner: number; bert: number; cleo: number }, message: string): Promise<void> {
-    for (const [name, viewer] of [['owner', owner], ['bert', bert.api], ['cleo', cleo.api]] as const) {
+    for (const [name, viewer] of [
+      ['owner', owner],
+      ['bert', bert.api],
+      ['cleo', cleo.api],
+    ] as const) {
       t.same(await seen(clientId, viewer), { counter: expected[name], count: expected[name] }, `${message}: as ${name}`)
     }
   }

@@ -68,7 +68,17 @@ const SPECS: Spec[] = [
     type: 'TimeRecord',
     path: 'time/timerecords',
     xmlItem: 'timeRecord',
-    body: (v) => ({ user: ref(ownerId), project: ref(project), task: ref(task), workType: ref(workType), start: '2024-05-01T08:00:00Z', stop: '2024-05-01T09:00:00Z', duration: 3600000, description: `tr-${v}`, billable: true }),
+    body: (v) => ({
+      user: ref(ownerId),
+      project: ref(project),
+      task: ref(task),
+      workType: ref(workType),
+      start: '2024-05-01T08:00:00Z',
+      stop: '2024-05-01T09:00:00Z',
+      duration: 3600000,
+      description: `tr-${v}`,
+      billable: true,
+    }),
     filter: "description eq 'tr-json'",
     update: { description: 'tr-json-2', approved: true },
     updated: { description: 'tr-json-2', approved: true, effective: true, billed: null },
@@ -386,7 +396,11 @@ for (const spec of SPECS) {
 
     const filtered = await owner.get(spec.path, { $filter: spec.filter })
     t.equal(filtered.status, 200, `filter: ${filtered.text}`)
-    t.same(filtered.json?.map?.((rec: { id: string }) => rec.id), [id], `$filter ${spec.filter}`)
+    t.same(
+      filtered.json?.map?.((rec: { id: string }) => rec.id),
+      [id],
+      `$filter ${spec.filter}`,
+    )
 
     if (spec.update !== undefined) {
       const updated = await owner.put(`${spec.path}/${id}`, { ...spec.update, version })
@@ -460,12 +474,19 @@ t.test('read-only and derived fields are ignored on input', async (t) => {
   const recordBilled = await owner.post('time/timerecords', { user: ref(ownerId), billed: true }, { response_object: true })
   t.equal(recordBilled.json.billed, null, 'billed is read-only')
   const secretKeyMeta = await owner.get('secretkeys/$metadata')
-  t.match(secretKeyMeta.json.fields.find((field: { name: string }) => field.name === 'secretKey'), { access: 'READ_ONLY' })
+  t.match(
+    secretKeyMeta.json.fields.find((field: { name: string }) => field.name === 'secretKey'),
+    { access: 'READ_ONLY' },
+  )
   const billMeta = await owner.get('billing/bills/$metadata')
   // Its PERSIST and MERGE cascades (items and VAT rows saved with the bill): test/api/innerMetadata.test.ts.
   t.same(billMeta.json.cascades[0], { cascadeType: 'REMOVE', objectTypes: ['TrashItem', 'BillItem', 'BillVat'] })
   for (const name of ['docNumber', 'itemsPrice', 'totalPrice']) {
-    t.match(billMeta.json.fields.find((field: { name: string }) => field.name === name), { access: 'READ_ONLY' }, `${name} is read-only`)
+    t.match(
+      billMeta.json.fields.find((field: { name: string }) => field.name === name),
+      { access: 'READ_ONLY' },
+      `${name} is read-only`,
+    )
   }
   const userMeta = await owner.get('users/$metadata')
   t.same(userMeta.json.cascades, [{ cascadeType: 'REMOVE', objectTypes: ['TrashItem', 'Access', 'ProjectMember', 'SecretKey', 'SpendingTimeUnit'] }])
@@ -477,7 +498,10 @@ t.test('the secret-key routes of users/@self still work with the declaration', a
   t.type(made.json.secretKey, 'string')
   t.match(made.json, { name: 'cli', displayName: 'cli', user: { id: ownerId } })
   const listed = await owner.get('users/@self/secretkeys')
-  t.ok(listed.json.some((key: { id: string; secretKey: unknown }) => key.id === made.json.id && key.secretKey === null), 'the key text is never shown again')
+  t.ok(
+    listed.json.some((key: { id: string; secretKey: unknown }) => key.id === made.json.id && key.secretKey === null),
+    'the key text is never shown again',
+  )
 })
 
 t.test('a day or time that does not exist is refused, not carried over into the next month', async (t) => {
@@ -511,7 +535,11 @@ t.test('a string with characters XML cannot carry still gives XML that parses', 
 t.test('trashItem is read-write as the spec declares it: null may be written, a trash item only by DELETE', async (t) => {
   for (const path of ['time/projects', 'time/worktypes', 'users']) {
     const meta = await owner.get(`${path}/$metadata`)
-    t.match(meta.json.fields.find((field: { name: string }) => field.name === 'trashItem'), { access: 'READ_WRITE' }, `${path}: trashItem is read-write`)
+    t.match(
+      meta.json.fields.find((field: { name: string }) => field.name === 'trashItem'),
+      { access: 'READ_WRITE' },
+      `${path}: trashItem is read-write`,
+    )
   }
   const id = await owner.create('time/worktypes', { name: 'trash-field', trashItem: null })
   const got = (await owner.get(`time/worktypes/${id}`)).json

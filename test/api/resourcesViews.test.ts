@@ -112,16 +112,13 @@ t.test('project views', async (t) => {
 })
 
 t.test('impulse views', async (t) => {
-  const mine = [
-    await bert.api.create('time/impulses', { mode: 'STOPWATCH', start: '2024-01-01T08:00:00Z' }),
-    await bert.api.create('time/impulses', { mode: 'STOPWATCH' }),
-  ]
+  const mine = [await bert.api.create('time/impulses', { mode: 'STOPWATCH', start: '2024-01-01T08:00:00Z' }), await bert.api.create('time/impulses', { mode: 'STOPWATCH' })]
   const paused = await bert.api.create('time/impulses', { mode: 'PAUSE' })
   const cleoRunning = await cleo.api.create('time/impulses', { mode: 'STOPWATCH', start: '2024-01-01T08:00:00Z' })
   t.same(await bert.api.ids('time/impulses/@stopwatch'), sorted(mine), "@stopwatch: the caller's STOPWATCH impulses")
   t.same(await cleo.api.ids('time/impulses/@stopwatch'), [cleoRunning])
   t.same(await bert.api.ids('time/impulses/@default'), sorted([...mine, paused]), "@default: the caller's impulses")
-  t.notOk((await owner.ids('time/impulses/@default')).includes(cleoRunning), '@default of the owner: only the owner\'s')
+  t.notOk((await owner.ids('time/impulses/@default')).includes(cleoRunning), "@default of the owner: only the owner's")
 })
 
 t.test('departments, users, accounts', async (t) => {

@@ -21,7 +21,12 @@ await server.client.createTenant('taken')
 const projectId = await before.create('time/projects', { name: 'Moving' })
 const recordId = await before.create('time/timerecords', { user: { id: clerk.id }, project: { id: projectId }, duration: 60_000 })
 const LOGO = Buffer.from('the logo bytes \u0000\u0001', 'utf8')
-const uploaded = await server.client.request('POST', '/v1/accounts/@own/logo/upload', { tenant: 'before', query: { token: created.token, filename: 'logo.bin' }, rawBody: LOGO, headers: { 'content-type': 'application/octet-stream' } })
+const uploaded = await server.client.request('POST', '/v1/accounts/@own/logo/upload', {
+  tenant: 'before',
+  query: { token: created.token, filename: 'logo.bin' },
+  rawBody: LOGO,
+  headers: { 'content-type': 'application/octet-stream' },
+})
 if (uploaded.status !== 201) throw new Error(uploaded.text)
 
 const checkurl = async (url: string) => (await server.client.request('GET', '/v1/register/checkurl', { query: { apikey, url } })).json.exists
@@ -36,7 +41,11 @@ t.test('refused before anything moves', async (t) => {
   expectError(t, await before.post('accounts/@own/$setUrlPrefix', undefined, { urlPrefix: 'taken' }), 409, 'TL01-1102', 'a name another tenant has')
   expectError(t, await before.post('accounts/@own/$setUrlPrefix'), 400, 'TL01-1105', 'no prefix')
   expectError(t, await before.get('accounts/@own/$setUrlPrefix', { urlPrefix: 'elsewhere' }), 405, 'TL01-9004', 'GET')
-  const batch = await server.client.request('POST', '/v1/batch', { tenant: 'before', query: { token: created.token }, body: [{ id: 'move', method: 'POST', path: '/v1/accounts/@own/$setUrlPrefix?urlPrefix=elsewhere' }] })
+  const batch = await server.client.request('POST', '/v1/batch', {
+    tenant: 'before',
+    query: { token: created.token },
+    body: [{ id: 'move', method: 'POST', path: '/v1/accounts/@own/$setUrlPrefix?urlPrefix=elsewhere' }],
+  })
   t.equal(batch.json[0].code, 400, 'not inside a batch')
   const versionBefore = (await before.get('accounts/@own')).json.version
   const same = await before.post('accounts/@own/$setUrlPrefix', undefined, { urlPrefix: 'before' })
@@ -75,7 +84,10 @@ t.test('the old name is free again, and everything holds after a restart', async
   server = await startInProcess(dataDir)
   const token = await server.client.login('after', 'owner@before.test', 'owner-password')
   const after = api(server.client, 'after', token)
-  t.same((await after.get('time/projects', { $orderby: 'name' })).json.map((project: { name: string }) => project.name), ['After the move', 'Moving'])
+  t.same(
+    (await after.get('time/projects', { $orderby: 'name' })).json.map((project: { name: string }) => project.name),
+    ['After the move', 'Moving'],
+  )
   t.equal((await after.get('accounts/@own')).json.urlPrefix, 'after')
   const logo = await server.client.request('GET', '/v1/accounts/@own/logo/download', { tenant: 'after', query: { token } })
   t.same(logo.body, LOGO, 'the file too')

@@ -23,8 +23,7 @@ const signUp = (urlPrefix: string, email: string, password = 'owner-password') =
     body: { account: { name: urlPrefix, urlPrefix }, owner: { firstName: 'Owen', lastName: 'Owner', email, password } },
   })
 const confirm = (tenant: string, id: string) => server.client.request('POST', `/v1/auth/confirm/${id}`, { tenant, query: { apikey: server.client.apiKey } })
-const publicCall = async (path: string, query: Record<string, string>) =>
-  (await server.client.request('GET', `/v1/register/${path}`, { query: { apikey: server.client.apiKey, ...query } })).json
+const publicCall = async (path: string, query: Record<string, string>) => (await server.client.request('GET', `/v1/register/${path}`, { query: { apikey: server.client.apiKey, ...query } })).json
 
 t.test('an unconfirmed sign-up holds its address and e-mail until it expires, then frees both', async (t) => {
   const first = await signUp('lapse', 'lapse@expiry.test', 'first-password')

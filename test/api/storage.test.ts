@@ -60,17 +60,26 @@ t.test('public entries are shared by the tenant', async (t) => {
   t.equal((await store('board/a-first', bob.token, 'mine')).status, 201)
 
   const ownerList = await get('board', ownerToken)
-  t.same(ownerList.json, [
-    { itemKey: 'motd', publicScope: false, contentType: 'text/plain; charset=utf-8' },
-    { itemKey: 'motd', publicScope: true, contentType: 'text/markdown' },
-    { itemKey: 'news', publicScope: true, contentType: 'application/json' },
-  ], 'own private and all public entries, sorted by key')
+  t.same(
+    ownerList.json,
+    [
+      { itemKey: 'motd', publicScope: false, contentType: 'text/plain; charset=utf-8' },
+      { itemKey: 'motd', publicScope: true, contentType: 'text/markdown' },
+      { itemKey: 'news', publicScope: true, contentType: 'application/json' },
+    ],
+    'own private and all public entries, sorted by key',
+  )
   const bobList = await get('board', bob.token)
-  t.same(bobList.json.map((entry: { itemKey: string }) => entry.itemKey), ['a-first', 'motd', 'news'])
+  t.same(
+    bobList.json.map((entry: { itemKey: string }) => entry.itemKey),
+    ['a-first', 'motd', 'news'],
+  )
   t.same((await get('board', ownerToken, 'acme')).json.length, 3)
-  t.same((await server.client.request('GET', '/v1/storage/board', { tenant: 'acme', query: { token: ownerToken, $top: 1, $skip: 1 } })).json, [
-    { itemKey: 'motd', publicScope: true, contentType: 'text/markdown' },
-  ], '$top and $skip page the list')
+  t.same(
+    (await server.client.request('GET', '/v1/storage/board', { tenant: 'acme', query: { token: ownerToken, $top: 1, $skip: 1 } })).json,
+    [{ itemKey: 'motd', publicScope: true, contentType: 'text/markdown' }],
+    '$top and $skip page the list',
+  )
   t.same((await get('board', otherTenantToken, 'globex')).json, [], 'public means this tenant only')
 })
 
@@ -93,7 +102,11 @@ t.test('overwrite and delete', async (t) => {
 
   t.equal((await store('notes/n1/public', ownerToken, 'pub')).status, 201)
   expectError(t, await del('notes/n1/private', ownerToken), 404, 'TL01-1101', 'the private one is absent')
-  t.equal((await server.client.request('POST', '/v1/storage/notes/n1/public', { tenant: 'acme', query: { token: bob.token, method: 'DELETE' } })).status, 200, 'anyone removes a public entry (method override)')
+  t.equal(
+    (await server.client.request('POST', '/v1/storage/notes/n1/public', { tenant: 'acme', query: { token: bob.token, method: 'DELETE' } })).status,
+    200,
+    'anyone removes a public entry (method override)',
+  )
   expectError(t, await get('notes/n1/public', ownerToken), 404, 'TL01-1101')
 })
 

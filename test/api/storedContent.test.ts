@@ -62,7 +62,12 @@ t.test('a storage entry of a passive type is shown inline, sandboxed and not sni
 t.test('a file download of an active type is a sandboxed attachment', async (t) => {
   for (const contentType of ['text/html', 'image/svg+xml', 'application/xml', 'text/javascript']) {
     const body = Buffer.from('<script>alert(1)</script>')
-    const upload = await server.client.request('POST', '/v1/accounts/@own/logo/upload', { tenant: 'acme', query: { token, filename: 'logo.html' }, rawBody: body, headers: { 'content-type': contentType } })
+    const upload = await server.client.request('POST', '/v1/accounts/@own/logo/upload', {
+      tenant: 'acme',
+      query: { token, filename: 'logo.html' },
+      rawBody: body,
+      headers: { 'content-type': contentType },
+    })
     t.ok(upload.status === 201 || upload.status === 200, `${contentType}: uploaded`)
     const download = await server.client.request('GET', '/v1/accounts/@own/logo/download', { tenant: 'acme', query: { token } })
     t.equal(download.status, 200)

@@ -47,14 +47,22 @@ t.test('tags are declared like every resource', async (t) => {
 
 t.test('a record carries distinct tags, embedded when read', async (t) => {
   const got = (await ownerApi.get(`time/timerecords/${both}`)).json
-  t.same(got.tags.map((tag: { id: string }) => tag.id), [urgent, meeting], 'distinct, in the order given')
+  t.same(
+    got.tags.map((tag: { id: string }) => tag.id),
+    [urgent, meeting],
+    'distinct, in the order given',
+  )
   t.equal(got.tags[0].name, 'urgent', 'embedded')
   t.equal(got.tags[0].color, '#FF0000')
   const stubs = (await ownerApi.get(`time/timerecords/${both}`, { no_expand: true })).json
   t.same(Object.keys(stubs.tags[0]).sort(), ['displayName', 'id', 'name', 'version'], 'stubs with no_expand')
   t.same((await ownerApi.get(`time/timerecords/${unset}`)).json.tags, [], 'no tags: an empty list')
   const listed = await ownerApi.get('time/timerecords', { $orderby: 'start' })
-  t.same(listed.json[1].tags.map((tag: { name: string }) => tag.name), ['meeting'], 'a list of records shows them too')
+  t.same(
+    listed.json[1].tags.map((tag: { name: string }) => tag.name),
+    ['meeting'],
+    'a list of records shows them too',
+  )
   const xml = await ownerApi.get(`time/timerecords/${both}`, { format: 'xml' })
   t.match(xml.text, /<tags><id>[^<]+<\/id>.*<name>urgent<\/name>.*<\/tags><tags>.*<name>meeting<\/name>/, 'XML repeats the element')
 })
@@ -73,13 +81,24 @@ t.test('tags are written from XML and from $set text', async (t) => {
   const body = `<timeRecord><user><id>${me.id}</id></user><start>2026-03-07T08:00:00Z</start><tags><id>${remote}</id></tags><tags><id>${urgent}</id></tags></timeRecord>`
   const created = await ownerApi.call('POST', 'time/timerecords', { rawBody: body, headers: { 'content-type': 'application/xml' }, query: { response_object: true } })
   t.equal(created.status, 201, created.text)
-  t.same(created.json.tags.map((tag: { id: string }) => tag.id), [remote, urgent], 'two repeated elements')
+  t.same(
+    created.json.tags.map((tag: { id: string }) => tag.id),
+    [remote, urgent],
+    'two repeated elements',
+  )
   const one = `<timeRecord><user><id>${me.id}</id></user><start>2026-03-07T08:00:00Z</start><tags><id>${remote}</id></tags></timeRecord>`
   const single = await ownerApi.call('POST', 'time/timerecords', { rawBody: one, headers: { 'content-type': 'application/xml' }, query: { response_object: true } })
-  t.same(single.json.tags.map((tag: { id: string }) => tag.id), [remote], 'one element is a list of one')
+  t.same(
+    single.json.tags.map((tag: { id: string }) => tag.id),
+    [remote],
+    'one element is a list of one',
+  )
   const set = await ownerApi.post(`time/timerecords/${single.json.id}/$set`, undefined, { tags: `${meeting},${urgent}` })
   t.equal(set.status, 200, set.text)
-  t.same((await ownerApi.get(`time/timerecords/${single.json.id}`)).json.tags.map((tag: { id: string }) => tag.id), [meeting, urgent])
+  t.same(
+    (await ownerApi.get(`time/timerecords/${single.json.id}`)).json.tags.map((tag: { id: string }) => tag.id),
+    [meeting, urgent],
+  )
   for (const id of [created.json.id, single.json.id]) await ownerApi.del(`time/timerecords/${id}`, { hard: true })
 })
 
@@ -102,7 +121,11 @@ t.test('a tag lists its time records', async (t) => {
   t.same(filtered, [both], 'with the query options of the top-level list')
   const created = await ownerApi.post(`time/tags/${remote}/timerecords`, { user: ref(me.id), start: '2026-03-08T08:00:00Z', duration: 60_000 }, { response_object: true })
   t.equal(created.status, 201, created.text)
-  t.same(created.json.tags.map((tag: { id: string }) => tag.id), [remote], 'a record made there carries the tag')
+  t.same(
+    created.json.tags.map((tag: { id: string }) => tag.id),
+    [remote],
+    'a record made there carries the tag',
+  )
   await ownerApi.del(`time/timerecords/${created.json.id}`, { hard: true })
   expectError(t, await ownerApi.get('time/tags/00000000-0000-4000-8000-000000000000/timerecords'), 404, 'TL01-1101', 'no such tag')
 })
@@ -110,11 +133,14 @@ t.test('a tag lists its time records', async (t) => {
 t.test('summaries group by tag', async (t) => {
   const summary = await ownerApi.get('time/timerecords/summary', { summary: 'tags/name;count();sum(duration)' })
   t.equal(summary.status, 200, summary.text)
-  t.same(summary.json.map((entry: { key: string; summaries: { value: string }[] }) => [entry.key, entry.summaries[0]?.value, entry.summaries[1]?.value]), [
-    ['meeting', '2', '7200000'],
-    ['null', '2', '3660000'],
-    ['urgent', '1', '3600000'],
-  ])
+  t.same(
+    summary.json.map((entry: { key: string; summaries: { value: string }[] }) => [entry.key, entry.summaries[0]?.value, entry.summaries[1]?.value]),
+    [
+      ['meeting', '2', '7200000'],
+      ['null', '2', '3660000'],
+      ['urgent', '1', '3600000'],
+    ],
+  )
 })
 
 t.test('reports group by tag', async (t) => {
@@ -133,7 +159,11 @@ t.test('tags survive a restart, from the snapshot and from the log alone', async
   const check = async (when: string) => {
     const token = await server.client.login('tags', owner.email, owner.password)
     ownerApi = api(server.client, 'tags', token)
-    t.same((await ownerApi.get(`time/timerecords/${both}`)).json.tags.map((tag: { id: string }) => tag.id), [urgent, meeting], when)
+    t.same(
+      (await ownerApi.get(`time/timerecords/${both}`)).json.tags.map((tag: { id: string }) => tag.id),
+      [urgent, meeting],
+      when,
+    )
     t.same(await ownerApi.ids('time/timerecords', { $filter: `tags/id eq '${urgent}'` }), [both], `${when}: filterable`)
   }
   await server.stop()

@@ -52,25 +52,56 @@ t.test('each record stores its duration and stop', async (t) => {
 t.test('the summary, the reports and the list say the same total', async (t) => {
   for (const { label, query } of ROUTES) {
     const summary = await get('time/timerecords/summary', { ...query, summary: 'count();sum(duration)' })
-    t.same(summary, [{ key: '*', summaries: [{ name: 'count()', value: '3' }, { name: 'sum(duration)', value: String(TOTAL_MS) }] }], `${label}: summary`)
+    t.same(
+      summary,
+      [
+        {
+          key: '*',
+          summaries: [
+            { name: 'count()', value: '3' },
+            { name: 'sum(duration)', value: String(TOTAL_MS) },
+          ],
+        },
+      ],
+      `${label}: summary`,
+    )
     t.match(await get('time/reports/readtotals', query), { '*': { count: 3, time: TOTAL_MS } }, `${label}: readtotals`)
     t.match(await get('time/reports/singletotals', query), { count: 3, time: TOTAL_MS }, `${label}: singletotals`)
     t.match(await get('time/reports/groupedtotals', { ...query, summary: 'project/id' }), [{ key: project.id, totals: { time: TOTAL_MS } }], `${label}: groupedtotals`)
     const trend = await get('time/reports/trendedtotals', { ...query, range: 31, range_from: '2025-03-01', depth: 1 })
     t.equal(trend[0].time, TOTAL_MS, `${label}: trendedtotals`)
     const slices = (await get('time/reports/singleslices', { ...query, range: 31, range_from: '2025-03-01', slice_by: 1 })) as { time: number }[]
-    t.equal(slices.reduce((sum, slice) => sum + slice.time, 0), TOTAL_MS, `${label}: singleslices`)
+    t.equal(
+      slices.reduce((sum, slice) => sum + slice.time, 0),
+      TOTAL_MS,
+      `${label}: singleslices`,
+    )
     const list = (await get('time/timerecords', query)) as { duration: number }[]
-    t.equal(list.reduce((sum, rec) => sum + rec.duration, 0), TOTAL_MS, `${label}: the list's durations`)
+    t.equal(
+      list.reduce((sum, rec) => sum + rec.duration, 0),
+      TOTAL_MS,
+      `${label}: the list's durations`,
+    )
   }
 })
 
 t.test('the CSV and XLSX files say it too', async (t) => {
   const csvList = csvObjects((await getRaw('time/timerecords', { format: 'csv' })).text)
-  t.equal(csvList.rows.reduce((sum, row) => sum + Number(row.duration), 0), TOTAL_MS, 'the list as CSV: every duration filled')
-  t.notOk(csvList.rows.some((row) => row.duration === ''), 'no empty duration cell')
+  t.equal(
+    csvList.rows.reduce((sum, row) => sum + Number(row.duration), 0),
+    TOTAL_MS,
+    'the list as CSV: every duration filled',
+  )
+  t.notOk(
+    csvList.rows.some((row) => row.duration === ''),
+    'no empty duration cell',
+  )
   const xlsxList = await readXlsx((await getRaw('time/timerecords', { format: 'xlsx' })).body)
-  t.equal(xlsxList.rows.reduce((sum, row) => sum + Number(row.duration), 0), TOTAL_MS, 'the list as XLSX')
+  t.equal(
+    xlsxList.rows.reduce((sum, row) => sum + Number(row.duration), 0),
+    TOTAL_MS,
+    'the list as XLSX',
+  )
   const csvSummary = csvObjects((await getRaw('time/timerecords/summary', { summary: 'sum(duration)', format: 'csv' })).text)
   t.equal(Number(csvSummary.rows[0]?.['sum(duration)']), TOTAL_MS, 'the summary as CSV')
   const csvReport = csvObjects((await getRaw('time/reports/singletotals', { format: 'csv' })).text)

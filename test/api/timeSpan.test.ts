@@ -35,7 +35,10 @@ for (const path of ['time/timerecords', 'time/impulses']) {
     refusedOn(t, await owner.post(path, { ...base, start: START, stop: '2026-03-02T11:00:00Z', duration: 2 * HOUR_MS }), 'duration', 'StopMinusStart', 'a duration longer than stop − start')
     refusedOn(t, await owner.post(path, { ...base, start: START, stop: '2026-03-02T11:00:00Z', duration: HOUR_MS / 2 }), 'duration', 'StopMinusStart', 'a shorter one')
     refusedOn(t, await owner.post(path, { ...base, start: `/Date(${START_MS})/`, stop: `/Date(${START_MS + HOUR_MS})/`, duration: HOUR_MS + 1 }), 'duration', 'StopMinusStart', 'one millisecond off')
-    const xml = await owner.call('POST', path, { rawBody: `<x><user><id>${me}</id></user><start>${START}</start><stop>2026-03-02T09:59:59Z</stop></x>`, headers: { 'content-type': 'application/xml' } })
+    const xml = await owner.call('POST', path, {
+      rawBody: `<x><user><id>${me}</id></user><start>${START}</start><stop>2026-03-02T09:59:59Z</stop></x>`,
+      headers: { 'content-type': 'application/xml' },
+    })
     refusedOn(t, xml, 'stop', 'NotBeforeStart', 'in XML too')
     t.equal((await owner.get(path, { $filter: `description eq 'span of ${path}'` })).json.length, 0, 'nothing was stored')
   })

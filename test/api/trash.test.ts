@@ -110,7 +110,13 @@ async function families(): Promise<Record<string, Family>> {
   const workTypeLink = await post(`time/projects/${otherProject.id}/worktypelinks`, { workType: { id: workType.id } })
   const watched = { project: project.id, client: customer.id, bill: bill.id }
   const families: Record<string, Omit<Family, 'watched'>> = {
-    Bill: { parent: { path: 'billing/bills', id: bill.id }, children: [{ path: 'billing/billitems', id: item.id }, { path: 'billing/billvats', id: vat.id }] },
+    Bill: {
+      parent: { path: 'billing/bills', id: bill.id },
+      children: [
+        { path: 'billing/billitems', id: item.id },
+        { path: 'billing/billvats', id: vat.id },
+      ],
+    },
     Project: {
       parent: { path: 'time/projects', id: project.id },
       children: [
@@ -156,7 +162,10 @@ async function nothingLeft(t: Test, objects: readonly { path: string; id: string
     t.equal(await status(`${object.path}/${object.id}`), 404, `${object.path} ${object.id} is gone ${when}`)
     t.equal(await status(`${object.path}/${object.id}/@deleted`), 404, `${object.path} ${object.id} is not under @deleted ${when}`)
     const deletedList = (await read(`${object.path}/@deleted`, { $top: 1000 })) as { id: string }[]
-    t.notOk(deletedList.some((entry) => entry.id === object.id), `${object.path}/@deleted does not list it ${when}`)
+    t.notOk(
+      deletedList.some((entry) => entry.id === object.id),
+      `${object.path}/@deleted does not list it ${when}`,
+    )
     const trashList = (await read('trash', { $filter: `deletedObjectId eq '${object.id}'` })) as unknown[]
     t.equal(trashList.length, 0, `/trash has no item of ${object.id} ${when}`)
   }
@@ -181,7 +190,10 @@ for (const name of ['Bill', 'Project', 'WorkType', 'Department', 'User', 'Client
       const deletedList = (await read(`${object.path}/@deleted`)) as { id: string }[]
       t.ok(deletedList.some((entry) => entry.id === object.id))
       const live = (await read(object.path, { $top: 1000 })) as { id: string }[]
-      t.notOk(live.some((entry) => entry.id === object.id), `${object.path} not in the normal list`)
+      t.notOk(
+        live.some((entry) => entry.id === object.id),
+        `${object.path} not in the normal list`,
+      )
     }
     const trashList = (await read('trash', { $filter: `groupId eq '${trashItemId}'` })) as { deletedObjectId: string }[]
     t.equal(trashList.length, everything.length, 'one trash item per object, all in one group')

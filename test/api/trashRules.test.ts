@@ -112,8 +112,14 @@ t.test('a trash item is visible exactly when its deleted object is', async (t) =
   t.equal(key.status, 201, key.text)
   const keeperItem = await trash(owner.token, 'users', keeper.id)
   const groupItems = (await asOwner('GET', 'trash', { $filter: `groupId eq '${keeperItem}'` })).json as { id: string; deletedObjectId: string; deletedObjectType: string }[]
-  t.ok(groupItems.some((item) => item.deletedObjectId === keeper.id), 'the owner sees the trashed user')
-  t.notOk(groupItems.some((item) => item.deletedObjectType === 'SecretKey'), 'the owner does not see the trashed secret key')
+  t.ok(
+    groupItems.some((item) => item.deletedObjectId === keeper.id),
+    'the owner sees the trashed user',
+  )
+  t.notOk(
+    groupItems.some((item) => item.deletedObjectType === 'SecretKey'),
+    'the owner does not see the trashed secret key',
+  )
   const keyItem = activeActor(server, TENANT)?.state.get('SecretKey', key.json.id)?.trashItem
   t.type(keyItem, 'string', 'the key went to the trash with its user')
   t.notOk((await trashIds(plain.token)).includes(key.json.id), 'a plain user does not see another user’s secret key in the trash')
@@ -174,7 +180,11 @@ t.test('$metadata: every REMOVE cascade starts with TrashItem', async (t) => {
   for (const [path, objectTypes] of Object.entries(expected)) {
     const metadata = await asOwner('GET', `${path}/$metadata`)
     // The REMOVE cascade only (a bill's PERSIST and MERGE cascades follow it: test/api/innerMetadata.test.ts).
-    t.same(metadata.json.cascades.filter((cascade: { cascadeType: string }) => cascade.cascadeType === 'REMOVE'), [{ cascadeType: 'REMOVE', objectTypes }], path)
+    t.same(
+      metadata.json.cascades.filter((cascade: { cascadeType: string }) => cascade.cascadeType === 'REMOVE'),
+      [{ cascadeType: 'REMOVE', objectTypes }],
+      path,
+    )
   }
   t.same((await asOwner('GET', 'trash/$metadata')).json.cascades, [], 'a trash item has no trash item of its own')
 })

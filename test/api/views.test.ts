@@ -30,7 +30,10 @@ t.test('@editable projects and tasks: what the caller may change', async (t) => 
   for (const id of [adaOwn, benOwn, ownersProject]) t.ok(pamEditable.includes(id), 'a project manager edits every project')
   t.notOk(pamEditable.includes(benPersonal), "another user's personal project is not even visible")
   const ownerEditable = await owner.ids('time/projects/@editable')
-  t.ok([adaOwn, benOwn, ownersProject].every((id) => ownerEditable.includes(id)), 'the owner edits everything visible')
+  t.ok(
+    [adaOwn, benOwn, ownersProject].every((id) => ownerEditable.includes(id)),
+    'the owner edits everything visible',
+  )
   // The view agrees with the write check.
   t.equal((await ada.api.put(`time/projects/${benOwn}`, { note: 'x' }, { version_ignore: true })).status, 403, 'not editable: the write is refused')
   t.equal((await ada.api.put(`time/projects/${adaOwn}`, { note: 'x' }, { version_ignore: true })).status, 200, 'editable: the write passes')
@@ -78,7 +81,7 @@ t.test('@linked work types', async (t) => {
   await owner.del(`time/projects/${gone}`)
   await ada.api.create(`time/projects/${personal}/worktypelinks`, { workType: ref(viaPersonal as string) })
   t.same(await owner.ids('time/worktypes/@linked'), sorted([coding as string, design as string]), 'live links of live, visible projects')
-  t.same(await ada.api.ids('time/worktypes/@linked'), sorted([coding as string, design as string, viaPersonal as string]), "the owner of a personal project sees its links")
+  t.same(await ada.api.ids('time/worktypes/@linked'), sorted([coding as string, design as string, viaPersonal as string]), 'the owner of a personal project sees its links')
   t.notOk((await owner.ids('time/worktypes/@linked')).includes(unlinked as string))
 })
 

@@ -39,7 +39,7 @@ t.test('only superusers create and see webhooks', async (t) => {
   t.equal(read.json.secret, undefined, 'and never again')
   t.equal(read.json.active, false)
   t.equal(typeof read.json.deliveredEvent, 'string')
-  t.equal((await worker.api.get('webhooks')).json.length, 0, "a user who is no admin lists none")
+  t.equal((await worker.api.get('webhooks')).json.length, 0, 'a user who is no admin lists none')
   t.equal((await worker.api.get(`webhooks/${created.json.id}`)).status, 404)
 })
 
@@ -87,8 +87,14 @@ t.test('events are delivered in order, signed, as the feed writes them', async (
   t.equal((await owner.put(`time/projects/${project}`, { name: 'Alpha 2', version })).status, 200)
   t.equal((await owner.del(`time/projects/${project}`)).status, 200)
   const got = eventsAt('/all')(await receiver.until((r) => eventsAt('/all')(r).length >= 3))
-  t.same(got.map((r) => json(r).kind), ['created', 'updated', 'deleted'])
-  t.same(got.map((r) => json(r).id), [project, project, project])
+  t.same(
+    got.map((r) => json(r).kind),
+    ['created', 'updated', 'deleted'],
+  )
+  t.same(
+    got.map((r) => json(r).id),
+    [project, project, project],
+  )
   t.equal(json(got[1] as Received).object.name, 'Alpha 2')
   t.equal(json(got[0] as Received).resource, 'time/projects')
   for (const r of got) {
@@ -101,14 +107,21 @@ t.test('events are delivered in order, signed, as the feed writes them', async (
     t.notOk(verifySignature(secret, `${r.body} `, String(r.headers['x-timeledger-signature']), Math.floor(Date.now() / 1000)))
   }
   const ids = got.map((r) => r.headers['x-timeledger-event'] as string)
-  t.same([...ids].sort((a, b) => Number(a.split('.')[0]) - Number(b.split('.')[0])), ids, 'in log order')
+  t.same(
+    [...ids].sort((a, b) => Number(a.split('.')[0]) - Number(b.split('.')[0])),
+    ids,
+    'in log order',
+  )
   // The cursor and the delivery log.
   await new Promise((resolve) => setTimeout(resolve, 100))
   const state = (await owner.get(`webhooks/${hook.json.id}`)).json
   t.equal(state.deliveredEvent, ids[2])
   t.equal(state.lastError, null)
   const log = (await owner.get(`webhooks/${hook.json.id}/deliveries`, { $orderby: 'createdAt' })).json as Record<string, AnswerJson>[]
-  t.same(log.map((d) => [d.event, d.status, d.attempts, d.kind]), ids.map((id, at) => [id, 'delivered', 1, ['created', 'updated', 'deleted'][at]]))
+  t.same(
+    log.map((d) => [d.event, d.status, d.attempts, d.kind]),
+    ids.map((id, at) => [id, 'delivered', 1, ['created', 'updated', 'deleted'][at]]),
+  )
   t.equal((await owner.get('webhookdeliveries', { $filter: `webhook/id eq '${hook.json.id}'` })).json.length, 3)
   t.equal((await worker.api.get('webhookdeliveries')).json.length, 0, 'a user who is no admin sees no delivery')
   t.equal((await owner.post('webhookdeliveries', { event: '1.0' })).status >= 400, true, 'the delivery log is not written over the API')
@@ -122,7 +135,10 @@ t.test('$filter is honoured', async (t) => {
   await owner.create('time/projects', { name: 'Not a client' })
   const got = eventsAt('/filtered')(await receiver.until((r) => eventsAt('/filtered')(r).length >= 1))
   await new Promise((resolve) => setTimeout(resolve, 300))
-  t.same(eventsAt('/filtered')(receiver.received).map((r) => json(r).id), [wanted])
+  t.same(
+    eventsAt('/filtered')(receiver.received).map((r) => json(r).id),
+    [wanted],
+  )
   t.equal(got.length, 1)
   const version = (await owner.get(`webhooks/${hook}`)).json.version
   await owner.put(`webhooks/${hook}`, { version, active: false })
@@ -138,7 +154,10 @@ t.test('a receiver that answers 500 twice gets the event a third time', async (t
   const workType = await owner.create('time/worktypes', { name: 'Flaky' })
   await receiver.until((r) => eventsAt('/flaky')(r).length >= 1)
   const tries = receiver.received.filter((r) => r.path === '/flaky')
-  t.same(tries.map((r) => r.status), [500, 500, 200])
+  t.same(
+    tries.map((r) => r.status),
+    [500, 500, 200],
+  )
   t.same(new Set(tries.map((r) => r.headers['x-timeledger-event'])).size, 1, 'the same event each time')
   t.equal(json(tries[2] as Received).id, workType)
   await new Promise((resolve) => setTimeout(resolve, 100))
@@ -166,5 +185,9 @@ t.test('deactivation stops deliveries, activation goes on after the cursor', asy
   t.equal((await owner.post(`webhooks/${hook}/$set`, undefined, { active: true })).status, 200)
   await owner.create('time/tags', { name: 'three' })
   const got = eventsAt('/toggled')(await receiver.until((r) => eventsAt('/toggled')(r).length >= 3))
-  t.same(got.map((r) => json(r).object.name), ['one', 'two', 'three'], 'the event written while inactive comes once active again, in order')
+  t.same(
+    got.map((r) => json(r).object.name),
+    ['one', 'two', 'three'],
+    'the event written while inactive comes once active again, in order',
+  )
 })

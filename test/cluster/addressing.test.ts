@@ -47,7 +47,10 @@ if (installed(t, ['postgresql', 'haproxy'])) {
       for (const name of [tenant, tenant.toUpperCase()]) {
         const answer = await fetch(`http://127.0.0.1:${client.port}/tenant/${name}/v1/time/projects?token=${token}`)
         t.equal(answer.status, 200, `/tenant/${name}/v1 through HAProxy`)
-        t.same(((await answer.json()) as { name: string }[]).map((project) => project.name), [`${tenant} project`])
+        t.same(
+          ((await answer.json()) as { name: string }[]).map((project) => project.name),
+          [`${tenant} project`],
+        )
       }
     }
     t.same(forwards(), before, 'no node forwarded: HAProxy hashed each address to the node holding its tenant')

@@ -42,7 +42,12 @@ if (installed(t, ['postgresql', 'haproxy'])) {
       const id = randomUUID()
       if ((await create(holder.client, id))?.status === 201) acked.push(id)
     }
-    for (const feed of [ws, sse]) t.same((await feed.waitFor(5)).map((event) => event.id), acked, 'the events arrive through the node that does not hold the tenant')
+    for (const feed of [ws, sse])
+      t.same(
+        (await feed.waitFor(5)).map((event) => event.id),
+        acked,
+        'the events arrive through the node that does not hold the tenant',
+      )
     sse.close()
     t.equal(nodeOfOwner(cluster.nodes, (await leaseRowOf(cluster.databaseUrl, TENANT))?.owner), holder, 'the tenant stayed where it was: the feeds were forwarded')
 
@@ -88,10 +93,18 @@ if (installed(t, ['postgresql', 'haproxy'])) {
     await waitAll()
     const events = seen()
     const ids = events.map((event) => event.id)
-    t.same(acked.filter((id) => !ids.includes(id)), [], `every acknowledged write's event arrived (${acked.length})`)
+    t.same(
+      acked.filter((id) => !ids.includes(id)),
+      [],
+      `every acknowledged write's event arrived (${acked.length})`,
+    )
     t.equal(new Set(ids).size, ids.length, 'none twice')
     const positions = events.map((event) => event.seq * 1_000 + event.op)
-    t.same(positions, [...positions].sort((x, y) => x - y), 'in log order across the reconnect')
+    t.same(
+      positions,
+      [...positions].sort((x, y) => x - y),
+      'in log order across the reconnect',
+    )
     again.close()
   })
 }

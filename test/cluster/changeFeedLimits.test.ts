@@ -30,8 +30,8 @@ if (installed(t, ['postgresql', 'haproxy'])) {
 
     const opened: FeedClient[] = []
     t.teardown(() => {
-    for (const feed of opened) feed.close()
-  })
+      for (const feed of opened) feed.close()
+    })
     opened.push(await openWebSocketFeed(first.port, 'feeda', a.token))
     opened.push(await openEventSourceFeed(second.port, 'feeda', a.token))
     t.same(await openCounts(cluster), [2, 0], "both feeds of A, the forwarded one too, hold a place on A's node")

@@ -38,13 +38,10 @@ if (installed(t, ['postgresql', 'haproxy'])) {
   /** A GET from `localAddress` to `port` with the Host of `tenant` (null: the public address). */
   function getFrom(localAddress: string, port: number, path: string, tenant: string | null, headers: Record<string, string> = {}): Promise<number> {
     return new Promise((resolve, reject) => {
-      const request = http.request(
-        { host: '127.0.0.1', port, localAddress, path, headers: { host: tenant === null ? 'localhost' : `${tenant}.localhost`, ...headers }, agent: false },
-        (response) => {
-          response.resume()
-          response.on('end', () => resolve(response.statusCode ?? 0))
-        },
-      )
+      const request = http.request({ host: '127.0.0.1', port, localAddress, path, headers: { host: tenant === null ? 'localhost' : `${tenant}.localhost`, ...headers }, agent: false }, (response) => {
+        response.resume()
+        response.on('end', () => resolve(response.statusCode ?? 0))
+      })
       request.on('error', reject)
       request.end()
     })

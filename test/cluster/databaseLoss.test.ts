@@ -79,9 +79,7 @@ if (installed(t, ['postgresql', 'haproxy'])) {
       while (!stopping) {
         const id = randomUUID()
         const sentAtMs = Date.now()
-        const answer = await client
-          .request('POST', '/v1/time/projects', { tenant, query: { token: tokens.get(tenant) as string }, body: { id, name: `p ${id}` }, timeoutMs: 20_000 })
-          .catch(() => null)
+        const answer = await client.request('POST', '/v1/time/projects', { tenant, query: { token: tokens.get(tenant) as string }, body: { id, name: `p ${id}` }, timeoutMs: 20_000 }).catch(() => null)
         if (answer !== null && answer.status === 201) acked.push({ tenant, id, sentAtMs, atMs: Date.now() })
         else {
           refused.push(answer?.status ?? 'none')
@@ -130,7 +128,10 @@ if (installed(t, ['postgresql', 'haproxy'])) {
 
     // The directory mirror's listener reconnected too: a tenant created on one node reaches the other's mirror, which
     // `checkemail` reads (it never asks the database).
-    for (const [from, to] of [[0, 1], [1, 0]] as const) {
+    for (const [from, to] of [
+      [0, 1],
+      [1, 0],
+    ] as const) {
       const email = `owner.${from}@after-promotion.test`
       await (nodes[from] as ChildNode).client.createTenant(`dbloss-new-${from}`, email)
       const seenDeadline = Date.now() + 10_000

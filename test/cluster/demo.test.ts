@@ -45,9 +45,13 @@ if (installed(t, ['postgresql', 'haproxy'])) {
     fs.chmodSync(parent, 0o711)
     const dir = path.join(parent, 'cluster-demo')
     const port = await freeBase()
-    const demo = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'demo-cluster', '--dir', dir, '--port', String(port), '--nodes', String(NODES), '--postgres-port', String(await freePort())], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
+    const demo = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'dist', 'src', 'cli.js'), 'demo-cluster', '--dir', dir, '--port', String(port), '--nodes', String(NODES), '--postgres-port', String(await freePort())],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    )
     let output = ''
     demo.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
     demo.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -78,7 +82,14 @@ if (installed(t, ['postgresql', 'haproxy'])) {
 
     process.kill(pid, 'SIGKILL')
     await until(new RegExp(`\\nnode1 \\(pid ${pid}\\) ended: SIGKILL; press Enter here to start it again\\n`), 'that node1 ended')
-    t.not(await node1.request('GET', '/readyz').then((answer) => answer.status).catch(() => 'refused'), 200, 'node1 is gone')
+    t.not(
+      await node1
+        .request('GET', '/readyz')
+        .then((answer) => answer.status)
+        .catch(() => 'refused'),
+      200,
+      'node1 is gone',
+    )
     t.equal((await throughHaproxy.request('GET', '/readyz')).status, 200, 'HAProxy still answers, through node2')
 
     demo.stdin.write('\n')

@@ -110,7 +110,11 @@ if (installed(t, ['postgresql', 'haproxy'])) {
     t.ok('ids' in listed, `listed: ${'ids' in listed ? '' : `${listed.status} ${listed.text.slice(0, 300)}`}`)
     if (!('ids' in listed)) for (const node of cluster.nodes) t.comment(`${node.nodeId}:\n${node.output().slice(-4000)}`)
     const served = 'ids' in listed ? listed.ids : new Set<string>()
-    t.same([...acked].filter((id) => !served.has(id)), [], `every acknowledged write is served (${acked.size})`)
+    t.same(
+      [...acked].filter((id) => !served.has(id)),
+      [],
+      `every acknowledged write is served (${acked.size})`,
+    )
 
     // … and as a replay of the log alone gives it: a fresh node activates the tenant from PostgreSQL.
     for (const node of cluster.nodes) node.child.kill('SIGKILL')
@@ -120,7 +124,15 @@ if (installed(t, ['postgresql', 'haproxy'])) {
     const replayed = await allProjectIds(clientOf(fresh), TENANT, token)
     t.ok('ids' in replayed, 'the replay is listed')
     const replayedIds = 'ids' in replayed ? replayed.ids : new Set<string>()
-    t.same([...served].filter((id) => !replayedIds.has(id)), [], 'the replay holds everything served')
-    t.same([...replayedIds].filter((id) => !served.has(id)), [], 'and nothing more')
+    t.same(
+      [...served].filter((id) => !replayedIds.has(id)),
+      [],
+      'the replay holds everything served',
+    )
+    t.same(
+      [...replayedIds].filter((id) => !served.has(id)),
+      [],
+      'and nothing more',
+    )
   })
 }

@@ -34,7 +34,11 @@ if (installed(t, ['postgresql', 'haproxy'])) {
     const deadNodes = () => cluster.nodes.filter((node) => node.child.signalCode !== null || node.child.exitCode !== null)
     const exitDeadline = Date.now() + 10_000
     while (deadNodes().length === 0 && Date.now() < exitDeadline) await new Promise((resolve) => setTimeout(resolve, 20))
-    t.same(deadNodes().map((node) => node.child.signalCode), ['SIGKILL'], 'the node that stored the write died by SIGKILL')
+    t.same(
+      deadNodes().map((node) => node.child.signalCode),
+      ['SIGKILL'],
+      'the node that stored the write died by SIGKILL',
+    )
 
     const deadline = Date.now() + 30_000
     let retry: TestResponse | null = null

@@ -84,7 +84,8 @@ const ANOMALIES_SHOWN = 20
 const ALL_FAULT_KINDS = ['kill', 'pause', 'cut', 'failover'] as const
 type FaultKind = (typeof ALL_FAULT_KINDS)[number]
 /** NEMESIS_FAULTS=kill,pause narrows the nemesis to those kinds (all by default). */
-const FAULT_KINDS: readonly FaultKind[] = process.env.NEMESIS_FAULTS === undefined ? ALL_FAULT_KINDS : ALL_FAULT_KINDS.filter((kind) => (process.env.NEMESIS_FAULTS as string).split(',').includes(kind))
+const FAULT_KINDS: readonly FaultKind[] =
+  process.env.NEMESIS_FAULTS === undefined ? ALL_FAULT_KINDS : ALL_FAULT_KINDS.filter((kind) => (process.env.NEMESIS_FAULTS as string).split(',').includes(kind))
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** The nemesis's own generator: its choices depend on the seed only, not on the workers'. */
@@ -226,7 +227,15 @@ if (installed(t, ['postgresql', 'haproxy'])) {
         const refused = await workload.list(tenant, targets[0] as Target, 'final list')
         if (refused === null) break
         if (Date.now() > deadline) {
-          for (const node of cluster.nodes) t.comment(`${node.name}:\n${node.output().split('\n').filter((line) => !line.startsWith('forwarding')).slice(-60).join('\n')}`)
+          for (const node of cluster.nodes)
+            t.comment(
+              `${node.name}:\n${node
+                .output()
+                .split('\n')
+                .filter((line) => !line.startsWith('forwarding'))
+                .slice(-60)
+                .join('\n')}`,
+            )
           throw new Error(`${tenant.name}: not served within ${RECOVERY_TIMEOUT_MS} ms after the faults (last: ${refused}; seed ${SEED})`)
         }
         await sleep(200)
@@ -239,9 +248,19 @@ if (installed(t, ['postgresql', 'haproxy'])) {
     for (const anomaly of result.anomalies) byKind.set(anomaly.kind, (byKind.get(anomaly.kind) ?? 0) + 1)
     t.comment(`rounds: ${ROUNDS} in ${Math.round((performance.now() - startedMs) / 1000)} s`)
     t.comment(`faults: ${[...faults].map(([kind, count]) => `${kind} ${count}`).join(', ')}`)
-    t.comment(`writes: ${result.writes.ok} acknowledged, ${result.writes.failed} refused, ${result.writes.unknown} indeterminate; ${result.reads} reads; ${result.objects} projects; ${ackedAfterFaults} writes acknowledged after the last fault`)
+    t.comment(
+      `writes: ${result.writes.ok} acknowledged, ${result.writes.failed} refused, ${result.writes.unknown} indeterminate; ${result.reads} reads; ${result.objects} projects; ${ackedAfterFaults} writes acknowledged after the last fault`,
+    )
     t.comment(`refusals not expected: ${[...workload.unexpected].map(([key, count]) => `${key}: ${count}`).join(', ') || 'none'}`)
-    t.comment(`anomalies: ${result.anomalies.length}${byKind.size === 0 ? '' : ` (${ANOMALY_KINDS.filter((kind) => byKind.has(kind)).map((kind) => `${kind} ${byKind.get(kind)}`).join(', ')})`}`)
+    t.comment(
+      `anomalies: ${result.anomalies.length}${
+        byKind.size === 0
+          ? ''
+          : ` (${ANOMALY_KINDS.filter((kind) => byKind.has(kind))
+              .map((kind) => `${kind} ${byKind.get(kind)}`)
+              .join(', ')})`
+      }`,
+    )
     for (const anomaly of result.anomalies.slice(0, ANOMALIES_SHOWN)) t.comment(`  ${anomaly.kind} ${anomaly.object}: ${anomaly.message}`)
     if (result.anomalies.length > 0) {
       const ops = new Set(result.anomalies.slice(0, ANOMALIES_SHOWN).flatMap((anomaly) => anomaly.ops))

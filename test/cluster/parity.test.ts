@@ -57,7 +57,10 @@ if (installed(t, ['postgresql', 'haproxy'])) {
     await x.create(`time/projects/${project}/members`, { user: ref(user) })
     await x.create(`time/projects/${project}/worktypelinks`, { workType: ref(workType) })
     const task = await x.create('time/tasks', { name: 'Layout', project: ref(project) })
-    for (const [hour, duration] of [['09', 3_600_000], ['13', 5_400_000]] as const) {
+    for (const [hour, duration] of [
+      ['09', 3_600_000],
+      ['13', 5_400_000],
+    ] as const) {
       await x.create('time/timerecords', { user: ref(me), project: ref(project), task: ref(task), duration, start: `2024-06-10T${hour}:00:00Z`, description: `work at ${hour}` })
     }
     await x.create('time/impulses', { user: ref(me), project: ref(project), mode: 'PAUSE' })
@@ -77,7 +80,10 @@ if (installed(t, ['postgresql', 'haproxy'])) {
     if ((await x.del(`time/projects/${spare}`)).status !== 200) throw new Error('trashing a project failed')
     const stored = await x.call('POST', 'storage/settings/theme', { rawBody: 'dark', headers: { 'content-type': 'text/plain' } })
     if (stored.status >= 300) throw new Error(`storage: ${stored.status} ${stored.text}`)
-    for (const [route, bytes, filename] of [['accounts/@own/logo/upload', LOGO, 'logo.png'], [`users/${me}/signature/upload`, SIGNATURE, 'signature.png']] as const) {
+    for (const [route, bytes, filename] of [
+      ['accounts/@own/logo/upload', LOGO, 'logo.png'],
+      [`users/${me}/signature/upload`, SIGNATURE, 'signature.png'],
+    ] as const) {
       const upload = await x.call('POST', route, { rawBody: bytes.toString('latin1'), query: { filename }, headers: { 'content-type': 'image/png' } })
       if (upload.status >= 300) throw new Error(`upload ${route}: ${upload.status} ${upload.text}`)
     }
@@ -193,8 +199,7 @@ if (installed(t, ['postgresql', 'haproxy'])) {
 
     const cluster = await startCluster({ nodes: 2, leaseMs: LEASE_MS, env: { RATE_LIMIT_REQUESTS: '0' } })
     t.teardown(() => cluster.stop())
-    const clusterCli = (args: string[]) =>
-      runCli(tempDataDir('parity-operator'), args, { DATABASE_URL: cluster.databaseUrl, CLUSTER_SECRET: TEST_CLUSTER_SECRET, LEASE_MS: String(LEASE_MS) })
+    const clusterCli = (args: string[]) => runCli(tempDataDir('parity-operator'), args, { DATABASE_URL: cluster.databaseUrl, CLUSTER_SECRET: TEST_CLUSTER_SECRET, LEASE_MS: String(LEASE_MS) })
 
     const imported = await clusterCli(['import', '--from', exportPath('embedded')])
     succeeded(t, imported, 'import into the cluster')

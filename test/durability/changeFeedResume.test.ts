@@ -69,7 +69,11 @@ for (const [form, open] of FORMS) {
     const missing = [...acknowledged].filter((id) => !ids.includes(id))
     t.same(missing, [], 'every acknowledged write is an event')
     const positions = all.map((event) => event.seq * 1000 + event.op)
-    t.same(positions, [...positions].sort((x, y) => x - y), 'in log order')
+    t.same(
+      positions,
+      [...positions].sort((x, y) => x - y),
+      'in log order',
+    )
     t.ok(all.every((event) => event.kind === 'created'))
   })
 }

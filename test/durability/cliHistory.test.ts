@@ -56,7 +56,13 @@ t.test('history --entries: each entry, its time, its user, what it changed', asy
 
 t.test('restore --dry-run: what a restore to that point would undo, per resource; nothing changes', async (t) => {
   const listed = await runCli(dataDir, ['history', 'past', '--entries'])
-  const point = Number(listed.stdout.trim().split('\n').find((line) => line.includes(`updated Project ${project}`))?.split(' ')[0])
+  const point = Number(
+    listed.stdout
+      .trim()
+      .split('\n')
+      .find((line) => line.includes(`updated Project ${project}`))
+      ?.split(' ')[0],
+  )
   // After the point: a new tag, the project changed again, a client moved to the trash, another removed for good.
   const tag = await created('time/tags', { name: 'late', color: '#000000' })
   t.equal((await call('PUT', `time/projects/${project}`, { name: 'Relaunch 3', version: 2 })).status, 200)

@@ -75,7 +75,11 @@ t.test('restore, status and metrics reach the server that holds DATA_DIR, whatev
   t.match(restored.stdout, new RegExp(`ops: restored \\d+ objects from seq ${keptAt}`))
   const again = await server.client.login('ops', 'owner@ops.test', 'secret-password') // a restore ends every session
   const listed = await server.client.request('GET', '/v1/time/projects', { tenant: 'ops', query: { token: again, no_expand: true } })
-  t.same((listed.json as { name: string }[]).map((project) => project.name), ['kept'], 'the server holding DATA_DIR was restored')
+  t.same(
+    (listed.json as { name: string }[]).map((project) => project.name),
+    ['kept'],
+    'the server holding DATA_DIR was restored',
+  )
 
   const status = await runCli(dataDir, ['status'], misled)
   t.equal(status.code, 0, 'status exits 0 for a server up and ready')

@@ -80,8 +80,7 @@ const unexpected: string[] = []
 
 class UnexpectedAnswer extends Error {}
 
-const refId = (value: unknown): string | null =>
-  typeof value === 'string' ? value : value !== null && typeof value === 'object' ? ((value as { id?: string }).id ?? null) : null
+const refId = (value: unknown): string | null => (typeof value === 'string' ? value : value !== null && typeof value === 'object' ? ((value as { id?: string }).id ?? null) : null)
 
 class Writer {
   /** Ids of this writer's projects that are (acknowledged) live: only this writer touches them. */
@@ -185,7 +184,13 @@ class Writer {
     const items = [
       { id: 'p', method: 'POST', path: '/v1/time/projects', body: JSON.stringify({ id: projectId, name: `g-${name.slice(0, 8)}` }), transaction: name },
       ...taskIds.map((taskId, index) => ({ id: `t${index}`, method: 'POST', path: '/v1/time/tasks', body: JSON.stringify({ id: taskId, name: 'gt', project: { id: projectId } }), transaction: name })),
-      { id: 'r', method: 'POST', path: '/v1/time/timerecords', body: JSON.stringify({ id: recordId, user: { id: this.me }, project: { id: projectId }, duration, start: '2024-06-11T09:00:00Z' }), transaction: name },
+      {
+        id: 'r',
+        method: 'POST',
+        path: '/v1/time/timerecords',
+        body: JSON.stringify({ id: recordId, user: { id: this.me }, project: { id: projectId }, duration, start: '2024-06-11T09:00:00Z' }),
+        transaction: name,
+      },
     ]
     const group: GroupModel = { members: [projectId, ...taskIds, recordId], applied: failing ? 'no' : 'maybe' }
     groups.set(name, group)
@@ -361,11 +366,13 @@ t.test(`SIGKILL ${ROUNDS} times under a mixed load: acknowledged writes, groups,
       writer.own.push(...(own[index] ?? []).filter((id) => projects.get(id)?.created === 'yes' && projects.get(id)?.deleted === 'no'))
       writers.push(writer)
     }
-    const load = Promise.all(writers.map(async (writer) => {
-      while (await writer.step()) {
-        // The next operation; the loop ends when the server is gone.
-      }
-    }))
+    const load = Promise.all(
+      writers.map(async (writer) => {
+        while (await writer.step()) {
+          // The next operation; the loop ends when the server is gone.
+        }
+      }),
+    )
     await timed('load', async () => {
       await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 400))
       await killHard(current)
@@ -389,5 +396,7 @@ t.test(`SIGKILL ${ROUNDS} times under a mixed load: acknowledged writes, groups,
   t.ok(snapshots > 0, `automatic snapshots were taken under the load (${snapshots} files kept)`)
   t.ok(tally.delete !== 0 && tally.group !== 0 && tally.failedGroup !== 0 && tally.update !== 0, `the load mixed every kind: ${JSON.stringify(tally)}`)
   t.ok(replayChecks >= Math.floor(ROUNDS / REPLAY_EVERY), `the replay was checked ${replayChecks} times`)
-  console.log(`CRASH_FIGURES rounds=${ROUNDS} replayChecks=${replayChecks} acknowledged=${acknowledgedWrites} objectChecks=${checkedWrites} lost=${lostWrites} kinds=${JSON.stringify(tally)} snapshotFiles=${snapshots} ms=${JSON.stringify(Object.fromEntries(Object.entries(spent).map(([phase, ms]) => [phase, Math.round(ms)])))}`)
+  console.log(
+    `CRASH_FIGURES rounds=${ROUNDS} replayChecks=${replayChecks} acknowledged=${acknowledgedWrites} objectChecks=${checkedWrites} lost=${lostWrites} kinds=${JSON.stringify(tally)} snapshotFiles=${snapshots} ms=${JSON.stringify(Object.fromEntries(Object.entries(spent).map(([phase, ms]) => [phase, Math.round(ms)])))}`,
+  )
 })

@@ -74,7 +74,10 @@ async function waitForWrites(label: string): Promise<number> {
   throw new Error(`${label}: writes did not resume`)
 }
 
-for (const [label, batch] of [['single', false], ['batch', true]] as const) {
+for (const [label, batch] of [
+  ['single', false],
+  ['batch', true],
+] as const) {
   t.test(`${label} writes: refused when full, nothing half-applied, resumed without a restart`, async (t) => {
     const { refused, tried } = await fillUntilRefused(label, batch)
     t.equal(refused.status, 503)

@@ -54,8 +54,7 @@ t.test('replaying the log rebuilds the live state exactly', async (t) => {
   t.equal(fromLog.state.collection('Project').size, 60 - 6, 'hard deletes removed their projects')
 })
 
-const listNames = async (client: TestClient, token: string) =>
-  (await client.request('GET', '/v1/time/projects', { tenant: 'ops', query: { token, $orderby: 'name', no_expand: true } })).json
+const listNames = async (client: TestClient, token: string) => (await client.request('GET', '/v1/time/projects', { tenant: 'ops', query: { token, $orderby: 'name', no_expand: true } })).json
 
 t.test('CLI snapshot → restore round trip, offline', async (t) => {
   const dataDir = tempDataDir('cli')

@@ -57,7 +57,10 @@ t.test('a new data directory, its snapshots and an export are private', async (t
   }
   const found = modes(dataDir)
   for (const expected of ['.', 'ledger.mdb', 'ledger.mdb-lock', 'admin-key', 'snapshots', 'snapshots/acme']) t.ok(found.has(expected), `${expected} is there`)
-  t.ok([...found.keys()].some((entry) => entry.endsWith('.tlsnap')), 'a snapshot was written')
+  t.ok(
+    [...found.keys()].some((entry) => entry.endsWith('.tlsnap')),
+    'a snapshot was written',
+  )
   checkPrivate(t, dataDir)
   t.equal((fs.statSync(exportFile).mode & 0o777).toString(8), '600', 'the export file is 0600')
 })

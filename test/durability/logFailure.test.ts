@@ -24,9 +24,7 @@ t.test('a failed append is not applied and writes resume afterwards', async (t) 
     if (failing) throw Object.assign(new Error('MDB_MAP_FULL: Environment mapsize limit reached'), { code: 'MDB_MAP_FULL' })
     return realAppend(...args)
   }
-  const attempts = await Promise.all(
-    ['lost-1', 'lost-2', 'lost-3'].map((name) => client.request('POST', '/v1/time/projects', { ...q, body: { name } })),
-  )
+  const attempts = await Promise.all(['lost-1', 'lost-2', 'lost-3'].map((name) => client.request('POST', '/v1/time/projects', { ...q, body: { name } })))
   for (const attempt of attempts) {
     t.equal(attempt.status, 503)
     t.equal(attempt.json.code, 'TL01-9011')
@@ -34,7 +32,11 @@ t.test('a failed append is not applied and writes resume afterwards', async (t) 
   }
   const read = await client.request('GET', '/v1/time/projects', { ...q, query: { token, $orderby: 'name' } })
   t.equal(read.status, 200, 'reads keep working')
-  t.same((read.json as { name: string }[]).map((project) => project.name), ['kept'], 'nothing of the failed writes is visible')
+  t.same(
+    (read.json as { name: string }[]).map((project) => project.name),
+    ['kept'],
+    'nothing of the failed writes is visible',
+  )
 
   failing = false
   const resumed = await client.request('POST', '/v1/time/projects', { ...q, body: { name: 'after' } })
@@ -44,5 +46,9 @@ t.test('a failed append is not applied and writes resume afterwards', async (t) 
   t.teardown(() => again.stop())
   const token2 = await again.client.login('full', 'owner@full.test', 'secret-password')
   const names = (await again.client.request('GET', '/v1/time/projects', { tenant: 'full', query: { token: token2, $orderby: 'name' } })).json as { name: string }[]
-  t.same(names.map((project) => project.name), ['after', 'kept'], 'after a restart too')
+  t.same(
+    names.map((project) => project.name),
+    ['after', 'kept'],
+    'after a restart too',
+  )
 })

@@ -66,7 +66,10 @@ t.test('a torn newest snapshot is skipped for the previous one', async (t) => {
   t.teardown(() => server.stop())
   const token = await server.client.login('acme', 'owner@acme.test', 'secret-password')
   const list = await server.client.request('GET', '/v1/time/projects', { tenant: 'acme', query: { token, $orderby: 'name' } })
-  t.same((list.json as { name: string }[]).map((project) => project.name), [...names].sort())
+  t.same(
+    (list.json as { name: string }[]).map((project) => project.name),
+    [...names].sort(),
+  )
 })
 
 t.test('a snapshot with a wrong checksum is skipped', async (t) => {

@@ -36,8 +36,7 @@ const loginStatus = async (tenant: string, email: string, password: string) =>
     })
   ).status
 
-const restoreOnline = (tenant: string, body: Record<string, unknown>) =>
-  adminRequest(server.service.adminPort, 'POST', `/tenants/${tenant}/restore`, adminKeyOf(dataDir), JSON.stringify(body))
+const restoreOnline = (tenant: string, body: Record<string, unknown>) => adminRequest(server.service.adminPort, 'POST', `/tenants/${tenant}/restore`, adminKeyOf(dataDir), JSON.stringify(body))
 
 t.test('online: a snapshot of another tenant is refused unless "as" names the tenant restored', async (t) => {
   const refused = await restoreOnline('beta', { from: acmeSnapshot })

@@ -94,7 +94,11 @@ t.test('restore alpha online while beta is under load: no errors anywhere', asyn
   t.ok(betaResult.requests > 20, 'beta was busy throughout')
   // A restore ends every session: alpha's reads after the swap are refused as logged out, nothing else.
   const loggedOut = (failure: string) => failure.startsWith('401 ') && failure.includes('"TL01-1010"')
-  t.same(alphaResult.failures.filter((failure) => !loggedOut(failure)), [], `alpha: ${alphaResult.requests} requests waited for the swap, none failed but as logged out`)
+  t.same(
+    alphaResult.failures.filter((failure) => !loggedOut(failure)),
+    [],
+    `alpha: ${alphaResult.requests} requests waited for the swap, none failed but as logged out`,
+  )
   const betaCount = await server.client.request('GET', '/v1/time/projects/$count', { tenant: 'beta', query: { token: beta.token } })
   t.equal(betaCount.json, betaResult.written, 'every acknowledged write of beta is there')
 })

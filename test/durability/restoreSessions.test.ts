@@ -75,7 +75,10 @@ t.test('a restore from a snapshot file that holds a token does not bring it back
   const actor = service.services.registry.get('restored')
   if (actor === undefined) throw new Error('no actor')
   const snapshot = await actor.snapshot()
-  t.ok(listSnapshots(server.dataDir, 'restored').some((listing) => snapshot.file.endsWith(`${listing.seq}.tlsnap`)), 'the snapshot file is listed')
+  t.ok(
+    listSnapshots(server.dataDir, 'restored').some((listing) => snapshot.file.endsWith(`${listing.seq}.tlsnap`)),
+    'the snapshot file is listed',
+  )
 
   await restoreOnline('restored', { from: snapshot.file })
 

@@ -42,7 +42,10 @@ async function restoreWithProgress(body: unknown): Promise<{ status: number; typ
     body: JSON.stringify(body),
   })
   const text = await response.text()
-  const lines = text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)
+  const lines = text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
   return { status: response.status, type: response.headers.get('content-type') ?? '', lines }
 }
 
@@ -58,11 +61,23 @@ t.test('an online restore with progress lines: progress, then the result last', 
   const last = lines.at(-1) as { result?: Record<string, unknown> }
   t.match(last.result, { tenant: 'acme', pointSeq, seq: Number }, 'the result is the last line')
   const progress = lines.slice(0, -1).map((line) => line.progress)
-  t.ok(progress.every((line) => typeof line === 'string'), 'every other line is a progress line')
+  t.ok(
+    progress.every((line) => typeof line === 'string'),
+    'every other line is a progress line',
+  )
   t.match(progress, [/^restore acme: rebuilding/], 'the first line comes at once')
-  t.ok(progress.some((line) => /^replay acme {2}\d+ log entries in /.test(String(line))), 'the replay reports its count and time')
-  t.ok(progress.some((line) => /^swap acme: /.test(String(line))), 'the swap is announced')
-  t.ok(progress.some((line) => /^snapshot acme {2}\d+ records in /.test(String(line))), 'the snapshot write reports its count and time')
+  t.ok(
+    progress.some((line) => /^replay acme {2}\d+ log entries in /.test(String(line))),
+    'the replay reports its count and time',
+  )
+  t.ok(
+    progress.some((line) => /^swap acme: /.test(String(line))),
+    'the swap is announced',
+  )
+  t.ok(
+    progress.some((line) => /^snapshot acme {2}\d+ records in /.test(String(line))),
+    'the snapshot write reports its count and time',
+  )
 })
 
 t.test('after it: nothing since the snapshot, then each write counts again', async (t) => {

@@ -34,7 +34,12 @@ async function fiveSnapshots(collections: Record<string, unknown[]> = {}): Promi
 }
 
 const startsLogLine = (seq: number) => seq === 30
-const SOME_RECORDS = { Project: [{ id: 'p1', name: 'one' }, { id: 'p2', name: 'two' }] }
+const SOME_RECORDS = {
+  Project: [
+    { id: 'p1', name: 'one' },
+    { id: 'p2', name: 'two' },
+  ],
+}
 const kept = (dataDir: string) => listSnapshots(dataDir, 'acme').map((listing) => listing.seq)
 
 t.test('window in the middle: newest two, the base before the window, the line start inside it', async (t) => {
@@ -71,7 +76,7 @@ t.test('the base before the window is a good snapshot', async (t) => {
   t.same(kept(dataDir), [50, 40, 30, 10])
 })
 
-t.test('temporary files of a process that is gone are removed; a running process\'s stay', async (t) => {
+t.test("temporary files of a process that is gone are removed; a running process's stay", async (t) => {
   const dataDir = await fiveSnapshots()
   const dir = tenantSnapshotDir(dataDir, 'acme')
   const gone = spawnSync(process.execPath, ['-e', '']).pid

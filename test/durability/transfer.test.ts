@@ -54,8 +54,7 @@ function stateOf(dataDir: string, tenant: string): { body: SnapshotBody; files: 
   }
 }
 
-const withoutUrlPrefix = (body: SnapshotBody): SnapshotBody =>
-  JSON.parse(JSON.stringify(body, (key, value: unknown) => (key === 'urlPrefix' ? undefined : value))) as SnapshotBody
+const withoutUrlPrefix = (body: SnapshotBody): SnapshotBody => JSON.parse(JSON.stringify(body, (key, value: unknown) => (key === 'urlPrefix' ? undefined : value))) as SnapshotBody
 
 t.test('export, then import into a second data directory: equal objects and files', async (t) => {
   const exported = await runCli(sourceDir, ['export', 'acme', '--out', exportFile])
@@ -85,7 +84,11 @@ t.test('the imported tenants serve logins, reads and files over HTTP', async (t)
   for (const tenant of ['acme', 'acme-copy']) {
     const fresh = await server.client.login(tenant, email, password)
     const list = await server.client.request('GET', '/v1/time/projects', { tenant, query: { token: fresh, $orderby: 'name' } })
-    t.same((list.json as { name: string }[]).map((project) => project.name), ['alpha', 'beta', 'gamma'], tenant)
+    t.same(
+      (list.json as { name: string }[]).map((project) => project.name),
+      ['alpha', 'beta', 'gamma'],
+      tenant,
+    )
     const download = await server.client.request('GET', '/v1/accounts/@own/logo/download', { tenant, query: { token: fresh } })
     t.equal(download.status, 200)
     t.ok(download.body.equals(logo), `${tenant}: the logo downloads byte for byte`)

@@ -71,7 +71,10 @@ t.test('a burst of writes, kill -9 while delivering: every event after the resta
   t.same(delivered.slice(20), names.slice(20), 'the sequential writes came in their order')
   const firstIds = [...new Set(got.filter((r) => r.status === 200).map((r) => String(r.headers['x-timeledger-event'])))]
   const seqs = firstIds.map((id) => Number(id.split('.')[0]))
-  t.ok(seqs.every((seq, at) => at === 0 || seq > (seqs[at - 1] as number)), 'in log order (the concurrent writes too)')
+  t.ok(
+    seqs.every((seq, at) => at === 0 || seq > (seqs[at - 1] as number)),
+    'in log order (the concurrent writes too)',
+  )
   const state = await api(server.client, tenant, await server.client.login(tenant, `owner@${tenant}.test`, 'secret-password')).get(`webhooks/${hook}`)
   t.match(state.json.deliveredEvent, /^\d+\.\d+$/)
 })

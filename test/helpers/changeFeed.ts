@@ -123,7 +123,8 @@ export function openEventSourceFeed(port: number, tenant: string, token: string,
   return new Promise((resolve, reject) => {
     source.onopen = () => resolve({ events, closed, waitFor, close: () => source.close(), source })
     source.onerror = (error) => {
-      if (source.readyState === EventSource.CLOSED) reject(Object.assign(new Error(`event stream refused: ${String((error as { code?: number }).code)}`), { status: (error as { code?: number }).code }))
+      if (source.readyState === EventSource.CLOSED)
+        reject(Object.assign(new Error(`event stream refused: ${String((error as { code?: number }).code)}`), { status: (error as { code?: number }).code }))
     }
   })
 }

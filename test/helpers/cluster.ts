@@ -58,7 +58,10 @@ export async function startHaproxy(nodePorts: readonly number[], checkEveryMs = 
   const port = await freePort()
   const dir = tempDataDir('haproxy')
   const configFile = path.join(dir, 'haproxy.cfg')
-  fs.writeFileSync(configFile, haproxyConfig({ nodes: nodePorts.map((nodePort) => `127.0.0.1:${nodePort}`), bind: `127.0.0.1:${port}`, publicHost: 'localhost', checkEveryMs, stats: null, maxConnections: 1000 }))
+  fs.writeFileSync(
+    configFile,
+    haproxyConfig({ nodes: nodePorts.map((nodePort) => `127.0.0.1:${nodePort}`), bind: `127.0.0.1:${port}`, publicHost: 'localhost', checkEveryMs, stats: null, maxConnections: 1000 }),
+  )
   const child = spawn(installedProgram('haproxy'), ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] })
   const forgetOnSignal = stopOnSignal(() => child.kill('SIGKILL'))
   child.once('exit', forgetOnSignal)

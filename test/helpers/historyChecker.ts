@@ -187,7 +187,9 @@ export function checkHistory(history: readonly Operation[], chains: FinalChains)
       if (source === undefined || source.put.object !== object || source.put.version !== entry.version) {
         report('unknown-value', object, `the log holds version ${entry.version} with '${entry.content}', which no write put there`, source === undefined ? [] : [source.op.id])
       } else if (source.op.outcome === 'failed') {
-        report('failed-write-applied', object, `the log holds version ${entry.version} of ${source.op.label} (op ${source.op.id}), which was refused (${source.op.answer ?? 'refused'})`, [source.op.id])
+        report('failed-write-applied', object, `the log holds version ${entry.version} of ${source.op.label} (op ${source.op.id}), which was refused (${source.op.answer ?? 'refused'})`, [
+          source.op.id,
+        ])
       }
     }
   }
@@ -202,9 +204,11 @@ export function checkHistory(history: readonly Operation[], chains: FinalChains)
     counts[op.outcome] += 1
     if (op.outcome === 'ok') {
       op.puts.forEach((put, index) => {
-        if (loggedAt(put) === undefined) report('lost-write', put.object, `${op.label} (op ${op.id}) was acknowledged with version ${put.version} ('${put.content}'), which the log does not hold`, [op.id])
+        if (loggedAt(put) === undefined)
+          report('lost-write', put.object, `${op.label} (op ${op.id}) was acknowledged with version ${put.version} ('${put.content}'), which the log does not hold`, [op.id])
         const answered = op.answered?.[index]
-        if (answered !== undefined && answered !== put.version) report('wrong-answer', put.object, `${op.label} (op ${op.id}) was answered with version ${answered}, but puts version ${put.version}`, [op.id])
+        if (answered !== undefined && answered !== put.version)
+          report('wrong-answer', put.object, `${op.label} (op ${op.id}) was answered with version ${answered}, but puts version ${put.version}`, [op.id])
       })
     }
     if (op.puts.length > 1) {
@@ -214,7 +218,12 @@ export function checkHistory(history: readonly Operation[], chains: FinalChains)
         const missing = op.puts.filter((_, index) => entries[index] === undefined).map((put) => put.object)
         report('half-applied-group', missing[0] as string, `the log holds ${present.length} of the ${op.puts.length} puts of ${op.label} (op ${op.id}); missing: ${missing.join(', ')}`, [op.id])
       } else if (new Set(present.map((entry) => entry?.seq)).size > 1) {
-        report('half-applied-group', op.puts[0]?.object as string, `the puts of ${op.label} (op ${op.id}) are in different log entries (${[...new Set(present.map((entry) => entry?.seq))].join(', ')})`, [op.id])
+        report(
+          'half-applied-group',
+          op.puts[0]?.object as string,
+          `the puts of ${op.label} (op ${op.id}) are in different log entries (${[...new Set(present.map((entry) => entry?.seq))].join(', ')})`,
+          [op.id],
+        )
       }
     }
   }
@@ -226,14 +235,36 @@ export function checkHistory(history: readonly Operation[], chains: FinalChains)
       const { version, content } = seen.value
       const source = sources.get(content)
       if (source === undefined || source.put.object !== seen.object || source.put.version !== version) {
-        report('unknown-value', seen.object, `${read.label} (op ${read.id}) saw version ${version} with '${content}', which no write put there`, source === undefined ? [read.id] : [read.id, source.op.id])
+        report(
+          'unknown-value',
+          seen.object,
+          `${read.label} (op ${read.id}) saw version ${version} with '${content}', which no write put there`,
+          source === undefined ? [read.id] : [read.id, source.op.id],
+        )
         continue
       }
-      if (source.op.outcome === 'failed') report('failed-write-seen', seen.object, `${read.label} (op ${read.id}) saw version ${version} of ${source.op.label} (op ${source.op.id}), which was refused (${source.op.answer ?? 'refused'})`, [read.id, source.op.id])
-      if (source.op.startMs > read.endMs) report('future-read', seen.object, `${read.label} (op ${read.id}) saw version ${version} of ${source.op.label} (op ${source.op.id}), which started after the read ended`, [read.id, source.op.id])
+      if (source.op.outcome === 'failed')
+        report(
+          'failed-write-seen',
+          seen.object,
+          `${read.label} (op ${read.id}) saw version ${version} of ${source.op.label} (op ${source.op.id}), which was refused (${source.op.answer ?? 'refused'})`,
+          [read.id, source.op.id],
+        )
+      if (source.op.startMs > read.endMs)
+        report('future-read', seen.object, `${read.label} (op ${read.id}) saw version ${version} of ${source.op.label} (op ${source.op.id}), which started after the read ended`, [
+          read.id,
+          source.op.id,
+        ])
       const inLog = logged.get(seen.object)?.get(version)
-      if (inLog === undefined) report('dirty-read', seen.object, `${read.label} (op ${read.id}) saw version ${version} of ${source.op.label} (op ${source.op.id}, ${source.op.answer ?? source.op.outcome}), which the log never held`, [read.id, source.op.id])
-      else if (inLog.content !== content) report('two-contents', seen.object, `${read.label} (op ${read.id}) saw version ${version} as '${content}', the log holds '${inLog.content}'`, [read.id, source.op.id])
+      if (inLog === undefined)
+        report(
+          'dirty-read',
+          seen.object,
+          `${read.label} (op ${read.id}) saw version ${version} of ${source.op.label} (op ${source.op.id}, ${source.op.answer ?? source.op.outcome}), which the log never held`,
+          [read.id, source.op.id],
+        )
+      else if (inLog.content !== content)
+        report('two-contents', seen.object, `${read.label} (op ${read.id}) saw version ${version} as '${content}', the log holds '${inLog.content}'`, [read.id, source.op.id])
     }
   }
 

@@ -29,39 +29,38 @@ export interface RequestOptions {
 }
 
 export class TestClient {
-  constructor(readonly port: number, readonly apiKey = 'test-api-key') {}
+  constructor(
+    readonly port: number,
+    readonly apiKey = 'test-api-key',
+  ) {}
 
   request(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
     const query = new URLSearchParams()
     for (const [key, value] of Object.entries(options.query ?? {})) query.set(key, String(value))
     const queryText = query.toString()
-    const payload =
-      options.rawBody !== undefined ? Buffer.from(options.rawBody) : options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body))
+    const payload = options.rawBody !== undefined ? Buffer.from(options.rawBody) : options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body))
     const headers: Record<string, string> = {
       host: options.tenant === null || options.tenant === undefined ? 'localhost' : `${options.tenant}.localhost`,
       ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(payload.length) }),
       ...options.headers,
     }
     return new Promise((resolve, reject) => {
-      const request = http.request(
-        { host: '127.0.0.1', port: this.port, method, path: `${path}${queryText === '' ? '' : `?${queryText}`}`, headers, agent: false },
-        (response) => {
-          const chunks: Buffer[] = []
-          response.on('data', (chunk: Buffer) => chunks.push(chunk))
-          response.on('end', () => {
-            const body = Buffer.concat(chunks)
-            const text = body.toString('utf8')
-            let json: unknown
-            try {
-              json = JSON.parse(text)
-            } catch {
-              json = undefined
-            }
-            resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body, json })
-          })
-          response.on('error', reject)
-        },
-      )
+      const request = http.request({ host: '127.0.0.1', port: this.port, method, path: `${path}${queryText === '' ? '' : `?${queryText}`}`, headers, agent: false }, (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('end', () => {
+          const body = Buffer.concat(chunks)
+          const text = body.toString('utf8')
+          let json: unknown
+          try {
+            json = JSON.parse(text)
+          } catch {
+            json = undefined
+          }
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body, json })
+        })
+        response.on('error', reject)
+      })
       request.setTimeout(options.timeoutMs ?? 30_000, () => request.destroy(new Error(`${method} ${path} timed out`)))
       request.on('error', reject)
       if (payload !== undefined) request.write(payload)

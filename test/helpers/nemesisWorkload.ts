@@ -203,7 +203,8 @@ export class Workload {
       this.record<ReadOp>({ kind: 'read', label: `read via ${target.label}`, startMs, endMs, saw: [seen] })
       return seen.value?.version
     }
-    if (answer.status === 404 && answer.json?.code === 'TL01-1101') this.record<ReadOp>({ kind: 'read', label: `read via ${target.label}`, startMs, endMs, saw: [{ object: project.object, value: null }] })
+    if (answer.status === 404 && answer.json?.code === 'TL01-1101')
+      this.record<ReadOp>({ kind: 'read', label: `read via ${target.label}`, startMs, endMs, saw: [{ object: project.object, value: null }] })
     else if (answer.status < 500) this.noteUnexpected(answer, 'read')
     return undefined
   }
@@ -239,22 +240,27 @@ export class Workload {
     ]
     for (const id of created) this.knownOf(tenant).push({ object: Workload.objectOf(tenant.name, id), tenant: tenant.name, id })
     this.groups.push({ tenant: tenant.name, ids: [...created, updated.id] })
-    await this.write(`group via ${target.label}`, puts, () => this.send(target, tenant, 'POST', '/v1/batch', items), (answer) => {
-      if (answer.status !== 200) return this.refusedOrUnknown(answer, 'group', [])
-      const answers = answer.json as { code: number; body: string }[]
-      const codes = answers.map((item) => item.code)
-      if (codes.join() === '201,201,200') return { outcome: 'ok', answered: answers.map((item) => (JSON.parse(item.body) as { version: number }).version) }
-      // A stale version or an update of a project that never came to be: the item says so, the others 424; nothing applied.
-      if (codes.every((code) => code >= 400 && code < 500)) {
-        for (const item of answers) {
-          const code = (JSON.parse(item.body) as { code?: string }).code
-          const expected = item.code === 424 || (item.code === 409 && code === 'TL01-1107') || (item.code === 404 && code === 'TL01-1101')
-          if (!expected) this.count(`group item ${item.code} ${code ?? ''}`)
+    await this.write(
+      `group via ${target.label}`,
+      puts,
+      () => this.send(target, tenant, 'POST', '/v1/batch', items),
+      (answer) => {
+        if (answer.status !== 200) return this.refusedOrUnknown(answer, 'group', [])
+        const answers = answer.json as { code: number; body: string }[]
+        const codes = answers.map((item) => item.code)
+        if (codes.join() === '201,201,200') return { outcome: 'ok', answered: answers.map((item) => (JSON.parse(item.body) as { version: number }).version) }
+        // A stale version or an update of a project that never came to be: the item says so, the others 424; nothing applied.
+        if (codes.every((code) => code >= 400 && code < 500)) {
+          for (const item of answers) {
+            const code = (JSON.parse(item.body) as { code?: string }).code
+            const expected = item.code === 424 || (item.code === 409 && code === 'TL01-1107') || (item.code === 404 && code === 'TL01-1101')
+            if (!expected) this.count(`group item ${item.code} ${code ?? ''}`)
+          }
+          return { outcome: 'failed' }
         }
-        return { outcome: 'failed' }
-      }
-      return { outcome: 'unknown' }
-    })
+        return { outcome: 'unknown' }
+      },
+    )
   }
 
   private async groupRead(tenant: WorkloadTenant, target: Target, random: SeededRandom): Promise<void> {
@@ -324,7 +330,7 @@ export class Workload {
       return await target.client.request(method, path, { tenant: tenant.name, query: { token: tenant.token, ...query }, body, timeoutMs: this.options.requestTimeoutMs })
     } catch (error) {
       if ((error as { code?: string }).code === 'ECONNREFUSED') {
-        if (method === 'GET' || path === '/v1/batch' && Array.isArray(body) && body.every((item: { method: string }) => item.method === 'GET')) return null
+        if (method === 'GET' || (path === '/v1/batch' && Array.isArray(body) && body.every((item: { method: string }) => item.method === 'GET'))) return null
         throw new Refusal(`${target.label}: connection refused`)
       }
       return null

@@ -93,7 +93,11 @@ function parseSampleLine(line: string, where: string): RawSample {
 }
 
 function seriesKey(labels: Record<string, string>, without?: string): string {
-  return JSON.stringify(Object.entries(labels).filter(([name]) => name !== without).sort(([a], [b]) => (a < b ? -1 : 1)))
+  return JSON.stringify(
+    Object.entries(labels)
+      .filter(([name]) => name !== without)
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  )
 }
 
 function histogramSamples(name: string, raw: RawSample[]): Sample[] {

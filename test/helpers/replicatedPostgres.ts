@@ -101,7 +101,12 @@ function killSync(dataDir: string): void {
 /** Sets postgresql.auto.conf's `name` (what ALTER SYSTEM writes) in a data directory whose server is not running. */
 function setAutoConf(dataDir: string, name: string, value: string): void {
   const file = path.join(dataDir, 'postgresql.auto.conf')
-  const kept = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((line) => !line.trimStart().startsWith(`${name} `) && !line.trimStart().startsWith(`${name}=`)) : []
+  const kept = fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => !line.trimStart().startsWith(`${name} `) && !line.trimStart().startsWith(`${name}=`))
+    : []
   fs.writeFileSync(file, `${[...kept.filter((line) => line !== ''), `${name} = '${value}'`].join('\n')}\n`)
 }
 
@@ -130,8 +135,16 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
   let servers = 0
   const start = (server: PostgresInstance) =>
     asPostgres('pg_ctl', [
-      '-D', server.dataDir, '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS), '-l', path.join(runDir, `postgres-${server.port}.log`),
-      '-o', `-c listen_addresses=127.0.0.1 -c port=${server.port} -k ${runDir} -c fsync=on -c max_connections=200`, 'start',
+      '-D',
+      server.dataDir,
+      '-w',
+      '-t',
+      String(PG_CTL_TIMEOUT_SECONDS),
+      '-l',
+      path.join(runDir, `postgres-${server.port}.log`),
+      '-o',
+      `-c listen_addresses=127.0.0.1 -c port=${server.port} -k ${runDir} -c fsync=on -c max_connections=200`,
+      'start',
     ])
 
   const firstDir = postgresOwnedDir(path.join(root, `server-${servers++}`))

@@ -82,7 +82,10 @@ function present(pkg: SystemPackage): boolean {
 
 /** The packages TIMELEDGER_TEST_MISSING names (unknown names are refused: a typo would hide nothing). */
 function pretendedMissing(): Set<string> {
-  const names = (process.env[PRETEND_MISSING_ENV] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
+  const names = (process.env[PRETEND_MISSING_ENV] ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '')
   for (const name of names) {
     if (!(SYSTEM_PACKAGES as readonly string[]).includes(name)) throw new Error(`${PRETEND_MISSING_ENV} names '${name}'; it takes ${SYSTEM_PACKAGES.join(', ')}`)
   }

@@ -34,7 +34,10 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     async until(done, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs
       while (!done(received)) {
-        if (Date.now() > deadline) throw new Error(`the receiver did not get what was expected within ${timeoutMs} ms; it got ${received.length}: ${JSON.stringify(received.map((r) => [r.headers['x-timeledger-event'], r.status]))}`)
+        if (Date.now() > deadline)
+          throw new Error(
+            `the receiver did not get what was expected within ${timeoutMs} ms; it got ${received.length}: ${JSON.stringify(received.map((r) => [r.headers['x-timeledger-event'], r.status]))}`,
+          )
         await new Promise((resolve) => setTimeout(resolve, 20))
       }
       return received

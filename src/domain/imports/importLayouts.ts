@@ -138,7 +138,11 @@ const IMPORT_LAYOUTS: Record<ImportSource, ImportLayout> = {
   },
   generic: {
     headers: {},
-    required: [['email', 'firstName'], ['date', 'start'], ['endTime', 'end', 'duration']],
+    required: [
+      ['email', 'firstName'],
+      ['date', 'start'],
+      ['endTime', 'end', 'duration'],
+    ],
     userFields: ['email', 'firstName', 'lastName'],
   },
 }

@@ -86,9 +86,16 @@ export function interpretRow(input: ImportLine, plan: ColumnPlan, options: Value
   const instantOf = (value: DateTimeValue): number => ('instant' in value ? value.instant : instantOfLocalTime(value.day * DAY_MS + value.timeMs, options.timeZone))
 
   let startLocal: DateTimeValue
-  if (plan.columns.has('start')) startLocal = needed('start', read('start', (text) => parseDateTime(text, options.dateFormat)))
+  if (plan.columns.has('start'))
+    startLocal = needed(
+      'start',
+      read('start', (text) => parseDateTime(text, options.dateFormat)),
+    )
   else {
-    const day = needed('date', read('date', (text) => parseDate(text, options.dateFormat)))
+    const day = needed(
+      'date',
+      read('date', (text) => parseDate(text, options.dateFormat)),
+    )
     const timeMs = plan.columns.has('startTime') ? needed('startTime', read('startTime', parseTime)) : 0
     startLocal = { day, timeMs }
   }

@@ -152,7 +152,11 @@ class UserFinder {
     this.byName ??= this.nameIndex()
     const matches = this.byName.get(`${nameKey(row.firstName ?? '')}\u0000${nameKey(row.lastName ?? '')}`) ?? []
     if (matches.length > 1) {
-      throw refusedAt(row.line, this.plan.columns.get('firstName')?.header ?? null, `${matches.length} users are named '${row.firstName ?? ''} ${row.lastName ?? ''}': add an e-mail column (map.email) to tell them apart`)
+      throw refusedAt(
+        row.line,
+        this.plan.columns.get('firstName')?.header ?? null,
+        `${matches.length} users are named '${row.firstName ?? ''} ${row.lastName ?? ''}': add an e-mail column (map.email) to tell them apart`,
+      )
     }
     return matches[0]
   }
@@ -309,7 +313,16 @@ export function* importTimeRecords(tx: Tx, caller: Caller, input: ImportInput): 
     const project = row.project === null ? null : named.project(row.project, client, row.line)
     const task = row.task === null ? null : named.task(row.task, project, row.line)
     const tags = row.tags.map((name) => named.tag(name, row.line))
-    const values: Record<string, unknown> = { user: user.id, start: row.start, stop: row.stop, duration: row.duration, description: row.description, project: project?.id ?? null, task: task?.id ?? null, client: client?.id ?? (project?.client as string | null | undefined) ?? null }
+    const values: Record<string, unknown> = {
+      user: user.id,
+      start: row.start,
+      stop: row.stop,
+      duration: row.duration,
+      description: row.description,
+      project: project?.id ?? null,
+      task: task?.id ?? null,
+      client: client?.id ?? (project?.client as string | null | undefined) ?? null,
+    }
     if (row.billable !== null) values.billable = row.billable
     if (tags.length > 0) values.tags = tags.map((tag) => tag.id)
     try {

@@ -27,6 +27,8 @@ export function updatePrice(tx: Tx, caller: Caller & ChangeSession, decl: Resour
 export function findPriceList(state: StateView, combination: Partial<Record<Dimension, string | null>>): Rec {
   const found = priceListFor(combination, state.collection('TimePriceList').values(), state)
   if (found !== undefined) return found
-  const named = Object.entries(combination).filter(([, id]) => typeof id === 'string').map(([dimension, id]) => `${dimension} '${String(id)}'`)
+  const named = Object.entries(combination)
+    .filter(([, id]) => typeof id === 'string')
+    .map(([dimension, id]) => `${dimension} '${String(id)}'`)
   throw new ApiError('TL01-1101', `no TimePriceList applies to ${named.length === 0 ? 'an empty combination' : named.join(', ')}`)
 }

@@ -106,7 +106,12 @@ export function recordDelivery(tx: Tx, webhookId: string, outcome: DeliveryOutco
     tx.put(WebhookDelivery.type, { ...before, ...values, version: (before.version as number) + 1, updatedAt: tx.now })
   }
   if (outcome.status === 'retrying') putDeliveryState(tx, webhook, { failingSince: outcome.firstAttemptAt, lastError: outcome.lastError })
-  else putDeliveryState(tx, webhook, { deliveredEvent: outcome.event, failingSince: null, lastError: outcome.status === 'failed' ? `event ${outcome.event} failed for good: ${outcome.lastError ?? ''}` : null })
+  else
+    putDeliveryState(tx, webhook, {
+      deliveredEvent: outcome.event,
+      failingSince: null,
+      lastError: outcome.status === 'failed' ? `event ${outcome.event} failed for good: ${outcome.lastError ?? ''}` : null,
+    })
   return true
 }
 

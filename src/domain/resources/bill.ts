@@ -89,8 +89,14 @@ export const Bill = declareResource({
     field.string('footer', 'text printed below the items'),
     field.string('groupAttributes', 'item attributes the bill groups its items by, free text'),
     field.double('itemsPrice', 'sum of the prices of the items', { access: 'READ_ONLY', derive: itemsPrice }),
-    field.refList('items', 'BillItem', 'the items of the bill by docIndex (read-only here: written through billing/bills/{id}/items)', { access: 'READ_ONLY', derive: liveChildren('BillItem', 'docIndex') }),
-    field.refList('vats', 'BillVat', 'the VAT rows of the bill by vatRate (read-only here: written through billing/bills/{id}/vats)', { access: 'READ_ONLY', derive: liveChildren('BillVat', 'vatRate') }),
+    field.refList('items', 'BillItem', 'the items of the bill by docIndex (read-only here: written through billing/bills/{id}/items)', {
+      access: 'READ_ONLY',
+      derive: liveChildren('BillItem', 'docIndex'),
+    }),
+    field.refList('vats', 'BillVat', 'the VAT rows of the bill by vatRate (read-only here: written through billing/bills/{id}/vats)', {
+      access: 'READ_ONLY',
+      derive: liveChildren('BillVat', 'vatRate'),
+    }),
     field.double('totalPrice', 'itemsPrice plus the VAT of every VAT row (itemsPrice with vatMode NO_VAT)', { access: 'READ_ONLY', derive: totalPrice }),
   ],
 })

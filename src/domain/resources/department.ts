@@ -8,8 +8,5 @@ export const Department = declareResource({
   cascades: ['DepartmentMember'],
   displayName: (rec) => String(rec.name ?? ''),
   inner: [{ name: 'members', childType: 'DepartmentMember', via: 'department' }],
-  fields: [
-    field.string('name', 'name of the department', { inStub: true }),
-    field.ref('manager', 'User', 'who manages the department'),
-  ],
+  fields: [field.string('name', 'name of the department', { inStub: true }), field.ref('manager', 'User', 'who manages the department')],
 })

@@ -7,8 +7,5 @@ export const DepartmentMember = declareResource({
   unique: [['department', 'user']],
   description: 'a member of a department',
   displayName: userDisplayName,
-  fields: [
-    field.ref('department', 'Department', 'the department', { required: true }),
-    field.ref('user', 'User', 'the member', { required: true }),
-  ],
+  fields: [field.ref('department', 'Department', 'the department', { required: true }), field.ref('user', 'User', 'the member', { required: true })],
 })

@@ -7,8 +7,5 @@ export const ExternalSystem = declareResource({
   writeRule: 'projectManager',
   description: 'an external system objects are synced with',
   displayName: (rec) => String(rec.name ?? ''),
-  fields: [
-    field.string('name', 'name of the system', { inStub: true }),
-    field.string('integrationPlugin', 'plugin that integrates the system'),
-  ],
+  fields: [field.string('name', 'name of the system', { inStub: true }), field.string('integrationPlugin', 'plugin that integrates the system')],
 })

@@ -112,7 +112,11 @@ function checkChildLink(parent: ResourceDecl, what: string, childType: string, v
   assert(child !== undefined, `${parent.type} ${what} names undeclared type ${childType}`)
   const links = child.fields.filter((fieldDecl) => fieldDecl.ref === parent.type && fieldDecl.name !== 'trashItem')
   if (via === undefined) assert(links.length > 0, `${parent.type} ${what}: ${childType} has no reference to ${parent.type}`)
-  else assert(links.some((fieldDecl) => fieldDecl.name === via), `${parent.type} ${what}: ${childType}.${via} is not a reference to ${parent.type}`)
+  else
+    assert(
+      links.some((fieldDecl) => fieldDecl.name === via),
+      `${parent.type} ${what}: ${childType}.${via} is not a reference to ${parent.type}`,
+    )
 }
 
 const paths = new Set<string>()

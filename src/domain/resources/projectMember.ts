@@ -8,8 +8,5 @@ export const ProjectMember = declareResource({
   unique: [['project', 'user']],
   description: 'a member of a project',
   displayName: userDisplayName,
-  fields: [
-    field.ref('user', 'User', 'the member', { required: true }),
-    field.ref('project', 'Project', 'the project (from the path of the inner collection)', { required: true }),
-  ],
+  fields: [field.ref('user', 'User', 'the member', { required: true }), field.ref('project', 'Project', 'the project (from the path of the inner collection)', { required: true })],
 })

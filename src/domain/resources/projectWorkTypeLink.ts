@@ -8,8 +8,5 @@ export const ProjectWorkTypeLink = declareResource({
   unique: [['project', 'workType']],
   description: 'a work type offered on a project',
   displayName: (rec, context) => context.displayNameOf('WorkType', rec.workType),
-  fields: [
-    field.ref('workType', 'WorkType', 'the work type', { required: true }),
-    field.ref('project', 'Project', 'the project (from the path of the inner collection)', { required: true }),
-  ],
+  fields: [field.ref('workType', 'WorkType', 'the work type', { required: true }), field.ref('project', 'Project', 'the project (from the path of the inner collection)', { required: true })],
 })

@@ -40,7 +40,7 @@ export const TimeRecord = declareResource({
     field.ref('task', 'Task', 'task the time was spent on'),
     field.ref('client', 'Client', 'client the time was spent for'),
     field.ref('workType', 'WorkType', 'kind of work'),
-    field.refList('tags', 'Tag', 'tags of the record; $filter=tags/id eq \'…\' finds the records that carry one'),
+    field.refList('tags', 'Tag', "tags of the record; $filter=tags/id eq '…' finds the records that carry one"),
     ...externalSyncFields(),
   ],
 })

@@ -59,7 +59,7 @@ export const User = declareResource({
     field.boolean('confirmed', 'the user confirmed the e-mail address', { access: 'READ_ONLY' }),
     field.string('confirmedEmail', 'the e-mail address the user confirmed (null until confirmed)', { access: 'READ_ONLY', derive: (rec) => (rec.confirmed === true ? rec.email : null) }),
     field.string('nickName', 'nickname'),
-    field.boolean('birthdayRemind', 'remind of the user\'s birthday'),
+    field.boolean('birthdayRemind', "remind of the user's birthday"),
     ...displayFormatFields(),
     createdField(),
   ],

@@ -60,7 +60,7 @@ export const Webhook = declareResource({
   },
   fields: [
     field.string('url', 'where the events are POSTed (http or https; not a private or loopback address)', { required: true, inStub: true, constraints: [size(8, 2048)] }),
-    field.string('resources', 'comma-separated resource paths whose changes are sent (as the change feed\'s resources=); empty: every resource'),
+    field.string('resources', "comma-separated resource paths whose changes are sent (as the change feed's resources=); empty: every resource"),
     field.string('filter', "a $filter on the objects (as the change feed's $filter; needs resources)"),
     field.string('secret', 'the key of the HMAC-SHA256 signature; made by the server when not given, and then shown once', { access: 'WRITE_ONLY', constraints: [size(16, 256)] }),
     field.boolean('active', 'whether events are delivered', { defaultValue: true }),

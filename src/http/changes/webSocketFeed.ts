@@ -196,11 +196,7 @@ export class WebSocketOutlet implements FeedOutlet, BudgetedStream {
 }
 
 /** The behaviour of the feed's WebSocket route; `upgrade` is the listener's (it routes the request first). */
-export function changeFeedBehavior(
-  maxBufferedBytes: number,
-  budget: FeedBudget,
-  upgrade: NonNullable<WebSocketBehavior<FeedSocketData>['upgrade']>,
-): WebSocketBehavior<FeedSocketData> {
+export function changeFeedBehavior(maxBufferedBytes: number, budget: FeedBudget, upgrade: NonNullable<WebSocketBehavior<FeedSocketData>['upgrade']>): WebSocketBehavior<FeedSocketData> {
   return {
     maxPayloadLength: MAX_CLIENT_MESSAGE_BYTES,
     maxBackpressure: Math.max(maxBufferedBytes, SOCKET_BUFFER_BYTES) * UWS_CEILING_FACTOR,

@@ -104,7 +104,13 @@ function renderRows(state: TenantView, decl: ResourceDecl, recs: readonly Rec[],
   })
 }
 
-async function* rowBatches(tenant: TenantAccess, decl: ResourceDecl, recs: readonly Rec[], columns: readonly RecordColumn[], optionsAt: (state: TenantView) => RenderOptions): AsyncGenerator<readonly Row[], void, undefined> {
+async function* rowBatches(
+  tenant: TenantAccess,
+  decl: ResourceDecl,
+  recs: readonly Rec[],
+  columns: readonly RecordColumn[],
+  optionsAt: (state: TenantView) => RenderOptions,
+): AsyncGenerator<readonly Row[], void, undefined> {
   for (let start = 0; start < recs.length; start += RENDER_BATCH_ROWS) {
     const batch = recs.slice(start, start + RENDER_BATCH_ROWS)
     yield await tenant.read((state) => renderRows(state, decl, batch, columns, optionsAt(state)))
@@ -143,8 +149,11 @@ export function listExport(
   const { tenant, principal } = requireSession(call)
   const plan = planList(decl, call.request.query, EXPORT_MAX_ROWS)
   const columns = recordColumns(decl, appendedFields)
-  return andThen(tenant.readInSlices((state) => foundSteps(plan, state, principal, scope, optionsAt)), ({ recs, timeZone }) => {
-    const table: ExportTable = { name: fileNameOf(decl), timeZone, columns, rows: rowBatches(tenant, decl, recs, columns, optionsAt) }
-    return exportAnswer(format, table)
-  })
+  return andThen(
+    tenant.readInSlices((state) => foundSteps(plan, state, principal, scope, optionsAt)),
+    ({ recs, timeZone }) => {
+      const table: ExportTable = { name: fileNameOf(decl), timeZone, columns, rows: rowBatches(tenant, decl, recs, columns, optionsAt) }
+      return exportAnswer(format, table)
+    },
+  )
 }

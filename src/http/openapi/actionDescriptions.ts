@@ -59,7 +59,13 @@ export const ACTION_DESCRIPTIONS: ReadonlyMap<string, ActionDescription> = new M
   ['Bill:$getNextDocNumberPart', { on: 'collection', methods: ['GET'], summary: 'the next bill number (the number part)', answer: schemaRef('NextDocNumber') }],
   [
     'Bill:$setNextDocNumberPart',
-    { on: 'collection', methods: ['POST', 'PUT'], summary: 'set the number the next bill gets', answer: schemaRef('NextDocNumber'), query: [optional('docNumberPart', 'the next number (or a body {"docNumberPart": N})')] },
+    {
+      on: 'collection',
+      methods: ['POST', 'PUT'],
+      summary: 'set the number the next bill gets',
+      answer: schemaRef('NextDocNumber'),
+      query: [optional('docNumberPart', 'the next number (or a body {"docNumberPart": N})')],
+    },
   ],
   ['Impulse:$stop', { on: 'object', methods: ['POST', 'GET'], summary: 'stop a running impulse: it becomes a time record (answered)', answer: 'self', answers: 'TimeRecord' }],
   ['Impulse:$watchnotify', { on: 'object', methods: ['POST', 'GET'], summary: 'mark the impulse as watched now (watchLast)', answer: 'self' }],
@@ -89,7 +95,10 @@ export const ACTION_DESCRIPTIONS: ReadonlyMap<string, ActionDescription> = new M
   ['Project:$activate', { on: 'object', methods: ['POST', 'PUT', 'GET'], summary: 'set the project active', answer: 'self' }],
   ['Project:$deactivate', { on: 'object', methods: ['POST', 'PUT', 'GET'], summary: 'set the project inactive', answer: 'self' }],
   ['TrashItem:$restore', { on: 'object', methods: ['GET', 'POST'], summary: 'restore the trashed object and its cascade group (answers the restored object)', answer: schemaRef('ObjectStub') }],
-  ['Account:$setUrlPrefix', { on: 'object', methods: ['POST', 'PUT'], summary: 'move the account to another address', answer: 'self', query: [required('urlPrefix', 'the new tenant part of the host')] }],
+  [
+    'Account:$setUrlPrefix',
+    { on: 'object', methods: ['POST', 'PUT'], summary: 'move the account to another address', answer: 'self', query: [required('urlPrefix', 'the new tenant part of the host')] },
+  ],
   [
     'User:$setEmail',
     {

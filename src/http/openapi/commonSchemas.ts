@@ -66,7 +66,10 @@ const historyItem = closedObject(
     seq: { type: 'integer', description: 'the log entry’s sequence number' },
     op: { type: 'integer', description: 'the change’s place among the entry’s operations' },
     at: JSON_DATE,
-    user: { anyOf: [schemaRef('ObjectStub'), closedObject({ id: STRING }), { type: 'null' }], description: 'who made the change: the user’s stub (`{id}` alone for a user the account no longer holds); null when no signed-in user made it, or when that is unknown (userKnown false)' },
+    user: {
+      anyOf: [schemaRef('ObjectStub'), closedObject({ id: STRING }), { type: 'null' }],
+      description: 'who made the change: the user’s stub (`{id}` alone for a user the account no longer holds); null when no signed-in user made it, or when that is unknown (userKnown false)',
+    },
     userKnown: { type: 'boolean', description: 'false for a change logged before the log recorded who made each write' },
     kind: { type: 'string', enum: ['created', 'updated', 'deleted', 'restored', 'removed'] },
     resource: nullable(STRING),
@@ -75,7 +78,8 @@ const historyItem = closedObject(
     version: nullable(INTEGER),
     changes: {
       anyOf: [{ type: 'array', items: closedObject({ field: STRING, old: {}, new: {} }) }, { type: 'null' }],
-      description: 'for an update: each changed field the caller may read, old and new value (dates `/Date(ms)/`, references as ids); null for the other kinds and for an update logged without its values before',
+      description:
+        'for an update: each changed field the caller may read, old and new value (dates `/Date(ms)/`, references as ids); null for the other kinds and for an update logged without its values before',
     },
   },
   'one change',
@@ -127,7 +131,10 @@ export const COMMON_SCHEMAS: Record<string, JsonSchema> = {
   HistoryItem: historyItem,
   History: closedObject(
     {
-      availableFrom: { anyOf: [closedObject({ seq: INTEGER, at: JSON_DATE }), { type: 'null' }], description: 'the oldest log entry the account’s history still holds (older ones are pruned after LOG_RETENTION_MS)' },
+      availableFrom: {
+        anyOf: [closedObject({ seq: INTEGER, at: JSON_DATE }), { type: 'null' }],
+        description: 'the oldest log entry the account’s history still holds (older ones are pruned after LOG_RETENTION_MS)',
+      },
       items: { type: 'array', items: schemaRef('HistoryItem'), description: 'newest first' },
       next: { anyOf: [STRING, { type: 'null' }], description: 'the address of the next page (the same request with `before`); null when the log holds nothing older' },
     },
@@ -147,7 +154,13 @@ export const COMMON_SCHEMAS: Record<string, JsonSchema> = {
   },
   RevokedAccessToken: closedObject({ id: STRING, deleted: BOOLEAN, loggedOut: BOOLEAN }),
   ProductSeats: closedObject({ product: STRING, licenseLimit: nullable(INTEGER), used: INTEGER, free: nullable(INTEGER) }),
-  UserProductSeats: closedObject({ product: STRING, licenseLimit: nullable(INTEGER), used: INTEGER, free: nullable(INTEGER), granted: { type: 'boolean', description: 'whether the user holds a seat' } }),
+  UserProductSeats: closedObject({
+    product: STRING,
+    licenseLimit: nullable(INTEGER),
+    used: INTEGER,
+    free: nullable(INTEGER),
+    granted: { type: 'boolean', description: 'whether the user holds a seat' },
+  }),
   AllowedProducts: closedObject({ products: { type: 'array', items: STRING } }),
   BatchRequest: {
     type: 'array',

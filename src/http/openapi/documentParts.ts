@@ -36,7 +36,10 @@ function tagNames(whole: Document): string[] {
 
 /** The names of `tags=` (sorted, each once): none for the outline; 400 for one not in `known`. */
 function requestedTags(known: ReadonlySet<string>, text: string): string[] {
-  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '')
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '')
   for (const name of names) if (!known.has(name)) throw wrongParameter(`tags: the description has no tag '${name.slice(0, 60)}' (it has ${[...known].join(', ')})`)
   return [...new Set(names)].sort()
 }

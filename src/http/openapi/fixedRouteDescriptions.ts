@@ -45,7 +45,10 @@ const FILE_WRITTEN = answers({
 function fileRoutes(owner: string, file: string): [string, FixedRouteDescription][] {
   const base = `${owner}/:id/${file}`
   return [
-    [`POST ${base}/upload`, { summary: `upload the ${file}`, tag: 'Files', query: [required('filename', 'the file’s name'), parameterRef('response_object'), ...FORMAT], body: FILE_BODY, answers: FILE_WRITTEN }],
+    [
+      `POST ${base}/upload`,
+      { summary: `upload the ${file}`, tag: 'Files', query: [required('filename', 'the file’s name'), parameterRef('response_object'), ...FORMAT], body: FILE_BODY, answers: FILE_WRITTEN },
+    ],
     [`GET ${base}/download`, { summary: `download the ${file}`, tag: 'Files', answers: FILE_ANSWER }],
     [`GET ${base}`, { summary: `the ${file}’s metadata`, tag: 'Files', query: FORMAT, answers: ok('name, content type and size', schemaRef('UploadedFile')) }],
     [`DELETE ${base}`, { summary: `remove the ${file}`, tag: 'Files', query: FORMAT, answers: ok('removed', schemaRef('RemovedObject')) }],
@@ -56,19 +59,81 @@ const REPORT_RANGE = [parameterRef('range'), parameterRef('range_from'), paramet
 
 /** The reports by name (`time/reports/:name`). */
 export const REPORT_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription> = new Map<string, FixedRouteDescription>([
-  ['readtotals', { summary: 'totals of time records by group', tag: 'Reports', query: [parameterRef('groupBy'), parameterRef('filter'), ...REPORT_RANGE, ...FORMAT], answers: report('totals by group', schemaRef('TotalsByGroup')) }],
-  ['groupedtotals', { summary: 'totals by group, each group named', tag: 'Reports', query: [parameterRef('groupBy'), parameterRef('filter'), ...REPORT_RANGE, ...FORMAT], answers: report('one entry per group', schemaRef('GroupedTotals')) }],
-  ['singletotals', { summary: 'totals of the time records of a range', tag: 'Reports', query: [parameterRef('filter'), ...REPORT_RANGE, ...FORMAT], answers: report('the totals', schemaRef('Totals')) }],
-  ['trendedtotals', { summary: 'totals of a range and of earlier ones', tag: 'Reports', query: [parameterRef('filter'), ...REPORT_RANGE, parameterRef('depth'), ...FORMAT], answers: report('the range first, then each earlier period', schemaRef('TrendedTotals')) }],
-  ['singleslices', { summary: 'time per slice of a range', tag: 'Reports', query: [parameterRef('filter'), ...REPORT_RANGE, parameterRef('slice_by'), ...FORMAT], answers: report('one entry per slice', schemaRef('Slices')) }],
+  [
+    'readtotals',
+    {
+      summary: 'totals of time records by group',
+      tag: 'Reports',
+      query: [parameterRef('groupBy'), parameterRef('filter'), ...REPORT_RANGE, ...FORMAT],
+      answers: report('totals by group', schemaRef('TotalsByGroup')),
+    },
+  ],
+  [
+    'groupedtotals',
+    {
+      summary: 'totals by group, each group named',
+      tag: 'Reports',
+      query: [parameterRef('groupBy'), parameterRef('filter'), ...REPORT_RANGE, ...FORMAT],
+      answers: report('one entry per group', schemaRef('GroupedTotals')),
+    },
+  ],
+  [
+    'singletotals',
+    { summary: 'totals of the time records of a range', tag: 'Reports', query: [parameterRef('filter'), ...REPORT_RANGE, ...FORMAT], answers: report('the totals', schemaRef('Totals')) },
+  ],
+  [
+    'trendedtotals',
+    {
+      summary: 'totals of a range and of earlier ones',
+      tag: 'Reports',
+      query: [parameterRef('filter'), ...REPORT_RANGE, parameterRef('depth'), ...FORMAT],
+      answers: report('the range first, then each earlier period', schemaRef('TrendedTotals')),
+    },
+  ],
+  [
+    'singleslices',
+    {
+      summary: 'time per slice of a range',
+      tag: 'Reports',
+      query: [parameterRef('filter'), ...REPORT_RANGE, parameterRef('slice_by'), ...FORMAT],
+      answers: report('one entry per slice', schemaRef('Slices')),
+    },
+  ],
 ])
 
 const STORAGE_SCOPE = { description: '`private` (the default: the caller’s own) or `public` (shared by the tenant’s users)' }
 
 export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription> = new Map<string, FixedRouteDescription>([
-  ['GET register/checkurl', { summary: 'is an account address taken?', tag: 'Registration', security: WITH_API_KEY, query: [required('url', 'the tenant part of the host'), ...API_KEY, ...FORMAT], answers: ok('whether it exists', schemaRef('Exists')) }],
-  ['GET register/checkemail', { summary: 'is an e-mail address taken?', tag: 'Registration', security: WITH_API_KEY, query: [required('email', 'the address'), ...API_KEY, ...FORMAT], answers: ok('whether it exists', schemaRef('Exists')) }],
-  ['GET register/findurl', { summary: 'the account address of an e-mail', tag: 'Registration', security: WITH_API_KEY, query: [required('email', 'the address'), ...API_KEY, ...FORMAT], answers: ok('the tenant URL, or null', schemaRef('FoundUrl')) }],
+  [
+    'GET register/checkurl',
+    {
+      summary: 'is an account address taken?',
+      tag: 'Registration',
+      security: WITH_API_KEY,
+      query: [required('url', 'the tenant part of the host'), ...API_KEY, ...FORMAT],
+      answers: ok('whether it exists', schemaRef('Exists')),
+    },
+  ],
+  [
+    'GET register/checkemail',
+    {
+      summary: 'is an e-mail address taken?',
+      tag: 'Registration',
+      security: WITH_API_KEY,
+      query: [required('email', 'the address'), ...API_KEY, ...FORMAT],
+      answers: ok('whether it exists', schemaRef('Exists')),
+    },
+  ],
+  [
+    'GET register/findurl',
+    {
+      summary: 'the account address of an e-mail',
+      tag: 'Registration',
+      security: WITH_API_KEY,
+      query: [required('email', 'the address'), ...API_KEY, ...FORMAT],
+      answers: ok('the tenant URL, or null', schemaRef('FoundUrl')),
+    },
+  ],
   [
     'POST register/signup',
     {
@@ -81,7 +146,12 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
           type: 'object',
           properties: {
             // The account's urlPrefix is read-only on the account, but sign-up chooses it (routes/registration.ts).
-            account: { allOf: [schemaRef('AccountInput'), { type: 'object', properties: { urlPrefix: { type: 'string', description: 'the tenant part of the host, chosen once at sign-up' } }, required: ['urlPrefix'] }] },
+            account: {
+              allOf: [
+                schemaRef('AccountInput'),
+                { type: 'object', properties: { urlPrefix: { type: 'string', description: 'the tenant part of the host, chosen once at sign-up' } }, required: ['urlPrefix'] },
+              ],
+            },
             owner: schemaRef('UserInput'),
           },
           required: ['account', 'owner'],
@@ -115,7 +185,16 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
       answers: ok('the tokens and when they expire', schemaRef('TokenPair')),
     },
   ],
-  ['GET auth/refreshtoken', { summary: 'a new token pair for a refresh token (used once)', tag: 'Authentication', security: WITH_API_KEY, query: [required('refresh_token', 'the refresh token'), ...API_KEY, ...FORMAT], answers: ok('the new tokens', schemaRef('TokenPair')) }],
+  [
+    'GET auth/refreshtoken',
+    {
+      summary: 'a new token pair for a refresh token (used once)',
+      tag: 'Authentication',
+      security: WITH_API_KEY,
+      query: [required('refresh_token', 'the refresh token'), ...API_KEY, ...FORMAT],
+      answers: ok('the new tokens', schemaRef('TokenPair')),
+    },
+  ],
   ['GET auth/logout', { summary: 'end the session of this token', tag: 'Authentication', query: FORMAT, answers: ok('logged out', schemaRef('LoggedOut')) }],
   ['DELETE auth/token', { summary: 'end the session of this token', tag: 'Authentication', query: FORMAT, answers: ok('logged out', schemaRef('LoggedOut')) }],
   [
@@ -129,19 +208,44 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
       answers: ok('one answer per item', schemaRef('BatchAnswer')),
     },
   ],
-  ['POST users/requestconfirmation', { summary: 'request a password change by e-mail (step 1, no token)', tag: 'Authentication', security: WITH_API_KEY, query: [required('email', 'the user’s e-mail'), ...API_KEY, ...FORMAT], answers: ok('accepted: the confirmation goes by mail', schemaRef('Empty'), '202') }],
+  [
+    'POST users/requestconfirmation',
+    {
+      summary: 'request a password change by e-mail (step 1, no token)',
+      tag: 'Authentication',
+      security: WITH_API_KEY,
+      query: [required('email', 'the user’s e-mail'), ...API_KEY, ...FORMAT],
+      answers: ok('accepted: the confirmation goes by mail', schemaRef('Empty'), '202'),
+    },
+  ],
   [
     'POST users/@self/secretkeys',
-    { summary: 'create a secret key (shown this once)', tag: 'SecretKey', query: FORMAT, body: jsonBody(schemaRef('SecretKeyInput'), 'its name', false), answers: ok('the key with its secretKey', schemaRef('SecretKey'), '201') },
+    {
+      summary: 'create a secret key (shown this once)',
+      tag: 'SecretKey',
+      query: FORMAT,
+      body: jsonBody(schemaRef('SecretKeyInput'), 'its name', false),
+      answers: ok('the key with its secretKey', schemaRef('SecretKey'), '201'),
+    },
   ],
-  ['GET users/@self/secretkeys', { summary: 'list the caller’s secret keys', tag: 'SecretKey', query: FORMAT, answers: ok('the keys (without their secret)', { type: 'array', items: schemaRef('SecretKey') }) }],
+  [
+    'GET users/@self/secretkeys',
+    { summary: 'list the caller’s secret keys', tag: 'SecretKey', query: FORMAT, answers: ok('the keys (without their secret)', { type: 'array', items: schemaRef('SecretKey') }) },
+  ],
   ['DELETE users/@self/secretkeys/:id', { summary: 'delete a secret key', tag: 'SecretKey', query: FORMAT, answers: ok('deleted', schemaRef('RemovedObject')) }],
   ['GET users/@self/secretkeys/$metadata', { summary: 'the metadata document of SecretKey', tag: 'SecretKey', query: FORMAT, answers: ok('the document', schemaRef('Metadata')) }],
   ['GET users/@self/secretkeys/$dummy', { summary: 'a sample SecretKey', tag: 'SecretKey', query: FORMAT, answers: ok('a sample', { type: 'object' }) }],
   ['GET time/reports/:name', { summary: 'reports', tag: 'Reports', answers: {} }],
   ['GET storage/:group', { summary: 'list the entries of a storage group', tag: 'Storage', query: FORMAT, answers: ok('the entries the caller sees', schemaRef('StorageList')) }],
   ...(['', '/:scope'] as const).flatMap((tail): [string, FixedRouteDescription][] => [
-    [`GET storage/:group/:key${tail}`, { summary: `read a storage entry${tail === '' ? '' : ' of a scope'}`, tag: 'Storage', answers: answers({ '200': { description: 'the text as stored, with its content type', content: { '*/*': { schema: { type: 'string' } } } } }) }],
+    [
+      `GET storage/:group/:key${tail}`,
+      {
+        summary: `read a storage entry${tail === '' ? '' : ' of a scope'}`,
+        tag: 'Storage',
+        answers: answers({ '200': { description: 'the text as stored, with its content type', content: { '*/*': { schema: { type: 'string' } } } } }),
+      },
+    ],
     [
       `POST storage/:group/:key${tail}`,
       {
@@ -149,7 +253,11 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
         description: tail === '' ? undefined : `scope: ${STORAGE_SCOPE.description}`,
         tag: 'Storage',
         query: FORMAT,
-        body: { description: 'up to 16384 characters; its Content-Type is stored', required: true, content: { 'text/plain': { schema: { type: 'string', maxLength: 16384 } }, 'application/json': { schema: {} } } },
+        body: {
+          description: 'up to 16384 characters; its Content-Type is stored',
+          required: true,
+          content: { 'text/plain': { schema: { type: 'string', maxLength: 16384 } }, 'application/json': { schema: {} } },
+        },
         answers: answers({ '201': dataAnswer('created', schemaRef('WriteResult')), '200': dataAnswer('overwritten', schemaRef('WriteResult')) }),
       },
     ],
@@ -162,9 +270,15 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
   ['DELETE users/@self/accesstokens/:id', { summary: 'end one of the caller’s sessions', tag: 'Authentication', query: FORMAT, answers: ok('ended', schemaRef('RevokedAccessToken')) }],
   ['GET accesses/product/:product/$free', { summary: 'seats of a product: limit, used, free', tag: 'Access', query: FORMAT, answers: ok('the seats', schemaRef('ProductSeats')) }],
   ['GET accesses/products/$allowed', { summary: 'the products the caller may use', tag: 'Access', query: FORMAT, answers: ok('the products', schemaRef('AllowedProducts')) }],
-  ['GET users/:id/accesses/product/:product/$free', { summary: 'seats of a product, and whether the user holds one', tag: 'Access', query: FORMAT, answers: ok('the seats', schemaRef('UserProductSeats')) }],
+  [
+    'GET users/:id/accesses/product/:product/$free',
+    { summary: 'seats of a product, and whether the user holds one', tag: 'Access', query: FORMAT, answers: ok('the seats', schemaRef('UserProductSeats')) },
+  ],
   ['GET users/:id/accesses/products/$allowed', { summary: 'the products a user may use', tag: 'Access', query: FORMAT, answers: ok('the products', schemaRef('AllowedProducts')) }],
-  ['GET users/:id/accesses/@exceeded', { summary: 'a user’s accesses beyond the license limit', tag: 'Access', query: FORMAT, answers: ok('the accesses', { type: 'array', items: schemaRef('Access') }) }],
+  [
+    'GET users/:id/accesses/@exceeded',
+    { summary: 'a user’s accesses beyond the license limit', tag: 'Access', query: FORMAT, answers: ok('the accesses', { type: 'array', items: schemaRef('Access') }) },
+  ],
   [
     'GET changes',
     {
@@ -201,7 +315,8 @@ export const FIXED_ROUTE_DESCRIPTIONS: ReadonlyMap<string, FixedRouteDescription
         {
           name: 'tags',
           in: 'query',
-          description: 'a part of the description: the operations of these tags (comma-separated) with the components they use; empty: the outline without operations (the /docs page loads a tag’s part when it is opened)',
+          description:
+            'a part of the description: the operations of these tags (comma-separated) with the components they use; empty: the outline without operations (the /docs page loads a tag’s part when it is opened)',
           schema: { type: 'string' },
         },
       ],

@@ -94,7 +94,10 @@ export const IMPORT_DESCRIPTIONS: readonly [string, FixedRouteDescription][] = [
           },
         },
       },
-      answers: answers({ '201': dataAnswer('imported: what was made and matched', OUTCOME), '200': dataAnswer('dry_run=true: what would be made, and the first rows as read; nothing stored', OUTCOME) }),
+      answers: answers({
+        '201': dataAnswer('imported: what was made and matched', OUTCOME),
+        '200': dataAnswer('dry_run=true: what would be made, and the first rows as read; nothing stored', OUTCOME),
+      }),
     },
   ],
 ]

@@ -228,7 +228,12 @@ export function buildOpenApiDocument(services: Services, routes: readonly Descri
       schemas: componentSchemas(),
       parameters: { ...PARAMETERS, idempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
       headers: { ...ANSWER_HEADERS, 'Idempotent-Replayed': REPLAYED_ANSWER_HEADER },
-      responses: { Error: { description: 'an error: the error body with its code', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, 'application/xml': { schema: { type: 'string' } } } } },
+      responses: {
+        Error: {
+          description: 'an error: the error body with its code',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, 'application/xml': { schema: { type: 'string' } } },
+        },
+      },
       securitySchemes: {
         token: { type: 'apiKey', in: 'query', name: 'token', description: 'the access token of GET /auth/login' },
         bearer: { type: 'http', scheme: 'bearer', description: 'the access token of GET /auth/login as `Authorization: Bearer <token>`' },

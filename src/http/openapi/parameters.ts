@@ -24,7 +24,10 @@ function query(name: string, description: string, schema: JsonSchema, example?: 
 const TRUE_OR_FALSE: JsonSchema = { type: 'string', enum: ['true', 'false'] }
 
 export const PARAMETERS: Record<string, Parameter> = {
-  format: query('format', 'the answer’s format, instead of the Accept header (JSON by default); `csv` and `xlsx` download lists, summaries and reports as a file (406 TL01-9007 elsewhere)', { type: 'string', enum: ['json', 'xml', 'csv', 'xlsx'] }),
+  format: query('format', 'the answer’s format, instead of the Accept header (JSON by default); `csv` and `xlsx` download lists, summaries and reports as a file (406 TL01-9007 elsewhere)', {
+    type: 'string',
+    enum: ['json', 'xml', 'csv', 'xlsx'],
+  }),
   dates: query(
     'dates',
     '`iso`: dates in the JSON answer as ISO 8601 text (`2025-03-03T09:00:00.000Z`) instead of `/Date(<ms>)/` (`ms`, the default); the same as the Accept header `application/json; dates=iso`',
@@ -33,7 +36,7 @@ export const PARAMETERS: Record<string, Parameter> = {
   suppress_response_code: query('suppress_response_code', '`true`: the status is always 200, an error is in the body', TRUE_OR_FALSE),
   filter: query(
     '$filter',
-    'an OData filter: `eq ne gt ge lt le`, `and or not`, `add sub mul div mod`, parentheses, field paths with `/` (`client/id`), literals (`\'text\'`, numbers, `true`, `null`, `datetime\'2025-01-31T00:00:00Z\'`) and string functions (`startswith(name, \'A\') eq true`)',
+    "an OData filter: `eq ne gt ge lt le`, `and or not`, `add sub mul div mod`, parentheses, field paths with `/` (`client/id`), literals (`'text'`, numbers, `true`, `null`, `datetime'2025-01-31T00:00:00Z'`) and string functions (`startswith(name, 'A') eq true`)",
     { type: 'string', maxLength: 4096 },
     "active eq true and startswith(name, 'A') eq true",
   ),
@@ -54,7 +57,11 @@ export const PARAMETERS: Record<string, Parameter> = {
   slice_by: query('slice_by', '1 days, 7 weeks, 31 months, 365 years', { type: 'integer', enum: [1, 7, 31, 365] }),
   apikey: query('apikey', 'the API key (or the X-Api-Key header)', { type: 'string' }),
   before: query('before', 'a history page: only changes of log entries before this sequence number (the `next` of the page before gives it)', { type: 'integer', minimum: 1 }),
-  historyTop: query('$top', 'how many changes a page of history holds (default 100, at most 1000; a page ends with a whole log entry, so it may hold a few more)', { type: 'integer', minimum: 1, maximum: 1000 }),
+  historyTop: query('$top', 'how many changes a page of history holds (default 100, at most 1000; a page ends with a whole log entry, so it may hold a few more)', {
+    type: 'integer',
+    minimum: 1,
+    maximum: 1000,
+  }),
   inlinecount: query('$inlinecount', '`allpages`: the number of matching objects on all pages in the X-Total-Count header (the body stays the page)', { type: 'string', enum: ['allpages', 'none'] }),
   ifNoneMatch: header('If-None-Match', 'the ETag of an earlier answer: while it is still current the answer is 304 without a body'),
   ifMatch: header('If-Match', 'the ETag the object must be at (its version leads the tag; `"<version>"` does too): 412 TL01-1110 otherwise; an alternative to the body’s `version`'),

@@ -17,12 +17,22 @@ import { URL_PREFIX_ACTIONS } from './urlPrefix.js'
 import { USER_EMAIL_ACTIONS } from './userEmail.js'
 import { WEBHOOK_ACTIONS } from './webhooks.js'
 
-const ACTIONS = new Map<string, ResourceAction>([...PRICING_ACTIONS, ...TRASH_ACTIONS, ...PASSWORD_ACTIONS, ...IMPULSE_ACTIONS, ...PROJECT_ACTIONS, ...SECRET_KEY_ACTIONS, ...BILL_NUMBERING_ACTIONS, ...USER_EMAIL_ACTIONS, ...URL_PREFIX_ACTIONS, ...WEBHOOK_ACTIONS])
+const ACTIONS = new Map<string, ResourceAction>([
+  ...PRICING_ACTIONS,
+  ...TRASH_ACTIONS,
+  ...PASSWORD_ACTIONS,
+  ...IMPULSE_ACTIONS,
+  ...PROJECT_ACTIONS,
+  ...SECRET_KEY_ACTIONS,
+  ...BILL_NUMBERING_ACTIONS,
+  ...USER_EMAIL_ACTIONS,
+  ...URL_PREFIX_ACTIONS,
+  ...WEBHOOK_ACTIONS,
+])
 
 export function findAction(type: string, name: string): ResourceAction | undefined {
   return ACTIONS.get(`${type}:${name}`)
 }
-
 
 /** Every registered action as `Type:name` (a name is `$…`, or the method it gives a meaning to): the API description lists them. */
 export function actionKeys(): string[] {

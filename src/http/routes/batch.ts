@@ -175,10 +175,13 @@ export async function runBatch(call: Call, _params: Record<string, string>, rout
     run: (index, access) => runItem(call, items[index] as BatchItem, access, routeRequest),
     notApplied: (index, cause) => failedDependency(items[index] as BatchItem, items[cause]?.id ?? ''),
     // With an Idempotency-Key, the batch's answer is kept in the batch's own entry (http/keyedWrite.ts).
-    beforeCommit: keyed === undefined ? undefined : (tx, done) => {
-      kept = render(done)
-      return keyed.keep(tx, kept)
-    },
+    beforeCommit:
+      keyed === undefined
+        ? undefined
+        : (tx, done) => {
+            kept = render(done)
+            return keyed.keep(tx, kept)
+          },
   })
   return kept ?? render(answers)
 }

@@ -57,12 +57,14 @@ export async function calendarFeed(call: Call): Promise<ApiResponse> {
     call.principal = principal
     const { tenant } = requireSession(call)
     return withRateLimitHeaders(meterRequest(call), () =>
-      andThen(tenant.readInSlices((state) => calendarFeedSteps(state, principal, window, nowMs)), (feed) =>
-        textResponse(call.request, icalendarText(feed, call.tenantName ?? ''), {
-          'Content-Type': 'text/calendar; charset=utf-8',
-          'Content-Disposition': 'inline; filename="timeledger.ics"',
-          'Cache-Control': 'private, no-cache',
-        }),
+      andThen(
+        tenant.readInSlices((state) => calendarFeedSteps(state, principal, window, nowMs)),
+        (feed) =>
+          textResponse(call.request, icalendarText(feed, call.tenantName ?? ''), {
+            'Content-Type': 'text/calendar; charset=utf-8',
+            'Content-Disposition': 'inline; filename="timeledger.ics"',
+            'Cache-Control': 'private, no-cache',
+          }),
       ),
     )
   })

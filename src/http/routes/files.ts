@@ -22,18 +22,7 @@
  */
 import { storableContentType } from '../../domain/contentType.js'
 import { ApiError } from '../../domain/errors.js'
-import {
-  checkFileName,
-  checkFileSize,
-  contentDisposition,
-  findFileMetadata,
-  noFile,
-  removeFile,
-  renderFileMetadata,
-  resolveFileOwner,
-  uploadFile,
-  type FileSlot,
-} from '../../domain/files.js'
+import { checkFileName, checkFileSize, contentDisposition, findFileMetadata, noFile, removeFile, renderFileMetadata, resolveFileOwner, uploadFile, type FileSlot } from '../../domain/files.js'
 import { newId } from '../../domain/records.js'
 import { FileMetadata } from '../../domain/resources/fileMetadata.js'
 import type { Rec } from '../../domain/schema.js'
@@ -140,7 +129,10 @@ function download(slot: FileSlot): FileHandler {
       })
       if (!unchanged && attempt < DOWNLOAD_ATTEMPTS) continue
       if (bytes === undefined) {
-        throw new ApiError('TL01-1101', `the content of ${slot.name} '${rec.fileName as string}' is no longer kept (it was replaced or removed after the point this tenant was restored to); upload it again`)
+        throw new ApiError(
+          'TL01-1101',
+          `the content of ${slot.name} '${rec.fileName as string}' is no longer kept (it was replaced or removed after the point this tenant was restored to); upload it again`,
+        )
       }
       return fileResponse(rec, bytes)
     }

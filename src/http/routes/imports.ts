@@ -35,7 +35,16 @@ const DEFAULT_PREVIEW_ROWS = 10
 export const MAX_PREVIEW_ROWS = 100
 
 /** Content types a CSV file arrives with (browsers label .csv files in several ways); none at all is taken too. */
-const CSV_TYPES = new Set(['text/csv', 'text/plain', 'application/csv', 'text/comma-separated-values', 'text/x-csv', 'application/vnd.ms-excel', 'application/octet-stream', 'text/tab-separated-values'])
+const CSV_TYPES = new Set([
+  'text/csv',
+  'text/plain',
+  'application/csv',
+  'text/comma-separated-values',
+  'text/x-csv',
+  'application/vnd.ms-excel',
+  'application/octet-stream',
+  'text/tab-separated-values',
+])
 
 interface ImportOptions {
   readonly dryRun: boolean
@@ -53,7 +62,10 @@ function checkContentType(header: string | undefined): void {
   if (header === undefined || header.trim() === '') return
   const [type = '', ...parameters] = header.split(';').map((part) => part.trim().toLowerCase())
   if (!CSV_TYPES.has(type)) throw new ApiError('TL01-9005', `an import is a CSV file (Content-Type text/csv), not ${type.slice(0, 64)}`)
-  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '')
+  const charset = parameters
+    .find((parameter) => parameter.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '')
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new ApiError('TL01-9005', `an import is UTF-8 text, not ${charset.slice(0, 32)}: save the file as UTF-8`)
 }
 
@@ -166,13 +178,15 @@ export async function importRecords(call: Call, params: Record<string, string>):
     const outcome = await tenant.writeInSlices((tx) => importTimeRecords(tx, principal, input))
     return dataResponse(call.request, rendered(source, outcome, false, plan.ignored), { root: 'import' }, 201)
   }
-  const outcome = await tenant.writeInSlices((tx) => previewImport(tx, principal, input)).then(
-    () => assertionFailed('an import dry run ended without its preview'),
-    (error: unknown) => {
-      if (error instanceof ImportPreview) return error.outcome
-      throw error
-    },
-  )
+  const outcome = await tenant
+    .writeInSlices((tx) => previewImport(tx, principal, input))
+    .then(
+      () => assertionFailed('an import dry run ended without its preview'),
+      (error: unknown) => {
+        if (error instanceof ImportPreview) return error.outcome
+        throw error
+      },
+    )
   // The preview describes the state it saw: answered once that state is durable, like a read.
   await tenant.read(() => null)
   return dataResponse(call.request, rendered(source, outcome, true, plan.ignored), { root: 'import' })

@@ -146,8 +146,7 @@ function* reportInputSteps(
   const timeZone = String(account.timeZone ?? 'UTC')
   const spec = parseRangeSpec(query, timeZone, Date.now(), defaultRange)
   const weekStart = weekStartOf(account)
-  const days =
-    yield* reportDays(state, principal, query.get('$filter'), groupBy, () => startBoundsOf(Array.from({ length: earlierPeriods + 1 }, (_, index) => periodOf(spec, weekStart, -index))))
+  const days = yield* reportDays(state, principal, query.get('$filter'), groupBy, () => startBoundsOf(Array.from({ length: earlierPeriods + 1 }, (_, index) => periodOf(spec, weekStart, -index))))
   return { spec, groupBy, weekStart, days, names: named ? groupNames(state, groupBy, days.keys()) : new Map(), timeZone }
 }
 
@@ -182,7 +181,16 @@ function periodCells(period: Period): Record<string, Cell> {
 }
 
 /** A report's answer: `out` as JSON or XML, or with `format` the export of `rows()` under `columns`. */
-function reportAnswer(call: Call, format: ExportFormat | null, name: string, input: ReportInput, out: unknown, names: XmlNames, columns: readonly PlainColumn[], rows: () => Record<string, Cell>[]): ApiResponse {
+function reportAnswer(
+  call: Call,
+  format: ExportFormat | null,
+  name: string,
+  input: ReportInput,
+  out: unknown,
+  names: XmlNames,
+  columns: readonly PlainColumn[],
+  rows: () => Record<string, Cell>[],
+): ApiResponse {
   if (format === null) return dataResponse(call.request, out, names)
   return exportAnswer(format, plainTable(name, input.timeZone, columns, rows()))
 }
@@ -192,9 +200,7 @@ const REPORT_HANDLERS: Record<string, (call: Call, format: ExportFormat | null) 
   async readtotals(call, format) {
     const input = await reportInput(call, { grouped: true })
     const groups = totalsByGroup(input)
-    return reportAnswer(call, format, 'readtotals', input, Object.fromEntries(groups), { root: 'totals' }, [KEY_COLUMN, ...TOTALS_COLUMNS], () =>
-      groups.map(([key, totals]) => ({ key, ...totals })),
-    )
+    return reportAnswer(call, format, 'readtotals', input, Object.fromEntries(groups), { root: 'totals' }, [KEY_COLUMN, ...TOTALS_COLUMNS], () => groups.map(([key, totals]) => ({ key, ...totals })))
   },
   /** [{key, displayName, totals}] sorted by key: readtotals with the groups named. */
   async groupedtotals(call, format) {

@@ -64,7 +64,16 @@ export function count(call: Call, decl: ResourceDecl, scope: ListScope): MaybePr
   return tenant.readInSlices((state) => countSteps(call, plan, principal, scope, state))
 }
 
-function* summaryAnswerSteps(call: Call, decl: ResourceDecl, plan: ListPlan, summaryPlan: SummaryPlan, principal: Principal, scope: ListScope, state: TenantView, format: ExportFormat | null): Steps<ApiResponse> {
+function* summaryAnswerSteps(
+  call: Call,
+  decl: ResourceDecl,
+  plan: ListPlan,
+  summaryPlan: SummaryPlan,
+  principal: Principal,
+  scope: ListScope,
+  state: TenantView,
+  format: ExportFormat | null,
+): Steps<ApiResponse> {
   const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
   if (notModified !== null) return notModified
   const entries = yield* summaryOfRowsSteps(summaryPlan, (visit) => plan.eachMatchingRow(state, principal, scope, visit), state)

@@ -108,7 +108,13 @@ export async function update(call: Call, decl: ResourceDecl, id: string, fixed: 
 export async function setFields(call: Call, decl: ResourceDecl, id: string, fixed: Record<string, unknown>): Promise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
   const reserved = new Set(['token', 'format', 'callback', 'suppress_response_code', 'response_object', 'no_expand', 'version', 'version_ignore', 'method', 'apikey', DATES_OPTION])
-  const values = Object.assign(fieldsFromText(decl, [...call.request.query].filter(([name]) => !reserved.has(name))), fixed)
+  const values = Object.assign(
+    fieldsFromText(
+      decl,
+      [...call.request.query].filter(([name]) => !reserved.has(name)),
+    ),
+    fixed,
+  )
   const versionText = call.request.query.get('version')
   const version = versionText === undefined || queryFlag(call.request, 'version_ignore') ? null : readVersion({ version: versionText }, 'text')
   const counters = appendedCounters(call, decl)

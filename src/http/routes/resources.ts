@@ -135,17 +135,24 @@ function handleCollection(call: Call, at: CollectionAt, target: CollectionTarget
 /** `/{path}/@self|@own[/…]`: the path of the object the alias stands for (domain/selfAlias.ts); 404 when the tenant has none. */
 function aliasedObject(call: Call, at: CollectionAt, target: ObjectTarget): MaybePromise<ApiResponse> {
   const { tenant, principal } = requireSession(call)
-  return andThen(tenant.inspect((state) => aliasedId(state, at.decl.type, principal.userId)), (id) => {
-    if (id === null) throw notFound(at.decl.type, target.id)
-    return objectAt(call, at, target, id)
-  })
+  return andThen(
+    tenant.inspect((state) => aliasedId(state, at.decl.type, principal.userId)),
+    (id) => {
+      if (id === null) throw notFound(at.decl.type, target.id)
+      return objectAt(call, at, target, id)
+    },
+  )
 }
 
 /** `/{path}/{id}[/…]` once the id is known (an alias resolved): in an inner collection, checked to be the parent's child first. */
 function objectAt(call: Call, at: CollectionAt, target: ObjectTarget, id: string): MaybePromise<ApiResponse> {
   // A GET of the object, and of its trashed form, check that themselves.
   const checkedByRead = target.kind === 'trashedObject' || (target.kind === 'object' && call.request.method === 'GET') || (target.kind === 'noSuchPath' && target.underTrash)
-  if (at.within !== null && !checkedByRead) return andThen(requireSession(call).tenant.read((state) => findInside(state, call, at, id, false)), () => handleObject(call, at, target, id))
+  if (at.within !== null && !checkedByRead)
+    return andThen(
+      requireSession(call).tenant.read((state) => findInside(state, call, at, id, false)),
+      () => handleObject(call, at, target, id),
+    )
   return handleObject(call, at, target, id)
 }
 
@@ -191,5 +198,8 @@ function innerCollection(call: Call, at: CollectionAt, id: string, target: Extra
   const { inner } = target
   const childDecl = resourceByType(inner.childType)
   const child: CollectionAt = { decl: childDecl, within: { via: inner.via, parentId: id }, path: `${at.path}/{id}/${inner.name}`, depth: at.depth + 1 }
-  return andThen(requireSession(call).tenant.read((state) => findInside(state, call, at, id, false)), () => handleCollection(call, child, parseCollectionPath(childDecl, target.segments, target.from)))
+  return andThen(
+    requireSession(call).tenant.read((state) => findInside(state, call, at, id, false)),
+    () => handleCollection(call, child, parseCollectionPath(childDecl, target.segments, target.from)),
+  )
 }

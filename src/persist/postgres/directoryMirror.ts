@@ -30,9 +30,7 @@ const REREAD = 'reread'
 export type MirroredTable = 'tenants' | 'emails' | 'confirmations'
 
 /** One change of a mirrored table: a put (value) or a remove (value undefined). */
-export type MirrorChange =
-  | { table: 'tenants'; key: string; value: TenantInfo | undefined }
-  | { table: 'emails' | 'confirmations'; key: [string, string]; value: string | undefined }
+export type MirrorChange = { table: 'tenants'; key: string; value: TenantInfo | undefined } | { table: 'emails' | 'confirmations'; key: [string, string]; value: string | undefined }
 
 interface Payload {
   node: string

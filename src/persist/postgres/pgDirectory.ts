@@ -134,11 +134,13 @@ export class PgDirectory {
     if (table === 'tenants') await retryingLostConnection(() => this.refreshTenant(key))
     else {
       const rows = await retryingLostConnection(() =>
-        table === 'emails'
-          ? this.sql<{ tenant: string }[]>`SELECT tenant FROM emails WHERE email = ${key}`
-          : this.sql<{ tenant: string }[]>`SELECT tenant FROM confirmations WHERE hash = ${key}`,
+        table === 'emails' ? this.sql<{ tenant: string }[]>`SELECT tenant FROM emails WHERE email = ${key}` : this.sql<{ tenant: string }[]>`SELECT tenant FROM confirmations WHERE hash = ${key}`,
       )
-      this.mirror.replaceUnder(table, key, rows.map((row) => row.tenant))
+      this.mirror.replaceUnder(
+        table,
+        key,
+        rows.map((row) => row.tenant),
+      )
     }
     for (const change of this.group.pendingMirrorChanges()) {
       if (change.table === table && (typeof change.key === 'string' ? change.key : change.key[0]) === key) this.mirror.apply(change)

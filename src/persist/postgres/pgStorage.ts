@@ -152,9 +152,7 @@ export class PgStorage implements Storage {
 
   /** Loads what the synchronous reads of the tenant's log and snapshots answer from (see the top). */
   async prepare(tenant: string, options: PrepareOptions = {}): Promise<void> {
-    const prepared = await retryingLostConnection(() =>
-      loadPreparedTenant(this.sql, tenant, options, this.snapshots.faults, (name, problem) => this.snapshots.noteChecked(name, problem)),
-    )
+    const prepared = await retryingLostConnection(() => loadPreparedTenant(this.sql, tenant, options, this.snapshots.faults, (name, problem) => this.snapshots.noteChecked(name, problem)))
     this.prepared.set(tenant, prepared)
   }
 
@@ -195,10 +193,13 @@ export class PgStorage implements Storage {
 
   async prune(tenant: string, uptoSeq: number, beforeMs: number): Promise<number> {
     // As the embedded store: from the first entry on, up to the first one written at or after beforeMs.
-    const rows = await this.fenced(tenant, (tx) => tx<{ seq: number }[]>`
+    const rows = await this.fenced(
+      tenant,
+      (tx) => tx<{ seq: number }[]>`
       DELETE FROM log WHERE tenant = ${tenant} AND seq <= ${String(uptoSeq)}
         AND seq < coalesce((SELECT min(seq) FROM log WHERE tenant = ${tenant} AND seq <= ${String(uptoSeq)} AND at >= ${String(beforeMs)}), ${String(Number.MAX_SAFE_INTEGER)})
-      RETURNING seq`)
+      RETURNING seq`,
+    )
     if (rows.length === 0) return 0
     this.entryCount -= rows.length
     const prepared = this.prepared.get(tenant)

@@ -18,7 +18,10 @@ function runGuard(args: string[]): Promise<{ code: number; stdout: string; stder
   })
 }
 
-const worktrees = () => execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\n').filter((line) => line.includes('timeledger-guard-'))
+const worktrees = () =>
+  execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: REPO_ROOT, encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes('timeledger-guard-'))
 
 t.test('--help explains every option and starts nothing', async (t) => {
   const before = worktrees()

@@ -48,11 +48,16 @@ t.test('the next free port of a range', async (t) => {
   const taken = (blocker.address() as net.AddressInfo).port
   t.teardown(() => new Promise<void>((resolve) => blocker.close(() => resolve())))
   // A range of three ports starting at the one taken; the two after it must be free for the test to say anything.
-  const free = await Promise.all([taken + 1, taken + 2].map((port) => new Promise<boolean>((resolve) => {
-    const probe = net.createServer()
-    probe.once('error', () => resolve(false))
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)))
-  })))
+  const free = await Promise.all(
+    [taken + 1, taken + 2].map(
+      (port) =>
+        new Promise<boolean>((resolve) => {
+          const probe = net.createServer()
+          probe.once('error', () => resolve(false))
+          probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)))
+        }),
+    ),
+  )
   if (free.includes(false)) {
     t.pass(`ports ${taken + 1}-${taken + 2} are in use by something else: nothing to check`)
     return

@@ -19,7 +19,7 @@ t.test('the files that declare themselves, and only those', async (t) => {
     'test/api/member.test.ts': `import t from 'tap'\n${IMPORT}\ninClusterParitySuite()\n\nt.pass('x')\n`,
     'test/cluster/deep/member.test.ts': `${IMPORT}inClusterParitySuite()   \n`,
     'test/api/commented.test.ts': `/*\n * inClusterParitySuite()\n */\n// inClusterParitySuite()\n`,
-    'test/api/quoted.test.ts': "const text = `\ninClusterParitySuite() is the call`\n",
+    'test/api/quoted.test.ts': 'const text = `\ninClusterParitySuite() is the call`\n',
     'test/api/nested.test.ts': `${IMPORT}function later() {\n  inClusterParitySuite()\n}\n`,
     'test/api/imported.test.ts': IMPORT,
     'test/helpers/notATest.ts': `${IMPORT}inClusterParitySuite()\n`,

@@ -43,11 +43,7 @@ t.test('not a terminal: a plain line every few seconds, then the summary', async
     lines.update(second * 10)
   }
   lines.finish('done')
-  t.same(sink.text.trimEnd().split('\n'), [
-    'export acme  50 records  10 records/s',
-    'export acme  100 records  10 records/s',
-    'export acme  120 records in 12s  done',
-  ])
+  t.same(sink.text.trimEnd().split('\n'), ['export acme  50 records  10 records/s', 'export acme  100 records  10 records/s', 'export acme  120 records in 12s  done'])
 })
 
 t.test('short work prints only the final line', async (t) => {

@@ -69,7 +69,14 @@ t.test('every stage runs, a failing one too; each is reported; the run fails whe
   t.match(summary[2], /^second {2}passed {3}in \d+s$/)
   t.equal(summary[3], 'npm test: FAILED (1 of 2 stages failed)')
   t.equal(exitCodeOf(outcomes), 1)
-  t.equal(exitCodeOf([{ name: 'a', result: 'passed', durationMs: 1 }, { name: 'b', result: 'skipped', why: 'x' }]), 0, 'a skipped stage fails nothing')
+  t.equal(
+    exitCodeOf([
+      { name: 'a', result: 'passed', durationMs: 1 },
+      { name: 'b', result: 'skipped', why: 'x' },
+    ]),
+    0,
+    'a skipped stage fails nothing',
+  )
 })
 
 t.test('the cluster stage: skipped without postgresql and haproxy, failed with CI set', async (t) => {
@@ -91,7 +98,14 @@ t.test('the helper: which packages are missing, one line for them, skip or fail'
   await pretendMissing('haproxy', () => t.ok(missingPackages(['postgresql', 'haproxy']).includes('haproxy'), 'TIMELEDGER_TEST_MISSING hides a package'))
   await pretendMissing('haproxi', () => t.throws(() => missingPackages(['haproxy']), /TIMELEDGER_TEST_MISSING names 'haproxi'; it takes postgresql, haproxy, chromium, curl/))
   t.equal(missingLine(['chromium']), 'needs the Debian package chromium, which is not installed here (apt-get install chromium)')
-  for (const [value, expected] of [['1', true], ['true', true], ['', false], ['0', false], ['false', false]] as const) t.equal(inCI({ CI: value }), expected, `CI='${value}'`)
+  for (const [value, expected] of [
+    ['1', true],
+    ['true', true],
+    ['', false],
+    ['0', false],
+    ['false', false],
+  ] as const)
+    t.equal(inCI({ CI: value }), expected, `CI='${value}'`)
   t.equal(inCI({}), false)
 
   const ciBefore = process.env.CI

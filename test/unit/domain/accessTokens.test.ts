@@ -23,12 +23,25 @@ t.test('list: the caller’s usable sessions, oldest first, the current one mark
   write((tx) => issueTokens(tx, bob.userId, LIFETIMES))
   const caller = { ...owner, tokenId: secretId(first.token) }
   const listed = listAccessTokens(state, caller, NOW + 10)
-  t.same(listed.map((view) => view.id), [accessTokenPublicId(secretId(second.token)), accessTokenPublicId(secretId(first.token))], 'only the owner’s two, the older first')
-  t.same(listed.map((view) => [view.current, view.displayName]), [[false, 'session'], [true, 'current session']])
-  t.same(listed.map((view) => [view.createdAt.ms, view.expiration.ms, view.refreshExpiration?.ms]), [
-    [NOW + 1, NOW + 1 + 60_000, NOW + 1 + 600_000],
-    [NOW + 2, NOW + 2 + 60_000, NOW + 2 + 600_000],
-  ])
+  t.same(
+    listed.map((view) => view.id),
+    [accessTokenPublicId(secretId(second.token)), accessTokenPublicId(secretId(first.token))],
+    'only the owner’s two, the older first',
+  )
+  t.same(
+    listed.map((view) => [view.current, view.displayName]),
+    [
+      [false, 'session'],
+      [true, 'current session'],
+    ],
+  )
+  t.same(
+    listed.map((view) => [view.createdAt.ms, view.expiration.ms, view.refreshExpiration?.ms]),
+    [
+      [NOW + 1, NOW + 1 + 60_000, NOW + 1 + 600_000],
+      [NOW + 2, NOW + 2 + 60_000, NOW + 2 + 600_000],
+    ],
+  )
   for (const view of listed) t.not(view.id, secretId(first.token), 'the public id is not the token’s hash')
   t.equal(listAccessTokens(state, bob, NOW + 10).length, 1, 'bob sees his one session')
 })
@@ -37,7 +50,11 @@ t.test('list: an expired access token is listed while its refresh token works; a
   const { state, owner, write } = domainTenant()
   const issued = write((tx) => issueTokens(tx, owner.userId, LIFETIMES))
   const past = NOW + 120_000
-  t.same(listAccessTokens(state, owner, past).map((view) => view.id), [accessTokenPublicId(secretId(issued.token))], 'the refresh token still works')
+  t.same(
+    listAccessTokens(state, owner, past).map((view) => view.id),
+    [accessTokenPublicId(secretId(issued.token))],
+    'the refresh token still works',
+  )
   t.same(listAccessTokens(state, owner, NOW + 600_000), [], 'both expired: not listed')
   const other = write((tx) => issueTokens(tx, owner.userId, LIFETIMES))
   write((tx) => refreshTokens(tx, other.refreshToken, LIFETIMES), NOW + 30_000)
@@ -53,14 +70,33 @@ t.test('revoke: both tokens of that session go, the others stay; the current one
   const ended = write((tx) => issueTokens(tx, owner.userId, LIFETIMES))
   const bobs = write((tx) => issueTokens(tx, bob.userId, LIFETIMES))
   const caller = { ...owner, tokenId: secretId(kept.token) }
-  t.same(write((tx) => revokeAccessToken(tx, caller, accessTokenPublicId(secretId(ended.token)))), { current: false })
+  t.same(
+    write((tx) => revokeAccessToken(tx, caller, accessTokenPublicId(secretId(ended.token)))),
+    { current: false },
+  )
   t.equal(state.get('AuthToken', secretId(ended.token)), undefined, 'the access token is gone')
   t.equal(state.get('AuthToken', secretId(ended.refreshToken)), undefined, 'and its refresh token')
   t.ok(state.get('AuthToken', secretId(kept.refreshToken)), 'the other session stays')
-  t.equal(codeOf(() => write((tx) => revokeAccessToken(tx, caller, accessTokenPublicId(secretId(bobs.token))))), 'TL01-1101', 'another user’s session is not found')
+  t.equal(
+    codeOf(() => write((tx) => revokeAccessToken(tx, caller, accessTokenPublicId(secretId(bobs.token))))),
+    'TL01-1101',
+    'another user’s session is not found',
+  )
   t.ok(state.get('AuthToken', secretId(bobs.token)), 'and stays')
-  t.equal(codeOf(() => write((tx) => revokeAccessToken(tx, caller, accessTokenPublicId(secretId(kept.refreshToken))))), 'TL01-1101', 'a refresh token is no session')
-  t.equal(codeOf(() => write((tx) => revokeAccessToken(tx, caller, secretId(kept.token)))), 'TL01-1101', 'the hash is not the public id')
-  t.same(write((tx) => revokeAccessToken(tx, caller, accessTokenPublicId(secretId(kept.token)))), { current: true }, 'the current one: a logout')
+  t.equal(
+    codeOf(() => write((tx) => revokeAccessToken(tx, caller, accessTokenPublicId(secretId(kept.refreshToken))))),
+    'TL01-1101',
+    'a refresh token is no session',
+  )
+  t.equal(
+    codeOf(() => write((tx) => revokeAccessToken(tx, caller, secretId(kept.token)))),
+    'TL01-1101',
+    'the hash is not the public id',
+  )
+  t.same(
+    write((tx) => revokeAccessToken(tx, caller, accessTokenPublicId(secretId(kept.token)))),
+    { current: true },
+    'the current one: a logout',
+  )
   t.same(listAccessTokens(state, caller, NOW), [])
 })

@@ -30,11 +30,18 @@ t.test('removed: the record answered, the URL dead; 404 without one', async (t) 
   const tenant = domainTenant()
   const { state, owner, write } = tenant
   const bob = addUser(tenant, 'bob@acme.test')
-  t.equal(codeOf(() => write((tx) => removeCalendarSecret(tx, owner))), 'TL01-1101')
+  t.equal(
+    codeOf(() => write((tx) => removeCalendarSecret(tx, owner))),
+    'TL01-1101',
+  )
   const made = write((tx) => makeCalendarSecret(tx, owner, 'the-calendar-text'))
   write((tx) => makeCalendarSecret(tx, bob, 'bobs-calendar-text'))
   t.equal(write((tx) => removeCalendarSecret(tx, owner)).id, made.id)
   t.equal(calendarSecretUser(state, 'the-calendar-text'), null)
   t.equal(calendarSecretOf(state, bob.userId)?.user, bob.userId, 'bob’s stays')
-  t.equal(codeOf(() => write((tx) => removeCalendarSecret(tx, owner))), 'TL01-1101', 'a second removal')
+  t.equal(
+    codeOf(() => write((tx) => removeCalendarSecret(tx, owner))),
+    'TL01-1101',
+    'a second removal',
+  )
 })

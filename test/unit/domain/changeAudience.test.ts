@@ -66,19 +66,26 @@ t.test('an audience admits exactly whom canSee lets see the record', async (t) =
 
 t.test('no resource that only some read belongs to projects (the audiences of both rules meet only there)', async (t) => {
   const both = RESOURCES.filter((decl) => decl.readRule !== 'everyone' && decl.fieldsByName.get('project')?.ref === 'Project')
-  t.same(both.map((decl) => decl.type), [])
+  t.same(
+    both.map((decl) => decl.type),
+    [],
+  )
 })
 
 t.test("the feed gives a user's own records to that user alone", async (t) => {
   const [, key] = records.find(([type]) => type === 'SecretKey') as [string, Rec]
   const audience = eventAudienceOf(resourceByType('SecretKey'), key, state)
   t.same(
-    Object.entries(callers).filter(([, caller]) => admits(audience, caller)).map(([name]) => name),
+    Object.entries(callers)
+      .filter(([, caller]) => admits(audience, caller))
+      .map(([name]) => name),
     ['bob'],
   )
   const [, keysTrashItem] = records.find(([type, rec]) => type === 'TrashItem' && rec.deletedObjectId === key.id) as [string, Rec]
   t.same(
-    Object.entries(callers).filter(([, caller]) => admits(eventAudienceOf(resourceByType('TrashItem'), keysTrashItem, state), caller)).map(([name]) => name),
+    Object.entries(callers)
+      .filter(([, caller]) => admits(eventAudienceOf(resourceByType('TrashItem'), keysTrashItem, state), caller))
+      .map(([name]) => name),
     ['bob'],
     'and its trash item',
   )
@@ -91,7 +98,9 @@ t.test("the feed gives a user's own records to that user alone", async (t) => {
 function removalsSeen(entry: LoggedEntry): Record<string, string[]> {
   const seen: Record<string, string[]> = {}
   for (const change of changesOfEntry(9, entry)) {
-    seen[change.decl.type] = Object.entries(callers).filter(([, caller]) => changeVisibleTo(caller, change, state)).map(([name]) => name)
+    seen[change.decl.type] = Object.entries(callers)
+      .filter(([, caller]) => changeVisibleTo(caller, change, state))
+      .map(([name]) => name)
   }
   return seen
 }
@@ -103,7 +112,13 @@ t.test('a removal is logged with who could see the record just before, even when
   const client = buildRecord(resourceByType('Client'), { name: 'Initech' }, NOW)
   const item = buildRecord(resourceByType('TrashItem'), { deletedObjectId: task.id, deletedObjectType: 'Task', groupId: task.id }, NOW)
   ownWrite((tx) => {
-    for (const [type, rec] of [['Project', project], ['Task', task], ['Client', client], ['TrashItem', item]] as const) tx.put(type, rec)
+    for (const [type, rec] of [
+      ['Project', project],
+      ['Task', task],
+      ['Client', client],
+      ['TrashItem', item],
+    ] as const)
+      tx.put(type, rec)
   })
   const ops = ownWrite((tx) => {
     // The project first, then what belongs to it and the trash item of that: each judged as it was before the write.
@@ -120,7 +135,12 @@ t.test('a removal is logged with who could see the record just before, even when
   t.equal(ownState.get('Task', task.id), undefined)
   const logged = decodeLogEntry(encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW, ops }))
   t.same(
-    changesOfEntry(4, logged).map((change) => [change.decl.type, Object.entries(callers).filter(([, caller]) => changeVisibleTo(caller, change, ownState)).map(([name]) => name)]),
+    changesOfEntry(4, logged).map((change) => [
+      change.decl.type,
+      Object.entries(callers)
+        .filter(([, caller]) => changeVisibleTo(caller, change, ownState))
+        .map(([name]) => name),
+    ]),
     [
       ['Project', ['bob']],
       ['Task', ['bob']],
@@ -143,16 +163,20 @@ t.test('a removal logged by an older build (format 2, no audience) decodes and i
   const types = ['Client', 'Tag', 'Project', 'Task', 'TimeRecord', 'TrashItem', 'SecretKey', 'StorageEntry', 'Webhook']
   // As format 2 wrote it: [2, at, ops], each removal ['del', type, id].
   const old = decodeLogEntry(encodePlain([2, NOW, types.map((type) => ['del', type, `${type}-1`])]))
-  t.same(removalsSeen(old), {
-    Client: ['owner', 'admin', 'bob', 'carol'],
-    Tag: ['owner', 'admin', 'bob', 'carol'],
-    Project: [],
-    Task: [],
-    TimeRecord: [],
-    TrashItem: [],
-    SecretKey: [],
-    StorageEntry: [],
-  }, 'only to callers who see every record of the type (webhooks: never events)')
+  t.same(
+    removalsSeen(old),
+    {
+      Client: ['owner', 'admin', 'bob', 'carol'],
+      Tag: ['owner', 'admin', 'bob', 'carol'],
+      Project: [],
+      Task: [],
+      TimeRecord: [],
+      TrashItem: [],
+      SecretKey: [],
+      StorageEntry: [],
+    },
+    'only to callers who see every record of the type (webhooks: never events)',
+  )
   const unreadable = decodeLogEntry(encodePlain([3, NOW, [['del', 'TimeRecord', 'r-1', 'a text of a newer build']]]))
   t.same(removalsSeen(unreadable), { TimeRecord: [] }, 'an audience this build cannot read counts as unknown')
   const readable = decodeLogEntry(encodePlain([3, NOW, [['del', 'TimeRecord', 'r-1', 'all']]]))

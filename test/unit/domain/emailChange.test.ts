@@ -29,7 +29,11 @@ t.test('the change: normalised, a new version, the login from now on', async (t)
   const { state, write } = tenant
   const bob = addUser(tenant, 'bob@acme.test')
   const before = state.get('User', bob.userId)
-  t.equal(codeOf(() => write((tx) => setUserEmail(tx, bob, User, bob.userId, 'robert@acme.test'))), 'TL01-1008', 'one’s own, without the current password')
+  t.equal(
+    codeOf(() => write((tx) => setUserEmail(tx, bob, User, bob.userId, 'robert@acme.test'))),
+    'TL01-1008',
+    'one’s own, without the current password',
+  )
   const after = write((tx) => setUserEmail(tx, proven(tenant, bob), User, bob.userId, '  Robert@Acme.TEST '), NOW + 3)
   t.same([after.email, after.version, after.updatedAt], ['robert@acme.test', (before?.version as number) + 1, NOW + 3])
   t.equal(liveUserWithEmail(state, 'robert@acme.test')?.id, bob.userId, 'found by the new address')
@@ -42,10 +46,25 @@ t.test('refusals: a bad address, one another live user has, a caller who may not
   const bob = addUser(tenant, 'bob@acme.test')
   const carol = addUser(tenant, 'carol@acme.test')
   const admin = addUser(tenant, 'ada@acme.test', { admin: true })
-  t.equal(codeOf(() => write((tx) => setUserEmail(tx, admin, User, bob.userId, 'not an address'))), 'TL01-1104')
-  t.equal(codeOf(() => write((tx) => setUserEmail(tx, admin, User, bob.userId, ' CAROL@acme.test'))), 'TL01-1104', 'taken, compared in its normal form')
-  t.equal(codeOf(() => write((tx) => setUserEmail(tx, carol, User, bob.userId, 'x@acme.test'))), 'TL01-1008', 'another plain user')
-  t.equal(codeOf(() => write((tx) => setUserEmail(tx, admin, User, owner.userId, 'x@acme.test'))), 'TL01-1008', 'an admin, the owner’s')
+  t.equal(
+    codeOf(() => write((tx) => setUserEmail(tx, admin, User, bob.userId, 'not an address'))),
+    'TL01-1104',
+  )
+  t.equal(
+    codeOf(() => write((tx) => setUserEmail(tx, admin, User, bob.userId, ' CAROL@acme.test'))),
+    'TL01-1104',
+    'taken, compared in its normal form',
+  )
+  t.equal(
+    codeOf(() => write((tx) => setUserEmail(tx, carol, User, bob.userId, 'x@acme.test'))),
+    'TL01-1008',
+    'another plain user',
+  )
+  t.equal(
+    codeOf(() => write((tx) => setUserEmail(tx, admin, User, owner.userId, 'x@acme.test'))),
+    'TL01-1008',
+    'an admin, the owner’s',
+  )
   t.equal(state.get('User', bob.userId)?.email, 'bob@acme.test', 'nothing changed')
   t.equal(write((tx) => setUserEmail(tx, admin, User, bob.userId, 'bobby@acme.test')).email, 'bobby@acme.test', 'an admin, a user’s')
   t.equal(write((tx) => setUserEmail(tx, proven(tenant, owner), User, owner.userId, 'olga@new.test')).email, 'olga@new.test', 'the owner, their own')

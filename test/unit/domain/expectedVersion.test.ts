@@ -17,12 +17,36 @@ t.test('the expected versions', async (t) => {
   const { state, owner, write } = domainTenant()
   const client = write((tx) => createObject(tx, owner, Client, { name: 'Globex' }))
   write((tx) => updateObject(tx, owner, Client, client.id, { name: 'Initech' }, 1, true))
-  t.equal(codeOf(() => checkExpectedVersion(state, owner, Client, client.id, [2])), null, 'at version 2')
-  t.equal(codeOf(() => checkExpectedVersion(state, owner, Client, client.id, [1, 2])), null, 'one of several')
-  t.equal(codeOf(() => checkExpectedVersion(state, owner, Client, client.id, 'any')), null, 'any version')
-  t.equal(codeOf(() => checkExpectedVersion(state, owner, Client, client.id, [1])), 'TL01-1110', 'a stale version')
-  t.equal(codeOf(() => checkExpectedVersion(state, owner, Client, client.id, [])), 'TL01-1110', 'no version named at all')
-  t.equal(codeOf(() => checkExpectedVersion(state, owner, Client, 'nope', 'any')), 'TL01-1101', 'not there: 404, also for any')
+  t.equal(
+    codeOf(() => checkExpectedVersion(state, owner, Client, client.id, [2])),
+    null,
+    'at version 2',
+  )
+  t.equal(
+    codeOf(() => checkExpectedVersion(state, owner, Client, client.id, [1, 2])),
+    null,
+    'one of several',
+  )
+  t.equal(
+    codeOf(() => checkExpectedVersion(state, owner, Client, client.id, 'any')),
+    null,
+    'any version',
+  )
+  t.equal(
+    codeOf(() => checkExpectedVersion(state, owner, Client, client.id, [1])),
+    'TL01-1110',
+    'a stale version',
+  )
+  t.equal(
+    codeOf(() => checkExpectedVersion(state, owner, Client, client.id, [])),
+    'TL01-1110',
+    'no version named at all',
+  )
+  t.equal(
+    codeOf(() => checkExpectedVersion(state, owner, Client, 'nope', 'any')),
+    'TL01-1101',
+    'not there: 404, also for any',
+  )
 })
 
 t.test('in the trash: 404 unless the change reaches the trash', async (t) => {
@@ -31,8 +55,16 @@ t.test('in the trash: 404 unless the change reaches the trash', async (t) => {
   write((tx) => deleteObject(tx, owner, Client, client.id, false))
   const trashed = state.get('Client', client.id)
   t.ok(trashed !== undefined && trashed.trashItem !== null, 'trashed')
-  t.equal(codeOf(() => checkExpectedVersion(state, owner, Client, client.id, 'any')), 'TL01-1101', 'a change of a live object')
-  t.equal(codeOf(() => checkExpectedVersion(state, owner, Client, client.id, [trashed?.version ?? 0], true)), null, 'a delete for good')
+  t.equal(
+    codeOf(() => checkExpectedVersion(state, owner, Client, client.id, 'any')),
+    'TL01-1101',
+    'a change of a live object',
+  )
+  t.equal(
+    codeOf(() => checkExpectedVersion(state, owner, Client, client.id, [trashed?.version ?? 0], true)),
+    null,
+    'a delete for good',
+  )
 })
 
 t.test('a refusal rolls the write back whole', async (t) => {

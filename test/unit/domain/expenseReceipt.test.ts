@@ -18,7 +18,10 @@ const DAY_MS = 86_400_000
 
 t.test('the slot: the expense’s receipt field', async (t) => {
   t.same([RECEIPT.name, RECEIPT.ownerType, RECEIPT.ownerField], ['receipt', Expense.type, 'receipt'])
-  t.ok(Expense.fields.some((field) => field.name === RECEIPT.ownerField), 'a field of Expense')
+  t.ok(
+    Expense.fields.some((field) => field.name === RECEIPT.ownerField),
+    'a field of Expense',
+  )
 })
 
 t.test('who may change the receipt, and when', async (t) => {
@@ -31,10 +34,30 @@ t.test('who may change the receipt, and when', async (t) => {
   const project = write((tx) => createObject(tx, owner, Project, { name: 'Launch' }))
   const type = write((tx) => createObject(tx, owner, ExpenseType, { name: 'Travel' }))
   const expense = write((tx) => createObject(tx, owner, Expense, { user: bob.userId, project: project.id, expenseType: type.id, date: NOW - 10 * DAY_MS }))
-  t.equal(codeOf(() => mayChange(state, bob, expense)), null, 'its user')
-  t.equal(codeOf(() => mayChange(state, carol, expense)), 'TL01-1008', 'another plain user')
-  t.equal(codeOf(() => mayChange(state, owner, expense)), null, 'a superuser')
+  t.equal(
+    codeOf(() => mayChange(state, bob, expense)),
+    null,
+    'its user',
+  )
+  t.equal(
+    codeOf(() => mayChange(state, carol, expense)),
+    'TL01-1008',
+    'another plain user',
+  )
+  t.equal(
+    codeOf(() => mayChange(state, owner, expense)),
+    null,
+    'a superuser',
+  )
   write((tx) => createObject(tx, owner, Lock, { lockDate: NOW - 5 * DAY_MS, user: null }))
-  t.equal(codeOf(() => mayChange(state, bob, expense)), 'TL01-1106', 'its user, once the period is locked')
-  t.equal(codeOf(() => mayChange(state, owner, expense)), null, 'a superuser still')
+  t.equal(
+    codeOf(() => mayChange(state, bob, expense)),
+    'TL01-1106',
+    'its user, once the period is locked',
+  )
+  t.equal(
+    codeOf(() => mayChange(state, owner, expense)),
+    null,
+    'a superuser still',
+  )
 })

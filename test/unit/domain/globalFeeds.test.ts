@@ -40,7 +40,13 @@ function badge(id: string, values: Record<string, unknown>): Rec {
 /** A state of badges alone, as a StateView. */
 function badgeState(badges: Rec[]): StateView {
   const byId = new Map(badges.map((rec) => [rec.id, rec]))
-  const records = { get size() { return byId.size }, values: () => byId.values(), lookup: () => [] }
+  const records = {
+    get size() {
+      return byId.size
+    },
+    values: () => byId.values(),
+    lookup: () => [],
+  }
   return {
     tenant: 'acme',
     collection: (type) => (type === 'Badge' ? records : { size: 0, values: () => new Map<string, Rec>().values(), lookup: () => [] }),
@@ -77,7 +83,11 @@ t.test('a declared resource feeds its global index: every key a written record h
   const a = badge('b1', { code: 'gold' })
   t.same(keysWritten(feeds, written([], [a], [{ op: 'put', type: 'Badge', rec: a }])), ['emails gold true'], 'a new record files its key')
   const renamed = { ...a, code: 'silver' }
-  t.same(keysWritten(feeds, written([a], [renamed], [{ op: 'put', type: 'Badge', rec: renamed }])), ['emails gold false', 'emails silver true'], 'a changed key: the old one dropped, the new one filed')
+  t.same(
+    keysWritten(feeds, written([a], [renamed], [{ op: 'put', type: 'Badge', rec: renamed }])),
+    ['emails gold false', 'emails silver true'],
+    'a changed key: the old one dropped, the new one filed',
+  )
   const revoked = { ...a, revoked: true }
   t.same(keysWritten(feeds, written([a], [revoked], [{ op: 'put', type: 'Badge', rec: revoked }])), ['emails gold false'], 'the state no longer holds it')
   const twin = badge('b2', { code: 'gold' })

@@ -53,7 +53,9 @@ t.test('changedFields: the fields whose values differ, their values before; not 
 })
 
 t.test('an update logged in format 4: who made it, and each changed field old and new', async (t) => {
-  const entry = decodeLogEntry(encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: AT + 10, ops: [{ op: 'put', type: 'Client', rec: updated, was: changedFields(created, updated) ?? undefined }], by: olive.id }))
+  const entry = decodeLogEntry(
+    encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: AT + 10, ops: [{ op: 'put', type: 'Client', rec: updated, was: changedFields(created, updated) ?? undefined }], by: olive.id }),
+  )
   const change = firstChange(5, entry)
   const item = historyItemOf(change, context)
   t.match(item, { seq: 5, op: 0, at: `/Date(${AT + 10})/`, userKnown: true, kind: 'updated', resource: 'time/clients', type: 'Client', id: created.id, version: 2 })
@@ -76,10 +78,14 @@ t.test('an entry written before format 4: its user is unknown, its fields known 
   t.equal(without.user, null)
   t.equal(without.userKnown, false, 'unknown')
   t.equal(without.changes, null, 'the values before are not logged')
-  t.same(historyItemOf(change, context, created).changes, [
-    { field: 'name', old: 'Initech', new: 'Initech AG' },
-    { field: 'code', old: null, new: 'IAG' },
-  ], 'read off the version before')
+  t.same(
+    historyItemOf(change, context, created).changes,
+    [
+      { field: 'name', old: 'Initech', new: 'Initech AG' },
+      { field: 'code', old: null, new: 'IAG' },
+    ],
+    'read off the version before',
+  )
 })
 
 t.test('fields a GET never shows never appear: a password hash', async (t) => {

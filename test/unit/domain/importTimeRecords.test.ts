@@ -53,26 +53,31 @@ t.test('rows become time records; named objects matched without regard to case, 
   const bob = addUser(tenant, 'bob@acme.test')
   const globex = write((tx) => createObject(tx, owner, Client, { name: 'Globex' }))
   const outcome = write((tx) =>
-    ran(importTimeRecords(tx, owner, input([
-      ['BOB@acme.test', ' globex ', 'Launch', 'urgent, web', '2025-03-07', '09:00', '1:30:00'],
-      ['olga@acme.test', 'Globex', 'launch', 'web', '2025-03-07', '11:00', '2:00:00'],
-      ['bob@acme.test', 'Initech', 'Launch', '', '2025-03-08', '09:00', '0:30:00'],
-    ]))),
+    ran(
+      importTimeRecords(
+        tx,
+        owner,
+        input([
+          ['BOB@acme.test', ' globex ', 'Launch', 'urgent, web', '2025-03-07', '09:00', '1:30:00'],
+          ['olga@acme.test', 'Globex', 'launch', 'web', '2025-03-07', '11:00', '2:00:00'],
+          ['bob@acme.test', 'Initech', 'Launch', '', '2025-03-08', '09:00', '0:30:00'],
+        ]),
+      ),
+    ),
   )
-  t.same([outcome.rows, outcome.created, outcome.matched, outcome.users, outcome.assignedToCaller, outcome.timeZone], [
-    3,
-    { clients: 1, projects: 2, tasks: 0, tags: 2, timeRecords: 3 },
-    { clients: 1, projects: 0, tasks: 0, tags: 0 },
-    2,
-    0,
-    'UTC',
-  ])
+  t.same(
+    [outcome.rows, outcome.created, outcome.matched, outcome.users, outcome.assignedToCaller, outcome.timeZone],
+    [3, { clients: 1, projects: 2, tasks: 0, tags: 2, timeRecords: 3 }, { clients: 1, projects: 0, tasks: 0, tags: 0 }, 2, 0, 'UTC'],
+  )
   const made = records(tenant).sort((a, b) => (a.start as number) - (b.start as number))
-  t.same(made.map((rec) => [rec.user, rec.start, rec.duration]), [
-    [bob.userId, Date.UTC(2025, 2, 7, 9), 90 * 60_000],
-    [owner.userId, Date.UTC(2025, 2, 7, 11), 120 * 60_000],
-    [bob.userId, Date.UTC(2025, 2, 8, 9), 30 * 60_000],
-  ])
+  t.same(
+    made.map((rec) => [rec.user, rec.start, rec.duration]),
+    [
+      [bob.userId, Date.UTC(2025, 2, 7, 9), 90 * 60_000],
+      [owner.userId, Date.UTC(2025, 2, 7, 11), 120 * 60_000],
+      [bob.userId, Date.UTC(2025, 2, 8, 9), 30 * 60_000],
+    ],
+  )
   t.equal(made[0]?.client, globex.id, 'the existing client, matched')
   t.equal(made[0]?.project, made[1]?.project, 'one project Launch of Globex, made once')
   t.not(made[2]?.project, made[0]?.project, 'Launch of Initech is another project')
@@ -91,12 +96,19 @@ t.test('refusals: an unknown user with its line, too many rows, an ambiguous pro
     t.match(error, { code: 'TL01-1105', message: /^line 3, column 'Email': no user 'nobody@acme.test'/ })
   }
   t.same([records(tenant).length, state.collection('Client').size], [0, 0], 'not even the first row’s client')
-  t.equal(codeOf(() => write((tx) => ran(importTimeRecords(tx, owner, input([row('olga@acme.test'), row('olga@acme.test')], { maxRows: 1 }))))), 'TL01-9002')
+  t.equal(
+    codeOf(() => write((tx) => ran(importTimeRecords(tx, owner, input([row('olga@acme.test'), row('olga@acme.test')], { maxRows: 1 }))))),
+    'TL01-9002',
+  )
   const a = write((tx) => createObject(tx, owner, Client, { name: 'A' }))
   const b = write((tx) => createObject(tx, owner, Client, { name: 'B' }))
   write((tx) => createObject(tx, owner, Project, { name: 'Shared', client: a.id }))
   write((tx) => createObject(tx, owner, Project, { name: 'Shared', client: b.id }))
-  t.equal(codeOf(() => write((tx) => ran(importTimeRecords(tx, owner, input([row('olga@acme.test', '', 'Shared')]))))), 'TL01-1105', 'two clients’ projects share the name')
+  t.equal(
+    codeOf(() => write((tx) => ran(importTimeRecords(tx, owner, input([row('olga@acme.test', '', 'Shared')]))))),
+    'TL01-1105',
+    'two clients’ projects share the name',
+  )
   const outcome = write((tx) => ran(importTimeRecords(tx, owner, input([row('olga@acme.test', 'b', 'shared')]))))
   t.same(outcome.matched, { clients: 1, projects: 1, tasks: 0, tags: 0 }, 'with its client it is found')
   t.equal(records(tenant)[0]?.client, b.id)
@@ -139,6 +151,12 @@ t.test('a dry run: the outcome thrown with its preview, the state as it was', as
   t.ok(preview, 'the outcome is thrown')
   t.same(preview?.outcome.created, { clients: 1, projects: 1, tasks: 0, tags: 1, timeRecords: 2 })
   t.equal(preview?.outcome.preview.length, 1, 'as many rows shown as asked')
-  t.match(preview?.outcome.preview[0], { line: 2, user: { id: owner.userId, email: 'olga@acme.test' }, client: { name: 'Globex', existing: false }, tags: [{ name: 'web', existing: false }], start: Date.UTC(2025, 2, 7, 9) })
+  t.match(preview?.outcome.preview[0], {
+    line: 2,
+    user: { id: owner.userId, email: 'olga@acme.test' },
+    client: { name: 'Globex', existing: false },
+    tags: [{ name: 'web', existing: false }],
+    start: Date.UTC(2025, 2, 7, 9),
+  })
   t.same([records(tenant).length, state.collection('Client').size, state.collection('Tag').size], [0, 0, 0], 'nothing kept')
 })

@@ -24,10 +24,7 @@ t.test('stopping a running impulse: a time record of it, the impulse gone', asyn
   const project = write((tx) => createObject(tx, owner, Project, { name: 'Launch', client: client.id }))
   const impulse = write((tx) => createObject(tx, bob, Impulse, { start: NOW, stop: null, project: project.id, client: client.id, description: 'writing', billable: true }))
   const record = write((tx) => stopImpulse(tx, bob, Impulse, impulse.id, () => ({ description: 'derived' })), NOW + 90_000)
-  t.same(
-    [record.user, record.project, record.client, record.billable, record.start, record.stop, record.duration],
-    [bob.userId, project.id, client.id, true, NOW, NOW + 90_000, 90_000],
-  )
+  t.same([record.user, record.project, record.client, record.billable, record.start, record.stop, record.duration], [bob.userId, project.id, client.id, true, NOW, NOW + 90_000, 90_000])
   t.equal(record.description, 'derived', 'the derived fields of the write are stored')
   t.equal(state.get('TimeRecord', record.id)?.duration, 90_000, 'stored')
   t.equal(state.get('Impulse', impulse.id), undefined, 'removed for good')
@@ -49,10 +46,25 @@ t.test('refusals: not running, or not the caller’s; nothing changes', async (t
   const stopped = write((tx) => createObject(tx, bob, Impulse, { start: NOW - 60_000, stop: NOW }))
   const paused = write((tx) => createObject(tx, bob, Impulse, { mode: 'PAUSE', start: NOW - 60_000, stop: null }))
   const running = write((tx) => createObject(tx, bob, Impulse, { start: NOW - 60_000, stop: null }))
-  t.equal(codeOf(() => write((tx) => stopImpulse(tx, bob, Impulse, stopped.id))), 'TL01-1106', 'already stopped')
-  t.equal(codeOf(() => write((tx) => stopImpulse(tx, bob, Impulse, paused.id))), 'TL01-1106', 'a pause')
-  t.equal(codeOf(() => write((tx) => stopImpulse(tx, carol, Impulse, running.id))), 'TL01-1008', 'another plain user’s')
-  t.equal(codeOf(() => write((tx) => stopImpulse(tx, bob, Impulse, 'no-such-id'))), 'TL01-1101')
+  t.equal(
+    codeOf(() => write((tx) => stopImpulse(tx, bob, Impulse, stopped.id))),
+    'TL01-1106',
+    'already stopped',
+  )
+  t.equal(
+    codeOf(() => write((tx) => stopImpulse(tx, bob, Impulse, paused.id))),
+    'TL01-1106',
+    'a pause',
+  )
+  t.equal(
+    codeOf(() => write((tx) => stopImpulse(tx, carol, Impulse, running.id))),
+    'TL01-1008',
+    'another plain user’s',
+  )
+  t.equal(
+    codeOf(() => write((tx) => stopImpulse(tx, bob, Impulse, 'no-such-id'))),
+    'TL01-1101',
+  )
   t.equal(state.collection('TimeRecord').size, 0, 'no time record made')
   t.equal(state.collection('Impulse').size, 3, 'every impulse still there')
   t.equal(write((tx) => stopImpulse(tx, owner, Impulse, running.id)).user, bob.userId, 'a superuser stops it, for its user')
@@ -67,7 +79,11 @@ t.test('a project manager stops an impulse on a project they own, for its user',
   const others = write((tx) => createObject(tx, owner, Project, { name: 'Not managed' }))
   const onTheirs = write((tx) => createObject(tx, bob, Impulse, { start: NOW, stop: null, project: theirs.id }))
   const onOthers = write((tx) => createObject(tx, bob, Impulse, { start: NOW, stop: null, project: others.id }))
-  t.equal(codeOf(() => write((tx) => stopImpulse(tx, manager, Impulse, onOthers.id))), 'TL01-1008', 'not on a project of another owner')
+  t.equal(
+    codeOf(() => write((tx) => stopImpulse(tx, manager, Impulse, onOthers.id))),
+    'TL01-1008',
+    'not on a project of another owner',
+  )
   t.equal(write((tx) => stopImpulse(tx, manager, Impulse, onTheirs.id), NOW + 1_000).user, bob.userId)
 })
 
@@ -77,5 +93,8 @@ t.test('a watch report: watchLast is the write’s time', async (t) => {
   const after = write((tx) => notifyWatch(tx, owner, Impulse, impulse.id), NOW + 5_000)
   t.same([after.watchLast, after.version, after.start], [NOW + 5_000, 2, NOW])
   t.equal(state.get('Impulse', impulse.id)?.watchLast, NOW + 5_000)
-  t.equal(codeOf(() => write((tx) => notifyWatch(tx, owner, Impulse, 'no-such-id'))), 'TL01-1101')
+  t.equal(
+    codeOf(() => write((tx) => notifyWatch(tx, owner, Impulse, 'no-such-id'))),
+    'TL01-1101',
+  )
 })

@@ -44,12 +44,28 @@ t.test('a write before the lock date is refused for a user, allowed for a superu
   const late = write((tx) => createObject(tx, bob, TimeRecord, { start: lockDate, duration: 60_000 }))
   write((tx) => createObject(tx, owner, Lock, { lockDate, user: null }))
   const size = state.collection('TimeRecord').size
-  t.equal(codeOf(() => write((tx) => createObject(tx, bob, TimeRecord, { start: lockDate - 1, duration: 60_000 }))), 'TL01-1106', 'create before it')
+  t.equal(
+    codeOf(() => write((tx) => createObject(tx, bob, TimeRecord, { start: lockDate - 1, duration: 60_000 }))),
+    'TL01-1106',
+    'create before it',
+  )
   t.equal(state.collection('TimeRecord').size, size, 'nothing made')
   t.equal(write((tx) => createObject(tx, bob, TimeRecord, { start: lockDate, duration: 60_000 })).start, lockDate, 'at the lock date: open')
-  t.equal(codeOf(() => write((tx) => updateObject(tx, bob, TimeRecord, early.id, { start: NOW }, null, false))), 'TL01-1106', 'a change of a locked record, even out of the period')
-  t.equal(codeOf(() => write((tx) => updateObject(tx, bob, TimeRecord, late.id, { start: lockDate - 1 }, null, false))), 'TL01-1106', 'a change into the period')
-  t.equal(codeOf(() => write((tx) => deleteObject(tx, bob, TimeRecord, early.id, false))), 'TL01-1106', 'a delete')
+  t.equal(
+    codeOf(() => write((tx) => updateObject(tx, bob, TimeRecord, early.id, { start: NOW }, null, false))),
+    'TL01-1106',
+    'a change of a locked record, even out of the period',
+  )
+  t.equal(
+    codeOf(() => write((tx) => updateObject(tx, bob, TimeRecord, late.id, { start: lockDate - 1 }, null, false))),
+    'TL01-1106',
+    'a change into the period',
+  )
+  t.equal(
+    codeOf(() => write((tx) => deleteObject(tx, bob, TimeRecord, early.id, false))),
+    'TL01-1106',
+    'a delete',
+  )
   t.equal(state.get('TimeRecord', early.id)?.trashItem, null, 'still there')
   t.equal(write((tx) => updateObject(tx, owner, TimeRecord, early.id, { description: 'fixed' }, null, false)).description, 'fixed', 'a superuser changes it')
   t.equal(write((tx) => createObject(tx, owner, TimeRecord, { user: bob.userId, start: lockDate - DAY_MS, duration: 1 })).user, bob.userId, 'and creates in the period')
@@ -64,11 +80,39 @@ t.test('checkNotLocked: each side of a change, resources without a lock date', a
   const locked = { user: bob.userId, start: lockDate - 1 }
   const open = { user: bob.userId, start: lockDate }
   const rec = (values: Record<string, unknown>) => ({ id: 'r', version: 1, createdAt: NOW, updatedAt: NOW, trashItem: null, ...values })
-  t.equal(codeOf(() => checkNotLocked(state, bob, TimeRecord, undefined, locked)), 'TL01-1106', 'create')
-  t.equal(codeOf(() => checkNotLocked(state, bob, TimeRecord, rec(locked), undefined)), 'TL01-1106', 'delete')
-  t.equal(codeOf(() => checkNotLocked(state, bob, TimeRecord, rec(open), open)), null, 'a change in the open period')
-  t.equal(codeOf(() => checkNotLocked(state, bob, TimeRecord, undefined, { user: owner.userId, start: lockDate - 1 })), null, 'another user’s record: bob’s lock is not theirs')
-  t.equal(codeOf(() => checkNotLocked(state, bob, TimeRecord, undefined, { user: bob.userId, start: null })), null, 'no date: nothing to compare')
-  t.equal(codeOf(() => checkNotLocked(state, owner, TimeRecord, rec(locked), locked)), null, 'a superuser')
-  t.equal(codeOf(() => checkNotLocked(state, bob, Client, undefined, { user: bob.userId, start: lockDate - 1 })), null, 'a resource without a lock date')
+  t.equal(
+    codeOf(() => checkNotLocked(state, bob, TimeRecord, undefined, locked)),
+    'TL01-1106',
+    'create',
+  )
+  t.equal(
+    codeOf(() => checkNotLocked(state, bob, TimeRecord, rec(locked), undefined)),
+    'TL01-1106',
+    'delete',
+  )
+  t.equal(
+    codeOf(() => checkNotLocked(state, bob, TimeRecord, rec(open), open)),
+    null,
+    'a change in the open period',
+  )
+  t.equal(
+    codeOf(() => checkNotLocked(state, bob, TimeRecord, undefined, { user: owner.userId, start: lockDate - 1 })),
+    null,
+    'another user’s record: bob’s lock is not theirs',
+  )
+  t.equal(
+    codeOf(() => checkNotLocked(state, bob, TimeRecord, undefined, { user: bob.userId, start: null })),
+    null,
+    'no date: nothing to compare',
+  )
+  t.equal(
+    codeOf(() => checkNotLocked(state, owner, TimeRecord, rec(locked), locked)),
+    null,
+    'a superuser',
+  )
+  t.equal(
+    codeOf(() => checkNotLocked(state, bob, Client, undefined, { user: bob.userId, start: lockDate - 1 })),
+    null,
+    'a resource without a lock date',
+  )
 })

@@ -47,7 +47,11 @@ t.test('the write: tokens issued, expired ones dropped, a re-hash stored without
   const after = state.get('User', bob.userId) as Rec
   t.same([after.password, after.version, after.updatedAt], ['a-newer-hash-of-the-password', before.version, before.updatedAt], 'the new hash, as the same version')
   write((tx) => signIn(tx, candidate, null, LIFETIMES))
-  t.equal(state.get('User', bob.userId)?.password, 'a-newer-hash-of-the-password', 'a check verified against the older hash at the same version: still the same password, and no re-hash over the newer one')
+  t.equal(
+    state.get('User', bob.userId)?.password,
+    'a-newer-hash-of-the-password',
+    'a check verified against the older hash at the same version: still the same password, and no re-hash over the newer one',
+  )
   write((tx) => signIn(tx, candidate, 'a-third-hash', LIFETIMES))
   t.equal(state.get('User', bob.userId)?.password, 'a-newer-hash-of-the-password', 'a re-hash of a hash no longer stored is not stored')
 })
@@ -60,17 +64,33 @@ t.test('the write: refused when the password changed, the user cannot sign in, t
   const tokens = () => state.collection('AuthToken').size
   const bobCandidate = findCandidate(state, { user: 'bob@acme.test', password: 'pw' }, 'bob@acme.test') as Candidate
   write((tx) => updateObject(tx, owner, User, bob.userId, { password: 'a-reset-password-hash' }, null, false))
-  t.equal(codeOf(() => write((tx) => signIn(tx, bobCandidate, null, LIFETIMES))), 'TL01-1001', 'the password changed since the check')
+  t.equal(
+    codeOf(() => write((tx) => signIn(tx, bobCandidate, null, LIFETIMES))),
+    'TL01-1001',
+    'the password changed since the check',
+  )
   const carolCandidate = findCandidate(state, { user: 'carol@acme.test', password: 'pw' }, 'carol@acme.test') as Candidate
   write((tx) => updateObject(tx, owner, User, carol.userId, { active: false }, null, false))
-  t.equal(codeOf(() => write((tx) => signIn(tx, carolCandidate, null, LIFETIMES))), 'TL01-1001', 'an inactive user')
+  t.equal(
+    codeOf(() => write((tx) => signIn(tx, carolCandidate, null, LIFETIMES))),
+    'TL01-1001',
+    'an inactive user',
+  )
   t.equal(tokens(), 0, 'no token issued')
 
   const expiring = write((tx) => createSecretKey(tx, owner, { name: 'expiring', expiration: NOW + 1_000 }, 'expiring-key-text'))
   const byKey = findCandidate(state, { user: 'expiring-key-text', password: '' }, 'expiring-key-text') as Candidate
   t.equal(byKey.keyId, expiring.id)
   t.ok(write((tx) => signIn(tx, byKey, null, LIFETIMES), NOW + 999).token, 'before its expiration')
-  t.equal(codeOf(() => write((tx) => signIn(tx, byKey, null, LIFETIMES), NOW + 1_000)), 'TL01-1001', 'at its expiration')
+  t.equal(
+    codeOf(() => write((tx) => signIn(tx, byKey, null, LIFETIMES), NOW + 1_000)),
+    'TL01-1001',
+    'at its expiration',
+  )
   write((tx) => removeOwnSecretKey(tx, owner, expiring.id))
-  t.equal(codeOf(() => write((tx) => signIn(tx, byKey, null, LIFETIMES), NOW)), 'TL01-1001', 'a key removed since the read')
+  t.equal(
+    codeOf(() => write((tx) => signIn(tx, byKey, null, LIFETIMES), NOW)),
+    'TL01-1001',
+    'a key removed since the read',
+  )
 })

@@ -35,23 +35,50 @@ t.test('create: the caller is the user when the values leave it out; version 1 a
 t.test('update: the version rule', async (t) => {
   const { owner, write } = domainTenant()
   const client = write((tx) => createObject(tx, owner, Client, { name: 'Globex' }))
-  t.equal(codeOf(() => write((tx) => updateObject(tx, owner, Client, client.id, { name: 'x' }, null, true))), 'TL01-1107', 'a version is required')
-  t.equal(codeOf(() => write((tx) => updateObject(tx, owner, Client, client.id, { name: 'x' }, 7, false))), 'TL01-1107', 'a stale version is refused')
+  t.equal(
+    codeOf(() => write((tx) => updateObject(tx, owner, Client, client.id, { name: 'x' }, null, true))),
+    'TL01-1107',
+    'a version is required',
+  )
+  t.equal(
+    codeOf(() => write((tx) => updateObject(tx, owner, Client, client.id, { name: 'x' }, 7, false))),
+    'TL01-1107',
+    'a stale version is refused',
+  )
   const after = write((tx) => updateObject(tx, owner, Client, client.id, { name: 'Initech' }, 1, true), NOW + 10)
   t.same([after.name, after.version, after.updatedAt, after.createdAt], ['Initech', 2, NOW + 10, NOW])
   const unversioned = write((tx) => updateObject(tx, owner, Client, client.id, { name: 'Hooli' }, null, false))
   t.equal(unversioned.version, 3, 'without the requirement, no version is needed')
-  t.equal(codeOf(() => write((tx) => updateObject(tx, owner, Client, 'no-such-id', {}, null, false))), 'TL01-1101', 'an unknown object is not found')
+  t.equal(
+    codeOf(() => write((tx) => updateObject(tx, owner, Client, 'no-such-id', {}, null, false))),
+    'TL01-1101',
+    'an unknown object is not found',
+  )
 })
 
 t.test('$set: only writable fields, converted from text; the version only when named', async (t) => {
   const { owner, write } = domainTenant()
   const client = write((tx) => createObject(tx, owner, Client, { name: 'Globex' }))
   t.same(fieldsFromText(Client, [['name', 'Initech']]), { name: 'Initech' })
-  t.equal(codeOf(() => fieldsFromText(Client, [['id', 'x']])), 'TL01-1105', 'the id is read-only')
-  t.equal(codeOf(() => fieldsFromText(Client, [['nonsense', 'x']])), 'TL01-1105', 'an unknown field')
-  t.equal(codeOf(() => fieldsFromText(User, [['password', 'a-new-password']])), 'TL01-1105', 'a password is never set from text')
-  t.equal(codeOf(() => write((tx) => setFields(tx, owner, Client, client.id, { name: 'x' }, 5))), 'TL01-1107')
+  t.equal(
+    codeOf(() => fieldsFromText(Client, [['id', 'x']])),
+    'TL01-1105',
+    'the id is read-only',
+  )
+  t.equal(
+    codeOf(() => fieldsFromText(Client, [['nonsense', 'x']])),
+    'TL01-1105',
+    'an unknown field',
+  )
+  t.equal(
+    codeOf(() => fieldsFromText(User, [['password', 'a-new-password']])),
+    'TL01-1105',
+    'a password is never set from text',
+  )
+  t.equal(
+    codeOf(() => write((tx) => setFields(tx, owner, Client, client.id, { name: 'x' }, 5))),
+    'TL01-1107',
+  )
   const after = write((tx) => setFields(tx, owner, Client, client.id, fieldsFromText(Client, [['name', 'Initech']]), null))
   t.same([after.name, after.version], ['Initech', 2])
 })
@@ -62,21 +89,33 @@ t.test('delete: to the trash and back; hard: for good', async (t) => {
   const { trashItemId } = write((tx) => deleteObject(tx, owner, Client, client.id, false))
   t.type(trashItemId, 'string')
   t.equal(state.get('Client', client.id)?.trashItem, trashItemId, 'the object is in the trash')
-  t.equal(codeOf(() => findVisible(state, owner, Client, client.id)), 'TL01-1101', 'and not found among the live ones')
+  t.equal(
+    codeOf(() => findVisible(state, owner, Client, client.id)),
+    'TL01-1101',
+    'and not found among the live ones',
+  )
   t.equal(findVisible(state, owner, Client, client.id, true).id, client.id)
   const restored = write((tx) => restoreTrashItem(tx, owner, TrashItem, trashItemId as string))
   t.same([restored.decl.type, restored.rec.id, restored.rec.trashItem], ['Client', client.id, null])
   t.equal(state.get('TrashItem', trashItemId as string), undefined, 'the trash item is gone')
-  t.same(write((tx) => deleteObject(tx, owner, Client, client.id, true)), { trashItemId: null })
+  t.same(
+    write((tx) => deleteObject(tx, owner, Client, client.id, true)),
+    { trashItemId: null },
+  )
   t.equal(state.get('Client', client.id), undefined, 'removed for good')
 })
 
 t.test('a failed operation leaves the state as it was', async (t) => {
   const { state, owner, write } = domainTenant()
   const before = state.collection('Client').size
-  t.equal(codeOf(() => write((tx) => {
-    createObject(tx, owner, Client, { name: 'Globex' })
-    return updateObject(tx, owner, Client, 'no-such-id', {}, null, false)
-  })), 'TL01-1101')
+  t.equal(
+    codeOf(() =>
+      write((tx) => {
+        createObject(tx, owner, Client, { name: 'Globex' })
+        return updateObject(tx, owner, Client, 'no-such-id', {}, null, false)
+      }),
+    ),
+    'TL01-1101',
+  )
   t.equal(state.collection('Client').size, before)
 })

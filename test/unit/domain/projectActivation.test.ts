@@ -24,7 +24,13 @@ t.test('refused to a user who may not change the project, and for an unknown one
   const { state, owner, write } = tenant
   const bob = addUser(tenant, 'bob@acme.test')
   const project = write((tx) => createObject(tx, owner, Project, { name: 'Launch' }))
-  t.equal(codeOf(() => write((tx) => setProjectActive(tx, bob, Project, project.id, false))), 'TL01-1008')
+  t.equal(
+    codeOf(() => write((tx) => setProjectActive(tx, bob, Project, project.id, false))),
+    'TL01-1008',
+  )
   t.equal(state.get('Project', project.id)?.active, true, 'unchanged')
-  t.equal(codeOf(() => write((tx) => setProjectActive(tx, owner, Project, 'no-such-id', false))), 'TL01-1101')
+  t.equal(
+    codeOf(() => write((tx) => setProjectActive(tx, owner, Project, 'no-such-id', false))),
+    'TL01-1101',
+  )
 })

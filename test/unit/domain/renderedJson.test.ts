@@ -47,7 +47,10 @@ t.test('a full cache lets go of the pages read least recently, so a new page is 
   for (const recs of pages) {
     answer(cache, recs)
     const kept = rows(cache, recs)
-    t.ok(kept.every((row) => row instanceof JsonFragment), 'each page is kept when read twice (400 KB each)')
+    t.ok(
+      kept.every((row) => row instanceof JsonFragment),
+      'each page is kept when read twice (400 KB each)',
+    )
     firstText.set((recs[0] as Rec).id, kept[0])
   }
   t.ok(cache.keptBytes <= 1024 * 1024, `within the limit (${cache.keptBytes} bytes)`)
@@ -70,8 +73,14 @@ t.test('a full cache gives a page read again since it was kept a second chance, 
   t.equal(answer(cache, p), 40, 'p is read again')
   t.equal(kept(r).filter((row) => row instanceof JsonFragment).length, 40, 'r is kept: 400 KB more than the cache has room for')
   cache.startAnswer()
-  t.ok(p.every((rec, at) => cache.row(rec, 'row', render(rec)) === pTexts[at]), 'p, read since it was kept, is still kept: the same texts')
-  t.ok(q.every((rec, at) => cache.row(rec, 'row', render(rec)) !== qTexts[at]), 'q, not read since, was let go of')
+  t.ok(
+    p.every((rec, at) => cache.row(rec, 'row', render(rec)) === pTexts[at]),
+    'p, read since it was kept, is still kept: the same texts',
+  )
+  t.ok(
+    q.every((rec, at) => cache.row(rec, 'row', render(rec)) !== qTexts[at]),
+    'q, not read since, was let go of',
+  )
   t.ok(cache.keptBytes <= 1024 * 1024, `within the limit (${cache.keptBytes} bytes)`)
 })
 

@@ -25,8 +25,24 @@ t.test('issue: an access and a refresh token, stored by hash with the fields the
   const issued = write((tx) => issueTokens(tx, owner.userId, LIFETIMES), NOW + 1)
   const access = state.get('AuthToken', secretId(issued.token)) as Rec
   const refresh = state.get('AuthToken', secretId(issued.refreshToken)) as Rec
-  t.same(Object.entries(access), Object.entries({ id: secretId(issued.token), version: 1, createdAt: NOW + 1, updatedAt: NOW + 1, trashItem: null, user: owner.userId, kind: 'access', expiresAt: NOW + 1 + 60_000, pairId: null }))
-  t.same(Object.entries(refresh), Object.entries({ id: secretId(issued.refreshToken), version: 1, createdAt: NOW + 1, updatedAt: NOW + 1, trashItem: null, user: owner.userId, kind: 'refresh', expiresAt: NOW + 1 + 600_000, pairId: access.id }))
+  t.same(
+    Object.entries(access),
+    Object.entries({ id: secretId(issued.token), version: 1, createdAt: NOW + 1, updatedAt: NOW + 1, trashItem: null, user: owner.userId, kind: 'access', expiresAt: NOW + 1 + 60_000, pairId: null }),
+  )
+  t.same(
+    Object.entries(refresh),
+    Object.entries({
+      id: secretId(issued.refreshToken),
+      version: 1,
+      createdAt: NOW + 1,
+      updatedAt: NOW + 1,
+      trashItem: null,
+      user: owner.userId,
+      kind: 'refresh',
+      expiresAt: NOW + 1 + 600_000,
+      pairId: access.id,
+    }),
+  )
   t.equal(issued.expiration.ms, NOW + 1 + 60_000)
 })
 
@@ -47,7 +63,12 @@ t.test('ending a session removes its pair and no other token', async (t) => {
   const kept = write((tx) => issueTokens(tx, owner.userId, LIFETIMES))
   const ended = write((tx) => issueTokens(tx, owner.userId, LIFETIMES))
   write((tx) => endSession(tx, owner.userId, secretId(ended.token)))
-  t.same(tokensOf(state, owner.userId).map((rec) => rec.id).sort(), [secretId(kept.token), secretId(kept.refreshToken)].sort())
+  t.same(
+    tokensOf(state, owner.userId)
+      .map((rec) => rec.id)
+      .sort(),
+    [secretId(kept.token), secretId(kept.refreshToken)].sort(),
+  )
 })
 
 t.test('a password change asked for in a session ends every other session of the user', async (t) => {
@@ -61,24 +82,44 @@ t.test('a password change asked for in a session ends every other session of the
   const email = write((tx) => confirmForUser(tx, session, owner.userId, 'confirmation-id', 60_000, true))
   t.equal(email, 'olga@acme.test')
   const confirmation = state.get('PasswordConfirmation', secretId('confirmation-id')) as Rec
-  t.same(Object.entries(confirmation), Object.entries({ id: secretId('confirmation-id'), version: 1, createdAt: NOW, updatedAt: NOW, trashItem: null, user: owner.userId, expiresAt: NOW + 60_000, keepTokenId: session.tokenId }))
+  t.same(
+    Object.entries(confirmation),
+    Object.entries({ id: secretId('confirmation-id'), version: 1, createdAt: NOW, updatedAt: NOW, trashItem: null, user: owner.userId, expiresAt: NOW + 60_000, keepTokenId: session.tokenId }),
+  )
   write((tx) => createSecretKey(tx, owner, { name: 'ci' }, 'a-secret-key-text'))
   const changed = write((tx) => changePassword(tx, secretId('confirmation-id'), 'the-new-hash'))
   t.equal(changed?.password, 'the-new-hash')
-  const left = tokensOf(state, owner.userId).map((rec) => rec.id).sort()
+  const left = tokensOf(state, owner.userId)
+    .map((rec) => rec.id)
+    .sort()
   t.same(left, [secretId(asking.token), secretId(asking.refreshToken)].sort(), 'the asking session stays, the other ends')
   t.equal(state.get('AuthToken', secretId(other.token)), undefined)
   t.equal([...state.collection('SecretKey').values()].length, 1, 'secret keys stay when the user asked in a session')
-  t.equal(write((tx) => changePassword(tx, secretId('confirmation-id'), 'again')), null, 'a confirmation works once')
+  t.equal(
+    write((tx) => changePassword(tx, secretId('confirmation-id'), 'again')),
+    null,
+    'a confirmation works once',
+  )
 })
 
 t.test('a reset by mail ends every session and removes the secret keys', async (t) => {
   const { state, owner, write } = domainTenant()
   write((tx) => issueTokens(tx, owner.userId, LIFETIMES))
   write((tx) => createSecretKey(tx, owner, { name: 'ci' }, 'a-secret-key-text'))
-  t.equal(write((tx) => confirmByEmail(tx, 'nobody@acme.test', 'mailed-id', 60_000)), false, 'no user with that address')
-  t.equal(write((tx) => confirmByEmail(tx, 'olga@acme.test', 'mailed-id', 60_000)), true)
-  t.equal(write((tx) => changePassword(tx, secretId('mailed-id'), 'x'), NOW + 60_000), null, 'an expired confirmation is refused')
+  t.equal(
+    write((tx) => confirmByEmail(tx, 'nobody@acme.test', 'mailed-id', 60_000)),
+    false,
+    'no user with that address',
+  )
+  t.equal(
+    write((tx) => confirmByEmail(tx, 'olga@acme.test', 'mailed-id', 60_000)),
+    true,
+  )
+  t.equal(
+    write((tx) => changePassword(tx, secretId('mailed-id'), 'x'), NOW + 60_000),
+    null,
+    'an expired confirmation is refused',
+  )
   t.equal(state.get('PasswordConfirmation', secretId('mailed-id')), undefined, 'and consumed')
   write((tx) => confirmByEmail(tx, 'olga@acme.test', 'mailed-id', 60_000))
   t.ok(write((tx) => changePassword(tx, secretId('mailed-id'), 'the-new-hash')))

@@ -36,19 +36,37 @@ t.test('an access token signs its user in until it expires, while the user is ac
   const tokenId = secretId(issued.token)
   t.equal(userOfAccessToken(state, tokenId, NOW).id, bob.userId)
   t.equal(userOfAccessToken(state, tokenId, NOW + LIFETIMES.accessMs - 1).id, bob.userId, 'until the last millisecond')
-  t.equal(refusal(() => userOfAccessToken(state, tokenId, NOW + LIFETIMES.accessMs)), 'TL01-1010 the access token has expired')
-  t.equal(refusal(() => userOfAccessToken(state, secretId(issued.refreshToken), NOW)), 'TL01-1010 the access token is invalid', 'a refresh token is no access token')
-  t.equal(refusal(() => userOfAccessToken(state, secretId('never-issued'), NOW)), 'TL01-1010 the access token is invalid')
+  t.equal(
+    refusal(() => userOfAccessToken(state, tokenId, NOW + LIFETIMES.accessMs)),
+    'TL01-1010 the access token has expired',
+  )
+  t.equal(
+    refusal(() => userOfAccessToken(state, secretId(issued.refreshToken), NOW)),
+    'TL01-1010 the access token is invalid',
+    'a refresh token is no access token',
+  )
+  t.equal(
+    refusal(() => userOfAccessToken(state, secretId('never-issued'), NOW)),
+    'TL01-1010 the access token is invalid',
+  )
   write((tx) => updateObject(tx, owner, User, bob.userId, { active: false }, null, false))
   // Deactivating ends the user's sessions (sessions.ts): a token issued after it still does not sign in.
   const later = write((tx) => issueTokens(tx, bob.userId, LIFETIMES))
-  t.equal(refusal(() => userOfAccessToken(state, secretId(later.token), NOW)), 'TL01-1010 the user of this token cannot sign in', 'an inactive user')
+  t.equal(
+    refusal(() => userOfAccessToken(state, secretId(later.token), NOW)),
+    'TL01-1010 the user of this token cannot sign in',
+    'an inactive user',
+  )
   write((tx) => updateObject(tx, owner, User, bob.userId, { active: true }, null, false))
   const again = write((tx) => issueTokens(tx, bob.userId, LIFETIMES))
   t.equal(userOfAccessToken(state, secretId(again.token), NOW).id, bob.userId)
   write((tx) => deleteObject(tx, owner, User, bob.userId, false))
   const trashed = write((tx) => issueTokens(tx, bob.userId, LIFETIMES))
-  t.equal(refusal(() => userOfAccessToken(state, secretId(trashed.token), NOW)), 'TL01-1010 the user of this token cannot sign in', 'a user in the trash')
+  t.equal(
+    refusal(() => userOfAccessToken(state, secretId(trashed.token), NOW)),
+    'TL01-1010 the user of this token cannot sign in',
+    'a user in the trash',
+  )
 })
 
 t.test('a signed-in user is a superuser when the account owner or an admin', async (t) => {

@@ -47,9 +47,7 @@ t.test('a create and an update store it; a price is calculated from the complete
   t.equal(rec.duration, HOUR_MS, 'created with start and stop')
   const moved = write((tx) => updateObject(tx, owner, TimeRecord, rec.id, { duration: 2 * HOUR_MS }, rec.version, true))
   t.same([moved.stop, moved.duration], [NOW + 2 * HOUR_MS, 2 * HOUR_MS], 'updated with a duration')
-  const priced = write((tx) =>
-    updateObject(tx, owner, TimeRecord, rec.id, { stop: NOW + 3 * HOUR_MS }, moved.version, true, (candidate) => ({ price: (candidate.duration as number) / HOUR_MS })),
-  )
+  const priced = write((tx) => updateObject(tx, owner, TimeRecord, rec.id, { stop: NOW + 3 * HOUR_MS }, moved.version, true, (candidate) => ({ price: (candidate.duration as number) / HOUR_MS })))
   t.same([priced.duration, priced.price], [3 * HOUR_MS, 3], 'a write option sees the derived duration')
 })
 

@@ -24,10 +24,22 @@ t.test('the check: the account, the caller, the name', async (t) => {
   const account = accountOf(state)
   t.equal(checkUrlPrefixChange(state, owner, account.id, 'globex').id, account.id, 'the owner')
   t.equal(checkUrlPrefixChange(state, admin, account.id, 'globex').id, account.id, 'an admin')
-  t.equal(codeOf(() => checkUrlPrefixChange(state, bob, account.id, 'globex')), 'TL01-1008', 'a plain user')
-  t.equal(codeOf(() => checkUrlPrefixChange(state, owner, 'another-account-id', 'globex')), 'TL01-1101', 'another account')
+  t.equal(
+    codeOf(() => checkUrlPrefixChange(state, bob, account.id, 'globex')),
+    'TL01-1008',
+    'a plain user',
+  )
+  t.equal(
+    codeOf(() => checkUrlPrefixChange(state, owner, 'another-account-id', 'globex')),
+    'TL01-1101',
+    'another account',
+  )
   const longest = 'a'.repeat(TENANT_NAME_MAX_LENGTH)
-  t.equal(codeOf(() => checkUrlPrefixChange(state, owner, account.id, longest)), null, 'the longest name')
+  t.equal(
+    codeOf(() => checkUrlPrefixChange(state, owner, account.id, longest)),
+    null,
+    'the longest name',
+  )
   for (const bad of ['Globex', '-globex', 'globex-', 'glo.bex', '', `${longest}a`, 'api', 'www']) {
     try {
       checkUrlPrefixChange(state, owner, account.id, bad)

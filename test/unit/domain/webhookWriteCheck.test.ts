@@ -50,5 +50,9 @@ t.test('the Webhook declares its write check: url, private addresses, resources,
   const selections: string[] = []
   t.equal(await refusal(() => check.record(services(false, selections), webhook({ resources: 'time/projects', filter: "name eq 'a'" }))), null)
   t.same(selections, ["time/projects | name eq 'a'"], 'resources and filter as stored go to the change feed’s check')
-  t.equal(await refusal(() => check.record(services(false), webhook({ resources: 'time/projects', filter: 'broken' }))), 'TL01-1105 Webhook: $filter: broken is not a filter', 'its refusal names the resource')
+  t.equal(
+    await refusal(() => check.record(services(false), webhook({ resources: 'time/projects', filter: 'broken' }))),
+    'TL01-1105 Webhook: $filter: broken is not a filter',
+    'its refusal names the resource',
+  )
 })

@@ -20,7 +20,21 @@ const URL = 'https://hooks.example.test/timeledger'
 const MADE_SECRET = 'a-secret-made-by-the-route'
 
 function outcome(event: string, status: DeliveryOutcome['status'], more: Partial<DeliveryOutcome> = {}): DeliveryOutcome {
-  return { event, resource: 'time/timerecords', kind: 'created', objectId: 'object-id', status, attempts: 1, lastError: null, responseStatus: 200, firstAttemptAt: NOW, lastAttemptAt: NOW, nextAttemptAt: null, deliveredAt: null, ...more }
+  return {
+    event,
+    resource: 'time/timerecords',
+    kind: 'created',
+    objectId: 'object-id',
+    status,
+    attempts: 1,
+    lastError: null,
+    responseStatus: 200,
+    firstAttemptAt: NOW,
+    lastAttemptAt: NOW,
+    nextAttemptAt: null,
+    deliveredAt: null,
+    ...more,
+  }
 }
 
 function webhook(tenant: DomainTenant, seq = 41): Rec {
@@ -37,7 +51,11 @@ t.test('create: the creator’s, the made secret unless one is given, the cursor
   t.equal(write((tx) => createWebhook(tx, owner, { url: URL, secret: '' }, MADE_SECRET, 7)).secret, MADE_SECRET, 'an empty one is none')
   t.equal(write((tx) => createWebhook(tx, owner, { url: URL, deliveredEvent: '999' }, MADE_SECRET, 7)).deliveredEvent, '7', 'a cursor in the values is not taken')
   const bob = addUser(tenant, 'bob@acme.test')
-  t.equal(codeOf(() => write((tx) => createWebhook(tx, bob, { url: URL }, MADE_SECRET, 7))), 'TL01-1008', 'superusers only')
+  t.equal(
+    codeOf(() => write((tx) => createWebhook(tx, bob, { url: URL }, MADE_SECRET, 7))),
+    'TL01-1008',
+    'superusers only',
+  )
 })
 
 t.test('an outcome: retrying keeps the cursor, done moves it; one delivery per event; the webhook’s version stays', async (t) => {
@@ -47,7 +65,10 @@ t.test('an outcome: retrying keeps the cursor, done moves it; one delivery per e
   const id = deliveryIdOf(hook.id, '42')
   t.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
   t.not(deliveryIdOf(hook.id, '43'), id)
-  t.equal(write((tx) => recordDelivery(tx, hook.id, outcome('42', 'retrying', { lastError: 'HTTP 500', responseStatus: 500, nextAttemptAt: NOW + 1_000 }))), true)
+  t.equal(
+    write((tx) => recordDelivery(tx, hook.id, outcome('42', 'retrying', { lastError: 'HTTP 500', responseStatus: 500, nextAttemptAt: NOW + 1_000 }))),
+    true,
+  )
   t.match(state.get('WebhookDelivery', id), { webhook: hook.id, event: '42', status: 'retrying', attempts: 1, version: 1 })
   t.match(state.get('Webhook', hook.id), { deliveredEvent: '41', failingSince: NOW, lastError: 'HTTP 500', version: hook.version }, 'failing, the cursor where it was')
   write((tx) => recordDelivery(tx, hook.id, outcome('42', 'delivered', { attempts: 2, deliveredAt: NOW + 1_000 })), NOW + 1_000)
@@ -63,8 +84,14 @@ t.test('a webhook that no longer delivers: nothing written', async (t) => {
   const { state, owner, write } = tenant
   const hook = webhook(tenant)
   write((tx) => updateObject(tx, owner, Webhook, hook.id, { active: false }, null, false))
-  t.equal(write((tx) => recordDelivery(tx, hook.id, outcome('42', 'delivered'))), false)
-  t.equal(write((tx) => recordDelivery(tx, 'no-such-webhook', outcome('42', 'delivered'))), false)
+  t.equal(
+    write((tx) => recordDelivery(tx, hook.id, outcome('42', 'delivered'))),
+    false,
+  )
+  t.equal(
+    write((tx) => recordDelivery(tx, 'no-such-webhook', outcome('42', 'delivered'))),
+    false,
+  )
   t.equal(state.collection('WebhookDelivery').size, 0)
   t.equal(state.get('Webhook', hook.id)?.deliveredEvent, '41')
   write((tx) => noteWebhookState(tx, hook.id, 'paused: something', '50'))

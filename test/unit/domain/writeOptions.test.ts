@@ -32,13 +32,19 @@ t.test('a declared write option: listed with its types, derived when asked, refu
   const state = domainTenant().state
   t.equal(derivedByOptions(Gauge, []), undefined, 'none asked: nothing derived')
   t.same(derivedByOptions(Gauge, ['double_it'])?.({ id: 'g', version: 1, createdAt: 0, updatedAt: 0, trashItem: null, value: 21 }, state), { doubled: 42 })
-  t.equal(codeOf(() => derivedByOptions(Plain, ['double_it'])), 'TL01-1105')
+  t.equal(
+    codeOf(() => derivedByOptions(Plain, ['double_it'])),
+    'TL01-1105',
+  )
   t.throws(() => derivedByOptions(Plain, ['double_it']), /double_it does not apply to Plain/)
 })
 
 t.test('the service’s: calculate_price on time records alone, priced from the price lists', async (t) => {
   t.same(writeOptionParams(RESOURCES), [{ param: 'calculate_price', types: ['TimeRecord'] }])
-  t.equal(codeOf(() => derivedByOptions(Project, ['calculate_price'])), 'TL01-1105')
+  t.equal(
+    codeOf(() => derivedByOptions(Project, ['calculate_price'])),
+    'TL01-1105',
+  )
   const tenant = domainTenant()
   tenant.write((tx) => createObject(tx, tenant.owner, TimePriceList, { user: tenant.owner.userId, price: 60 }))
   const derive = derivedByOptions(TimeRecord, ['calculate_price'])

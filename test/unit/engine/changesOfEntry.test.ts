@@ -22,17 +22,32 @@ const kindsOf = (at: number, ops: LogEntry['ops']) => changesOfEntry(7, entry(at
 
 t.same(kindsOf(AT, [{ op: 'put', type: 'Client', rec: created }]), ['created'])
 t.same(kindsOf(AT + 10, [{ op: 'put', type: 'Client', rec: updated }]), ['updated'])
-t.same(kindsOf(AT + 20, [{ op: 'put', type: 'TrashItem', rec: buildRecord(resourceByType('TrashItem'), {}, AT + 20) }, { op: 'put', type: 'Client', rec: trashed }]), [
-  'created',
-  'deleted',
-])
-t.same(kindsOf(AT + 30, [{ op: 'del', type: 'TrashItem', id: 'trash-1' }, { op: 'put', type: 'Client', rec: restored }]), ['removed', 'restored'])
+t.same(
+  kindsOf(AT + 20, [
+    { op: 'put', type: 'TrashItem', rec: buildRecord(resourceByType('TrashItem'), {}, AT + 20) },
+    { op: 'put', type: 'Client', rec: trashed },
+  ]),
+  ['created', 'deleted'],
+)
+t.same(
+  kindsOf(AT + 30, [
+    { op: 'del', type: 'TrashItem', id: 'trash-1' },
+    { op: 'put', type: 'Client', rec: restored },
+  ]),
+  ['removed', 'restored'],
+)
 t.same(kindsOf(AT + 40, [{ op: 'del', type: 'Client', id: created.id }]), ['removed'])
 t.same(kindsOf(AT + 40, [{ op: 'put', type: 'Client', rec: { ...updated } }]), ['updated'], 'a put without a trash item removed is no restore')
 
 t.test('records that are never events give none; op counts every operation', async (t) => {
   const token = buildRecord(resourceByType('AuthToken'), { kind: 'access' }, AT)
-  const changes = changesOfEntry(9, entry(AT, [{ op: 'put', type: 'AuthToken', rec: token }, { op: 'put', type: 'Client', rec: created }]))
+  const changes = changesOfEntry(
+    9,
+    entry(AT, [
+      { op: 'put', type: 'AuthToken', rec: token },
+      { op: 'put', type: 'Client', rec: created },
+    ]),
+  )
   t.equal(changes.length, 1)
   t.match(changes[0], { seq: 9, op: 1, atMs: AT, id: created.id, kind: 'created' })
   t.ok(entryChangesAccess(entry(AT, [{ op: 'put', type: 'AuthToken', rec: token }])), 'a token changed: access may have')

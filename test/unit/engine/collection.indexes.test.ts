@@ -45,7 +45,10 @@ const current = (collection: Collection, rec: Rec) => collection.get(rec.id)?.ve
 
 function check(t: Test, collection: Collection, context: string): boolean {
   const all = [...collection.values()]
-  for (const [field, values] of [['user', USERS], ['project', PROJECTS]] as const) {
+  for (const [field, values] of [
+    ['user', USERS],
+    ['project', PROJECTS],
+  ] as const) {
     for (const value of values) {
       const got = [...collection.lookup(field, value)]
       const expected = all.filter((rec) => rec[field] === value)

@@ -71,7 +71,11 @@ const timeRecordValuesArb = fc.record(
   {
     user: fc.constantFrom(...USERS, null),
     project: fc.constantFrom(...PROJECTS, null),
-    start: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 20 * DAY_MS }).map((ms) => BASE_MS + ms), fc.constantFrom(BASE_MS, BASE_MS + DAY_MS)),
+    start: fc.oneof(
+      fc.constant(null),
+      fc.integer({ min: 0, max: 20 * DAY_MS }).map((ms) => BASE_MS + ms),
+      fc.constantFrom(BASE_MS, BASE_MS + DAY_MS),
+    ),
     duration: numberArb,
     description: fc.oneof(fc.constantFrom(...DESCRIPTIONS, null), fc.string({ maxLength: 12 })),
     billable: fc.constantFrom(true, false, null),
@@ -88,20 +92,43 @@ const projectValuesArb = fc.record(
     name: fc.constantFrom('Alpha', 'Beta', null),
     client: fc.constantFrom(...PROJECTS, null),
     owner: fc.constantFrom(...USERS, null),
-    begins: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 5 * DAY_MS }).map((ms) => BASE_MS + ms)),
+    begins: fc.oneof(
+      fc.constant(null),
+      fc.integer({ min: 0, max: 5 * DAY_MS }).map((ms) => BASE_MS + ms),
+    ),
     timeBudget: numberArb,
     active: fc.constantFrom(true, false, null, 'yes'),
   },
   { requiredKeys: [] },
 )
 
-type Write =
-  | { kind: 'put'; type: 0 | 1; pick: number; newId: string | null; values: Record<string, unknown>; drop: string | null; trash: boolean | null }
-  | { kind: 'del'; type: 0 | 1; pick: number }
+type Write = { kind: 'put'; type: 0 | 1; pick: number; newId: string | null; values: Record<string, unknown>; drop: string | null; trash: boolean | null } | { kind: 'del'; type: 0 | 1; pick: number }
 
 const writeArb: fc.Arbitrary<Write> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('put' as const), type: fc.constant(0 as const), pick: fc.nat(), newId: fc.option(idArb, { freq: 2 }), values: timeRecordValuesArb, drop: fc.option(fc.constantFrom('stop', 'approved', 'workType'), { freq: 4 }), trash: fc.option(fc.boolean(), { freq: 3 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('put' as const), type: fc.constant(1 as const), pick: fc.nat(), newId: fc.option(idArb, { freq: 2 }), values: projectValuesArb, drop: fc.constant(null), trash: fc.option(fc.boolean(), { freq: 3 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('put' as const),
+      type: fc.constant(0 as const),
+      pick: fc.nat(),
+      newId: fc.option(idArb, { freq: 2 }),
+      values: timeRecordValuesArb,
+      drop: fc.option(fc.constantFrom('stop', 'approved', 'workType'), { freq: 4 }),
+      trash: fc.option(fc.boolean(), { freq: 3 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('put' as const),
+      type: fc.constant(1 as const),
+      pick: fc.nat(),
+      newId: fc.option(idArb, { freq: 2 }),
+      values: projectValuesArb,
+      drop: fc.constant(null),
+      trash: fc.option(fc.boolean(), { freq: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('del' as const), type: fc.constantFrom(0 as const, 1 as const), pick: fc.nat() }) },
 )
 
@@ -114,7 +141,15 @@ type Step =
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 10, arbitrary: writeArb.map((write) => ({ kind: 'write' as const, write })) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('tx' as const), writes: fc.array(writeArb, { minLength: 1, maxLength: 5 }), end: fc.constantFrom('commit' as const, 'rollback' as const, 'savepoint' as const), savepointAfter: fc.nat(5) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('tx' as const),
+      writes: fc.array(writeArb, { minLength: 1, maxLength: 5 }),
+      end: fc.constantFrom('commit' as const, 'rollback' as const, 'savepoint' as const),
+      savepointAfter: fc.nat(5),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('frozenSnapshot' as const), writes: fc.array(writeArb, { maxLength: 6 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'reload' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'replay' as const }) },
@@ -154,7 +189,7 @@ function opOf(write: Write, model: Model, now: number): Op | undefined {
   const { extraField, ...declared } = write.values
   const base = before === undefined ? buildRecord(decl, { ...declared, id }, now) : { ...before, ...declared, version: before.version + 1, updatedAt: now }
   const rec: Rec = { ...base }
-  if (write.trash !== null) rec.trashItem = write.trash ? TAGS[0] as string : null
+  if (write.trash !== null) rec.trashItem = write.trash ? (TAGS[0] as string) : null
   if (extraField !== undefined) (rec as Record<string, unknown>).extraField = extraField
   if (write.drop !== null) delete (rec as Record<string, unknown>)[write.drop]
   return { op: 'put', type: decl.type, rec }
@@ -183,12 +218,22 @@ function disagreement(state: TenantState, model: Model, shape: (decl: ResourceDe
     const collection = state.collection(decl.type)
     const expected = [...model.of(decl.type).values()].map((rec) => shape(decl, rec))
     if (collection.size !== expected.length) return `${decl.type}: ${collection.size} records, the model ${expected.length}`
-    for (const rec of expected) if (!isDeepStrictEqual(state.get(decl.type, rec.id), rec)) return `${decl.type} ${rec.id}: ${JSON.stringify(state.get(decl.type, rec.id))} is not ${JSON.stringify(rec)}`
+    for (const rec of expected)
+      if (!isDeepStrictEqual(state.get(decl.type, rec.id), rec)) return `${decl.type} ${rec.id}: ${JSON.stringify(state.get(decl.type, rec.id))} is not ${JSON.stringify(rec)}`
     // While nothing changes, a record read again is the very object read before (rendered JSON is kept by it).
     // biome-ignore lint/suspicious/noSelfCompare: two reads of the same record compared: the point is that they are one object
     for (const rec of expected) if (state.get(decl.type, rec.id) !== state.get(decl.type, rec.id)) return `${decl.type} ${rec.id}: read twice, two objects`
     if (!sameRecords([...collection.values()], expected)) return `${decl.type}: the records in order differ`
-    const indexed = decl === TimeRecord ? [['user', USERS], ['project', PROJECTS]] as const : [['client', PROJECTS], ['owner', USERS]] as const
+    const indexed =
+      decl === TimeRecord
+        ? ([
+            ['user', USERS],
+            ['project', PROJECTS],
+          ] as const)
+        : ([
+            ['client', PROJECTS],
+            ['owner', USERS],
+          ] as const)
     for (const [field, values] of indexed) {
       for (const value of [...values, 'nobody']) {
         // A key kept in date order (TimeRecord's indexOrder) gives its records in that order once read in it: compared by id.
@@ -198,7 +243,9 @@ function disagreement(state: TenantState, model: Model, shape: (decl: ResourceDe
         for (const descending of [false, true]) {
           const ordered = collection.orderedLookup(field, value, 'start', descending)
           const sortKey = (rec: Rec) => (typeof rec.start === 'number' ? rec.start : Number.NEGATIVE_INFINITY)
-          const wanted = expected.filter((rec) => rec[field] === value).sort((a, b) => (sortKey(a) !== sortKey(b) ? (sortKey(a) < sortKey(b) ? -1 : 1) * (descending ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          const wanted = expected
+            .filter((rec) => rec[field] === value)
+            .sort((a, b) => (sortKey(a) !== sortKey(b) ? (sortKey(a) < sortKey(b) ? -1 : 1) * (descending ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
           if (ordered !== null && !sameRecords([...ordered], wanted)) return `${decl.type}: ${field} = ${value} in start order (descending ${descending})`
         }
       }

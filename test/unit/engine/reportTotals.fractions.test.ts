@@ -54,7 +54,10 @@ t.test('time records without a start whose durations are no integers: a snapshot
   const frozenColumns = encodeSnapshot(state.tenant, state.seq, 0, { ...source, columnsFrom: 1 })
   release()
   t.ok(decodeSnapshot(frozenColumns).body.columns?.tables.length === 1, 'the time records travel as columns')
-  for (const [name, bytes] of [['records (format 5)', frozenRecords], ['columns (format 6)', frozenColumns]] as const) {
+  for (const [name, bytes] of [
+    ['records (format 5)', frozenRecords],
+    ['columns (format 6)', frozenColumns],
+  ] as const) {
     const back = loaded(bytes)
     t.equal(timeMsOf(back), 5e-324, `loaded from ${name}: the stored sum, not one added up again`)
     t.ok(bytesOf(back).equals(moment), `loaded from ${name}: a snapshot of it is byte for byte the moment's`)

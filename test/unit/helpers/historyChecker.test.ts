@@ -5,7 +5,19 @@
  * each kind of anomaly is caught by a history made to show exactly it.
  */
 import t from 'tap'
-import { ANOMALY_KINDS, checkHistory, type AnomalyKind, type FinalChains, type LoggedVersion, type Operation, type Outcome, type Put, type ReadOp, type Seen, type WriteOp } from '../../helpers/historyChecker.js'
+import {
+  ANOMALY_KINDS,
+  checkHistory,
+  type AnomalyKind,
+  type FinalChains,
+  type LoggedVersion,
+  type Operation,
+  type Outcome,
+  type Put,
+  type ReadOp,
+  type Seen,
+  type WriteOp,
+} from '../../helpers/historyChecker.js'
 
 let ids = 0
 function write(startMs: number, endMs: number, outcome: Outcome, puts: Put[], answered?: number[]): WriteOp {
@@ -44,7 +56,16 @@ function cleanHistory(): { history: Operation[]; final: FinalChains } {
     read(65, 66, [saw('t/d', 1, 'd1')]),
     read(80, 90, [saw('t/a', 3, 'a3'), saw('t/b', 1, 'b1'), saw('t/c', 1, 'c1'), saw('t/d', 1, 'd1')], 't/'),
   ]
-  const final = chains({ 't/a': [[1, 'a1', 1], [2, 'a2', 2], [3, 'a3', 3]], 't/b': [[1, 'b1', 3]], 't/c': [[1, 'c1', 3]], 't/d': [[1, 'd1', 4]] })
+  const final = chains({
+    't/a': [
+      [1, 'a1', 1],
+      [2, 'a2', 2],
+      [3, 'a3', 3],
+    ],
+    't/b': [[1, 'b1', 3]],
+    't/c': [[1, 'c1', 3]],
+    't/d': [[1, 'd1', 4]],
+  })
   return { history, final }
 }
 
@@ -61,7 +82,11 @@ t.test('an indeterminate write may be absent, and may have been applied after it
   const notApplied = [write(0, 10, 'unknown', [put('t/a', 1, 'a1')]), read(20, 30, [absent('t/a')])]
   t.same(kindsOf(notApplied, chains({})), [], 'absent')
   const lateGroup = write(0, 10, 'unknown', [put('t/a', 1, 'a1'), put('t/b', 1, 'b1')])
-  t.same(kindsOf([lateGroup, read(20, 30, [absent('t/a'), absent('t/b')]), read(40, 50, [saw('t/a', 1, 'a1'), saw('t/b', 1, 'b1')])], chains({ 't/a': [[1, 'a1', 7]], 't/b': [[1, 'b1', 7]] })), [], 'applied after a read that did not see it')
+  t.same(
+    kindsOf([lateGroup, read(20, 30, [absent('t/a'), absent('t/b')]), read(40, 50, [saw('t/a', 1, 'a1'), saw('t/b', 1, 'b1')])], chains({ 't/a': [[1, 'a1', 7]], 't/b': [[1, 'b1', 7]] })),
+    [],
+    'applied after a read that did not see it',
+  )
 })
 
 t.test('each kind of anomaly is caught', async (t) => {
@@ -70,11 +95,21 @@ t.test('each kind of anomaly is caught', async (t) => {
     'failed-write-applied': () => ({ history: [write(0, 10, 'failed', [put('t/a', 1, 'a1')])], final: chains({ 't/a': [[1, 'a1', 1]] }) }),
     'version-gap': () => ({
       history: [write(0, 10, 'ok', [put('t/a', 1, 'a1')]), write(20, 30, 'unknown', [put('t/a', 3, 'a3')])],
-      final: chains({ 't/a': [[1, 'a1', 1], [3, 'a3', 2]] }),
+      final: chains({
+        't/a': [
+          [1, 'a1', 1],
+          [3, 'a3', 2],
+        ],
+      }),
     }),
     'two-contents': () => ({
       history: [write(0, 10, 'ok', [put('t/a', 1, 'a1')]), write(20, 30, 'unknown', [put('t/a', 2, 'a2-x')]), write(20, 30, 'ok', [put('t/a', 2, 'a2-y')]), read(31, 32, [saw('t/a', 2, 'a2-x')])],
-      final: chains({ 't/a': [[1, 'a1', 1], [2, 'a2-y', 2]] }),
+      final: chains({
+        't/a': [
+          [1, 'a1', 1],
+          [2, 'a2-y', 2],
+        ],
+      }),
     }),
     'unknown-value': () => ({ history: [write(0, 10, 'ok', [put('t/a', 1, 'a1')]), read(20, 30, [saw('t/a', 1, 'never-written')])], final: chains({ 't/a': [[1, 'a1', 1]] }) }),
     'dirty-read': () => ({
@@ -82,7 +117,13 @@ t.test('each kind of anomaly is caught', async (t) => {
       final: chains({ 't/a': [[1, 'a1', 1]] }),
     }),
     'failed-write-seen': () => ({
-      history: [write(0, 10, 'ok', [put('t/a', 1, 'a1')]), write(20, 30, 'failed', [put('t/a', 2, 'a2')]), read(25, 35, [saw('t/a', 1, 'a1')]), read(40, 50, [saw('t/a', 1, 'a1')]), read(26, 27, [saw('t/a', 2, 'a2')])],
+      history: [
+        write(0, 10, 'ok', [put('t/a', 1, 'a1')]),
+        write(20, 30, 'failed', [put('t/a', 2, 'a2')]),
+        read(25, 35, [saw('t/a', 1, 'a1')]),
+        read(40, 50, [saw('t/a', 1, 'a1')]),
+        read(26, 27, [saw('t/a', 2, 'a2')]),
+      ],
       final: chains({ 't/a': [[1, 'a1', 1]] }),
     }),
     'future-read': () => ({
@@ -91,11 +132,28 @@ t.test('each kind of anomaly is caught', async (t) => {
     }),
     'stale-read': () => ({
       history: [write(0, 10, 'ok', [put('t/a', 1, 'a1')]), write(20, 30, 'ok', [put('t/a', 2, 'a2')]), read(40, 50, [saw('t/a', 1, 'a1')])],
-      final: chains({ 't/a': [[1, 'a1', 1], [2, 'a2', 2]] }),
+      final: chains({
+        't/a': [
+          [1, 'a1', 1],
+          [2, 'a2', 2],
+        ],
+      }),
     }),
     'version-backwards': () => ({
-      history: [write(0, 10, 'ok', [put('t/a', 1, 'a1')]), read(15, 18, [saw('t/a', 3, 'a3')]), write(5, 12, 'ok', [put('t/a', 2, 'a2')]), write(9, 14, 'ok', [put('t/a', 3, 'a3')]), write(20, 30, 'ok', [put('t/a', 2, 'a2-again')])],
-      final: chains({ 't/a': [[1, 'a1', 1], [2, 'a2', 2], [3, 'a3', 3]] }),
+      history: [
+        write(0, 10, 'ok', [put('t/a', 1, 'a1')]),
+        read(15, 18, [saw('t/a', 3, 'a3')]),
+        write(5, 12, 'ok', [put('t/a', 2, 'a2')]),
+        write(9, 14, 'ok', [put('t/a', 3, 'a3')]),
+        write(20, 30, 'ok', [put('t/a', 2, 'a2-again')]),
+      ],
+      final: chains({
+        't/a': [
+          [1, 'a1', 1],
+          [2, 'a2', 2],
+          [3, 'a3', 3],
+        ],
+      }),
     }),
     'half-applied-group': () => ({
       history: [write(0, 10, 'unknown', [put('t/a', 1, 'a1'), put('t/b', 1, 'b1')])],
@@ -110,7 +168,10 @@ t.test('each kind of anomaly is caught', async (t) => {
   for (const kind of ANOMALY_KINDS) {
     const { history, final } = cases[kind]()
     const found = checkHistory(history, final).anomalies
-    t.ok(found.some((anomaly) => anomaly.kind === kind), `${kind}: caught (${found.map((anomaly) => `${anomaly.kind}: ${anomaly.message}`).join('; ')})`)
+    t.ok(
+      found.some((anomaly) => anomaly.kind === kind),
+      `${kind}: caught (${found.map((anomaly) => `${anomaly.kind}: ${anomaly.message}`).join('; ')})`,
+    )
   }
 })
 

@@ -18,7 +18,10 @@ t.test('the same seed deals the same numbers, another seed others', async (t) =>
 t.test('numbers in [0, 1), integers in their bounds, every item picked, shuffles a permutation', async (t) => {
   const random = seededRandom(7)
   const numbers = Array.from({ length: 10_000 }, random.next)
-  t.ok(numbers.every((value) => value >= 0 && value < 1), 'in [0, 1)')
+  t.ok(
+    numbers.every((value) => value >= 0 && value < 1),
+    'in [0, 1)',
+  )
   const mean = numbers.reduce((sum, value) => sum + value, 0) / numbers.length
   t.ok(mean > 0.47 && mean < 0.53, `spread over the range (mean ${mean.toFixed(3)})`)
   const dice = Array.from({ length: 6_000 }, () => random.between(1, 6))

@@ -40,15 +40,26 @@ t.test('past the budget the streams holding the most are cut first, only as many
     stream.grow(sizes[index] as number)
   })
   t.equal(budget.heldBytes, 1100)
-  t.same(streams.map((stream) => stream.cutCount), [0, 0, 0, 0, 0], 'not within the turn that went past it')
+  t.same(
+    streams.map((stream) => stream.cutCount),
+    [0, 0, 0, 0, 0],
+    'not within the turn that went past it',
+  )
   await turn()
-  t.same(streams.map((stream) => stream.cutCount), [0, 1, 0, 0, 0], 'the one holding the most, and that was enough')
+  t.same(
+    streams.map((stream) => stream.cutCount),
+    [0, 1, 0, 0, 0],
+    'the one holding the most, and that was enough',
+  )
   t.equal(budget.heldBytes, 700)
   t.equal(budget.cuts, 1)
   // All grow by 150 in one turn: 1300 held, so 300 must go: the next heaviest (300 + 150 = 450) alone does it.
   for (const stream of streams) if (stream.cutCount === 0) stream.grow(150)
   await turn()
-  t.same(streams.map((stream) => stream.cutCount), [0, 1, 1, 0, 0])
+  t.same(
+    streams.map((stream) => stream.cutCount),
+    [0, 1, 1, 0, 0],
+  )
   t.equal(budget.heldBytes, 850)
 })
 

@@ -73,7 +73,7 @@ t.test('the query read as URLSearchParams reads it', async (t) => {
   const chosen = [
     '',
     'token=abc&$top=100',
-    "%24filter=project%2Fid+eq+%27p1%27&%24orderby=start+desc&%24top=100&no_expand=true&token=x",
+    '%24filter=project%2Fid+eq+%27p1%27&%24orderby=start+desc&%24top=100&no_expand=true&token=x',
     'a=1&a=2&b',
     '&&a=&=b&c==d&',
     'q=%E2%82%AC+%2B+a%2Bb',

@@ -25,7 +25,11 @@ t.test('an object, by id or by its alias, and what is below it', async (t) => {
   t.same(parseCollectionPath(User, ['@self', '$history'], 0), { kind: 'history', id: '@self', alias: true })
   t.same(parseCollectionPath(User, ['summary', '@deleted'], 0), { kind: 'trashedObject', id: 'summary', alias: false }, 'summary with more is an id')
   t.same(parseCollectionPath(User, ['$x', '$set'], 0), { kind: 'set', id: '$x', alias: false }, 'an operation name with more is an id')
-  t.same(parseCollectionPath(User, ['@active', 'summary', 'more'], 0), { kind: 'noSuchPath', id: '@active', alias: false, message: 'no resource at this path', underTrash: false }, 'a view name with a long tail is an id')
+  t.same(
+    parseCollectionPath(User, ['@active', 'summary', 'more'], 0),
+    { kind: 'noSuchPath', id: '@active', alias: false, message: 'no resource at this path', underTrash: false },
+    'a view name with a long tail is an id',
+  )
   t.same(parseCollectionPath(User, ['u1', '$lock'], 0), { kind: 'action', id: 'u1', alias: false, name: '$lock' })
 })
 

@@ -32,6 +32,10 @@ t.test('HTTP runs a declared write check generically, with the configuration and
   await check?.values(call, { name: 'a' })
   check?.record(call, { id: 'g', version: 1, createdAt: 0, updatedAt: 0, trashItem: null, name: "name eq 'a'" })
   t.same(seen, ['values a private true', "record name eq 'a'"])
-  t.throws(() => check?.record(call, { id: 'g', version: 1, createdAt: 0, updatedAt: 0, trashItem: null, name: 'name eq' }), { code: 'TL01-1105' }, 'the change feed’s own parser refuses a broken $filter')
+  t.throws(
+    () => check?.record(call, { id: 'g', version: 1, createdAt: 0, updatedAt: 0, trashItem: null, name: 'name eq' }),
+    { code: 'TL01-1105' },
+    'the change feed’s own parser refuses a broken $filter',
+  )
   t.equal(writeCheckOf(declareResource({ type: 'Bare', path: 'bares', description: 'none', displayName: () => '', fields: [] })), undefined, 'none declared: none run')
 })

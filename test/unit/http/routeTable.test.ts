@@ -38,7 +38,11 @@ t.test('matchingRoutes finds what a scan of the whole table finds', async (t) =>
     for (const scope of ['public', 'tenant'] as const) {
       const scanned = ROUTES.filter((route) => route.scope === scope && matchPattern(route.pattern, segments) !== null)
       const matches = matchingRoutes(scope, segments)
-      t.same(matches.map((match) => match.route), scanned, `${scope} /${segments.join('/')}`)
+      t.same(
+        matches.map((match) => match.route),
+        scanned,
+        `${scope} /${segments.join('/')}`,
+      )
       for (const match of matches) t.same(match.params, matchPattern(match.route.pattern, segments))
       found += matches.length
     }

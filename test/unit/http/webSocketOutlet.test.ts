@@ -73,7 +73,14 @@ t.test("a round's events reach each socket in one cork, one message each, in ord
   first.send(message('{"seq":4}'))
   first.send(message('{"seq":5}'))
   await roundEnd()
-  t.same(one.corks, [['{"seq":1}', '{"seq":2}', '{"seq":3}'], ['{"seq":4}', '{"seq":5}']], 'the next round is a cork of its own')
+  t.same(
+    one.corks,
+    [
+      ['{"seq":1}', '{"seq":2}', '{"seq":3}'],
+      ['{"seq":4}', '{"seq":5}'],
+    ],
+    'the next round is a cork of its own',
+  )
 })
 
 t.test('past SOCKET_BUFFER_BYTES held by uWS, events wait in the outlet until the socket drains', async (t) => {

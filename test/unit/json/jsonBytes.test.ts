@@ -51,15 +51,29 @@ t.test('small lists and values JSON turns into null', async () => {
 })
 
 t.test('lists of many chunks', async () => {
-  for (const [count, bytes] of [[100, 2800], [1000, 300], [5000, 40], [3, 100_000]] as const) {
-    sameBytes(Array.from({ length: count }, (_, index) => row(index, bytes)), `${count} rows of about ${bytes} B`)
+  for (const [count, bytes] of [
+    [100, 2800],
+    [1000, 300],
+    [5000, 40],
+    [3, 100_000],
+  ] as const) {
+    sameBytes(
+      Array.from({ length: count }, (_, index) => row(index, bytes)),
+      `${count} rows of about ${bytes} B`,
+    )
   }
 })
 
 t.test('an element larger than the answer buffer, a long answer, then small answers again', async () => {
   sameBytes([row(1), row(2, 3_000_000), row(3)], 'a 3 MB element among small ones')
-  sameBytes(Array.from({ length: 400 }, (_, index) => row(index, 30_000)), 'a 12 MB answer (past the answer buffer it goes on as strings)')
-  sameBytes(Array.from({ length: 100 }, (_, index) => row(index)), 'a small answer afterwards')
+  sameBytes(
+    Array.from({ length: 400 }, (_, index) => row(index, 30_000)),
+    'a 12 MB answer (past the answer buffer it goes on as strings)',
+  )
+  sameBytes(
+    Array.from({ length: 100 }, (_, index) => row(index)),
+    'a small answer afterwards',
+  )
 })
 
 t.test('an answer not given back is untouched by the next one', async () => {
@@ -101,8 +115,20 @@ t.test('fragments are copied in where they stand', async (t) => {
     ['dates with toJSON', [{ start: new OutDate(1_700_000_000_000), user }]],
     ['many rows sharing fragments', Array.from({ length: 500 }, (_, index) => ({ id: `r${index}`, user, n: index, project: index % 2 === 0 ? project : stub, text: 'x'.repeat(index) }))],
     ['rows larger than the answer buffer', Array.from({ length: 40 }, (_, index) => ({ id: `r${index}`, user, text: 'y'.repeat(100_000) }))],
-    ['a fragment larger than the answer buffer', [{ id: 'r6', user }, { big: fragmentOf({ text: 'z'.repeat(2_000_000) }), user }]],
-    ['data that is exactly the marker, as a value and as a key', [{ id: 'r4', user, text: FRAGMENT_MARKER }, { [FRAGMENT_MARKER]: 1, project }]],
+    [
+      'a fragment larger than the answer buffer',
+      [
+        { id: 'r6', user },
+        { big: fragmentOf({ text: 'z'.repeat(2_000_000) }), user },
+      ],
+    ],
+    [
+      'data that is exactly the marker, as a value and as a key',
+      [
+        { id: 'r4', user, text: FRAGMENT_MARKER },
+        { [FRAGMENT_MARKER]: 1, project },
+      ],
+    ],
     ['data that holds the marker inside a longer text', [{ id: 'r5', user, text: `a${FRAGMENT_MARKER}b` }]],
   ]
   for (const [what, items] of cases) {

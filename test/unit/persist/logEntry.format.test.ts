@@ -40,7 +40,15 @@ function replayed(...entries: Uint8Array[]): TenantState {
 }
 
 t.test('format 4: arrays, each put a field list and its values, read by a fresh decoder', async (t) => {
-  const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: NOW, ops: [{ op: 'put', type: 'Project', rec: project }, { op: 'put', type: 'TimeRecord', rec: first }], by: 'user-1' }
+  const entry: LogEntry = {
+    v: LOG_ENTRY_FORMAT,
+    at: NOW,
+    ops: [
+      { op: 'put', type: 'Project', rec: project },
+      { op: 'put', type: 'TimeRecord', rec: first },
+    ],
+    by: 'user-1',
+  }
   const bytes = encodeLogEntry(entry)
   const wire = freshDecoder().unpack(bytes) as unknown[]
   t.same(wire.slice(0, 2), [4, NOW])
@@ -57,13 +65,21 @@ t.test('format 4: arrays, each put a field list and its values, read by a fresh 
   t.same(freshDecoder().unpack(tokenGone), [4, NOW + 5, [['del', 'AuthToken', 'hash']], null], 'or not, for a record that is never an event')
 
   const state = replayed(bytes, encodeLogEntry({ v: LOG_ENTRY_FORMAT, at: NOW + 1, ops: [{ op: 'put', type: 'TimeRecord', rec: second }] }))
-  for (const [type, rec] of [['Project', project], ['TimeRecord', first], ['TimeRecord', second]] as const) {
+  for (const [type, rec] of [
+    ['Project', project],
+    ['TimeRecord', first],
+    ['TimeRecord', second],
+  ] as const) {
     const stored = state.get(type, rec.id) as Rec
     t.same(stored, rec, `${type}: every field as written`)
     t.same(Object.keys(stored), Object.keys(rec), `${type}: in the declaration's order`)
     t.ok(hasFastProperties(stored), `${type}: in a fast shape`)
   }
-  t.same([...state.collection('TimeRecord').lookup('project', project.id)].map((rec) => rec.id), [first.id], 'indexed')
+  t.same(
+    [...state.collection('TimeRecord').lookup('project', project.id)].map((rec) => rec.id),
+    [first.id],
+    'indexed',
+  )
   const afterDelete = replayed(bytes, deleted)
   t.equal(afterDelete.get('TimeRecord', first.id), undefined, 'a del removes')
 })
@@ -97,7 +113,16 @@ t.test('format 2: entries written before format 3 still replay, their removals w
 })
 
 t.test('format 1: entries written before format 2 still replay into the same records', async (t) => {
-  const state = replayed(encodePlain({ v: 1, at: NOW, ops: [{ op: 'put', type: 'TimeRecord', rec: first }, { op: 'put', type: 'TimeRecord', rec: second }] }))
+  const state = replayed(
+    encodePlain({
+      v: 1,
+      at: NOW,
+      ops: [
+        { op: 'put', type: 'TimeRecord', rec: first },
+        { op: 'put', type: 'TimeRecord', rec: second },
+      ],
+    }),
+  )
   t.same(state.get('TimeRecord', first.id), first)
   t.same(state.get('TimeRecord', second.id), second)
   const removed = replayed(encodePlain({ v: 1, at: NOW, ops: [{ op: 'put', type: 'TimeRecord', rec: first }] }), encodePlain({ v: 1, at: NOW, ops: [{ op: 'del', type: 'TimeRecord', id: first.id }] }))
@@ -105,7 +130,9 @@ t.test('format 1: entries written before format 2 still replay into the same rec
 })
 
 t.test('a field list other than the declaration’s is read by name; a field it lacks gets its default', async (t) => {
-  const names = Object.keys(first).filter((name) => name !== 'effective').reverse()
+  const names = Object.keys(first)
+    .filter((name) => name !== 'effective')
+    .reverse()
   const bytes = encodePlain([2, NOW, [['put', 'TimeRecord', names.join(','), names.map((name) => first[name])]]])
   const stored = replayed(bytes).get('TimeRecord', first.id) as Rec
   t.same(stored, first, 'effective is true by default, as written')

@@ -16,11 +16,18 @@ t.test('appends extend the last run, or start one after a gap; an old number is 
   t.same(answers(runs), { first: 0, last: 0, count: 0, seqs: [] }, 'empty')
   for (const seq of [1, 2, 3, 7, 8, 3, 8, 20]) runs.add(seq)
   t.same(answers(runs), { first: 1, last: 20, count: 6, seqs: [1, 2, 3, 7, 8, 20] })
-  t.same([1, 3, 4, 6, 7, 8, 9, 20, 21].map((seq) => runs.has(seq)), [true, true, false, false, true, true, false, true, false])
+  t.same(
+    [1, 3, 4, 6, 7, 8, 9, 20, 21].map((seq) => runs.has(seq)),
+    [true, true, false, false, true, true, false, true, false],
+  )
 })
 
 t.test('pruning cuts from the front, within a run or across runs', async (t) => {
-  const runs = LogRuns.of([{ from: 1, to: 3 }, { from: 7, to: 9 }, { from: 20, to: 20 }])
+  const runs = LogRuns.of([
+    { from: 1, to: 3 },
+    { from: 7, to: 9 },
+    { from: 20, to: 20 },
+  ])
   runs.removeUpTo(0)
   t.same(answers(runs), { first: 1, last: 20, count: 7, seqs: [1, 2, 3, 7, 8, 9, 20] }, 'nothing below the first')
   runs.removeUpTo(2)
@@ -32,7 +39,11 @@ t.test('pruning cuts from the front, within a run or across runs', async (t) => 
 })
 
 t.test('truncation cuts from the back, within a run or across runs', async (t) => {
-  const runs = LogRuns.of([{ from: 1, to: 3 }, { from: 7, to: 9 }, { from: 20, to: 20 }])
+  const runs = LogRuns.of([
+    { from: 1, to: 3 },
+    { from: 7, to: 9 },
+    { from: 20, to: 20 },
+  ])
   runs.removeAfter(25)
   t.same(answers(runs), { first: 1, last: 20, count: 7, seqs: [1, 2, 3, 7, 8, 9, 20] }, 'nothing above the last')
   runs.removeAfter(8)

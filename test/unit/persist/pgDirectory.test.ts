@@ -50,7 +50,14 @@ if (installed(t, ['postgresql'])) {
     await until('B sees the confirmation', () => b.confirmations.get(['c0ffee', 'acme']) === '')
     t.same(b.tenants.get('acme'), { createdAt: 1, unconfirmed: true }, 'B sees the tenant row')
     t.same([...b.tenants.getKeys()], ['acme', 'beta'], 'and lists the tenants in order')
-    t.same([...b.emails.getKeys({ start: ['ann@example.com', ''], end: ['ann@example.com', '\uffff'] })], [['ann@example.com', 'acme'], ['ann@example.com', 'beta']], "one e-mail's tenants, in tenant order")
+    t.same(
+      [...b.emails.getKeys({ start: ['ann@example.com', ''], end: ['ann@example.com', '\uffff'] })],
+      [
+        ['ann@example.com', 'acme'],
+        ['ann@example.com', 'beta'],
+      ],
+      "one e-mail's tenants, in tenant order",
+    )
     await a.emails.remove(['ann@example.com', 'beta'])
     await a.tenants.put('acme', { createdAt: 1 })
     await until('B sees the removal', () => b.emails.get(['ann@example.com', 'beta']) === undefined)
@@ -85,7 +92,14 @@ if (installed(t, ['postgresql'])) {
     await sql`INSERT INTO confirmations (hash, tenant) VALUES ('h1', 'one')`
     t.same([...a.emails.getKeys({ start: ['f@example.com', ''], end: ['f@example.com', '\uffff'] })], [], 'rows written without NOTIFY are not seen yet')
     await a.freshen('emails', 'f@example.com')
-    t.same([...a.emails.getKeys({ start: ['f@example.com', ''], end: ['f@example.com', '\uffff'] })], [['f@example.com', 'one'], ['f@example.com', 'two']], 'the e-mail’s entries, in order')
+    t.same(
+      [...a.emails.getKeys({ start: ['f@example.com', ''], end: ['f@example.com', '\uffff'] })],
+      [
+        ['f@example.com', 'one'],
+        ['f@example.com', 'two'],
+      ],
+      'the e-mail’s entries, in order',
+    )
     t.equal(a.emails.get(['g@example.com', 'one']), undefined, 'only those of the key asked for')
     await sql`DELETE FROM emails WHERE email = 'f@example.com' AND tenant = 'one'`
     await a.freshen('emails', 'f@example.com')
@@ -119,13 +133,22 @@ if (installed(t, ['postgresql'])) {
     const { a, b } = await twoNodes(t, pg)
     const epoch = await holdTenant(a, 'acme', 30_000)
     await holdTenant(a, 'beta', 30_000)
-    const renewed = await a.renew([{ tenant: 'acme', epoch }, { tenant: 'beta', epoch: 99 }], 60_000)
+    const renewed = await a.renew(
+      [
+        { tenant: 'acme', epoch },
+        { tenant: 'beta', epoch: 99 },
+      ],
+      60_000,
+    )
     t.same(renewed.tenants, ['acme'], 'only the lease still held at its epoch is renewed')
     t.ok(renewed.expiresAtMs - renewed.nowMs === 60_000, 'for the lease time, by the database clock')
     t.equal(await a.release('acme', epoch), true, 'released')
     const claim = await b.claim('acme', 30_000)
     t.match(claim, { held: true, epoch: epoch + 1 }, 'another node takes a released tenant at once, at the next epoch')
-    t.match(await a.leases(), [{ tenant: 'acme', owner: 'b' }, { tenant: 'beta', owner: 'a' }])
+    t.match(await a.leases(), [
+      { tenant: 'acme', owner: 'b' },
+      { tenant: 'beta', owner: 'a' },
+    ])
     await a.registerNode('http://127.0.0.1:7001')
     await b.registerNode('http://127.0.0.1:7002')
     const [first] = await a.nodes()
@@ -134,7 +157,10 @@ if (installed(t, ['postgresql'])) {
     await new Promise((resolve) => setTimeout(resolve, 20))
     t.equal(await a.heartbeat(), true)
     const nodes = await a.nodes()
-    t.match(nodes, [{ id: 'a', internalUrl: 'http://127.0.0.1:7001' }, { id: 'b', internalUrl: 'http://127.0.0.1:7002' }])
+    t.match(nodes, [
+      { id: 'a', internalUrl: 'http://127.0.0.1:7001' },
+      { id: 'b', internalUrl: 'http://127.0.0.1:7002' },
+    ])
     t.ok((nodes[0]?.heartbeatAtMs ?? before) > before, 'the heartbeat moved')
   })
 

@@ -134,7 +134,11 @@ if (installed(t, ['postgresql'])) {
     if (settled === 'acknowledged') {
       t.ok((await writing.append('inflight', 2, timeRecordEntry('after the failover'))) > 0, 'the tenant appends after its acknowledged entry')
       const rows = await inflightLog()
-      t.same(rows.map((row) => row.seq), [1, 2], 'its log holds both entries')
+      t.same(
+        rows.map((row) => row.seq),
+        [1, 2],
+        'its log holds both entries',
+      )
       t.ok(rows[0]?.entry.includes('in flight at the kill'), 'the acknowledged one first')
       return
     }
@@ -142,7 +146,11 @@ if (installed(t, ['postgresql'])) {
     await holdTenant(writing, 'inflight')
     t.ok((await writing.append('inflight', 1, timeRecordEntry('again, after the failover'))) > 0, 'held again (as a node reactivates it), the tenant appends from where the log ends')
     const rows = await inflightLog()
-    t.same(rows.map((row) => row.seq), [1], 'its log holds one entry')
+    t.same(
+      rows.map((row) => row.seq),
+      [1],
+      'its log holds one entry',
+    )
     t.ok(rows[0]?.entry.includes('again, after the failover') && !rows[0]?.entry.includes('in flight at the kill'), 'the new one, not the one never acknowledged')
   })
 }

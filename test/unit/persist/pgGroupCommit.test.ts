@@ -45,17 +45,31 @@ if (installed(t, ['postgresql'])) {
     const appends: Promise<number>[] = []
     for (let seq = 1; seq <= 5; seq += 1) for (const tenant of ['acme', 'beta', 'gamma']) appends.push(node.append(tenant, seq, timeRecordEntry(`${tenant} ${seq}`)))
     const sizes = await Promise.all(appends)
-    t.ok(sizes.every((bytes) => bytes > 0), 'each append answers its size')
+    t.ok(
+      sizes.every((bytes) => bytes > 0),
+      'each append answers its size',
+    )
     const rows = await query<{ tenant: string; seq: number; xid: string }>(url, 'SELECT tenant, seq::int, xmin::text AS xid FROM log ORDER BY tenant, seq')
     t.equal(rows.length, 15, 'every entry is in the log')
     t.equal(new Set(rows.map((row) => row.xid)).size, 1, 'all from one transaction')
-    t.same(rows.filter((row) => row.tenant === 'beta').map((row) => row.seq), [1, 2, 3, 4, 5], 'in order per tenant')
+    t.same(
+      rows.filter((row) => row.tenant === 'beta').map((row) => row.seq),
+      [1, 2, 3, 4, 5],
+      'in order per tenant',
+    )
     t.equal(node.commitStats.entriesPerCommit.count, 1, 'one commit counted')
     t.equal(node.commitStats.entriesPerCommit.sum, 15, 'with 15 entries')
     t.equal(node.lastSeq('beta'), 5, 'lastSeq follows the appends')
     t.equal(node.logLength('gamma'), 5)
     t.equal(node.logEntryCount(), 15)
-    t.same([...node.entriesAfter('acme', 3)].map(({ seq, entry }) => [seq, JSON.stringify(entry).includes(`acme ${seq}`)]), [[4, true], [5, true]], 'entries read back after prepare')
+    t.same(
+      [...node.entriesAfter('acme', 3)].map(({ seq, entry }) => [seq, JSON.stringify(entry).includes(`acme ${seq}`)]),
+      [
+        [4, true],
+        [5, true],
+      ],
+      'entries read back after prepare',
+    )
 
     const nextTurn = [node.append('acme', 6, timeRecordEntry('acme 6'))]
     await new Promise((resolve) => setImmediate(resolve))
@@ -109,12 +123,16 @@ if (installed(t, ['postgresql'])) {
 
     await b.append('acme', 2, timeRecordEntry('acme 2 from B'))
     const rows = await query<{ tenant: string; seq: number }>(url, 'SELECT tenant, seq::int FROM log ORDER BY tenant, seq')
-    t.same(rows, [
-      { tenant: 'acme', seq: 1 },
-      { tenant: 'acme', seq: 2 },
-      { tenant: 'beta', seq: 1 },
-      { tenant: 'beta', seq: 2 },
-    ], "B's entry went in, A's did not")
+    t.same(
+      rows,
+      [
+        { tenant: 'acme', seq: 1 },
+        { tenant: 'acme', seq: 2 },
+        { tenant: 'beta', seq: 1 },
+        { tenant: 'beta', seq: 2 },
+      ],
+      "B's entry went in, A's did not",
+    )
     const [entry] = [...b.entriesAfter('acme', 1)]
     t.ok(JSON.stringify(entry?.entry).includes('acme 2 from B'), 'the entry at 2 is B’s')
     const lease = await a.leaseOf('acme')
@@ -229,7 +247,10 @@ if (installed(t, ['postgresql'])) {
     proxy.cut()
     proxy.heal()
     await Promise.all(busy)
-    const outcome = await within(append.then(() => settled), 20_000)
+    const outcome = await within(
+      append.then(() => settled),
+      20_000,
+    )
     t.match(outcome, /^(acknowledged$|failed: )/, `the append settles: committed on a new connection, or failed, never acknowledged (${outcome})`)
     // A failed group leaves its tenant to be held again (a node reactivates it), and it appends from where the log ends.
     // The first statements may find their connections lost still (the pool connects anew): as a node, try again.

@@ -43,7 +43,10 @@ if (installed(t, ['postgresql'])) {
     const url = await pg.freshDatabase()
     const nodes = await Promise.all(['a', 'b', 'c'].map((nodeId) => openPgStorage(url, { nodeId })))
     await Promise.all(nodes.map((node) => node.close()))
-    t.same(await versions(url), Array.from({ length: SCHEMA_VERSION }, (_, at) => at + 1))
+    t.same(
+      await versions(url),
+      Array.from({ length: SCHEMA_VERSION }, (_, at) => at + 1),
+    )
   })
 
   t.test('a schema newer than the code is refused, naming both versions', async (t) => {

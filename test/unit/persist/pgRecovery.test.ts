@@ -115,7 +115,11 @@ if (installed(t, ['postgresql'])) {
     t.same(snapshotBodyOf(state), snapshotBodyOf(stateAfter(8)), 'the state is whole')
     t.equal(node.snapshots.faults.count, 1, 'counted once')
     const logNeededAfter = await node.snapshots.prune('acme', 1, AT + 100_000, (seq) => !node.hasEntry('acme', seq))
-    t.same(node.snapshots.list('acme').map((listing) => listing.seq), [3], 'the damaged one is set aside, no longer listed')
+    t.same(
+      node.snapshots.list('acme').map((listing) => listing.seq),
+      [3],
+      'the damaged one is set aside, no longer listed',
+    )
     t.equal(logNeededAfter, 3, 'the log up to the kept snapshot is no longer needed')
   })
 
@@ -129,7 +133,10 @@ if (installed(t, ['postgresql'])) {
     t.equal(node.entryAt('acme', 2), undefined, 'a pruned entry is gone')
     await node.truncateAfter('acme', 6)
     t.equal(node.lastSeq('acme'), 6)
-    t.same([...node.entriesAfter('acme', 3)].map((read) => read.seq), [4, 5, 6])
+    t.same(
+      [...node.entriesAfter('acme', 3)].map((read) => read.seq),
+      [4, 5, 6],
+    )
     t.equal(node.logEntryCount(), 3)
     node.forget('acme')
     t.equal(node.lastSeq('acme'), 6, 'after forget the sequence numbers still answer')

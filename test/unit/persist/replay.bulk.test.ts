@@ -77,7 +77,10 @@ t.test('a replayed log, indexed in bulk, gives the state its writes built one pu
   const mine = `(seed ${seed})`
   t.same(snapshotBodyOf(replayed), snapshotBodyOf(written), `the same records and report totals ${mine}`)
   const [a, b] = [replayed.collection('TimeRecord'), written.collection('TimeRecord')]
-  for (const [field, values] of [['user', USERS], ['project', PROJECTS]] as const) {
+  for (const [field, values] of [
+    ['user', USERS],
+    ['project', PROJECTS],
+  ] as const) {
     for (const value of values) {
       t.same(ids(a.lookup(field, value)).sort(), ids(b.lookup(field, value)).sort(), `${field} = ${value} ${mine}`)
       if (value === null) continue

@@ -105,7 +105,10 @@ t.test('the stored totals load back as the totals of the state, and as the total
   t.same(rebuilt.reports.current().stored(), original.reports.stored(), 'the totals rebuilt from the records are the same')
   t.equal(everything(fromStored).count, original.collection('TimeRecord').size - [...original.collection('TimeRecord').values()].filter((rec) => rec.trashItem !== null).length)
   t.notOk(fromStored.reports.byProject.has('p3'), 'an empty group is not stored')
-  t.ok(snapshotRoundTrip(fromStored).derived !== undefined && encodeSnapshot('acme', 0, 0, snapshotBodyOf(fromStored)).equals(encodeSnapshot('acme', 0, 0, snapshotBodyOf(original))), 'a snapshot of the loaded state is byte for byte the first')
+  t.ok(
+    snapshotRoundTrip(fromStored).derived !== undefined && encodeSnapshot('acme', 0, 0, snapshotBodyOf(fromStored)).equals(encodeSnapshot('acme', 0, 0, snapshotBodyOf(original))),
+    'a snapshot of the loaded state is byte for byte the first',
+  )
 })
 
 /** `bytes` copied to an odd byte offset, where no Int32Array or Float64Array can view them. */
@@ -116,9 +119,11 @@ function unaligned(bytes: Uint8Array): Uint8Array {
 }
 
 t.test('a load takes the stored totals when they fit', async (t) => {
-  const shifted = loaded(withTotals(body, (parts) => {
-    for (const part of parts.slice(1)) Object.assign(part.days, { days: unaligned(part.days.days), sums: unaligned(part.days.sums) })
-  }))
+  const shifted = loaded(
+    withTotals(body, (parts) => {
+      for (const part of parts.slice(1)) Object.assign(part.days, { days: unaligned(part.days.days), sums: unaligned(part.days.sums) })
+    }),
+  )
   t.same(shifted.reports.stored(), original.reports.stored(), 'bytes at any offset read the same (copied when unaligned)')
 
   const altered = loaded(withTotals(body, alterOverallSums))
@@ -130,36 +135,67 @@ t.test('a load takes the stored totals when they fit', async (t) => {
 
 t.test('stored totals that do not fit are rebuilt from the records', async (t) => {
   const refusals: [string, (parts: StoredPart[]) => void][] = [
-    ['another format', (parts) => {
-      parts[0] = { ...(parts[0] as StoredPart), format: 0 }
-    }],
-    ['another time zone', (parts) => {
-      parts[0] = { ...(parts[0] as StoredPart), timeZone: 'UTC' }
-    }],
-    ['a group missing (records not counted)', (parts) => void parts.splice(parts.findIndex((part) => part.group === 'user'), 1)],
+    [
+      'another format',
+      (parts) => {
+        parts[0] = { ...(parts[0] as StoredPart), format: 0 }
+      },
+    ],
+    [
+      'another time zone',
+      (parts) => {
+        parts[0] = { ...(parts[0] as StoredPart), timeZone: 'UTC' }
+      },
+    ],
+    [
+      'a group missing (records not counted)',
+      (parts) =>
+        void parts.splice(
+          parts.findIndex((part) => part.group === 'user'),
+          1,
+        ),
+    ],
     ['a group twice', (parts) => void parts.push(parts.find((part) => part.group === 'project') as StoredPart)],
-    ['no overall group', (parts) => void parts.splice(parts.findIndex((part) => part.group === 'overall'), 1)],
+    [
+      'no overall group',
+      (parts) =>
+        void parts.splice(
+          parts.findIndex((part) => part.group === 'overall'),
+          1,
+        ),
+    ],
     ['a group of an unknown kind', (parts) => void parts.push({ group: 'client', key: 'c1', days: overallDays(parts) })],
-    ['sums of the wrong length', (parts) => {
-      overallDays(parts).sums = overallDays(parts).sums.subarray(8)
-    }],
+    [
+      'sums of the wrong length',
+      (parts) => {
+        overallDays(parts).sums = overallDays(parts).sums.subarray(8)
+      },
+    ],
     ['days out of order', swapFirstDays],
-    ['a day stored that holds no records', (parts) => {
-      const stored = overallDays(parts)
-      const sums = new Float64Array(stored.sums.slice().buffer)
-      sums[0] = 0
-      stored.sums = new Uint8Array(sums.buffer)
-    }],
-    ['days of a length that is not whole days', (parts) => {
-      overallDays(parts).days = overallDays(parts).days.subarray(1)
-    }],
+    [
+      'a day stored that holds no records',
+      (parts) => {
+        const stored = overallDays(parts)
+        const sums = new Float64Array(stored.sums.slice().buffer)
+        sums[0] = 0
+        stored.sums = new Uint8Array(sums.buffer)
+      },
+    ],
+    [
+      'days of a length that is not whole days',
+      (parts) => {
+        overallDays(parts).days = overallDays(parts).days.subarray(1)
+      },
+    ],
     ['no parts at all', (parts) => void parts.splice(0, parts.length)],
   ]
   for (const [what, change] of refusals) {
-    const state = loaded(withTotals(body, (parts) => {
-      alterOverallSums(parts)
-      change(parts)
-    }))
+    const state = loaded(
+      withTotals(body, (parts) => {
+        alterOverallSums(parts)
+        change(parts)
+      }),
+    )
     t.same(state.reports.stored(), original.reports.stored(), `${what}: rebuilt`)
   }
 })

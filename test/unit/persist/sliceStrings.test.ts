@@ -37,8 +37,10 @@ t.test('a slice read back through msgpack is the records it was made from', asyn
 })
 
 t.test('a table that does not fit its records is refused', async (t) => {
-  const bad = (position: unknown, strings: unknown = ['a', 'b']) => () =>
-    resolveStringTable({ type: 'Client', fields: ['name'], strings, recs: [{ id: 'c', name: position }] } as Parameters<typeof resolveStringTable>[0])
+  const bad =
+    (position: unknown, strings: unknown = ['a', 'b']) =>
+    () =>
+      resolveStringTable({ type: 'Client', fields: ['name'], strings, recs: [{ id: 'c', name: position }] } as Parameters<typeof resolveStringTable>[0])
   for (const position of [2, -1, 0.5, 'a', true]) t.throws(bad(position), { name: 'SliceStringsError', message: /not a position/ }, `position ${JSON.stringify(position)}`)
   t.throws(bad(0, ['a', 3]), /no string table/)
   t.same(bad(1)(), { type: 'Client', recs: [{ id: 'c', name: 'b' }] })

@@ -20,14 +20,7 @@ import { encodePlain, encodeSnapshotBody } from '../../../src/persist/codec.js'
 import { buildRecord } from '../../../src/domain/records.js'
 import { resourceByType } from '../../../src/domain/resources/index.js'
 import { withStringTable } from '../../../src/persist/sliceStrings.js'
-import {
-  decodeSnapshot,
-  encodeSnapshot,
-  encodeSnapshotInSlices,
-  readSnapshotFile,
-  snapshotFileSteps,
-  writeSnapshotInSlices,
-} from '../../../src/persist/snapshotFile.js'
+import { decodeSnapshot, encodeSnapshot, encodeSnapshotInSlices, readSnapshotFile, snapshotFileSteps, writeSnapshotInSlices } from '../../../src/persist/snapshotFile.js'
 import { type SnapshotBody, SnapshotInvalidError } from '../../../src/persist/ports.js'
 import { SNAPSHOT_FORMAT } from '../../../src/persist/snapshotHeader.js'
 import { SLICE_RECORDS } from '../../../src/persist/snapshotSlices.js'
@@ -37,7 +30,13 @@ const records = Array.from({ length: SLICE_RECORDS * 2 + 17 }, (_, index) =>
 )
 const projects = Array.from({ length: 5 }, (_, index) => buildRecord(resourceByType('Project'), { name: `p${index}`, owner: 'user-0' }, 1))
 const body = { collections: { TimeRecord: records, Project: projects } }
-const derived = { totals: [{ format: 1, zone: 'UTC' }, { group: 'p', sums: Buffer.from([1, 2, 3]) }], other: [[1, 2]] }
+const derived = {
+  totals: [
+    { format: 1, zone: 'UTC' },
+    { group: 'p', sums: Buffer.from([1, 2, 3]) },
+  ],
+  other: [[1, 2]],
+}
 
 t.test('slices encode the same bytes and decode with a fresh decoder', async (t) => {
   for (const snapshotBody of [body, { ...body, derived }]) {
@@ -84,12 +83,19 @@ t.test('the writer writes each slice before it encodes the next, and a failed wr
     temporarySizes.push(fs.statSync(path.join(folder, temporary as string)).size)
   })
   t.equal(temporarySizes.length, 5, 'the frame (no collection is large enough for columns), three slices of time records and one of projects')
-  t.ok(temporarySizes.every((size, index) => index === 0 || size > (temporarySizes[index - 1] as number)), `the file grows: ${temporarySizes.join(', ')}`)
+  t.ok(
+    temporarySizes.every((size, index) => index === 0 || size > (temporarySizes[index - 1] as number)),
+    `the file grows: ${temporarySizes.join(', ')}`,
+  )
   t.ok((temporarySizes[1] as number) > SLICE_RECORDS * 10, 'the first slice is on disk before the next is encoded')
   t.ok((temporarySizes.at(-1) as number) < fs.statSync(file).size + 1, 'and the header is written last, into its room')
 
   const failing = path.join(dir, 'failing')
-  const unencodable = { get duration(): number { throw new Error('cannot read this record') } }
+  const unencodable = {
+    get duration(): number {
+      throw new Error('cannot read this record')
+    },
+  }
   const broken = { collections: { TimeRecord: [...records.slice(0, SLICE_RECORDS), unencodable] } }
   await t.rejects(writeSnapshotInSlices(failing, 'tenant', 10, 1000, broken), /cannot read this record/)
   t.same(fs.readdirSync(failing), [], 'neither the snapshot nor its temporary file')

@@ -72,7 +72,11 @@ t.test('written again, its time records go as columns (format 6) and load to the
     ] as const) {
       const { header, body } = read()
       t.equal(header.format, 6, how)
-      t.same(body.columns?.tables.map((table) => table.type), ['TimeRecord'], `${how}: the time records as columns, the small collections as records`)
+      t.same(
+        body.columns?.tables.map((table) => table.type),
+        ['TimeRecord'],
+        `${how}: the time records as columns, the small collections as records`,
+      )
       t.same(Object.keys(body.collections).sort(), ['Account', 'Project', 'User'], how)
       const after = loaded(body)
       t.same(answers(after), wanted, how)
@@ -82,7 +86,10 @@ t.test('written again, its time records go as columns (format 6) and load to the
       const projects = [...before.collection('Project').values()].map((project) => project.id)
       const counts = (state: TenantState) => projects.map((id) => state.aggregates.count('Project', 'timerecords-count', id, '00000001-0000-4000-8000-000000000000'))
       t.same(counts(after), counts(before), `${how}: the projects' time record counters, taken from the columns`)
-      t.ok(counts(after).every((count) => count > 0), `${how}: counters that count`)
+      t.ok(
+        counts(after).every((count) => count > 0),
+        `${how}: counters that count`,
+      )
     }
   } finally {
     release()

@@ -48,7 +48,7 @@ const callers: Caller[] = [
 ]
 for (let index = 0; index < 100; index += 1) callers.push({ userId: `user-${index}`, superuser: index % 10 === 0 })
 
-t.test("a round renders and judges each change once, whatever the number of subscribers", async (t) => {
+t.test('a round renders and judges each change once, whatever the number of subscribers', async (t) => {
   const texts = new EventTexts(counted)
   const seen = (caller: Caller) => everything.choose(caller, changes, texts).map((event) => event.change.decl.type)
   t.same(seen(callers[0] as Caller), ['Project'], 'the owner: not what is in Bob’s personal project, nor Carol’s key')

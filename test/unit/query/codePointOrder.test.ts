@@ -46,7 +46,7 @@ t.test('named cases', async (t) => {
     t.equal(compareCodePoints(b, a), expected === 0 ? 0 : -expected, `${label} (swapped)`)
     t.equal(byDefinition(a, b), expected, `${label}: the definition agrees`)
   }
-  t.ok('\u{1F600}' < '\uFFFF', 'JavaScript\'s < orders by code unit, which is why this module exists')
+  t.ok('\u{1F600}' < '\uFFFF', "JavaScript's < orders by code unit, which is why this module exists")
 })
 
 t.test('random strings agree with the definition', async (t) => {
@@ -56,7 +56,15 @@ t.test('random strings agree with the definition', async (t) => {
     return seed / 2 ** 31
   }
   // Characters from where the orders meet: ASCII, just below the surrogates, private use, the BMP's end, astral.
-  const pools = [[0x41, 0x43], [0xd7fe, 0xd7ff], [0xe000, 0xe001], [0xfffe, 0xffff], [0x10000, 0x10001], [0x1f600, 0x1f601], [0x10fffe, 0x10ffff]]
+  const pools = [
+    [0x41, 0x43],
+    [0xd7fe, 0xd7ff],
+    [0xe000, 0xe001],
+    [0xfffe, 0xffff],
+    [0x10000, 0x10001],
+    [0x1f600, 0x1f601],
+    [0x10fffe, 0x10ffff],
+  ]
   const randomString = () => {
     let out = ''
     const length = Math.floor(random() * 4)

@@ -33,12 +33,12 @@ t.test('a text that fails is refused every time and never kept', async (t) => {
 })
 
 t.test('past the bound the least recently used entry goes', async (t) => {
-  const kept = compiledFilter(projects, 'code eq \'kept\'')
-  const dropped = compiledFilter(projects, 'code eq \'dropped\'')
+  const kept = compiledFilter(projects, "code eq 'kept'")
+  const dropped = compiledFilter(projects, "code eq 'dropped'")
   for (let index = 0; index < 600; index += 1) {
     compiledFilter(projects, `code eq 'filler ${index}'`)
-    if (index % 100 === 0) compiledFilter(projects, 'code eq \'kept\'')
+    if (index % 100 === 0) compiledFilter(projects, "code eq 'kept'")
   }
-  t.equal(compiledFilter(projects, 'code eq \'kept\''), kept, 'an entry in use stays')
-  t.not(compiledFilter(projects, 'code eq \'dropped\''), dropped, 'an entry not used for 512 others is compiled anew')
+  t.equal(compiledFilter(projects, "code eq 'kept'"), kept, 'an entry in use stays')
+  t.not(compiledFilter(projects, "code eq 'dropped'"), dropped, 'an entry not used for 512 others is compiled anew')
 })

@@ -23,10 +23,7 @@ function rec(id: string, fields: Record<string, unknown>): Rec {
   return { id, version: 1, createdAt: JAN_10, updatedAt: JAN_10, trashItem: null, ...fields }
 }
 
-const users = [
-  rec('u1', { firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com', active: true }),
-  rec('u2', { firstName: 'Bob', lastName: 'Ray', email: 'bob@example.com', active: false }),
-]
+const users = [rec('u1', { firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com', active: true }), rec('u2', { firstName: 'Bob', lastName: 'Ray', email: 'bob@example.com', active: false })]
 const clients = [rec('c1', { name: 'Acme' })]
 const projects = [
   rec('p1', { name: 'Alpha', code: 'A1', active: true, personal: false, begins: JAN_10, ends: JUN_30, timeBudget: 3_600_000, priceBudget: 1500.5, owner: 'u1', client: 'c1' }),
@@ -35,7 +32,11 @@ const projects = [
 ]
 
 const store = new Map<string, Rec>()
-for (const [type, list] of [['User', users], ['Client', clients], ['Project', projects]] as const) {
+for (const [type, list] of [
+  ['User', users],
+  ['Client', clients],
+  ['Project', projects],
+] as const) {
   for (const item of list) store.set(`${type}/${item.id}`, item)
 }
 
@@ -202,13 +203,13 @@ t.test('string functions', async (t) => {
     ["indexof(code, 'A') ne 0", ['p3']],
     ["tolower(name) eq 'alpha'", ['p1']],
     ["toupper(name) eq 'BETA'", ['p2']],
-    ["tolower(code) eq null", []],
+    ['tolower(code) eq null', []],
     ["tolower(code) ne 'a'", ['p1', 'p3']],
-    ["tolower(code) ne null", ['p1', 'p3']],
+    ['tolower(code) ne null', ['p1', 'p3']],
     ['tolower(code) eq tolower(code)', ['p1', 'p3']],
     ["concat(name, code) eq 'AlphaA1'", ['p1']],
     ["concat(name, '!') eq 'beta!'", ['p2']],
-    ["concat(name, code) eq null", []],
+    ['concat(name, code) eq null', []],
     ["concat(name, code) ne 'x'", ['p1', 'p3']],
     ["concat(concat(code, '-'), name) eq 'ON-O''Neil'", ['p3']],
     ["substring(name, 1) eq 'lpha'", ['p1']],
@@ -220,7 +221,7 @@ t.test('string functions', async (t) => {
     ["substring(name, 6) eq ''", ['p1', 'p2', 'p3']],
     ["substring(name, 1, -1) eq ''", ['p1', 'p2', 'p3']],
     ["substring(name, 1, 0) eq ''", ['p1', 'p2', 'p3']],
-    ["substring(code, 1) eq null", []],
+    ['substring(code, 1) eq null', []],
     ["substring(code, 1) ne '1'", ['p3']],
     ["substring(name, 1 add 1, length(name) sub 3) eq 'ph'", ['p1']],
     ['substring(name, timeBudget) eq name', ['p2', 'p3']], // 0 and -5 start at 0; 3600000 is past the end
@@ -302,7 +303,10 @@ t.test('datetime comparisons', async (t) => {
 
 t.test('other resources', async (t) => {
   const user = compileFilter(User, "email eq 'ann@example.com' and not active eq false")
-  t.same(users.filter((u) => user.test(u, context)).map((u) => u.id), ['u1'])
+  t.same(
+    users.filter((u) => user.test(u, context)).map((u) => u.id),
+    ['u1'],
+  )
   const client = compileFilter(Client, "startswith(name, 'Ac')")
   t.ok(client.test(clients[0] as Rec, context))
 })
@@ -317,7 +321,7 @@ t.test('compile errors are 400s that name the problem and its position', async (
     ['length(5) eq 1', /argument 1 of length must be a string, not a number at position 7/],
     ["startswith(active, 'x')", /argument 1 of startswith must be a string, not a boolean at position 11/],
     ['startswith(name, 1)', /argument 2 of startswith must be a string, not a number at position 17/],
-    ['substring(name, 1, \'2\') eq \'x\'', /argument 3 of substring must be a number, not a string at position 19/],
+    ["substring(name, 1, '2') eq 'x'", /argument 3 of substring must be a number, not a string at position 19/],
     ["substring(name, '1') eq 'x'", /argument 2 of substring must be a number/],
     ["tolower(begins) eq 'x'", /argument 1 of tolower must be a string, not a date/],
     ["startswith(client, 'c')", /must be a string, not a reference/],
@@ -331,14 +335,14 @@ t.test('compile errors are 400s that name the problem and its position', async (
     ['name', /must be a boolean expression, not a string at position 0/],
     ['1 add 2', /must be a boolean expression, not a number at position 0/],
     ['null', /must be a boolean expression, not null/],
-    ["tolower(name)", /must be a boolean expression/],
+    ['tolower(name)', /must be a boolean expression/],
     ['timeBudget', /must be a boolean expression/],
-    ["not name", /'not' needs a boolean, not a string at position 0/],
-    ["active and name", /'and' needs booleans, not a string at position 7/],
-    ["name or active", /'or' needs booleans, not a string at position 5/],
+    ['not name', /'not' needs a boolean, not a string at position 0/],
+    ['active and name', /'and' needs booleans, not a string at position 7/],
+    ['name or active', /'or' needs booleans, not a string at position 5/],
     ["-name eq 'x'", /'-' needs a number, not a string at position 0/],
     ["begins mul 2 gt datetime'2024-01-01T00:00'", /'mul' cannot combine a date with a number/],
-    ["1 sub begins gt 0", /'sub' cannot combine a number with a date/],
+    ['1 sub begins gt 0', /'sub' cannot combine a number with a date/],
     ['active and null', /'and' needs booleans, not null/],
   ]
   for (const [text, message] of cases) {
@@ -352,13 +356,13 @@ t.test('compile errors are 400s that name the problem and its position', async (
 })
 
 t.test('syntax errors and limits', async (t) => {
-  for (const text of ['name eq', "name eq 'x' and", 'name eq eq', "year(begins) eq 2024", '(name eq \'x\'', "name EQ 'x'", '', "begins eq datetime'2024-02-30T00:00'"]) {
+  for (const text of ['name eq', "name eq 'x' and", 'name eq eq', 'year(begins) eq 2024', "(name eq 'x'", "name EQ 'x'", '', "begins eq datetime'2024-02-30T00:00'"]) {
     const err = compileError(text)
     t.equal(err?.code, 'TL01-1105', `${JSON.stringify(text)} is a 400`)
     t.match(err?.message, /^\$filter: .*position \d+/, `${JSON.stringify(text)} names a position`)
   }
   t.match(compileError('name eq')?.message, /position 7/)
-  t.match(compileError("year(begins) eq 2024")?.message, /Unknown function 'year' at position 0/)
+  t.match(compileError('year(begins) eq 2024')?.message, /Unknown function 'year' at position 0/)
   t.notMatch(compileError('name eq')?.message, /position 7.*position 7/, 'the position is not repeated')
 
   const long = `name eq '${'x'.repeat(4096)}'`
@@ -391,7 +395,7 @@ t.test('equalities: index pins from top-level and', async (t) => {
   t.same(pins("active and (owner/id eq 'u1' or client/id eq 'c1')"), {}, 'not under a nested or')
   t.same(pins("tolower(email) eq 'ann@example.com'", User), {}, 'not through a function')
   t.same(pins("(owner/id eq 'u1') eq true"), {}, 'not a member against a literal')
-  t.same(pins("owner/id eq owner/id"), {})
+  t.same(pins('owner/id eq owner/id'), {})
 
   // A pin never changes the answer: every record that passes has the pinned value.
   const filter = compileFilter(Project, "owner/id eq 'u2' and active eq false")
@@ -408,15 +412,27 @@ t.test('ranges: Date bounds from top-level and', async (t) => {
   })
   t.same(ranges("datetime'2024-01-01T00:00' lt begins"), { begins: { low: jan1, lowInclusive: false, highInclusive: false } }, 'literal on the left flips the operator')
   t.same(ranges("datetime'2024-02-01T00:00' ge ends"), { ends: { high: feb1, highInclusive: true, lowInclusive: false } })
-  t.same(ranges("begins ge datetime'2024-01-01T00:00' and begins gt datetime'2024-02-01T00:00' and begins gt datetime'2024-01-15T00:00'"), {
-    begins: { low: feb1, lowInclusive: false, highInclusive: false },
-  }, 'the tightest low bound wins')
-  t.same(ranges("begins ge datetime'2024-01-01T00:00' and begins gt datetime'2024-01-01T00:00'"), {
-    begins: { low: jan1, lowInclusive: false, highInclusive: false },
-  }, 'exclusive is tighter at the same instant')
-  t.same(ranges("begins le datetime'2024-02-01T00:00' and begins lt datetime'2024-02-01T00:00' and begins le datetime'2024-03-01T00:00'"), {
-    begins: { high: feb1, highInclusive: false, lowInclusive: false },
-  }, 'the tightest high bound wins')
+  t.same(
+    ranges("begins ge datetime'2024-01-01T00:00' and begins gt datetime'2024-02-01T00:00' and begins gt datetime'2024-01-15T00:00'"),
+    {
+      begins: { low: feb1, lowInclusive: false, highInclusive: false },
+    },
+    'the tightest low bound wins',
+  )
+  t.same(
+    ranges("begins ge datetime'2024-01-01T00:00' and begins gt datetime'2024-01-01T00:00'"),
+    {
+      begins: { low: jan1, lowInclusive: false, highInclusive: false },
+    },
+    'exclusive is tighter at the same instant',
+  )
+  t.same(
+    ranges("begins le datetime'2024-02-01T00:00' and begins lt datetime'2024-02-01T00:00' and begins le datetime'2024-03-01T00:00'"),
+    {
+      begins: { high: feb1, highInclusive: false, lowInclusive: false },
+    },
+    'the tightest high bound wins',
+  )
   t.same(ranges("begins ge datetime'2024-01-01T00:00' and ends lt datetime'2024-02-01T00:00' and active"), {
     begins: { low: jan1, lowInclusive: true, highInclusive: false },
     ends: { high: feb1, highInclusive: false, lowInclusive: false },
@@ -434,8 +450,15 @@ t.test('ranges: Date bounds from top-level and', async (t) => {
 
 t.test('compiled filters are reusable and independent of the text', async (t) => {
   const filter = compileFilter(Project, "name eq 'Alpha' or name eq 'beta'")
-  t.same(projects.filter((item) => filter.test(item, context)).map((item) => item.id), ['p1', 'p2'])
-  t.same(projects.filter((item) => filter.test(item, context)).map((item) => item.id), ['p1', 'p2'], 'same answer on a second run')
+  t.same(
+    projects.filter((item) => filter.test(item, context)).map((item) => item.id),
+    ['p1', 'p2'],
+  )
+  t.same(
+    projects.filter((item) => filter.test(item, context)).map((item) => item.id),
+    ['p1', 'p2'],
+    'same answer on a second run',
+  )
   t.same(matching("name eq 'x'') or true or name eq ('"), [], 'quotes stay inside the literal')
   t.ok(compileError("name eq 'a' or process/exit eq 1") instanceof ApiError, 'unknown path, never code')
 })

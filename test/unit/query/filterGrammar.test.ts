@@ -248,9 +248,5 @@ t.test('limits', async (t) => {
   t.ok(wrapped.length <= 4096)
   const wrappedTree = parseFilter(wrapped)
   t.equal(depth(wrappedTree), 63 + 1000, 'prefix operators above a long chain')
-  t.equal(
-    printFilterTree(wrappedTree),
-    `${'{- '.repeat(63)}${'{'.repeat(999)}''${" or ''}".repeat(999)}${'}'.repeat(63)}`,
-    'printFilterTree under prefix operators',
-  )
+  t.equal(printFilterTree(wrappedTree), `${'{- '.repeat(63)}${'{'.repeat(999)}''${" or ''}".repeat(999)}${'}'.repeat(63)}`, 'printFilterTree under prefix operators')
 })

@@ -92,19 +92,16 @@ t.test('index plans equal full scans', async (t) => {
     if (compiled.equalities.size > 0) indexed += 1
     if (compiled.equalities.has('id')) byId += 1
     const viaPlan = planList(Project, query).run(state, caller, { kind: 'all' })
-    const scan = runList(
-      state.collection('Project').values(),
-      (rec) => rec.trashItem === null && compiled.test(rec, state),
-      parseOrderBy(Project, query.get('$orderby')),
-      parsePaging(query),
-      state,
-    )
+    const scan = runList(state.collection('Project').values(), (rec) => rec.trashItem === null && compiled.test(rec, state), parseOrderBy(Project, query.get('$orderby')), parsePaging(query), state)
     const unsorted = !query.has('$orderby')
     const normalize = (recs: { id: string }[]) => (unsorted && !query.has('$top') && !query.has('$skip') ? recs.map((rec) => rec.id).sort() : recs.map((rec) => rec.id))
     if (unsorted && (query.has('$top') || query.has('$skip'))) {
       // Without a sort, page contents depend on the candidate order; compare as subsets of the full answer.
       const all = new Set(runList(state.collection('Project').values(), (rec) => rec.trashItem === null && compiled.test(rec, state), [], { top: 1000, skip: 0 }, state).map((rec) => rec.id))
-      t.ok(viaPlan.every((rec) => all.has(rec.id)), `page within the answer: ${filter}`)
+      t.ok(
+        viaPlan.every((rec) => all.has(rec.id)),
+        `page within the answer: ${filter}`,
+      )
       continue
     }
     t.same(normalize(viaPlan), normalize(scan), filter)
@@ -125,7 +122,10 @@ t.test('id eq reads the primary map: no scan of the collection', async (t) => {
   t.teardown(() => Reflect.deleteProperty(collection, 'rows'))
   const target = [...collection.values()].find((rec) => rec.trashItem === null)
   if (target === undefined) throw new Error('the data has no live project')
-  const run = (filter: string) => planList(Project, new Map([['$filter', filter]])).run(state, caller, { kind: 'all' }).map((rec) => rec.id)
+  const run = (filter: string) =>
+    planList(Project, new Map([['$filter', filter]]))
+      .run(state, caller, { kind: 'all' })
+      .map((rec) => rec.id)
   t.same(run(`id eq '${target.id}' and active eq ${String(target.active)}`), [target.id])
   t.same(run(`'${target.id}' eq id`), [target.id], 'literal on the left')
   t.same(run("id eq 'no-such-id'"), [])
@@ -143,7 +143,10 @@ t.test('a view with a pin reads its records through it, and gives what its predi
       state.applyOp({ op: 'put', type: 'ProjectMember', rec: member === 0 ? { ...rec, trashItem: 'trashed' } : rec })
     }
   }
-  for (const [decl, name] of [[Project, '@own'], [Project, '@member']] as const) {
+  for (const [decl, name] of [
+    [Project, '@own'],
+    [Project, '@member'],
+  ] as const) {
     const view = findView(decl.type, name) as View
     let tested = 0
     const counted: View = {
@@ -159,7 +162,13 @@ t.test('a view with a pin reads its records through it, and gives what its predi
     const unpinned: View = { prepare: (viewState, principal) => ({ accepts: counted.prepare(viewState, principal).accepts }) }
     for (const user of users) {
       const principal = { userId: user.id, superuser: true, isOwner: false, tokenId: 'token' }
-      const plan = planList(decl, new Map([['$orderby', 'createdAt'], ['$top', '1000']]))
+      const plan = planList(
+        decl,
+        new Map([
+          ['$orderby', 'createdAt'],
+          ['$top', '1000'],
+        ]),
+      )
       tested = 0
       const viaPin = plan.run(state, principal, viewScope(counted, principal)).map((rec) => rec.id)
       const pinnedTests = tested

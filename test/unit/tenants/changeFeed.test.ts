@@ -83,10 +83,12 @@ t.test('durable entries are handed out after the answers of their turn, all of a
   await feed.subscribe(live, null)
   // As the durability barrier tells it: in the promise reactions of a group commit's flush, which also answer the writes.
   const seenByAnswers: string[][] = []
-  await Promise.resolve().then(() => {
-    feed.durable(1, entryOf(1))
-    feed.durable(2, entryOf(1))
-  }).then(() => seenByAnswers.push([...live.got]))
+  await Promise.resolve()
+    .then(() => {
+      feed.durable(1, entryOf(1))
+      feed.durable(2, entryOf(1))
+    })
+    .then(() => seenByAnswers.push([...live.got]))
   t.same(seenByAnswers, [[]], 'nothing reached a subscriber before the answers')
   t.equal(feed.publishedSeq, 0, 'nor counts as handed out: a resume reads only what the live subscribers got')
   await handedOut()
@@ -135,7 +137,10 @@ t.test('a resume reads the log, then goes live, with no gap and no duplicate', a
 })
 
 t.test('a log that no longer holds what follows since ends the resume; a reset ends everyone', async (t) => {
-  const logged = new Map<number, LogEntry>([[5, entryOf(1)], [6, entryOf(1)]])
+  const logged = new Map<number, LogEntry>([
+    [5, entryOf(1)],
+    [6, entryOf(1)],
+  ])
   const feed = new ChangeFeed('acme', fakeLog(logged), 6, () => state)
   t.equal(feed.resumeProblem({ seq: 2, op: null }), 'gone')
   t.equal(feed.resumeProblem({ seq: 7, op: null }), 'ahead')

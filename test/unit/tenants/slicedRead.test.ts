@@ -67,7 +67,11 @@ t.test('a plan run as steps pauses and answers what a scan answers', async (t) =
   const expected = all.filter((rec) => predicate.test(rec, state)).sort(recordComparator(parseOrderBy(TimeRecord, query.get('$orderby')), state))
 
   const listed = drain(plan.runSteps(state, caller, { kind: 'all' }))
-  t.same(listed.value.map((rec) => rec.id), expected.slice(4500, 4530).map((rec) => rec.id), 'a sorted page far down')
+  t.same(
+    listed.value.map((rec) => rec.id),
+    expected.slice(4500, 4530).map((rec) => rec.id),
+    'a sorted page far down',
+  )
   t.ok(listed.pauses >= 12, 'the list paused at least once per step of candidates')
   const counted = drain(plan.countSteps(state, caller, { kind: 'all' }))
   t.equal(counted.value, expected.length)

@@ -38,10 +38,28 @@ t.test('the steps run to their end, the event loop turning between slices and no
   const tx = new WriteTx(new TenantState('acme'), 0)
   let other = false
   setImmediate(() => (other = true))
-  t.equal(await decideInSlices(tx, 0, steps(10, () => other), 4), true, 'slices of 4 ms: other work ran before the last step')
+  t.equal(
+    await decideInSlices(
+      tx,
+      0,
+      steps(10, () => other),
+      4,
+    ),
+    true,
+    'slices of 4 ms: other work ran before the last step',
+  )
   other = false
   setImmediate(() => (other = true))
-  t.equal(await decideInSlices(tx, 0, steps(10, () => other), 10_000), false, 'one slice long enough for all: nothing ran between the steps')
+  t.equal(
+    await decideInSlices(
+      tx,
+      0,
+      steps(10, () => other),
+      10_000,
+    ),
+    false,
+    'one slice long enough for all: nothing ran between the steps',
+  )
   await new Promise((resolve) => setImmediate(resolve))
 })
 

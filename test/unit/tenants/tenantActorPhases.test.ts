@@ -21,7 +21,21 @@ async function storeAndActor(t: Test, env: Record<string, string> = {}): Promise
   const store = EmbeddedStorage.open(dataDir, config.lmdbMapSizeBytes)
   t.teardown(() => store.close())
   const actor = TenantActor.fresh('acme', config, store)
-  await actor.write((tx) => tx.put('StorageEntry', { id: 'note', version: 1, group: 'g', itemKey: 'k', publicScope: true, owner: null, contentType: 'text/plain', content: 'kept', createdAt: 0, updatedAt: 0, trashItem: null }))
+  await actor.write((tx) =>
+    tx.put('StorageEntry', {
+      id: 'note',
+      version: 1,
+      group: 'g',
+      itemKey: 'k',
+      publicScope: true,
+      owner: null,
+      contentType: 'text/plain',
+      content: 'kept',
+      createdAt: 0,
+      updatedAt: 0,
+      trashItem: null,
+    }),
+  )
   await actor.snapshot()
   return { actor }
 }
@@ -51,7 +65,11 @@ t.test('a resting tenant is loaded only explicitly: a read wakes it, loadAtOnce 
   t.equal(actor.loadAtOnce().get('StorageEntry', 'note')?.content, 'kept', 'loadAtOnce loads it synchronously')
   t.notOk(actor.resting)
   t.equal(again.woken(), 1)
-  t.equal(actor.read((state) => state.seq), 1, 'served at once afterwards')
+  t.equal(
+    actor.read((state) => state.seq),
+    1,
+    'served at once afterwards',
+  )
 })
 
 t.test('past TENANT_MAILBOX_MAX_REQUESTS a request is refused; the tenant layerâ€™s own jobs never are', async (t) => {
@@ -61,7 +79,11 @@ t.test('past TENANT_MAILBOX_MAX_REQUESTS a request is refused; the tenant layerâ
   const first = actor.read((state) => state.seq)
   t.equal(actor.waiting, 1, 'one request waits')
   await t.rejects(Promise.resolve(actor.read((state) => state.seq)), MailboxFull, 'the next read is refused')
-  await t.rejects(actor.write(() => undefined), MailboxFull, 'so is a write')
+  await t.rejects(
+    actor.write(() => undefined),
+    MailboxFull,
+    'so is a write',
+  )
   await t.rejects(
     actor.exclusive(async () => undefined, 'request'),
     MailboxFull,

@@ -9,9 +9,32 @@ import { checkWebhookUrl, forbiddenResolution, isForbiddenAddress, webhookUrl } 
 
 t.test('forbidden addresses', async (t) => {
   const forbidden = [
-    '0.0.0.0', '0.1.2.3', '10.0.0.1', '10.255.255.255', '100.64.0.1', '100.127.255.254', '127.0.0.1', '127.9.9.9',
-    '169.254.169.254', '172.16.0.1', '172.31.255.255', '192.168.1.1', '192.0.0.8', '198.18.0.1', '224.0.0.1', '255.255.255.255',
-    '::', '::1', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::a00:1',
+    '0.0.0.0',
+    '0.1.2.3',
+    '10.0.0.1',
+    '10.255.255.255',
+    '100.64.0.1',
+    '100.127.255.254',
+    '127.0.0.1',
+    '127.9.9.9',
+    '169.254.169.254',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '192.0.0.8',
+    '198.18.0.1',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::a00:1',
   ]
   for (const address of forbidden) t.ok(isForbiddenAddress(address), address)
   const allowed = ['1.1.1.1', '8.8.8.8', '100.63.255.255', '100.128.0.1', '172.15.255.255', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']
@@ -58,8 +81,21 @@ t.test('URLs', async (t) => {
   t.ok(refused(() => webhookUrl('nope', false), /not a URL/))
   t.ok(refused(() => webhookUrl('file:///etc/passwd', false), /http or https/))
   t.ok(refused(() => webhookUrl('https://u:p@example.com/', false), /credentials/))
-  for (const url of ['http://127.0.0.1/', 'http://[::1]:8080/', 'http://0x7f.1/', 'http://2130706433/', 'http://[::ffff:169.254.169.254]/', 'http://[::127.0.0.1]/', 'http://[::7f00:1]/', 'http://[fec0::1]/', 'http://[2002:7f00:1::1]/']) {
-    t.ok(refused(() => webhookUrl(url, false), /private, loopback/), url)
+  for (const url of [
+    'http://127.0.0.1/',
+    'http://[::1]:8080/',
+    'http://0x7f.1/',
+    'http://2130706433/',
+    'http://[::ffff:169.254.169.254]/',
+    'http://[::127.0.0.1]/',
+    'http://[::7f00:1]/',
+    'http://[fec0::1]/',
+    'http://[2002:7f00:1::1]/',
+  ]) {
+    t.ok(
+      refused(() => webhookUrl(url, false), /private, loopback/),
+      url,
+    )
     t.equal(webhookUrl(url, true).href, new URL(url).href, `${url} with WEBHOOK_ALLOW_PRIVATE`)
   }
 })
