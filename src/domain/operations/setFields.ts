@@ -26,5 +26,5 @@ export function fieldsFromText(decl: ResourceDecl, pairs: Iterable<readonly [str
 }
 
 export function setFields(tx: Tx, caller: Caller & ChangeSession, decl: ResourceDecl, id: string, values: Record<string, unknown>, version: number | null): Rec {
-  return updateObject(tx, caller, decl, id, values, version, false)
+  return updateObject(tx, caller, decl, id, values, version ?? 'any')
 }

@@ -2,7 +2,8 @@
  * Changing an object of any resource: the object must be updatable, live
  * and visible to the caller; the version rule — an update names the version
  * it was made for and is refused (412 TL01-1107) when the object has moved
- * on; `versionRequired` refuses an update that names none — then the write
+ * on, and one that names none is refused where one is required
+ * (ExpectedVersion 'required') — then the write
  * permission and the locked periods (locks.ts) on the changed candidate, then the change (records.ts: a new
  * record, version + 1). The fields the resource derives on every write (its
  * declaration's deriveOnWrite) join the changed values first; fields a write
@@ -19,21 +20,17 @@ import type { DeriveFields } from './deriveFields.js'
 import { findVisible } from './findVisible.js'
 import { checkNotLocked } from './locks.js'
 
-/** `version`: the version the update was made for (null when it names none); `versionRequired` refuses one that names none. */
-export function updateObject(
-  tx: Tx,
-  caller: Caller & ChangeSession,
-  decl: ResourceDecl,
-  id: string,
-  values: Record<string, unknown>,
-  version: number | null,
-  versionRequired: boolean,
-  derive?: DeriveFields,
-): Rec {
+/**
+ * The version an update was made for: a number, which the stored object must be at; 'any' when it names none and
+ * needs none; 'required' when it names none but must (refused).
+ */
+export type ExpectedVersion = number | 'any' | 'required'
+
+export function updateObject(tx: Tx, caller: Caller & ChangeSession, decl: ResourceDecl, id: string, values: Record<string, unknown>, version: ExpectedVersion, derive?: DeriveFields): Rec {
   if (!decl.updatable) throw new ApiError('TL01-1103', `${decl.type} objects cannot be changed`)
   const before = findVisible(tx.state, caller, decl, id)
-  if (versionRequired && version === null) throw new ApiError('TL01-1107', `the update of ${decl.type} '${id}' must carry its version (or use version_ignore=true)`)
-  if (version !== null && version !== before.version) {
+  if (version === 'required') throw new ApiError('TL01-1107', `the update of ${decl.type} '${id}' must carry its version (or use version_ignore=true)`)
+  if (typeof version === 'number' && version !== before.version) {
     throw new ApiError('TL01-1107', `${decl.type} '${id}' is at version ${before.version}, the update was made for version ${version}`)
   }
   let changed = values
@@ -50,5 +47,5 @@ export function updateObject(
 
 /** An update that checks no version (actions and `$set` without one): only these values change. */
 export function changeFields(tx: Tx, caller: Caller & ChangeSession, decl: ResourceDecl, id: string, values: Record<string, unknown>, derive?: DeriveFields): Rec {
-  return updateObject(tx, caller, decl, id, values, null, false, derive)
+  return updateObject(tx, caller, decl, id, values, 'any', derive)
 }

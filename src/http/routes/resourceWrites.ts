@@ -14,7 +14,7 @@ import { createObject } from '../../domain/operations/createObject.js'
 import { checkRemovable, deleteObject } from '../../domain/operations/deleteObject.js'
 import { checkExpectedVersion } from '../../domain/operations/expectedVersion.js'
 import { fieldsFromText, setFields as setObjectFields } from '../../domain/operations/setFields.js'
-import { updateObject } from '../../domain/operations/updateObject.js'
+import { type ExpectedVersion, updateObject } from '../../domain/operations/updateObject.js'
 import { CURRENT_PASSWORD_FIELD } from '../../domain/passwordRules.js'
 import { renderRecord } from '../../domain/render.js'
 import type { Rec, ResourceDecl } from '../../domain/schema.js'
@@ -83,6 +83,13 @@ export async function create(call: Call, decl: ResourceDecl, fixed: Record<strin
   return writeAnswer(call, decl, rec, 201, counters)
 }
 
+/** The version a PUT or PATCH is checked against: none with version_ignore, else the body's; without it, If-Match or a refusal. */
+function expectedVersion(versionIgnored: boolean, bodyVersion: number | null, hasIfMatch: boolean): ExpectedVersion {
+  if (versionIgnored) return 'any'
+  if (bodyVersion !== null) return bodyVersion
+  return hasIfMatch ? 'any' : 'required'
+}
+
 /** PUT, and PATCH (`form` 'mergePatch'): the same update, its values read from the body each in its way. */
 export async function update(call: Call, decl: ResourceDecl, id: string, fixed: Record<string, unknown>, form: BodyForm): Promise<ApiResponse> {
   const { tenant, principal: caller } = requireSession(call)
@@ -99,7 +106,7 @@ export async function update(call: Call, decl: ResourceDecl, id: string, fixed: 
   await check?.values(call, values)
   const rec = await tenant.write((tx) => {
     if (expected !== null) checkExpectedVersion(tx.state, principal, decl, id, expected)
-    return checked(call, check, updateObject(tx, principal, decl, id, values, versionIgnored ? null : version, !versionIgnored && expected === null, derive))
+    return checked(call, check, updateObject(tx, principal, decl, id, values, expectedVersion(versionIgnored, version, expected !== null), derive))
   })
   return writeAnswer(call, decl, rec, 200, counters)
 }

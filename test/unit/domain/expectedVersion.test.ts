@@ -16,7 +16,7 @@ import { codeOf, domainTenant } from '../../helpers/domainState.js'
 t.test('the expected versions', async (t) => {
   const { state, owner, write } = domainTenant()
   const client = write((tx) => createObject(tx, owner, Client, { name: 'Globex' }))
-  write((tx) => updateObject(tx, owner, Client, client.id, { name: 'Initech' }, 1, true))
+  write((tx) => updateObject(tx, owner, Client, client.id, { name: 'Initech' }, 1))
   t.equal(
     codeOf(() => checkExpectedVersion(state, owner, Client, client.id, [2])),
     null,
@@ -73,7 +73,7 @@ t.test('a refusal rolls the write back whole', async (t) => {
   const refused = codeOf(() =>
     write((tx) => {
       checkExpectedVersion(tx.state, owner, Client, client.id, [1])
-      const changed = updateObject(tx, owner, Client, client.id, { name: 'Changed' }, null, false)
+      const changed = updateObject(tx, owner, Client, client.id, { name: 'Changed' }, 'any')
       checkExpectedVersion(tx.state, owner, Client, client.id, [1])
       return changed
     }),

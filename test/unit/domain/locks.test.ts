@@ -52,12 +52,12 @@ t.test('a write before the lock date is refused for a user, allowed for a superu
   t.equal(state.collection('TimeRecord').size, size, 'nothing made')
   t.equal(write((tx) => createObject(tx, bob, TimeRecord, { start: lockDate, duration: 60_000 })).start, lockDate, 'at the lock date: open')
   t.equal(
-    codeOf(() => write((tx) => updateObject(tx, bob, TimeRecord, early.id, { start: NOW }, null, false))),
+    codeOf(() => write((tx) => updateObject(tx, bob, TimeRecord, early.id, { start: NOW }, 'any'))),
     'TL01-1106',
     'a change of a locked record, even out of the period',
   )
   t.equal(
-    codeOf(() => write((tx) => updateObject(tx, bob, TimeRecord, late.id, { start: lockDate - 1 }, null, false))),
+    codeOf(() => write((tx) => updateObject(tx, bob, TimeRecord, late.id, { start: lockDate - 1 }, 'any'))),
     'TL01-1106',
     'a change into the period',
   )
@@ -67,7 +67,7 @@ t.test('a write before the lock date is refused for a user, allowed for a superu
     'a delete',
   )
   t.equal(state.get('TimeRecord', early.id)?.trashItem, null, 'still there')
-  t.equal(write((tx) => updateObject(tx, owner, TimeRecord, early.id, { description: 'fixed' }, null, false)).description, 'fixed', 'a superuser changes it')
+  t.equal(write((tx) => updateObject(tx, owner, TimeRecord, early.id, { description: 'fixed' }, 'any')).description, 'fixed', 'a superuser changes it')
   t.equal(write((tx) => createObject(tx, owner, TimeRecord, { user: bob.userId, start: lockDate - DAY_MS, duration: 1 })).user, bob.userId, 'and creates in the period')
 })
 

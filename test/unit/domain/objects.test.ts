@@ -36,21 +36,21 @@ t.test('update: the version rule', async (t) => {
   const { owner, write } = domainTenant()
   const client = write((tx) => createObject(tx, owner, Client, { name: 'Globex' }))
   t.equal(
-    codeOf(() => write((tx) => updateObject(tx, owner, Client, client.id, { name: 'x' }, null, true))),
+    codeOf(() => write((tx) => updateObject(tx, owner, Client, client.id, { name: 'x' }, 'required'))),
     'TL01-1107',
     'a version is required',
   )
   t.equal(
-    codeOf(() => write((tx) => updateObject(tx, owner, Client, client.id, { name: 'x' }, 7, false))),
+    codeOf(() => write((tx) => updateObject(tx, owner, Client, client.id, { name: 'x' }, 7))),
     'TL01-1107',
     'a stale version is refused',
   )
-  const after = write((tx) => updateObject(tx, owner, Client, client.id, { name: 'Initech' }, 1, true), NOW + 10)
+  const after = write((tx) => updateObject(tx, owner, Client, client.id, { name: 'Initech' }, 1), NOW + 10)
   t.same([after.name, after.version, after.updatedAt, after.createdAt], ['Initech', 2, NOW + 10, NOW])
-  const unversioned = write((tx) => updateObject(tx, owner, Client, client.id, { name: 'Hooli' }, null, false))
+  const unversioned = write((tx) => updateObject(tx, owner, Client, client.id, { name: 'Hooli' }, 'any'))
   t.equal(unversioned.version, 3, 'without the requirement, no version is needed')
   t.equal(
-    codeOf(() => write((tx) => updateObject(tx, owner, Client, 'no-such-id', {}, null, false))),
+    codeOf(() => write((tx) => updateObject(tx, owner, Client, 'no-such-id', {}, 'any'))),
     'TL01-1101',
     'an unknown object is not found',
   )
@@ -112,7 +112,7 @@ t.test('a failed operation leaves the state as it was', async (t) => {
     codeOf(() =>
       write((tx) => {
         createObject(tx, owner, Client, { name: 'Globex' })
-        return updateObject(tx, owner, Client, 'no-such-id', {}, null, false)
+        return updateObject(tx, owner, Client, 'no-such-id', {}, 'any')
       }),
     ),
     'TL01-1101',

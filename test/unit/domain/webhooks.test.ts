@@ -83,7 +83,7 @@ t.test('a webhook that no longer delivers: nothing written', async (t) => {
   const tenant = domainTenant()
   const { state, owner, write } = tenant
   const hook = webhook(tenant)
-  write((tx) => updateObject(tx, owner, Webhook, hook.id, { active: false }, null, false))
+  write((tx) => updateObject(tx, owner, Webhook, hook.id, { active: false }, 'any'))
   t.equal(
     write((tx) => recordDelivery(tx, hook.id, outcome('42', 'delivered'))),
     false,
