@@ -23,7 +23,7 @@
  *               up to its sequence number (no log entry after it)
  *   replay      recovery again, in that process (this
  *               one has built time records already, which changes how V8
- *               shapes the decoded ones; records.ts inRecordShape): the
+ *               shapes the decoded ones; recordMaking.ts inRecordShape): the
  *               snapshot, then those REPLAY_ENTRIES log entries; the rate is
  *               counted from the first progress report (10,000 entries in) to
  *               the end, so the snapshot load is excluded
@@ -41,7 +41,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../src/config.js'
-import { insertRecord } from '../src/domain/records.js'
+import { insertRecord } from '../src/domain/recordMaking.js'
 import { TimeRecord } from '../src/domain/resources/timeRecord.js'
 import type { TenantActor } from '../src/tenants/tenantActor.js'
 import { TenantRegistry } from '../src/tenants/tenantRegistry.js'

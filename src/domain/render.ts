@@ -143,7 +143,7 @@ export function renderRecord(decl: ResourceDecl, rec: Rec, context: DisplayConte
 export function renderShown(decl: ResourceDecl, rec: Rec, context: DisplayContext, options: RenderOptions): OutObject | JsonFragment {
   const cache = options.renderedJson
   if (cache === undefined) return renderRecord(decl, rec, context, options)
-  // No fragments inside: Object.assign, not a spread that removes a key (see the note on spreads in records.ts).
+  // No fragments inside: Object.assign, not a spread that removes a key (see the note on spreads in recordMaking.ts).
   const plain: RenderOptions = Object.assign({}, options, { renderedJson: undefined, jsonDates: true })
   // Counters depend on the viewer: such a rendering is not kept.
   if (options.counters !== undefined) return renderRecord(decl, rec, context, plain)
@@ -158,7 +158,7 @@ export function renderShown(decl: ResourceDecl, rec: Rec, context: DisplayContex
  * is JSON text, kept unless it shows counters (those depend on the viewer).
  */
 export function renderList(decl: ResourceDecl, recs: readonly Rec[], context: DisplayContext, options: RenderOptions): (OutObject | JsonFragment)[] {
-  // Object.assign, not a spread that adds `references`: see the note on spreads in records.ts.
+  // Object.assign, not a spread that adds `references`: see the note on spreads in recordMaking.ts.
   const shared: RenderOptions = recs.length < 2 ? options : Object.assign({}, options, { references: { embedded: new Map(), stubs: new Map() } })
   const cache = options.renderedJson
   cache?.startAnswer()

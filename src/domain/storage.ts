@@ -13,7 +13,7 @@
  */
 import { ApiError, wrongParameter } from './errors.js'
 import { deterministicId } from './hashId.js'
-import { changeRecord, insertRecord } from './records.js'
+import { changeRecord, insertRecord } from './recordMaking.js'
 import { StorageEntry, STORAGE_NAME_PATTERN } from './resources/storageEntry.js'
 import type { Rec } from './schema.js'
 import type { StateView, Tx } from './tx.js'

@@ -15,7 +15,7 @@
  */
 import { assertionFailed } from '../assert.js'
 import { ApiError, notFound } from './errors.js'
-import { checkUnique, newId } from './records.js'
+import { checkUnique, newId } from './recordMaking.js'
 import { findResourceByType, RESOURCES, resourceByType } from './resources/index.js'
 import type { Rec, ResourceDecl } from './schema.js'
 import type { StateView, Tx } from './tx.js'

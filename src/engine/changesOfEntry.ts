@@ -30,7 +30,7 @@
  */
 import { audienceFromText } from '../domain/audience.js'
 import { ACCESS_RECORD_TYPES, eventResourceOf, type Change, type ChangeKind } from '../domain/changes.js'
-import { recordFromFields } from '../domain/records.js'
+import { recordFromFields } from '../domain/recordMaking.js'
 import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
 import type { LogEntry, LoggedEntry, LoggedOp } from './logEntry.js'

@@ -7,7 +7,7 @@
  * The domain still sees `Rec`: a read of one record, each record of a page
  * and a write's before-image are made from the row on demand (`record`) by
  * a function generated once per declaration, an object literal with the
- * record's fields in their order (records.ts recordFieldNames), so every
+ * record's fields in their order (recordMaking.ts recordFieldNames), so every
  * record of a resource has one shape (hidden class) and is built in one
  * allocation. A write takes a `Rec` and stores each field in its column.
  *
@@ -30,7 +30,7 @@
  * a slice per event-loop turn while the tenant goes on.
  */
 import { assert, assertionFailed } from '../assert.js'
-import { recordFieldNames } from '../domain/records.js'
+import { recordFieldNames } from '../domain/recordMaking.js'
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import { CodeColumn, NumberColumn, type Column } from './columns.js'
 import { FlagColumn } from './flagColumn.js'

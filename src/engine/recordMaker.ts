@@ -2,7 +2,7 @@
  * The maker of a resource's records from its columns (design §11: the
  * domain still sees `Rec`): a function generated once per declaration, an
  * object literal with the record's fields in their order
- * (records.ts recordFieldNames), so every record of a resource has one
+ * (recordMaking.ts recordFieldNames), so every record of a resource has one
  * shape (hidden class) and is built in one allocation, reading each
  * column's chunk arrays directly rather than calling a method per field.
  *

@@ -5,7 +5,7 @@
  * `applyOp` (a write) and `applyEntry` (replaying the log) are the only
  * ways state changes; both are deterministic.
  */
-import { inRecordShape, recordFromFields } from '../domain/records.js'
+import { inRecordShape, recordFromFields } from '../domain/recordMaking.js'
 import { RESOURCES, resourceByType } from '../domain/resources/index.js'
 import type { LiveAggregates, Rec } from '../domain/schema.js'
 import type { TenantView } from '../domain/tx.js'

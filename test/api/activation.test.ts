@@ -11,7 +11,7 @@ import t from 'tap'
 import { api } from '../helpers/api.js'
 import type { TestResponse } from '../helpers/http.js'
 import { startInProcess, tempDataDir } from '../helpers/server.js'
-import { insertRecord } from '../../src/domain/records.js'
+import { insertRecord } from '../../src/domain/recordMaking.js'
 import { TimeRecord } from '../../src/domain/resources/timeRecord.js'
 
 const BIG_RECORDS = 20_000

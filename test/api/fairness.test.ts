@@ -12,7 +12,7 @@
  * turns: the observables below are orders of events, not times.
  */
 import t from 'tap'
-import { insertRecord } from '../../src/domain/records.js'
+import { insertRecord } from '../../src/domain/recordMaking.js'
 import { TimeRecord } from '../../src/domain/resources/timeRecord.js'
 import type { TenantActor } from '../../src/tenants/tenantActor.js'
 import { startInProcess, tempDataDir, type InProcessServer } from '../helpers/server.js'

@@ -12,7 +12,7 @@
  * memory, listed, and lost at the next restart).
  */
 import t, { type Test } from 'tap'
-import { buildRecord } from '../../src/domain/records.js'
+import { buildRecord } from '../../src/domain/recordMaking.js'
 import { resourceByType } from '../../src/domain/resources/index.js'
 import type { Call } from '../../src/http/call.js'
 import type { ApiResponse } from '../../src/http/response.js'

@@ -1,7 +1,7 @@
 /*
  * One hidden class per resource for the records the write paths store.
  * V8 gives an object literal that spreads an object and then adds keys a
- * new hidden class on every evaluation once its site is warm (records.ts,
+ * new hidden class on every evaluation once its site is warm (recordMaking.ts,
  * "a note on spreads"); stored like that, every record of a collection would
  * carry its own map, and every scan and render would miss its inline
  * caches. This drives the paths many times over HTTP and reads V8's verdict

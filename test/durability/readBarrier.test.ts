@@ -6,7 +6,7 @@
  * exclusive job holds the tenant waits for the job.
  */
 import t from 'tap'
-import { insertRecord } from '../../src/domain/records.js'
+import { insertRecord } from '../../src/domain/recordMaking.js'
 import { TimeRecord } from '../../src/domain/resources/timeRecord.js'
 import { startInProcess, tempDataDir } from '../helpers/server.js'
 

@@ -4,7 +4,7 @@
  * before a tenant's first write), two nodes on one database, and log
  * entries that put a time record.
  */
-import { buildRecord } from '../../src/domain/records.js'
+import { buildRecord } from '../../src/domain/recordMaking.js'
 import { TimeRecord } from '../../src/domain/resources/timeRecord.js'
 import { LOG_ENTRY_FORMAT, type LogEntry } from '../../src/engine/logEntry.js'
 import { openPgStorage, type PgStorage } from '../../src/persist/postgres/index.js'

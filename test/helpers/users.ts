@@ -5,7 +5,7 @@
  * user is confirmed here through the tenant's own write path (a logged
  * change, exactly what the confirmation call would do).
  */
-import { changeRecord } from '../../src/domain/records.js'
+import { changeRecord } from '../../src/domain/recordMaking.js'
 import { User } from '../../src/domain/resources/user.js'
 import { loginRaw } from './identity.js'
 import type { InProcessServer } from './server.js'

@@ -4,7 +4,7 @@
  * one (a NotNull reference to User named so) and the values leave it out;
  * the write permission (policy.ts) and the locked periods (locks.ts) are
  * checked on that candidate before the
- * record is built, validated and stored (records.ts). The fields the
+ * record is built, validated and stored (recordMaking.ts). The fields the
  * resource derives on every write (its declaration's deriveOnWrite: a time
  * record's stop or duration) are added to the candidate first, so every
  * check sees them; fields a write option derives from the record about to
@@ -12,7 +12,7 @@
  */
 import type { Caller } from '../caller.js'
 import { checkWrite } from '../policy.js'
-import { buildRecord, insertRecord } from '../records.js'
+import { buildRecord, insertRecord } from '../recordMaking.js'
 import type { Rec, ResourceDecl } from '../schema.js'
 import type { Tx } from '../tx.js'
 import type { DeriveFields } from './deriveFields.js'
@@ -22,7 +22,7 @@ import { checkNotLocked } from './locks.js'
 const CALLER_FIELDS = ['owner', 'user', 'author'] as const
 
 export function createObject(tx: Tx, caller: Caller, decl: ResourceDecl, values: Record<string, unknown>, derive?: DeriveFields): Rec {
-  // Object.assign, not spreads: see the note on spreads in records.ts.
+  // Object.assign, not spreads: see the note on spreads in recordMaking.ts.
   const candidate: Record<string, unknown> = Object.assign({}, values)
   for (const name of CALLER_FIELDS) {
     const fieldDecl = decl.fieldsByName.get(name)

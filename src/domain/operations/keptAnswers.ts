@@ -13,7 +13,7 @@
  * not on every write.
  */
 import { deterministicId } from '../hashId.js'
-import { putKeyedRecord } from '../records.js'
+import { putKeyedRecord } from '../recordMaking.js'
 import { KeptAnswer } from '../resources/keptAnswer.js'
 import type { Rec } from '../schema.js'
 import type { StateView, Tx } from '../tx.js'

@@ -12,7 +12,7 @@
  */
 import type { Rec } from '../schema.js'
 import { ApiError } from '../errors.js'
-import { isLive } from '../records.js'
+import { isLive } from '../recordMaking.js'
 import { liveUserWithEmail } from '../resources/user.js'
 import { findSecretKey } from '../secretKeys.js'
 import type { StateView, Tx } from '../tx.js'

@@ -9,7 +9,7 @@
 import type { Caller } from '../caller.js'
 import { ApiError } from '../errors.js'
 import { calculatePrice, priceFields, priceListFor, type CalculatedPrice, type Dimension } from '../pricing.js'
-import { buildRecord } from '../records.js'
+import { buildRecord } from '../recordMaking.js'
 import type { ChangeSession, Rec, ResourceDecl } from '../schema.js'
 import type { StateView, Tx } from '../tx.js'
 import { changeFields } from './updateObject.js'

@@ -9,7 +9,7 @@
 import type { Caller } from '../caller.js'
 import { secretId } from '../credentials.js'
 import { accessDenied, notFound, wrongParameter } from '../errors.js'
-import { insertRecord } from '../records.js'
+import { insertRecord } from '../recordMaking.js'
 import { SecretKey } from '../resources/secretKey.js'
 import type { Rec } from '../schema.js'
 import { removeForGood } from '../trash.js'

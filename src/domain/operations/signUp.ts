@@ -10,7 +10,7 @@
  */
 import { accountOf } from '../account.js'
 import { ApiError } from '../errors.js'
-import { changeRecord, insertRecord } from '../records.js'
+import { changeRecord, insertRecord } from '../recordMaking.js'
 import { Account } from '../resources/account.js'
 import { User } from '../resources/user.js'
 import type { Rec } from '../schema.js'

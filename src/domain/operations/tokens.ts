@@ -17,7 +17,7 @@
 import { accountOf } from '../account.js'
 import { newToken, secretId } from '../credentials.js'
 import { ApiError } from '../errors.js'
-import { putKeyedRecord } from '../records.js'
+import { putKeyedRecord } from '../recordMaking.js'
 import { AuthToken } from '../resources/authToken.js'
 import { User } from '../resources/user.js'
 import type { Rec } from '../schema.js'

@@ -4,7 +4,7 @@
  * it was made for and is refused (412 TL01-1107) when the object has moved
  * on, and one that names none is refused where one is required
  * (ExpectedVersion 'required') — then the write
- * permission and the locked periods (locks.ts) on the changed candidate, then the change (records.ts: a new
+ * permission and the locked periods (locks.ts) on the changed candidate, then the change (recordMaking.ts: a new
  * record, version + 1). The fields the resource derives on every write (its
  * declaration's deriveOnWrite) join the changed values first; fields a write
  * option derives (deriveFields.ts) are computed from the candidate as it
@@ -13,7 +13,7 @@
 import type { Caller } from '../caller.js'
 import { ApiError } from '../errors.js'
 import { checkWrite } from '../policy.js'
-import { changeRecord } from '../records.js'
+import { changeRecord } from '../recordMaking.js'
 import type { ChangeSession, Rec, ResourceDecl } from '../schema.js'
 import type { Tx } from '../tx.js'
 import type { DeriveFields } from './deriveFields.js'

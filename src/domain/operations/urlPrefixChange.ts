@@ -12,7 +12,7 @@
 import { accountOf } from '../account.js'
 import type { Caller } from '../caller.js'
 import { accessDenied, notFound, violation } from '../errors.js'
-import { changeRecord } from '../records.js'
+import { changeRecord } from '../recordMaking.js'
 import { Account } from '../resources/account.js'
 import type { Rec } from '../schema.js'
 import { isValidTenantName, RESERVED_TENANTS, TENANT_NAME_MAX_LENGTH } from '../tenantName.js'

@@ -18,7 +18,7 @@
  */
 import crypto from 'node:crypto'
 import type { Caller } from '../caller.js'
-import { insertRecord } from '../records.js'
+import { insertRecord } from '../recordMaking.js'
 import { Webhook } from '../resources/webhook.js'
 import { MAX_DELIVERIES_KEPT, WebhookDelivery } from '../resources/webhookDelivery.js'
 import type { Rec } from '../schema.js'

@@ -23,7 +23,7 @@
 import { storableContentType } from '../../domain/contentType.js'
 import { ApiError } from '../../domain/errors.js'
 import { checkFileName, checkFileSize, contentDisposition, findFileMetadata, noFile, removeFile, renderFileMetadata, resolveFileOwner, uploadFile, type FileSlot } from '../../domain/files.js'
-import { newId } from '../../domain/records.js'
+import { newId } from '../../domain/recordMaking.js'
 import { FileMetadata } from '../../domain/resources/fileMetadata.js'
 import type { Rec } from '../../domain/schema.js'
 import type { TenantView } from '../../domain/tx.js'

@@ -6,11 +6,18 @@
  * cannot import; it is handed in here: the configuration and the change
  * feed's selection parser (query/changeSelection.ts).
  */
-import type { ResourceDecl } from '../../domain/schema.js'
+import type { Rec, ResourceDecl } from '../../domain/schema.js'
 import type { WriteCheckServices } from '../../domain/writeCheck.js'
 import { ChangeSelection } from '../../query/changeSelection.js'
 import type { Call } from '../call.js'
-import type { WriteCheck } from './writeCheck.js'
+
+/** A declared check as a route runs it: the declaration's, handed what it needs from the call. */
+export interface RouteWriteCheck {
+  /** Before the write, on the values read from the request (it may wait: a DNS lookup). */
+  values(call: Call, values: Record<string, unknown>): Promise<void>
+  /** Inside the write, on the record as stored (a throw rolls the write back). */
+  record(call: Call, rec: Rec): void
+}
 
 function servicesOf(call: Call): WriteCheckServices {
   return {
@@ -21,7 +28,7 @@ function servicesOf(call: Call): WriteCheckServices {
   }
 }
 
-export function writeCheckOf(decl: ResourceDecl): WriteCheck | undefined {
+export function writeCheckOf(decl: ResourceDecl): RouteWriteCheck | undefined {
   const declared = decl.writeCheck
   if (declared === null) return undefined
   return {

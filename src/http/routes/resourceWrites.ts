@@ -27,8 +27,7 @@ import { queryFlag } from '../request.js'
 import { requireSession } from '../requireSession.js'
 import type { ApiResponse } from '../response.js'
 import { withKnownPassword } from './passwordProof.js'
-import { writeCheckOf } from './resourceWriteChecks.js'
-import type { WriteCheck } from './writeCheck.js'
+import { type RouteWriteCheck, writeCheckOf } from './resourceWriteChecks.js'
 import { writeOptionsOf } from './writeOptions.js'
 import { appendedCounters, objectResponse, renderOptionsWith, writeAnswer, writtenCounters } from './resourceAnswers.js'
 
@@ -66,7 +65,7 @@ async function updateSession(call: Call, decl: ResourceDecl, id: string, princip
 }
 
 /** The record a write stores, once the resource's write check (resourceWriteChecks.ts) passed on it; a throw rolls the write back. */
-function checked(call: Call, check: WriteCheck | undefined, rec: Rec): Rec {
+function checked(call: Call, check: RouteWriteCheck | undefined, rec: Rec): Rec {
   check?.record(call, rec)
   return rec
 }

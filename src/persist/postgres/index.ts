@@ -25,7 +25,7 @@
  */
 export { openPgStorage, PgStorage } from './pgStorage.js'
 export { FencedError } from './fencedError.js'
-export { SchemaTooNewError, SCHEMA_VERSION } from './schema.js'
+export { SchemaTooNewError, SCHEMA_VERSION } from './pgMigrations.js'
 export type { ClaimResult, LeaseRow } from './leases.js'
 export type { NodeRow } from './membership.js'
 export type { PrepareOptions } from './preparedTenant.js'

@@ -1,6 +1,6 @@
 /*
  * The Storage of cluster mode (ports.ts; ARCHITECTURE.md §8) on PostgreSQL, opened by
- * openPgStorage: migrations first (schema.ts), then the listener of the
+ * openPgStorage: migrations first (pgMigrations.ts), then the listener of the
  * other nodes' directory changes started and the directory mirror loaded
  * (pgDirectory.ts listen: a change committed meanwhile is in the load or
  * arrives after it), then the log count.
@@ -46,7 +46,7 @@ import { PgDirectory } from './pgDirectory.js'
 import { decoded, heldEntriesAfter, heldEntryAt, noteAppended, notePruned, noteTruncated } from './preparedEntries.js'
 import { loadPreparedTenant, type PreparedTenant, type PrepareOptions } from './preparedTenant.js'
 import { PgSnapshots } from './pgSnapshots.js'
-import { migrate } from './schema.js'
+import { migrate } from './pgMigrations.js'
 import type { GroupCommitStats } from '../groupCommitStats.js'
 
 const NO_CEILING: StoreCeiling = {

@@ -5,7 +5,7 @@
  * `op` counts every operation of the entry.
  */
 import t from 'tap'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { resourceByType } from '../../../src/domain/resources/index.js'
 import { changesOfEntry, entryChangesAccess } from '../../../src/engine/changesOfEntry.js'
 import type { LogEntry, LoggedEntry } from '../../../src/engine/logEntry.js'

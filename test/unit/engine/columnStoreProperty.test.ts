@@ -29,7 +29,7 @@ import fc from 'fast-check'
 import { isDeepStrictEqual } from 'node:util'
 import { Project } from '../../../src/domain/resources/project.js'
 import { TimeRecord } from '../../../src/domain/resources/timeRecord.js'
-import { buildRecord, inRecordShape } from '../../../src/domain/records.js'
+import { buildRecord, inRecordShape } from '../../../src/domain/recordMaking.js'
 import type { Rec, ResourceDecl } from '../../../src/domain/schema.js'
 import { LOG_ENTRY_FORMAT, type Op } from '../../../src/engine/logEntry.js'
 import { TenantState } from '../../../src/engine/tenantState.js'
@@ -386,7 +386,7 @@ t.test('the column store answers every read as a Map of objects does, through wr
           const replayed = new TenantState(state.tenant)
           for (const [index, bytes] of log.entries()) replayed.applyEntry(index + 1, decodeLogEntry(bytes))
           for (const collection of replayed.collections.values()) collection.finishLoad()
-          // The log gives a declared field a record lacks its default (records.ts recordFromFields): so does the model here.
+          // The log gives a declared field a record lacks its default (recordMaking.ts recordFromFields): so does the model here.
           const problem = disagreement(replayed, model, inRecordShape)
           if (problem !== null && !rolledBackRemoval) throw new Error(`a replay of the log answers as the model: ${problem}`)
           if (!rolledBackRemoval && !droppedField && !bytesOf(replayed).equals(bytesOf(state))) throw new Error('a replayed state snapshots byte for byte as the live one')

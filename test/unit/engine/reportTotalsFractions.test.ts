@@ -13,7 +13,7 @@
  */
 import t from 'tap'
 import { TimeRecord } from '../../../src/domain/resources/timeRecord.js'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { TenantState } from '../../../src/engine/tenantState.js'
 import { WriteTx } from '../../../src/engine/writeTx.js'
 import { decodeSnapshot, encodeSnapshot } from '../../../src/persist/snapshotFile.js'

@@ -13,7 +13,7 @@
 import t from 'tap'
 import v8 from 'node:v8'
 import { Packr } from 'msgpackr'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { Project } from '../../../src/domain/resources/project.js'
 import { TimeRecord } from '../../../src/domain/resources/timeRecord.js'
 import type { Rec } from '../../../src/domain/schema.js'

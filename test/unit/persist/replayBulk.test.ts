@@ -9,7 +9,7 @@
  * decoded as the log does.
  */
 import t from 'tap'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { TimeRecord } from '../../../src/domain/resources/timeRecord.js'
 import type { Rec } from '../../../src/domain/schema.js'
 import { LOG_ENTRY_FORMAT, type Op } from '../../../src/engine/logEntry.js'

@@ -3,14 +3,14 @@
  * msgpackr decodes a format-1 log entry's record (a map) key by key; in a process that has
  * not yet built an object with those keys (a server recovering at start),
  * that leaves an object of some thirty properties in V8's dictionary mode.
- * applyEntry copies it into the declaration's template (records.ts
+ * applyEntry copies it into the declaration's template (recordMaking.ts
  * inRecordShape). Here the decoded record is put into dictionary mode on
  * purpose (a deleted property), and V8's own verdict is read through a
  * natives-syntax function.
  */
 import t from 'tap'
 import v8 from 'node:v8'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { TimeRecord } from '../../../src/domain/resources/timeRecord.js'
 import type { Rec } from '../../../src/domain/schema.js'
 import { LOG_ENTRY_FORMAT } from '../../../src/engine/logEntry.js'

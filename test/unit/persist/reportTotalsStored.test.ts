@@ -10,7 +10,7 @@
  * Totals waiting for a rebuild (the time zone changed) are not stored.
  */
 import t from 'tap'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { resourceByType } from '../../../src/domain/resources/index.js'
 import type { Rec } from '../../../src/domain/schema.js'
 import { TenantState } from '../../../src/engine/tenantState.js'

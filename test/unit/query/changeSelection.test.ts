@@ -9,7 +9,7 @@
 import t from 'tap'
 import type { Caller } from '../../../src/domain/caller.js'
 import { EventTexts } from '../../../src/domain/changes.js'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { resourceByType } from '../../../src/domain/resources/index.js'
 import type { DisplayContext } from '../../../src/domain/schema.js'
 import { changesOfEntry } from '../../../src/engine/changesOfEntry.js'

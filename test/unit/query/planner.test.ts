@@ -11,7 +11,7 @@
  * collection.
  */
 import t from 'tap'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { Client } from '../../../src/domain/resources/client.js'
 import { Project } from '../../../src/domain/resources/project.js'
 import { ProjectMember } from '../../../src/domain/resources/projectMember.js'

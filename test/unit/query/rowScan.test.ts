@@ -7,7 +7,7 @@
  * order reads each row's date once (engine/orderedRows.ts).
  */
 import t from 'tap'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { Client } from '../../../src/domain/resources/client.js'
 import { Project } from '../../../src/domain/resources/project.js'
 import { User } from '../../../src/domain/resources/user.js'

@@ -10,7 +10,7 @@
  */
 import t from 'tap'
 import type { EventTexts, Change } from '../../../src/domain/changes.js'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { resourceByType } from '../../../src/domain/resources/index.js'
 import type { LogEntry, LoggedEntry } from '../../../src/engine/logEntry.js'
 import { TenantState } from '../../../src/engine/tenantState.js'

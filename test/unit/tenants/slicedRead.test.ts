@@ -8,7 +8,7 @@
  */
 import t from 'tap'
 import { ApiError } from '../../../src/domain/errors.js'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { TimeRecord } from '../../../src/domain/resources/timeRecord.js'
 import { User } from '../../../src/domain/resources/user.js'
 import { HeavyReadBudget } from '../../../src/tenants/heavyReadBudget.js'

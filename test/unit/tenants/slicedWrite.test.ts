@@ -7,7 +7,7 @@
  * its savepoint.
  */
 import t from 'tap'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { resourceByType } from '../../../src/domain/resources/index.js'
 import type { Op } from '../../../src/engine/logEntry.js'
 import { TenantState } from '../../../src/engine/tenantState.js'

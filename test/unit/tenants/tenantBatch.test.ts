@@ -7,7 +7,7 @@
  * back and commits nothing, and what remains is committed once.
  */
 import t from 'tap'
-import { buildRecord } from '../../../src/domain/records.js'
+import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { resourceByType } from '../../../src/domain/resources/index.js'
 import { HeavyReadBudget } from '../../../src/tenants/heavyReadBudget.js'
 import type { Op } from '../../../src/engine/logEntry.js'

@@ -1,5 +1,5 @@
 /*
- * The views the original lists beyond interface.md's (issue 26 B), over
+ * The views the original lists beyond interface.md's, over
  * HTTP: `@editable` projects and tasks are what the caller may change (the
  * write rule itself), `@trackable` tasks are open tasks of trackable
  * projects, `@linked` work types have a live link to a live project; and
