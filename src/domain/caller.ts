@@ -14,8 +14,11 @@ export interface Caller {
   readonly superuser: boolean
 }
 
-/** The caller a user of the tenant is once signed in: a superuser when the account owner or an admin. */
-export function callerOfUser(state: StateView, user: Rec): Caller & { readonly isOwner: boolean } {
+/**
+ * The caller a user of the tenant is once signed in with the token `tokenId` (its SHA-256): a superuser when the
+ * account owner or an admin. Made once per request, as the one object the request keeps.
+ */
+export function callerOfUser(state: StateView, user: Rec, tokenId: string): Caller & { readonly isOwner: boolean; readonly tokenId: string } {
   const isOwner = accountOf(state).owner === user.id
-  return { userId: user.id, superuser: isOwner || user.admin === true, isOwner }
+  return { userId: user.id, superuser: isOwner || user.admin === true, isOwner, tokenId }
 }

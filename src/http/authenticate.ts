@@ -27,8 +27,7 @@ function tokenOf(call: Call): string | undefined {
 }
 
 export function principalFor(state: TenantView, user: Rec, tokenId: string): Principal {
-  const { userId, superuser, isOwner } = callerOfUser(state, user)
-  return { userId, superuser, isOwner, tokenId }
+  return callerOfUser(state, user, tokenId)
 }
 
 /** The caller; at once (no promise) when the tenant is idle (maybePromise.ts). */

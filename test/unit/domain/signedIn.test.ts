@@ -77,9 +77,9 @@ t.test('a signed-in user is a superuser when the account owner or an admin', asy
   const callerOf = (userId: string) => {
     const user = state.get(User.type, userId)
     if (user === undefined) throw new Error(`no user ${userId} in the tenant`)
-    return callerOfUser(state, user)
+    return callerOfUser(state, user, 'token-hash')
   }
-  t.same(callerOf(owner.userId), { userId: owner.userId, superuser: true, isOwner: true })
-  t.same(callerOf(ann.userId), { userId: ann.userId, superuser: true, isOwner: false })
-  t.same(callerOf(bob.userId), { userId: bob.userId, superuser: false, isOwner: false })
+  t.same(callerOf(owner.userId), { userId: owner.userId, superuser: true, isOwner: true, tokenId: 'token-hash' })
+  t.same(callerOf(ann.userId), { userId: ann.userId, superuser: true, isOwner: false, tokenId: 'token-hash' })
+  t.same(callerOf(bob.userId), { userId: bob.userId, superuser: false, isOwner: false, tokenId: 'token-hash' })
 })
