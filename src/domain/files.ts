@@ -5,9 +5,10 @@
  * A file is two things. Its FileMetadata record (name, content type, size)
  * is tenant state: logged, snapshotted, replayed. Its bytes are not: they
  * live in the LMDB `files` table under [tenant, fileKey], outside memory.
- * The HTTP layer issues the bytes' put (or remove) synchronously at the end
- * of the write that stores (or removes) the metadata, so both land in one
- * LMDB commit and a crash never separates them. The metadata id is derived
+ * The write that stores (or removes) the metadata hands the bytes' put (or
+ * removal) to its transaction (Tx.storeBeside, removeBeside), and the tenant
+ * layer stores them in the commit of the write's log entry, so a crash
+ * never separates them and a refused write stores nothing. The metadata id is derived
  * from the slot and the owner, so a new upload replaces the record
  * (version + 1). Each upload's bytes get a key of their own (slot, owner and
  * a content id decided before the write is logged), and the bytes of the
@@ -57,7 +58,7 @@ const METADATA_FIELDS = ['id', 'version', 'fileName', 'contentType', 'contentSiz
 export interface FileValues {
   fileName: string
   contentType: string
-  contentSize: number
+  bytes: Uint8Array
 }
 
 /** The key of one upload's bytes; `contentId` is new for every upload. */
@@ -120,17 +121,16 @@ export function noFile(slot: FileSlot, ownerId: string): ApiError {
   return new ApiError('TL01-1101', `${slot.ownerType} '${ownerId}' has no ${slot.name}`)
 }
 
-/** What an upload stored: the metadata, whether it is new, and the key of the bytes it replaced (null when none). */
+/** What an upload stored: the metadata, and whether it is new. */
 export interface UploadedFile {
   readonly rec: Rec
   readonly created: boolean
-  readonly replacedKey: string | null
 }
 
 /**
  * An upload by the caller to the file the path names (`idParam`: an id or the slot's alias): stores (or replaces)
- * the metadata of the owner's file, its bytes under a new key made from `contentId`; the caller stores the bytes
- * under `rec.fileKey` and removes those of `replacedKey`.
+ * the metadata of the owner's file, and its bytes under a new key made from `contentId`; the bytes of the upload it
+ * replaces are removed.
  */
 export function uploadFile(tx: Tx, caller: Caller, slot: FileSlot, idParam: string, values: FileValues, contentId: string): UploadedFile {
   const owner = resolveFileOwner(tx.state, slot, idParam, caller.userId)
@@ -153,18 +153,21 @@ export function removeFile(tx: Tx, caller: Caller, slot: FileSlot, idParam: stri
   const rec = findFileMetadata(tx.state, slot, owner.id)
   if (rec === undefined) throw noFile(slot, owner.id)
   tx.del(FileMetadata.type, rec.id)
+  tx.removeBeside(rec.fileKey as string)
   nameFileInOwner(tx, slot, owner, null)
   return rec
 }
 
-/** Stores (or replaces) the metadata of the owner's file. */
-function putFileMetadata(tx: Tx, slot: FileSlot, ownerId: string, values: FileValues, contentId: string): UploadedFile {
-  // The bytes go to the store beside this write's log entry: refused here, before anything is put, without room.
-  tx.storeBeside(values.contentSize)
+/** Stores (or replaces) the metadata of the owner's file and hands its bytes (and the removal of those it replaces) to the write. */
+function putFileMetadata(tx: Tx, slot: FileSlot, ownerId: string, { bytes, ...named }: FileValues, contentId: string): UploadedFile {
   const fileKey = fileKeyOf(slot, ownerId, contentId)
+  // Refused here, before anything is put, when the store has no room for the bytes.
+  tx.storeBeside(fileKey, bytes)
+  const values = { ...named, contentSize: bytes.length, fileKey }
   const before = findFileMetadata(tx.state, slot, ownerId)
   if (before !== undefined) {
-    return { rec: changeRecord(tx, FileMetadata, before, { ...values, fileKey }), created: false, replacedKey: before.fileKey as string }
+    if (before.fileKey !== fileKey) tx.removeBeside(before.fileKey as string)
+    return { rec: changeRecord(tx, FileMetadata, before, values), created: false }
   }
   const rec = insertRecord(tx, FileMetadata, {
     ...values,
@@ -172,9 +175,8 @@ function putFileMetadata(tx: Tx, slot: FileSlot, ownerId: string, values: FileVa
     ownerType: slot.ownerType,
     ownerId,
     slot: slot.name,
-    fileKey,
   })
-  return { rec, created: true, replacedKey: null }
+  return { rec, created: true }
 }
 
 /** The FileMetadata object clients see: {id, version, fileName, contentType, contentSize, createdAt, updatedAt, displayName}. */

@@ -13,7 +13,8 @@
  * TenantView (a StateView with the live aggregates and where the state is in
  * the log), which a route hands on to the query layer and the domain; a write
  * gets the Tx, on which the call names its user (actAs) and an upload
- * declares its bytes (storeBeside). What is behind them may change (the
+ * hands over its bytes (storeBeside), which the tenant layer stores with the
+ * write's log entry. What is behind them may change (the
  * record store) without a route knowing.
  */
 import type { DisplayContext, LiveAggregates, Rec } from './record.js'
@@ -54,8 +55,13 @@ export interface Tx {
   readonly now: number
   put(type: string, rec: Rec): void
   del(type: string, id: string): void
-  /** Declares bytes stored beside the log entry (an upload's), before they are put; throws when they do not fit. */
-  storeBeside(bytes: number): void
+  /**
+   * Stores bytes beside this write's log entry under `key` (an upload's), in the same commit as the entry: nothing
+   * is stored when the write is rolled back. Throws (the write is refused) when the store has no room for them.
+   */
+  storeBeside(key: string, bytes: Uint8Array): void
+  /** Removes the bytes kept under `key` (a replaced or removed upload's), in the same commit as this write's entry. */
+  removeBeside(key: string): void
   /** Names the signed-in user who makes this write (its log entry's `by`). */
   actAs(userId: string): void
 }

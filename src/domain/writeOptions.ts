@@ -8,7 +8,7 @@
  * query which are asked.
  */
 import { wrongParameter } from './errors.js'
-import type { DeriveFields } from './operations/deriveFields.js'
+import type { DeriveFields } from './deriveFields.js'
 import type { ResourceDecl } from './schema.js'
 
 export interface WriteOptionParam {

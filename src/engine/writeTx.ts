@@ -5,9 +5,12 @@
  * and remembered with its inverse. If the handler throws, rollback() undoes
  * every operation in reverse, leaving the state exactly as before; if it
  * succeeds, `ops` is what goes to the log. Savepoints let a batch roll back
- * one transaction group and keep the others. Bytes the write stores outside
- * the log (an upload's) are declared with storeBeside before they are put,
- * so a store without room for them refuses the write first.
+ * one transaction group and keep the others. Bytes the write stores beside
+ * its log entry (an upload's) are handed over with storeBeside (refused at
+ * once when the store has no room for them) and removed ones named with
+ * removeBeside; `beside` keeps them, in order, for the tenant layer to store
+ * in the commit of the entry (tenants/besideWrites.ts). A rollback to a
+ * savepoint forgets those named after it, so a refused write stores nothing.
  *
  * A removal of a record whose changes are events is logged with who could
  * see it just before (domain/changes.ts removalAudienceText), judged on the
@@ -46,9 +49,18 @@ function eventsOf(type: string): boolean {
   return events
 }
 
+/** Bytes a write stores (or, null, removes) beside its log entry under `key`; `namedAt`: its operations then. */
+export interface BesideWrite {
+  readonly key: string
+  readonly bytes: Uint8Array | null
+  readonly namedAt: number
+}
+
 export class WriteTx implements Tx {
   readonly ops: Op[] = []
   private readonly undo: Op[] = []
+  /** What this write stores (bytes) or removes (null) beside its log entry, in the order named. */
+  readonly beside: BesideWrite[] = []
   /** Bytes this write stores beside its log entry (storeBeside). */
   storedBytes = 0
   /** The id of the signed-in user who makes this write; null when none does (see the top). */
@@ -74,12 +86,24 @@ export class WriteTx implements Tx {
   }
 
   /**
-   * Declares bytes the write puts in the store beside its log entry (an uploaded file's), before it puts them:
-   * refused (thrown, and the write rolled back) when they do not fit under LMDB_MAP_SIZE_BYTES.
+   * Keeps bytes the write stores beside its log entry (an uploaded file's) under `key`: refused (thrown, and the
+   * write rolled back) when they do not fit under LMDB_MAP_SIZE_BYTES.
    */
-  storeBeside(bytes: number): void {
-    this.checkRoom(bytes)
-    this.storedBytes += bytes
+  storeBeside(key: string, bytes: Uint8Array): void {
+    this.checkRoom(bytes.length)
+    this.nameBeside(key, bytes)
+    this.storedBytes += bytes.length
+  }
+
+  /** Names bytes kept beside the log under `key` that this write removes. */
+  removeBeside(key: string): void {
+    this.nameBeside(key, null)
+  }
+
+  private nameBeside(key: string, bytes: Uint8Array | null): void {
+    this.assertOpen('a write beside the log')
+    if (this.beside.some((named) => named.key === key)) assertionFailed(`tenant ${this.state.tenant}: the bytes under ${key} are named twice in one write`)
+    this.beside.push({ key, bytes, namedAt: this.ops.length })
   }
 
   /** Names the signed-in user who makes this write (the log entry's `by`). */
@@ -167,6 +191,7 @@ export class WriteTx implements Tx {
       if (inverse !== undefined) this.state.applyOp(inverse)
     }
     if (this.undo.length !== savepoint) assertionFailed(`rollback to ${savepoint} left ${this.undo.length} inverses for ${this.ops.length} operations`)
+    while ((this.beside.at(-1)?.namedAt ?? -1) >= savepoint) this.storedBytes -= this.beside.pop()?.bytes?.length ?? 0
   }
 
   rollback(): void {

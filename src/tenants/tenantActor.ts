@@ -40,8 +40,9 @@
  *
  * One path for a write: decide on a WriteTx (the route's closure) → applied
  * to the state as it goes → the global indexes learn what it did
- * (globalIndexes.ts) → one log entry appended (group commit) → flushed →
- * the caller's answer.
+ * (globalIndexes.ts) and the bytes it stores beside the log are put
+ * (besideWrites.ts) → one log entry appended (group commit), in the same
+ * store commit → flushed → the caller's answer.
  */
 import type { Config } from '../config.js'
 import { assert } from '../assert.js'
@@ -51,6 +52,7 @@ import { ActorLifecycle } from './actorLifecycle.js'
 import { recoverTenant, recoverTenantInTurns, type Recovered, type RecoveryReport } from './recovery.js'
 import { ChangeFeed } from './changeFeed.js'
 import { DurabilityBarrier } from './durabilityBarrier.js'
+import { storeBesideWrites } from './besideWrites.js'
 import { indexGlobals } from './globalIndexes.js'
 import { HeavyReadBudget } from './heavyReadBudget.js'
 import { LOG_ENTRY_FORMAT, type LogEntry } from '../engine/logEntry.js'
@@ -283,7 +285,10 @@ export class TenantActor {
   async commit(tx: WriteTx): Promise<void> {
     const state = this.state
     assert(tx.state === state, "a transaction is committed to a state that is not the tenant's")
-    if (tx.ops.length === 0) return this.durable(state.seq)
+    if (tx.ops.length === 0) {
+      assert(tx.beside.length === 0, 'a write stores bytes beside a log entry it does not make')
+      return this.durable(state.seq)
+    }
     if (this.space.isFull()) {
       // A batch decides before it commits: undo what it applied, so memory holds nothing the log did not take.
       tx.rollback()
@@ -293,6 +298,7 @@ export class TenantActor {
     const entry: LogEntry = { v: LOG_ENTRY_FORMAT, at: tx.now, ops: tx.ops, by: tx.by }
     try {
       indexGlobals(this.store, this.tenant, tx)
+      storeBesideWrites(this.store.files, this.tenant, tx.beside)
     } catch (error) {
       // Nothing went to the log: memory goes back to what the log holds.
       tx.rollback()

@@ -15,7 +15,7 @@ import { checkWrite } from '../policy.js'
 import { buildRecord, insertRecord } from '../recordMaking.js'
 import type { Rec, ResourceDecl } from '../schema.js'
 import type { Tx } from '../tx.js'
-import type { DeriveFields } from './deriveFields.js'
+import type { DeriveFields } from '../deriveFields.js'
 import { checkNotLocked } from './locks.js'
 
 /** The fields that default to the caller. */

@@ -16,7 +16,7 @@ import type { ChangeSession, Rec, ResourceDecl } from '../schema.js'
 import { removeForGood } from '../trash.js'
 import type { Tx } from '../tx.js'
 import { createObject } from './createObject.js'
-import type { DeriveFields } from './deriveFields.js'
+import type { DeriveFields } from '../deriveFields.js'
 import { findVisible } from './findVisible.js'
 import { changeFields } from './updateObject.js'
 

@@ -16,7 +16,7 @@ import { checkWrite } from '../policy.js'
 import { changeRecord } from '../recordMaking.js'
 import type { ChangeSession, Rec, ResourceDecl } from '../schema.js'
 import type { Tx } from '../tx.js'
-import type { DeriveFields } from './deriveFields.js'
+import type { DeriveFields } from '../deriveFields.js'
 import { findVisible } from './findVisible.js'
 import { checkNotLocked } from './locks.js'
 

@@ -9,12 +9,11 @@
  *   GET    …                          the FileMetadata object
  *   DELETE …                          remove the file (404 when there is none)
  *
- * Writes: the metadata is decided in the tenant's write, and the bytes are
- * put (or removed) in the LMDB files table synchronously at the very end of
- * that decide callback. The actor appends the log entry in the same
- * event-loop turn, so lmdb-js puts both into one commit. A batch decides its
- * items long before it commits, and may roll them back, so uploads and
- * removals are refused inside a batch.
+ * Writes: the metadata is decided in the tenant's write, which hands the
+ * bytes to put (or remove) to its transaction; the tenant layer stores them
+ * in the commit of the write's log entry (domain/files.ts). Uploads and
+ * removals are refused inside a batch (whose items wait for the batch's one
+ * commit, holding their bodies meanwhile) and with an Idempotency-Key.
  *
  * Download: the metadata is read (durable), then the bytes; a second look
  * finding the very same metadata record proves no replacement slipped in
@@ -66,24 +65,15 @@ function metadataOf(state: TenantView, slot: FileSlot, params: Params, callerId:
 
 function upload(slot: FileSlot): FileHandler {
   return async (call, params) => {
-    const { tenant, principal, tenantName } = fileCall(call)
+    const { tenant, principal } = fileCall(call)
     refuseInBatch(call, slot)
     const bytes = call.request.body
     checkFileSize(bytes.length, call.services.config.maxFileBytes)
     const fileName = checkFileName(call.request.query.get('filename'))
     const contentType = storableContentType(call.request.headers.get('content-type'), DEFAULT_FILE_CONTENT_TYPE)
-    const files = call.services.registry.beside.fileBytes
     // Decided before the write, so the logged record carries it (replay is deterministic).
     const contentId = newId()
-    const { rec, created } = await tenant.write((tx) => {
-      const uploaded = uploadFile(tx, principal, slot, params.id ?? '', { fileName, contentType, contentSize: bytes.length }, contentId)
-      const { rec, replacedKey } = uploaded
-      // Last, synchronously: the bytes join the LMDB commit of this write's log entry
-      // (a failed commit fails the log append too, which the actor reports).
-      files.put([tenantName, rec.fileKey as string], bytes).catch(() => undefined)
-      if (replacedKey !== null && replacedKey !== rec.fileKey) files.remove([tenantName, replacedKey]).catch(() => undefined)
-      return uploaded
-    })
+    const { rec, created } = await tenant.write((tx) => uploadFile(tx, principal, slot, params.id ?? '', { fileName, contentType, bytes }, contentId))
     const status = created ? 201 : 200
     if (!queryFlag(call.request, 'response_object')) return dataResponse(call.request, { id: rec.id, version: rec.version }, { root: 'fileMetadata' }, status)
     return tenant.read((state) => dataResponse(call.request, renderFileMetadata(rec, state), { root: 'fileMetadata' }, status))
@@ -92,15 +82,9 @@ function upload(slot: FileSlot): FileHandler {
 
 function remove(slot: FileSlot): FileHandler {
   return async (call, params) => {
-    const { tenant, principal, tenantName } = fileCall(call)
+    const { tenant, principal } = fileCall(call)
     refuseInBatch(call, slot)
-    const files = call.services.registry.beside.fileBytes
-    const rec = await tenant.write((tx) => {
-      const removed = removeFile(tx, principal, slot, params.id ?? '')
-      // Last, synchronously: the removal joins the LMDB commit of this write's log entry.
-      files.remove([tenantName, removed.fileKey as string]).catch(() => undefined)
-      return removed
-    })
+    const rec = await tenant.write((tx) => removeFile(tx, principal, slot, params.id ?? ''))
     return dataResponse(call.request, { id: rec.id, deleted: true }, { root: 'fileMetadata' })
   }
 }
@@ -118,10 +102,10 @@ function metadata(slot: FileSlot): FileHandler {
 function download(slot: FileSlot): FileHandler {
   return async (call, params) => {
     const { tenant, principal, tenantName } = fileCall(call)
-    const files = call.services.registry.beside.fileBytes
+    const { beside } = call.services.registry
     for (let attempt = 1; ; attempt += 1) {
       const rec = await tenant.read((state) => metadataOf(state, slot, params, principal.userId))
-      const bytes = await files.get([tenantName, rec.fileKey as string])
+      const bytes = await beside.fileBytes(tenantName, rec.fileKey as string)
       // Every change raises a record's version: the same version and key mean the same upload.
       const unchanged = await tenant.read((state) => {
         const now = state.get(FileMetadata.type, rec.id)

@@ -3,7 +3,7 @@
  * resources declare them (domain/writeOptions.ts reads the declarations):
  * here, which of them a request asks for (`calculate_price=true`).
  */
-import type { DeriveFields } from '../../domain/operations/deriveFields.js'
+import type { DeriveFields } from '../../domain/deriveFields.js'
 import { RESOURCES } from '../../domain/resources/index.js'
 import type { ResourceDecl } from '../../domain/schema.js'
 import { derivedByOptions, writeOptionParams, type WriteOptionParam } from '../../domain/writeOptions.js'

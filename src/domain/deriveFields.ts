@@ -4,7 +4,7 @@
  * $updateprice): a function of that record and the state, whose values are
  * stored with the others.
  */
-import type { Rec } from '../record.js'
-import type { StateView } from '../tx.js'
+import type { Rec } from './record.js'
+import type { StateView } from './tx.js'
 
 export type DeriveFields = (rec: Rec, state: StateView) => Record<string, unknown>
