@@ -143,6 +143,18 @@ export interface SnapshotSource {
   columnsFrom?: number
 }
 
+/** A snapshot written whole but at no sequence number yet (SnapshotStore.writeUnplaced). */
+export interface UnplacedSnapshot {
+  /**
+   * Makes it the tenant's snapshot at `seq`, listed and durable when this resolves; until then a crash leaves the
+   * tenant's snapshots as they were. Short: a header written into the file and a rename (embedded), one transaction
+   * (cluster mode).
+   */
+  place(seq: number): Promise<{ file: string; bytes: number }>
+  /** Gives it up (nothing is placed after it). */
+  discard(): Promise<void>
+}
+
 export interface SnapshotStore {
   /** The tenant's snapshots, newest first. Synchronous: recovery at once (see TenantLog.entriesAfter). */
   list(tenant: string): SnapshotListing[]
@@ -154,6 +166,12 @@ export interface SnapshotStore {
   noteChecked(file: string, problem: string | null): void
   /** Writes the tenant's state at `seq`, taken at `at`, encoding it a slice per turn; durable when it resolves. */
   write(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }>
+  /**
+   * Writes a snapshot as `write` does, but at no sequence number yet: not listed, not read by recovery, until it is
+   * placed (an online restore writes the restored state while the tenant serves, and places it when it swaps it in:
+   * tenants/installState.ts).
+   */
+  writeUnplaced(tenant: string, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<UnplacedSnapshot>
   /**
    * Keeps the newest `kept` good snapshots and those a restore within the window needs (snapshotFile.ts,
    * pruneSnapshots); answers the sequence number up to which the log is no longer needed (0: none).

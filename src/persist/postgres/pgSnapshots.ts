@@ -17,10 +17,10 @@
  * read again to be checked: rows are never changed once written.
  */
 import type { Steps } from '../../engine/steps.js'
-import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotSource, type SnapshotStore, SnapshotInvalidError } from '../ports.js'
+import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotSource, type SnapshotStore, type UnplacedSnapshot, SnapshotInvalidError } from '../ports.js'
 import { SnapshotFaults } from '../snapshotFaults.js'
 import { encodeSnapshotInSlices, snapshotBytesProblem, snapshotBytesSteps } from '../snapshotFile.js'
-import { snapshotHeaderOf } from '../snapshotHeader.js'
+import { headerOf, headerPart, snapshotHeaderOf } from '../snapshotHeader.js'
 import { pruneSnapshotSet } from '../snapshotPruning.js'
 import type { Sql, TxSql } from './connection.js'
 import { parseSnapshotName, snapshotBytes, snapshotListing, snapshotName, type PreparedTenant, type StoredSnapshot } from './preparedTenant.js'
@@ -73,7 +73,25 @@ export class PgSnapshots implements SnapshotStore {
   }
 
   async write(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }> {
-    const bytes = await encodeSnapshotInSlices(tenant, seq, at, body, onProgress)
+    const unplaced = await this.writeUnplaced(tenant, at, body, onProgress)
+    return unplaced.place(seq)
+  }
+
+  /** The bytes are encoded now (a slice per turn) and kept in memory; `place` puts the header of its sequence number in front and stores them. */
+  async writeUnplaced(tenant: string, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<UnplacedSnapshot> {
+    const bytes = await encodeSnapshotInSlices(tenant, 0, at, body, onProgress)
+    const { bodyBytes, sha256 } = snapshotHeaderOf(bytes)
+    return {
+      place: (seq) => {
+        // The header's room does not depend on the sequence number (snapshotHeader.ts): the body stays where it is.
+        headerPart(headerOf(tenant, seq, at, bodyBytes, sha256)).copy(bytes, 0)
+        return this.store(tenant, seq, at, bytes)
+      },
+      discard: async () => undefined,
+    }
+  }
+
+  private async store(tenant: string, seq: number, at: number, bytes: Buffer): Promise<{ file: string; bytes: number }> {
     const header = snapshotHeaderOf(bytes)
     const parts = Math.max(1, Math.ceil(bytes.length / PART_BYTES))
     const stored: StoredSnapshot = { seq, at, format: header.format, bodyBytes: header.bodyBytes, sha256: header.sha256, totalBytes: bytes.length }
