@@ -53,7 +53,7 @@ const STOP_WRITES = 10
 /** How often the snapshot folder is looked at while waiting for the automatic snapshot. */
 const SNAPSHOT_LOOK_MS = 20
 
-export interface LifecycleFigures {
+interface LifecycleFigures {
   records: number
   label: string
   loadAverage: number[]
@@ -109,7 +109,7 @@ async function addProject(client: BenchClient, tenant: string, token: string, na
   await client.expect(201, 'POST', withQuery('/v1/time/projects', { token }), { tenant, body: JSON.stringify({ name }) })
 }
 
-export async function measureLifecycle(records: number, label: string, cli: string | undefined): Promise<LifecycleFigures> {
+async function measureLifecycle(records: number, label: string, cli: string | undefined): Promise<LifecycleFigures> {
   const fixture = readFixtureInfo(records)
   if (fixture === null) throw new Error(`no fixture with ${records} records; run npm run bench:generate -- --records ${records}`)
   const dataDir = copyFixture(records, 'lifecycle')

@@ -136,7 +136,8 @@ export interface ColumnSlices extends RecordSlices {
 /** What a snapshot is written from: a body, or collections read a slice at a time (a tenant's state frozen at one moment). */
 export interface SnapshotSource {
   collections: Record<string, readonly unknown[] | RecordSlices | ColumnSlices>
-  derived?: Record<string, unknown[]>
+  /** State derived from the records, by name: its parts, each made as the writer reaches it (a part per turn). */
+  derived?: Record<string, Iterable<unknown>>
   /** The tenant's texts when collections are ColumnSlices, taken at the same moment (their codes name them). */
   pool?: PoolImage
   /** The fewest rows of a collection written as columns (persist/snapshotFormat6.ts COLUMN_MIN_ROWS unless a test asks for fewer). */

@@ -35,7 +35,8 @@ import type { TenantActor } from './tenantActor.js'
 import { TenantElsewhere, TenantRefusal } from './tenantErrors.js'
 import type { TenantRegistry } from './tenantRegistry.js'
 
-export type RestoreAnswer = InstalledState & { tenant: string; restored: string; pointSeq: number | null; durationMs: number }
+/** `swapMs`: how long the swap held the tenant (its requests waited that long at most, besides the store's fetch in cluster mode). */
+export type RestoreAnswer = InstalledState & { tenant: string; restored: string; pointSeq: number | null; durationMs: number; swapMs: number }
 
 /** Cluster mode: how the store fetches a held tenant's whole history for a restore, and drops it after. */
 export interface HistoryFetch {
@@ -108,10 +109,13 @@ export class OnlineRestores {
       const encode = startProgress?.(`snapshot ${tenant}`, 'records', null)
       const prepared = await prepareInstall(state, registry.store, { onProgress: (done) => encode?.update(done) })
       encode?.finish()
+      let swapMs = 0
       const swap = async () => {
+        const swapStarted = performance.now()
         const installed = await prepared.install()
         actor?.replaceState(state, installed.at)
         registry.closed.reopen(tenant)
+        swapMs = Math.round(performance.now() - swapStarted)
         return installed
       }
       note?.(`swap ${tenant}: the restored state's snapshot is made current and put in place; the tenant's requests wait meanwhile`)
@@ -122,7 +126,7 @@ export class OnlineRestores {
         await prepared.discard()
       }
       if (!registry.config.quiet) console.log(`tenant '${tenant}': restored online to ${description} as seq ${installed.seq}`)
-      return { tenant, ...installed, restored: description, pointSeq, durationMs: Math.round(performance.now() - started) }
+      return { tenant, ...installed, restored: description, pointSeq, durationMs: Math.round(performance.now() - started), swapMs }
     } finally {
       history?.drop(tenant)
     }
