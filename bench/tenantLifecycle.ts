@@ -18,7 +18,8 @@
  *                   client polls the big tenant's `GET /v1/users/@self`
  *                   every POLL_MS meanwhile: the tenant's longest wait is its
  *                   longest answer (after the swap the old token answers 401,
- *                   which goes through the tenant as well)
+ *                   which goes through the tenant as well); the server's
+ *                   answer says how long the swap itself held the tenant
  *   stop            STOP_WRITES writes after the restore, then SIGTERM: the
  *                   time to the process's exit (a clean stop snapshots what
  *                   was written since the last snapshot and closes LMDB)
@@ -64,6 +65,8 @@ interface LifecycleFigures {
   snapshotStallMs: number
   restoreMs: number
   restoreServerMs: number
+  /** How long the swap held the tenant, as the server says (null: a build whose answer does not say). */
+  restoreSwapMs: number | null
   restoreTenantLongestWaitMs: number
   restoreTenantPolls: number
   restoreStallMs: number
@@ -153,7 +156,8 @@ async function measureLifecycle(records: number, label: string, cli: string | un
       const polled = await waits.stop()
       pollClient.close()
       if (answer.status !== 200) throw new Error(`restore: ${answer.status} ${text}`)
-      return { ms, serverMs: (JSON.parse(text) as { durationMs: number }).durationMs, polled }
+      const answered = JSON.parse(text) as { durationMs: number; swapMs?: number }
+      return { ms, serverMs: answered.durationMs, swapMs: answered.swapMs ?? null, polled }
     })
 
     const afterRestore = await ownerLogin(bigClient, fixture)
@@ -173,6 +177,7 @@ async function measureLifecycle(records: number, label: string, cli: string | un
       snapshotStallMs: snapshot.stallMs,
       restoreMs: restore.result.ms,
       restoreServerMs: restore.result.serverMs,
+      restoreSwapMs: restore.result.swapMs,
       restoreTenantLongestWaitMs: restore.result.polled.longestMs,
       restoreTenantPolls: restore.result.polled.count,
       restoreStallMs: restore.stallMs,
