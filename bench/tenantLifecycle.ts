@@ -23,6 +23,10 @@
  *   stop            STOP_WRITES writes after the restore, then SIGTERM: the
  *                   time to the process's exit (a clean stop snapshots what
  *                   was written since the last snapshot and closes LMDB)
+ *   restart         the server started again: its first request, a read
+ *                   (`users/@self` with the token of before), which loads
+ *                   the tenant from the snapshot that stop wrote (this
+ *                   build's format); then SIGTERM with nothing written since
  *
  * During the first three a small tenant (signed up over HTTP, mixedLoad.ts)
  * sends `GET /v1/users/@self` one after another over its own connection:
@@ -42,6 +46,7 @@ import { copyFixture, readFixtureInfo } from './fixture.js'
 import { BenchClient, withQuery } from './httpClient.js'
 import { createSmallTenants } from './mixedLoad.js'
 import { ownerLogin } from './scenarios.js'
+import { pollSelf } from './selfPoller.js'
 import { NO_AUTO_SNAPSHOTS, startServer } from './serverProcess.js'
 
 const ADMIN_KEY = 'bench-lifecycle-admin-key'
@@ -71,39 +76,20 @@ interface LifecycleFigures {
   restoreTenantPolls: number
   restoreStallMs: number
   stopMs: number
-}
-
-/** Sends `GET users/@self` of a tenant one after another (pausing `pauseMs` between two) until stopped: the longest answer. */
-function poll(client: BenchClient, tenant: string, token: string, pauseMs: number): { stop(): Promise<{ longestMs: number; count: number }> } {
-  let running = true
-  let longestMs = 0
-  let count = 0
-  const loop = (async () => {
-    while (running) {
-      const answer = await client.request('GET', withQuery('/v1/users/@self', { token }), { tenant })
-      if (answer.status !== 200 && answer.status !== 401) throw new Error(`GET users/@self of ${tenant}: ${answer.status} ${answer.text}`)
-      longestMs = Math.max(longestMs, answer.ms)
-      count += 1
-      if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs))
-    }
-  })()
-  return {
-    async stop() {
-      running = false
-      await loop
-      return { longestMs, count }
-    },
-  }
+  /** After that stop, started again: the first request, a read, which loads the tenant from the snapshot the stop wrote. */
+  restartFirstReadMs: number
+  /** And a clean stop with nothing written since that load. */
+  stopUnchangedMs: number
 }
 
 /** The longest answer of the small tenant's polls while `work` runs, and `work`'s result. */
-async function stallDuring<T>(client: BenchClient, tenant: string, token: string, work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
-  const probe = poll(client, tenant, token, 0)
+async function stallDuring<T>(port: number, tenant: string, token: string, work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
+  const stop = pollSelf(port, tenant, token, 0)
   try {
     const result = await work()
-    return { result, stallMs: (await probe.stop()).longestMs }
+    return { result, stallMs: (await stop()).longestMs }
   } catch (error) {
-    await probe.stop().catch(() => undefined)
+    await stop().catch(() => undefined)
     throw error
   }
 }
@@ -123,12 +109,11 @@ async function measureLifecycle(records: number, label: string, cli: string | un
   const env = { ...NO_AUTO_SNAPSHOTS, SNAPSHOT_EVERY_COMMANDS: String(SNAPSHOT_EVERY), ADMIN_PORT: String(adminPort), ADMIN_KEY }
   const server = await startServer({ dataDir, env, ...(cli === undefined ? {} : { cli }) })
   const setup = new BenchClient(server.port)
-  const smallClient = new BenchClient(server.port)
   const bigClient = new BenchClient(server.port)
   try {
     const [small] = await createSmallTenants(setup, 1)
     if (small === undefined) throw new Error('no small tenant')
-    const stall = <T>(work: () => Promise<T>) => stallDuring(smallClient, small.tenant, small.token, work)
+    const stall = <T>(work: () => Promise<T>) => stallDuring(server.port, small.tenant, small.token, work)
 
     const first = await stall(() => ownerLogin(bigClient, fixture))
     const second = await ownerLogin(bigClient, fixture)
@@ -143,8 +128,7 @@ async function measureLifecycle(records: number, label: string, cli: string | un
     })
 
     const restore = await stall(async () => {
-      const pollClient = new BenchClient(server.port)
-      const waits = poll(pollClient, tenant, second.token, POLL_MS)
+      const stopWaits = pollSelf(server.port, tenant, second.token, POLL_MS, [200, 401])
       const started = performance.now()
       const answer = await fetch(`http://127.0.0.1:${adminPort}/tenants/${tenant}/restore`, {
         method: 'POST',
@@ -153,8 +137,7 @@ async function measureLifecycle(records: number, label: string, cli: string | un
       })
       const text = await answer.text()
       const ms = performance.now() - started
-      const polled = await waits.stop()
-      pollClient.close()
+      const polled = await stopWaits()
       if (answer.status !== 200) throw new Error(`restore: ${answer.status} ${text}`)
       const answered = JSON.parse(text) as { durationMs: number; swapMs?: number }
       return { ms, serverMs: answered.durationMs, swapMs: answered.swapMs ?? null, polled }
@@ -162,10 +145,26 @@ async function measureLifecycle(records: number, label: string, cli: string | un
 
     const afterRestore = await ownerLogin(bigClient, fixture)
     for (let written = 0; written < STOP_WRITES; written += 1) await addProject(bigClient, tenant, afterRestore.token, `stop ${written}`)
-    for (const client of [setup, smallClient, bigClient]) client.close()
+    for (const client of [setup, bigClient]) client.close()
     const stopStarted = performance.now()
     await server.stop()
     const stopMs = performance.now() - stopStarted
+
+    // Started again: a read as the first request loads the tenant from the snapshot the stop wrote (this build's), and
+    // a stop with nothing written since.
+    const restarted = await startServer({ dataDir, env, ...(cli === undefined ? {} : { cli }) })
+    let restartFirstReadMs: number
+    let stopUnchangedMs: number
+    try {
+      const client = new BenchClient(restarted.port)
+      restartFirstReadMs = (await client.expect(200, 'GET', withQuery('/v1/users/@self', { token: afterRestore.token }), { tenant })).ms
+      client.close()
+      const started = performance.now()
+      await restarted.stop()
+      stopUnchangedMs = performance.now() - started
+    } finally {
+      await restarted.stop()
+    }
     return {
       records,
       label,
@@ -182,9 +181,11 @@ async function measureLifecycle(records: number, label: string, cli: string | un
       restoreTenantPolls: restore.result.polled.count,
       restoreStallMs: restore.stallMs,
       stopMs,
+      restartFirstReadMs,
+      stopUnchangedMs,
     }
   } finally {
-    for (const client of [setup, smallClient, bigClient]) client.close()
+    for (const client of [setup, bigClient]) client.close()
     await server.stop()
     fs.rmSync(dataDir, { recursive: true, force: true })
   }

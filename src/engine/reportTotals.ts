@@ -140,20 +140,10 @@ export class ReportAggregates implements StateObserver {
    * per group. Null while they wait for a rebuild (the time zone changed).
    */
   stored(): unknown[] | null {
-    if (this.stale || !STORES_DAYS) return null
-    const parts: unknown[] = [
-      { format: STORED_TOTALS_FORMAT, timeZone: this.zone },
-      { group: 'overall', key: null, days: this.overall.stored() },
-    ]
-    for (const [group, byKey] of [
-      ['project', this.byProject],
-      ['user', this.byUser],
-    ] as const) {
-      for (const key of [...byKey.keys()].sort()) {
-        const days = byKey.get(key) as DayTotals
-        if (!days.isEmpty) parts.push({ group, key, days: days.stored() })
-      }
-    }
+    const frozen = this.frozenStored()
+    if (frozen === null) return null
+    const parts = [...frozen.parts]
+    frozen.release()
     return parts
   }
 
