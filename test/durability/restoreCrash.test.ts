@@ -76,10 +76,7 @@ for (let round = 0; round < ROUNDS; round += 1) {
       await answer
       server = await spawnServer(dataDir, env)
       const seen = await names(server.client, await login())
-      t.ok(
-        JSON.stringify(seen) === JSON.stringify(before) || JSON.stringify(seen) === JSON.stringify(['kept']),
-        `the state before the restore or the restored one, whole: ${JSON.stringify(seen)}`,
-      )
+      t.ok(JSON.stringify(seen) === JSON.stringify(before) || JSON.stringify(seen) === JSON.stringify(['kept']), `the state before the restore or the restored one, whole: ${JSON.stringify(seen)}`)
       before = seen
     }
   })

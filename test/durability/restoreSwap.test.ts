@@ -60,10 +60,7 @@ t.test("the tenant answers from its state before the restore while the restored 
   const hold = holdSnapshotWrites(server.service.services.registry.store.snapshots)
   const restore = adminRequest(server.service.adminPort, 'POST', '/tenants/acme/restore', ADMIN_KEY, JSON.stringify({ toSeq: point }))
   await hold.reached
-  const during = await Promise.race([
-    names(server.client, 'acme', acme.token),
-    new Promise<null>((resolve) => setTimeout(() => resolve(null), READ_BOUND_MS).unref()),
-  ])
+  const during = await Promise.race([names(server.client, 'acme', acme.token), new Promise<null>((resolve) => setTimeout(() => resolve(null), READ_BOUND_MS).unref())])
   hold.release()
   t.same(during, { status: 200, names: ['kept', 'undone'] }, 'the read answered at once, from the state before the restore')
 
