@@ -24,6 +24,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { scriptArgs } from './cliOptions.js'
 import { BENCH_API_KEY, NO_AUTO_SNAPSHOTS, startServer, type BenchServer } from './serverProcess.js'
+import { pollSelf } from './selfPoller.js'
 import { BenchClient, basicAuth, withQuery } from './httpClient.js'
 import { processCpuMicros } from './processCpu.js'
 import { seededRandom } from './dataset.js'
@@ -81,29 +82,6 @@ function togglFile(rows: number, tenant: string): string {
   return `${lines.join('\n')}\n`
 }
 
-/** GETs another tenant every PING_MS until stopped; gives the longest answer. */
-function pinger(port: number, tenant: string, token: string): () => Promise<{ longestMs: number; count: number }> {
-  const client = new BenchClient(port)
-  let running = true
-  let longestMs = 0
-  let count = 0
-  const loop = (async () => {
-    while (running) {
-      const answer = await client.request('GET', withQuery('/v1/users/@self', { token }), { tenant })
-      if (answer.status !== 200) throw new Error(`neighbour answered ${answer.status}`)
-      longestMs = Math.max(longestMs, answer.ms)
-      count += 1
-      await new Promise((resolve) => setTimeout(resolve, PING_MS))
-    }
-  })()
-  return async () => {
-    running = false
-    await loop
-    client.close()
-    return { longestMs, count }
-  }
-}
-
 async function signUp(client: BenchClient, tenant: string): Promise<string> {
   const email = `user0@${tenant}.test`
   const signup = await client.expect(201, 'POST', withQuery('/v1/register/signup', { apikey: BENCH_API_KEY }), {
@@ -135,7 +113,7 @@ async function timedImport(server: BenchServer, tenant: string, token: string, n
     const before = rssOf(server.pid)
     const cpuBefore = processCpuMicros(server.pid) ?? 0
     const peak = rssSampler(server.pid)
-    const stopPing = pinger(server.port, neighbour.tenant, neighbour.token)
+    const stopPing = pollSelf(server.port, neighbour.tenant, neighbour.token, PING_MS)
     const answer = await client.request('POST', withQuery('/v1/import/toggl', { token, dry_run: String(dryRun), preview: 0 }), { tenant, body: file, headers: { 'content-type': 'text/csv' } })
     const ping = await stopPing()
     const peakRss = peak()

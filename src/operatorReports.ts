@@ -14,6 +14,8 @@ export interface RestoreOutcome {
   file: string
   restored: string
   pointSeq: number | null
+  /** Online: how long the swap held the tenant (onlineRestore.ts). */
+  swapMs?: number
 }
 
 export function restoreOutcomeText(tenant: string, outcome: RestoreOutcome): string {
@@ -28,6 +30,7 @@ export function restoreOutcomeText(tenant: string, outcome: RestoreOutcome): str
     lines.push(`  the state before (seq ${previousLastSeq}) stays in the history ('history ${tenant}') until LOG_RETENTION_MS prunes it`)
   }
   lines.push(`  the next write gets seq ${seq + 1}`)
+  if (outcome.swapMs !== undefined) lines.push(`  the tenant's requests waited ${outcome.swapMs} ms for the swap`)
   return lines.join('\n')
 }
 

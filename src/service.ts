@@ -2,7 +2,8 @@
  * The running service: the data directory lock, the LMDB store, the tenant
  * registry, the API keys and the HTTP front end, started in that order and
  * stopped in reverse. A clean stop (SIGTERM/SIGINT) stops listening, lets
- * pending writes flush, snapshots every active tenant and closes LMDB.
+ * pending writes flush, snapshots every active tenant written to since its
+ * last snapshot (tenants/snapshotEvery.ts) and closes LMDB.
  *
  * With DATABASE_URL the storage is PostgreSQL's instead and this process is
  * a node of a cluster (cluster/clusterNode.ts, ARCHITECTURE.md §8): no lock or LMDB,

@@ -11,12 +11,13 @@
  * The restore itself is tenants/onlineRestore.ts: the new state is
  * rebuilt (a slice per event-loop turn; only the decoding of a snapshot
  * file is done in one piece) while the tenant and all others keep serving,
- * then swapped in inside the tenant actor's exclusive job. A tenant that
+ * then written as a snapshot and swapped in: the tenant actor's exclusive
+ * job only places that snapshot and puts the state in place. A tenant that
  * cannot be opened (its log is damaged) gets 503 until the snapshot is in
  * place; then its next request activates the restored state.
  *
  * Answers 200 {tenant, seq, previousLastSeq, objects, restored, pointSeq,
- * file, at, bytes, durationMs}; a point outside the history or a bad snapshot file is a 400
+ * file, at, bytes, durationMs, swapMs (how long the swap held the tenant)}; a point outside the history or a bad snapshot file is a 400
  * naming what is reachable, a log that cannot be replayed to the point a
  * 412, a restore of the same tenant already running a 412 too.
  *

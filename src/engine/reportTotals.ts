@@ -34,7 +34,7 @@ import { durationOf } from '../domain/pricing.js'
 import type { Caller } from '../domain/caller.js'
 import { projectHiddenFrom } from '../domain/policy.js'
 import { assertionFailed } from '../assert.js'
-import { DayTotals, daysOf, NO_DAY, STORES_DAYS, type Totals } from './dayTotals.js'
+import { DayTotals, daysOf, NO_DAY, STORES_DAYS, type FrozenDays, type Totals } from './dayTotals.js'
 import { runNow, type Steps } from './steps.js'
 import type { PersonalProjects } from './personalProjects.js'
 import { untrashedRows, type StateObserver } from './stateObserver.js'
@@ -140,21 +140,41 @@ export class ReportAggregates implements StateObserver {
    * per group. Null while they wait for a rebuild (the time zone changed).
    */
   stored(): unknown[] | null {
+    const frozen = this.frozenStored()
+    if (frozen === null) return null
+    const parts = [...frozen.parts]
+    frozen.release()
+    return parts
+  }
+
+  /**
+   * The totals as `stored` gives them, frozen now and put together a part at a time as they are read (a snapshot
+   * writer reads a part per event-loop turn while the tenant goes on: dayTotals.ts FrozenDays); `release` once
+   * written. Null while they wait for a rebuild.
+   */
+  frozenStored(): { parts: Iterable<unknown>; release: () => void } | null {
     if (this.stale || !STORES_DAYS) return null
-    const parts: unknown[] = [
-      { format: STORED_TOTALS_FORMAT, timeZone: this.zone },
-      { group: 'overall', key: null, days: this.overall.stored() },
-    ]
+    const groups: { group: string; key: string | null; days: FrozenDays }[] = [{ group: 'overall', key: null, days: this.overall.frozen() }]
     for (const [group, byKey] of [
       ['project', this.byProject],
       ['user', this.byUser],
     ] as const) {
       for (const key of [...byKey.keys()].sort()) {
         const days = byKey.get(key) as DayTotals
-        if (!days.isEmpty) parts.push({ group, key, days: days.stored() })
+        if (!days.isEmpty) groups.push({ group, key, days: days.frozen() })
       }
     }
-    return parts
+    const zone = this.zone
+    function* parts(): IterableIterator<unknown> {
+      yield { format: STORED_TOTALS_FORMAT, timeZone: zone }
+      for (const { group, key, days } of groups) yield { group, key, days: days.stored() }
+    }
+    return {
+      parts: { [Symbol.iterator]: parts },
+      release: () => {
+        for (const { days } of groups) days.release()
+      },
+    }
   }
 
   /** Begins loading a snapshot that keeps the totals: the time records loaded until `install` are counted, not added. */

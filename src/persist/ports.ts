@@ -136,11 +136,24 @@ export interface ColumnSlices extends RecordSlices {
 /** What a snapshot is written from: a body, or collections read a slice at a time (a tenant's state frozen at one moment). */
 export interface SnapshotSource {
   collections: Record<string, readonly unknown[] | RecordSlices | ColumnSlices>
-  derived?: Record<string, unknown[]>
+  /** State derived from the records, by name: its parts, each made as the writer reaches it (a part per turn). */
+  derived?: Record<string, Iterable<unknown>>
   /** The tenant's texts when collections are ColumnSlices, taken at the same moment (their codes name them). */
   pool?: PoolImage
   /** The fewest rows of a collection written as columns (persist/snapshotFormat6.ts COLUMN_MIN_ROWS unless a test asks for fewer). */
   columnsFrom?: number
+}
+
+/** A snapshot written whole but at no sequence number yet (SnapshotStore.writeUnplaced). */
+export interface UnplacedSnapshot {
+  /**
+   * Makes it the tenant's snapshot at `seq`, listed and durable when this resolves; until then a crash leaves the
+   * tenant's snapshots as they were. Short: a header written into the file and a rename (embedded), one transaction
+   * (cluster mode).
+   */
+  place(seq: number): Promise<{ file: string; bytes: number }>
+  /** Gives it up (nothing is placed after it). */
+  discard(): Promise<void>
 }
 
 export interface SnapshotStore {
@@ -154,6 +167,12 @@ export interface SnapshotStore {
   noteChecked(file: string, problem: string | null): void
   /** Writes the tenant's state at `seq`, taken at `at`, encoding it a slice per turn; durable when it resolves. */
   write(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }>
+  /**
+   * Writes a snapshot as `write` does, but at no sequence number yet: not listed, not read by recovery, until it is
+   * placed (an online restore writes the restored state while the tenant serves, and places it when it swaps it in:
+   * tenants/installState.ts).
+   */
+  writeUnplaced(tenant: string, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<UnplacedSnapshot>
   /**
    * Keeps the newest `kept` good snapshots and those a restore within the window needs (snapshotFile.ts,
    * pruneSnapshots); answers the sequence number up to which the log is no longer needed (0: none).

@@ -7,10 +7,10 @@
  */
 import fs from 'node:fs'
 import type { Steps } from '../engine/steps.js'
-import type { SnapshotBody, SnapshotHeader, SnapshotListing, SnapshotSource, SnapshotStore } from './ports.js'
+import type { SnapshotBody, SnapshotHeader, SnapshotListing, SnapshotSource, SnapshotStore, UnplacedSnapshot } from './ports.js'
 import type { SnapshotFaults } from './snapshotFaults.js'
 import { rememberSnapshotCheck } from './snapshotChecks.js'
-import { listSnapshots, snapshotFileSteps, tenantSnapshotDir, writeSnapshotInSlices } from './snapshotFile.js'
+import { listSnapshots, snapshotFileSteps, tenantSnapshotDir, writeSnapshotInSlices, writeUnplacedSnapshot } from './snapshotFile.js'
 import { readSnapshotHeader } from './snapshotHeader.js'
 import { pruneSnapshots } from './snapshotPruning.js'
 
@@ -38,6 +38,10 @@ export class SnapshotDirectory implements SnapshotStore {
 
   write(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }> {
     return writeSnapshotInSlices(tenantSnapshotDir(this.dataDir, tenant), tenant, seq, at, body, onProgress)
+  }
+
+  writeUnplaced(tenant: string, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<UnplacedSnapshot> {
+    return writeUnplacedSnapshot(tenantSnapshotDir(this.dataDir, tenant), tenant, at, body, onProgress)
   }
 
   prune(tenant: string, kept: number, windowStartMs: number, startsLogLine: (seq: number) => boolean): Promise<number> {

@@ -41,13 +41,15 @@ import { assert } from '../assert.js'
 import { decodeSnapshotBody, decodeSnapshotValues } from './codec.js'
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './privateFiles.js'
 import { runNow, type Steps } from '../engine/steps.js'
-import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotSource, SnapshotInvalidError } from './ports.js'
+import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotSource, type UnplacedSnapshot, SnapshotInvalidError } from './ports.js'
 import { rememberSnapshotCheck } from './snapshotChecks.js'
 import { format6BodySteps, format6Parts, type BodyReader } from './snapshotFormat6.js'
 import { checkBodyBytes, checkSha256, decodeHeader, headerOf, headerOfFile, headerPart, LENGTH_BYTES, MAGIC, readExactly, reservedHeaderBytes } from './snapshotHeader.js'
 import { bodyOfSlices, checkedBody, sliceValues } from './snapshotSlices.js'
 
 const SUFFIX = '.tlsnap'
+/** Between a temporary file's name and its writer's pid (snapshotPruning.ts removes those whose writer is gone). */
+const TEMPORARY_MARK = '.tmp-'
 
 export type { SnapshotBody, SnapshotHeader, SnapshotListing, SnapshotSource }
 
@@ -73,14 +75,14 @@ export function listSnapshots(dataDir: string, tenant: string): SnapshotListing[
     .sort((a, b) => b.seq - a.seq)
 }
 
-/** Where the body starts in a snapshot of the tenant at `seq` taken at `at` (after the header's room). */
-function bodyOffsetOf(tenant: string, seq: number, at: number): number {
-  return MAGIC.length + LENGTH_BYTES + reservedHeaderBytes(tenant, seq, at)
+/** Where the body starts in a snapshot of the tenant taken at `at` (after the header's room, the same at any sequence number). */
+function bodyOffsetOf(tenant: string, at: number): number {
+  return MAGIC.length + LENGTH_BYTES + reservedHeaderBytes(tenant, at)
 }
 
 /** The body's parts, a turn's worth at a time, with the records each completes (snapshotFormat6.ts). */
-function bodyParts(tenant: string, seq: number, at: number, body: SnapshotSource): IterableIterator<{ parts: Uint8Array[]; records: number }> {
-  return format6Parts(body, bodyOffsetOf(tenant, seq, at))
+function bodyParts(tenant: string, at: number, body: SnapshotSource): IterableIterator<{ parts: Uint8Array[]; records: number }> {
+  return format6Parts(body, bodyOffsetOf(tenant, at))
 }
 
 /** The file around a body of `body` parts, hashed and put together at once (the arrays' bytes as they are now). */
@@ -99,7 +101,7 @@ export function encodeSnapshot(tenant: string, seq: number, at: number, body: Sn
     tenant,
     seq,
     at,
-    [...bodyParts(tenant, seq, at, body)].flatMap((slice) => slice.parts),
+    [...bodyParts(tenant, at, body)].flatMap((slice) => slice.parts),
   )
 }
 
@@ -107,7 +109,7 @@ export function encodeSnapshot(tenant: string, seq: number, at: number, body: Sn
 export async function encodeSnapshotInSlices(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<Buffer> {
   const parts: Uint8Array[] = []
   let recordsDone = 0
-  for (const slice of bodyParts(tenant, seq, at, body)) {
+  for (const slice of bodyParts(tenant, at, body)) {
     // A copy: the last chunk of a frozen column may still take rows appended after the moment it keeps.
     for (const part of slice.parts) parts.push(Buffer.from(part))
     recordsDone += slice.records
@@ -119,7 +121,7 @@ export async function encodeSnapshotInSlices(tenant: string, seq: number, at: nu
 
 /**
  * Writes the same bytes as encodeSnapshot to the tenant's snapshot folder `dir`, atomically, a turn's worth of parts
- * per write (see the top); `onProgress` hears the records written so far.
+ * per write (see the top); `onProgress` hears the records written so far. It is writeUnplacedSnapshot, placed at once.
  */
 export async function writeSnapshotInSlices(
   dir: string,
@@ -129,26 +131,102 @@ export async function writeSnapshotInSlices(
   body: SnapshotSource,
   onProgress?: (recordsDone: number) => void,
 ): Promise<{ file: string; bytes: number }> {
-  const bodyOffset = bodyOffsetOf(tenant, seq, at)
+  const unplaced = await writeUnplacedSnapshot(dir, tenant, at, body, onProgress)
+  return unplaced.place(seq)
+}
+
+/** Numbers the unplaced snapshots of this process, so that two written at once in one folder have two names. */
+let unplacedWritten = 0
+
+/**
+ * The body of a snapshot written (a turn's worth of parts per write) and fsynced to a temporary file in the tenant's
+ * snapshot folder `dir`, under a name the listing does not take; `place(seq)` then writes the header into the room
+ * left for it, fsyncs the file again (one page), renames it to the snapshot of `seq` and fsyncs the folder: a crash
+ * before the rename leaves the tenant's snapshots as they were, after it the new one whole. The file is private
+ * (0600) from its creation on, and missing folders are made 0700 (privateFiles.ts). A file left by a process that
+ * stopped meanwhile is removed by the tenant's next pruning (snapshotPruning.ts).
+ */
+export async function writeUnplacedSnapshot(dir: string, tenant: string, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<UnplacedSnapshot> {
+  await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
+  unplacedWritten += 1
+  const temporaryPath = path.join(dir, `unplaced-${unplacedWritten}${SUFFIX}${TEMPORARY_MARK}${process.pid}`)
+  const bodyOffset = bodyOffsetOf(tenant, at)
+  const handle = await fs.promises.open(temporaryPath, 'w', PRIVATE_FILE_MODE)
+  let open = true
+  const giveUp = async () => {
+    if (open) await handle.close().catch(() => undefined)
+    open = false
+    await fs.promises.rm(temporaryPath, { force: true })
+  }
   let bodyBytes = 0
-  const file = await writeAtomically(path.join(dir, snapshotFileName(seq)), async (handle) => {
-    const hash = crypto.createHash('sha256')
+  const hash = crypto.createHash('sha256')
+  try {
+    // A file left by an earlier write under the same name keeps its mode through open: set it.
+    await handle.chmod(PRIVATE_FILE_MODE)
     let recordsDone = 0
-    for (const slice of bodyParts(tenant, seq, at, body)) {
+    // One buffer for every turn: a new one per turn (a hundred megabytes for a million records) made V8 collect its
+    // whole heap every few turns for the memory outside it, holding the event loop up to 50 ms at a time.
+    let turnBuffer = Buffer.allocUnsafe(0)
+    for (const slice of bodyParts(tenant, at, body)) {
       // One copy of the turn's parts, hashed and written: what is hashed is what the file holds.
-      const bytes = Buffer.concat(slice.parts)
+      const length = slice.parts.reduce((sum, part) => sum + part.length, 0)
+      if (turnBuffer.length < length) turnBuffer = Buffer.allocUnsafe(length)
+      let filled = 0
+      for (const part of slice.parts) {
+        turnBuffer.set(part, filled)
+        filled += part.length
+      }
+      const bytes = turnBuffer.subarray(0, length)
       hash.update(bytes)
       await writeFully(handle, bytes, bodyOffset + bodyBytes)
       bodyBytes += bytes.length
       recordsDone += slice.records
       onProgress?.(recordsDone)
     }
-    const header = headerPart(headerOf(tenant, seq, at, bodyBytes, hash.digest('hex')))
-    assert(header.length === bodyOffset, 'the header fills the room left for it')
-    await writeFully(handle, header, 0)
-  })
-  rememberSnapshotCheck(file, null)
-  return { file, bytes: bodyOffset + bodyBytes }
+    await handle.sync()
+  } catch (error) {
+    await giveUp()
+    throw error
+  }
+  const sha256 = hash.digest('hex')
+  let settled = false
+  return {
+    place: async (seq) => {
+      assert(!settled, 'an unplaced snapshot is placed or discarded once')
+      settled = true
+      const finalPath = path.join(dir, snapshotFileName(seq))
+      try {
+        const header = headerPart(headerOf(tenant, seq, at, bodyBytes, sha256))
+        assert(header.length === bodyOffset, 'the header fills the room left for it')
+        await writeFully(handle, header, 0)
+        await handle.sync()
+        open = false
+        await handle.close()
+        await fs.promises.rename(temporaryPath, finalPath)
+      } catch (error) {
+        await giveUp()
+        throw error
+      }
+      await syncFolder(dir)
+      rememberSnapshotCheck(finalPath, null)
+      return { file: finalPath, bytes: bodyOffset + bodyBytes }
+    },
+    discard: async () => {
+      if (settled) return
+      settled = true
+      await giveUp()
+    },
+  }
+}
+
+/** Makes a rename in `dir` durable. */
+async function syncFolder(dir: string): Promise<void> {
+  const dirHandle = await fs.promises.open(dir, 'r')
+  try {
+    await dirHandle.sync()
+  } finally {
+    await dirHandle.close()
+  }
 }
 
 /** A snapshot held in memory (an export file carries one). */
@@ -255,7 +333,7 @@ async function writeFully(handle: fs.promises.FileHandle, bytes: Uint8Array, pos
 async function writeAtomically(finalPath: string, fill: (handle: fs.promises.FileHandle) => Promise<void>): Promise<string> {
   const dir = path.dirname(finalPath)
   await fs.promises.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
-  const temporaryPath = `${finalPath}.tmp-${process.pid}`
+  const temporaryPath = `${finalPath}${TEMPORARY_MARK}${process.pid}`
   try {
     const handle = await fs.promises.open(temporaryPath, 'w', PRIVATE_FILE_MODE)
     try {
@@ -271,12 +349,7 @@ async function writeAtomically(finalPath: string, fill: (handle: fs.promises.Fil
     await fs.promises.rm(temporaryPath, { force: true })
     throw error
   }
-  const dirHandle = await fs.promises.open(dir, 'r')
-  try {
-    await dirHandle.sync()
-  } finally {
-    await dirHandle.close()
-  }
+  await syncFolder(dir)
   return finalPath
 }
 

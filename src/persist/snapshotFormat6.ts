@@ -39,8 +39,10 @@ import { LENGTH_BYTES, uint32 } from './snapshotHeader.js'
 
 /** The fewest rows of a collection written as columns (one chunk of rows: engine/rowChunks.ts). */
 const COLUMN_MIN_ROWS = 4096
-/** Array bytes written per event-loop turn (and read per pause). */
+/** Array bytes read per pause. */
 const STEP_BYTES = 4 * 1024 * 1024
+/** Array bytes written per event-loop turn: each turn copies and hashes them (a few ms a megabyte on a busy machine). */
+const WRITE_STEP_BYTES = 1024 * 1024
 const ALIGN = 8
 
 type Element = 'f64' | 'i32' | 'u16' | 'u8'
@@ -128,21 +130,24 @@ export function* format6Parts(source: SnapshotSource, bodyOffset: number): Itera
   }
   const frame = encodeSnapshotBody({ endian: 'LE', pool: tables.length > 0 ? (source.pool?.texts ?? []) : [], tables: tables.map((table) => table.description), arrayBytes: layout.bytes })
   const arraysAt = arraysStart(bodyOffset, frame.length)
-  let parts: Uint8Array[] = [uint32(frame.length), frame, new Uint8Array(arraysAt - LENGTH_BYTES - frame.length)]
-  let partBytes = frame.length
+  // The frame in a turn of its own: encoding it (the tenant's texts, every chunk's place) is a turn's work already.
+  yield { parts: [uint32(frame.length), frame, new Uint8Array(arraysAt - LENGTH_BYTES - frame.length)], records: 0 }
+  let parts: Uint8Array[] = []
+  let partBytes = 0
   let written = 0
   for (const { array, offset } of layout.arrays) {
     if (offset > written) parts.push(new Uint8Array(offset - written))
     parts.push(new Uint8Array(array.buffer, array.byteOffset, array.byteLength))
     written = offset + array.byteLength
     partBytes += array.byteLength
-    if (partBytes >= STEP_BYTES) {
+    if (partBytes >= WRITE_STEP_BYTES) {
       yield { parts, records: 0 }
       parts = []
       partBytes = 0
     }
   }
-  yield { parts, records: tables.reduce((sum, table) => sum + table.slices.size, 0) }
+  const tableRecords = tables.reduce((sum, table) => sum + table.slices.size, 0)
+  if (parts.length > 0 || tableRecords > 0) yield { parts, records: tableRecords }
   yield* storedSlices({ collections: records, derived: source.derived })
 }
 

@@ -7,10 +7,15 @@
  *                 pad}; pad: spaces (older files have none)
  *
  * The header comes first in the file but needs the body's length and
- * hash, known only once the body is written; so a writer leaves room for
- * the header's largest encoding (every number at msgpack's widest, 9
- * bytes), writes the body after it, and then the header into that room,
- * its `pad` string filling what narrower numbers leave free. Every writer
+ * hash, known only once the body is written, and its sequence number,
+ * which an online restore learns only when it swaps the state in (after
+ * the body is written: tenants/installState.ts); so a writer leaves room
+ * for the header's largest encoding (the sequence number and the body's
+ * length at msgpack's widest, 9 bytes), writes the body after it, and then
+ * the header into that room, its `pad` string filling what narrower
+ * numbers leave free. The room depends on the tenant and the time only,
+ * so the body (whose arrays are aligned to the file's offsets) is the same
+ * bytes whatever sequence number it is placed at. Every writer
  * pads the same way, so a snapshot encoded in memory is byte for byte the
  * file written. The checks of a body against its header (length, SHA-256)
  * are here too.
@@ -33,15 +38,15 @@ export function uint32(value: number): Buffer {
   return bytes
 }
 
-/** The largest the header can encode to for this tenant, sequence number and time: bodyBytes at its widest. */
-export function reservedHeaderBytes(tenant: string, seq: number, at: number): number {
-  const widest: SnapshotHeader = { format: SNAPSHOT_FORMAT, tenant, seq, at, bodyBytes: Number.MAX_SAFE_INTEGER, sha256: '0'.repeat(64) }
+/** The largest the header can encode to for this tenant and time: the sequence number and bodyBytes at their widest. */
+export function reservedHeaderBytes(tenant: string, at: number): number {
+  const widest: SnapshotHeader = { format: SNAPSHOT_FORMAT, tenant, seq: Number.MAX_SAFE_INTEGER, at, bodyBytes: Number.MAX_SAFE_INTEGER, sha256: '0'.repeat(64) }
   return encodePlain({ ...widest, pad: '' }).length
 }
 
 /** MAGIC, the header length, and `header` padded to exactly reservedHeaderBytes (see the top). */
 export function headerPart(header: SnapshotHeader): Buffer {
-  const reserved = reservedHeaderBytes(header.tenant, header.seq, header.at)
+  const reserved = reservedHeaderBytes(header.tenant, header.at)
   const free = reserved - encodePlain({ ...header, pad: '' }).length
   // A fixstr holds up to 31 bytes behind a one-byte prefix, so `free` spaces add exactly `free` bytes.
   assert(free >= 0 && free <= MAX_FIXSTR_BYTES, `header padding of ${free} bytes`)

@@ -94,13 +94,13 @@ export async function pruneSnapshotSet<S extends TimedSnapshot>(
 /** What a corrupt snapshot file is renamed to by pruning (listSnapshots no longer lists it). */
 const CORRUPT_SUFFIX = '.corrupt'
 
-/** The temporary files of snapshot writes (writeAtomically, named after the writer's pid) in `dir` whose writer is gone. */
+/** The temporary files of snapshot writes (snapshotFile.ts: of a sequence number, or unplaced; named after the writer's pid) in `dir` whose writer is gone. */
 function leftTemporaryFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return []
   return fs
     .readdirSync(dir)
     .filter((name) => {
-      const writer = /^\d{16}\.tlsnap\.tmp-(\d+)$/.exec(name)?.[1]
+      const writer = /^(?:\d{16}|unplaced-\d+)\.tlsnap\.tmp-(\d+)$/.exec(name)?.[1]
       return writer !== undefined && !isAlive(Number(writer))
     })
     .map((name) => path.join(dir, name))

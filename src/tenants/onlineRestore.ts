@@ -9,11 +9,17 @@
  *      exclusive job so that no append lands between the read and the
  *      listing the store keeps current);
  *   3. the new state is rebuilt (restoreSource.ts, a slice per event-loop
- *      turn) while the tenant and all others keep serving;
- *   4. inside the actor's exclusive job installState writes it as a
- *      snapshot with the next free sequence number and the actor swaps it
- *      in: requests to the tenant wait for the job and then see the
- *      restored state; the log continues after it.
+ *      turn) and written as a snapshot at no sequence number yet
+ *      (installState.ts prepareInstall, a slice per turn) while the tenant
+ *      and all others keep serving;
+ *   4. inside the actor's exclusive job that snapshot is placed at the next
+ *      free sequence number (installState.ts install: a header and a
+ *      rename, durable before the job ends; why that is safe is said
+ *      there) and the actor swaps the state in: requests to the tenant wait
+ *      for that job only and then see the restored state; the log
+ *      continues after it. Writes the tenant took during steps 2 and 3 are
+ *      logged below the restored snapshot and left out of the restored
+ *      state, as any write after the restore point.
  *
  * A tenant that cannot be opened (its log is damaged) has no actor: the
  * snapshot is written all the same, and the registry reopens the tenant,
@@ -23,13 +29,14 @@
  */
 import { ApiError } from '../domain/errors.js'
 import type { ProgressFactory } from '../progress.js'
-import { installState, type InstalledState } from './installState.js'
+import { prepareInstall, type InstalledState } from './installState.js'
 import { rebuildState, type RestoreSource } from './restoreSource.js'
 import type { TenantActor } from './tenantActor.js'
 import { TenantElsewhere, TenantRefusal } from './tenantErrors.js'
 import type { TenantRegistry } from './tenantRegistry.js'
 
-export type RestoreAnswer = InstalledState & { tenant: string; restored: string; pointSeq: number | null; durationMs: number }
+/** `swapMs`: how long the swap held the tenant (its requests waited that long at most, besides the store's fetch in cluster mode). */
+export type RestoreAnswer = InstalledState & { tenant: string; restored: string; pointSeq: number | null; durationMs: number; swapMs: number }
 
 /** Cluster mode: how the store fetches a held tenant's whole history for a restore, and drops it after. */
 export interface HistoryFetch {
@@ -99,18 +106,27 @@ export class OnlineRestores {
     }
     try {
       const { state, description, pointSeq } = await rebuildState(tenant, registry.store, source, startProgress)
+      const encode = startProgress?.(`snapshot ${tenant}`, 'records', null)
+      const prepared = await prepareInstall(state, registry.store, { onProgress: (done) => encode?.update(done) })
+      encode?.finish()
+      let swapMs = 0
       const swap = async () => {
-        const encode = startProgress?.(`snapshot ${tenant}`, 'records', null)
-        const installed = await installState(state, registry.store, { onProgress: (done) => encode?.update(done) })
-        encode?.finish()
+        const swapStarted = performance.now()
+        const installed = await prepared.install()
         actor?.replaceState(state, installed.at)
         registry.closed.reopen(tenant)
+        swapMs = Math.round(performance.now() - swapStarted)
         return installed
       }
-      note?.(`swap ${tenant}: the restored state is written as a snapshot and put in place; the tenant's requests wait meanwhile`)
-      const installed = actor === null ? await swap() : await actor.exclusive(swap)
+      note?.(`swap ${tenant}: the restored state's snapshot is made current and put in place; the tenant's requests wait meanwhile`)
+      let installed: InstalledState
+      try {
+        installed = actor === null ? await swap() : await actor.exclusive(swap)
+      } finally {
+        await prepared.discard()
+      }
       if (!registry.config.quiet) console.log(`tenant '${tenant}': restored online to ${description} as seq ${installed.seq}`)
-      return { tenant, ...installed, restored: description, pointSeq, durationMs: Math.round(performance.now() - started) }
+      return { tenant, ...installed, restored: description, pointSeq, durationMs: Math.round(performance.now() - started), swapMs }
     } finally {
       history?.drop(tenant)
     }

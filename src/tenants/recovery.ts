@@ -113,7 +113,7 @@ export function loadSnapshotBodyInTurns(state: TenantState, body: SnapshotBody, 
  * What a snapshot of the state keeps, taken now, for a writer that reads it a slice per event-loop turn while the
  * tenant goes on: each collection frozen as it is (Collection.frozen: taking it copies no record; a write after it
  * copies the chunk of columns it changes, once), the tenant's texts their codes name (a copy of the pool's list), and
- * the report totals unless they wait for a rebuild. `release` once written (or failed).
+ * the report totals unless they wait for a rebuild (frozen likewise, a page of days at a time: dayTotals.ts). `release` once written (or failed).
  */
 export function snapshotSourceOf(state: TenantState): { source: SnapshotSource; release: () => void } {
   const frozen: FrozenTable[] = []
@@ -124,13 +124,14 @@ export function snapshotSourceOf(state: TenantState): { source: SnapshotSource; 
     frozen.push(table)
     collections[type] = table
   }
-  const reportTotals = state.reports.stored()
+  const reportTotals = state.reports.frozenStored()
   const pool = state.pool.image()
-  const source: SnapshotSource = reportTotals === null ? { collections, pool } : { collections, pool, derived: { [REPORT_TOTALS]: reportTotals } }
+  const source: SnapshotSource = reportTotals === null ? { collections, pool } : { collections, pool, derived: { [REPORT_TOTALS]: reportTotals.parts } }
   return {
     source,
     release: () => {
       for (const table of frozen) table.release()
+      reportTotals?.release()
     },
   }
 }

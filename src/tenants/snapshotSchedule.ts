@@ -42,6 +42,14 @@ export class SnapshotSchedule {
     private readonly store: Storage,
   ) {}
 
+  /**
+   * Whether a snapshot holds the state as it is: none is running, and nothing was logged since the last one began
+   * (or since the state was loaded from one, or restored as one).
+   */
+  get upToDate(): boolean {
+    return this.running === null && this.entriesSinceSnapshot === 0
+  }
+
   /** The state was loaded from disk with `replayedEntries` entries after its snapshot (or replaced, with 0). */
   restart(replayedEntries: number): void {
     this.entriesSinceSnapshot = replayedEntries
@@ -69,12 +77,17 @@ export class SnapshotSchedule {
     const seq = state.seq
     const at = Date.now()
     const { source, release } = snapshotSourceOf(state)
+    const entriesTaken = this.entriesSinceSnapshot
     this.restart(0)
     this.running = (async () => {
       let written: { file: string; bytes: number }
       try {
         await this.subject.durable(seq)
         written = await this.store.snapshots.write(tenant, seq, at, source, onProgress)
+      } catch (error) {
+        // No snapshot holds those entries: the next one is due as before (and a clean stop writes it).
+        this.entriesSinceSnapshot += entriesTaken
+        throw error
       } finally {
         release()
       }

@@ -163,6 +163,11 @@ export class TenantActor {
     return this.snapshots.entriesSinceSnapshot
   }
 
+  /** Whether a snapshot holds the state as it is (none running, nothing logged since the last one: snapshotSchedule.ts). */
+  get snapshotUpToDate(): boolean {
+    return this.snapshots.upToDate
+  }
+
   /** When the last snapshot was taken; null when none was since start. */
   get lastSnapshotAt(): number | null {
     return this.snapshots.lastSnapshotAt

@@ -372,7 +372,7 @@ export class TenantRegistry {
     }
   }
 
-  /** Clean shutdown: refuse new tenants, let pending writes flush, snapshot every active tenant (`startProgress`: see snapshotEvery.ts). */
+  /** Clean shutdown: refuse new tenants, let pending writes flush, snapshot every active tenant no snapshot holds yet (`startProgress`: see snapshotEvery.ts). */
   async close(startProgress?: ProgressFactory): Promise<void> {
     this.closing = true
     this.cap.stop()

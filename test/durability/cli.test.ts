@@ -7,6 +7,7 @@
  *    acknowledged write (nothing is left to replay), shows it doing so on
  *    stderr, and exits 0; `tenants` says on stderr what it read.
  */
+import fs from 'node:fs'
 import t from 'tap'
 import { loadConfig } from '../../src/config.js'
 import { EmbeddedStorage } from '../../src/persist/embeddedStorage.js'
@@ -71,4 +72,27 @@ t.test('SIGTERM: drain, snapshot, exit 0', async (t) => {
   t.equal(tenants.code, 0)
   t.match(tenants.stdout, /^tenant +objects +log entries +last seq +last snapshot *\nterm +\d+ /)
   t.match(tenants.stderr, /^read tenants {2}1 tenants in \d+m?s\n$/, 'tenants says what it read, on stderr')
+})
+
+t.test('SIGTERM with a tenant loaded from its snapshot and not written to since: nothing is snapshotted again', async (t) => {
+  const dataDir = tempDataDir('cli-sigterm-unchanged')
+  let server = await spawnServer(dataDir)
+  const { token } = await server.client.createTenant('still')
+  t.equal((await server.client.request('POST', '/v1/time/projects', { tenant: 'still', query: { token }, body: { name: 'kept' } })).status, 201)
+  t.equal(await stopGracefully(server), 0)
+  const written = listSnapshots(dataDir, 'still')
+  const inode = (file: string) => fs.statSync(file).ino
+  const before = written.map((listing) => ({ seq: listing.seq, inode: inode(listing.file) }))
+  t.ok(before.length > 0, 'the first stop wrote a snapshot')
+
+  server = await spawnServer(dataDir)
+  const list = await server.client.request('GET', '/v1/time/projects', { tenant: 'still', query: { token } })
+  t.equal(list.status, 200, 'the tenant was loaded (from its snapshot) and read')
+  t.equal(await stopGracefully(server), 0)
+  t.match(server.output(), /\nsnapshot 0 tenants {2}0 records in \d+m?s\n/, 'the stop says it wrote none')
+  t.same(
+    listSnapshots(dataDir, 'still').map((listing) => ({ seq: listing.seq, inode: inode(listing.file) })),
+    before,
+    'the snapshot files are those of the first stop: none was written again',
+  )
 })

@@ -90,6 +90,7 @@ t.test('restore alpha online while beta is under load: no errors anywhere', asyn
   t.match(restored.stderr, /^swap alpha: /m)
   t.match(restored.stderr, /^snapshot alpha {2}\d+ records in /m)
   t.match(restored.stdout, new RegExp(`alpha: restored \\d+ objects from seq ${firstSeq}, written`))
+  t.match(restored.stdout, /the tenant's requests waited \d+ ms for the swap/, 'the answer says how long the swap held the tenant')
   t.same(betaResult.failures, [], `beta: ${betaResult.requests} requests during the restore, none failed`)
   t.ok(betaResult.requests > 20, 'beta was busy throughout')
   // A restore ends every session: alpha's reads after the swap are refused as logged out, nothing else.

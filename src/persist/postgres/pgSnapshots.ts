@@ -14,13 +14,23 @@
  * applies the embedded rule (pruneSnapshotSet): a corrupt snapshot is set
  * aside by marking its row `corrupt` (no longer listed, kept for the
  * operator). A snapshot checked once (by prepare, a load, its writer) is not
- * read again to be checked: rows are never changed once written.
+ * read again to be checked: rows are never changed once written, but for
+ * the one move below.
+ *
+ * An unplaced snapshot (an online restore's: tenants/installState.ts) is
+ * stored whole at a negative seq, which no listing takes, while the tenant
+ * serves; placing it is one transaction that inserts its `snapshots` row at
+ * the sequence number, moves its parts there (an UPDATE of their seq, which
+ * leaves their bytes where they are) and rewrites the first part, whose
+ * header names the sequence number. Pruning removes the negative seqs that
+ * are not this process's own (a restore killed before its swap).
  */
+import { assert } from '../../assert.js'
 import type { Steps } from '../../engine/steps.js'
-import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotSource, type SnapshotStore, SnapshotInvalidError } from '../ports.js'
+import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotSource, type SnapshotStore, type UnplacedSnapshot, SnapshotInvalidError } from '../ports.js'
 import { SnapshotFaults } from '../snapshotFaults.js'
 import { encodeSnapshotInSlices, snapshotBytesProblem, snapshotBytesSteps } from '../snapshotFile.js'
-import { snapshotHeaderOf } from '../snapshotHeader.js'
+import { headerOf, headerPart, snapshotHeaderOf } from '../snapshotHeader.js'
 import { pruneSnapshotSet } from '../snapshotPruning.js'
 import type { Sql, TxSql } from './connection.js'
 import { parseSnapshotName, snapshotBytes, snapshotListing, snapshotName, type PreparedTenant, type StoredSnapshot } from './preparedTenant.js'
@@ -29,6 +39,13 @@ import { parseSnapshotName, snapshotBytes, snapshotListing, snapshotName, type P
 export const PART_BYTES = 1024 * 1024
 /** Past this many remembered checks the memory starts over. */
 const MAX_CHECKED = 10_000
+/** Unplaced snapshots numbered per millisecond: their negative seq is -(ms × this + a counter). */
+const UNPLACED_PER_MS = 1000
+let unplacedWritten = 0
+
+function partCount(bytes: Buffer): number {
+  return Math.max(1, Math.ceil(bytes.length / PART_BYTES))
+}
 
 export interface SnapshotHost {
   readonly sql: Sql
@@ -43,6 +60,8 @@ export interface SnapshotHost {
 export class PgSnapshots implements SnapshotStore {
   readonly faults = new SnapshotFaults()
   private readonly checked = new Map<string, string | null>()
+  /** This process's unplaced snapshots, as `<tenant>/<negative seq>`: pruning leaves them. */
+  private readonly unplaced = new Set<string>()
 
   constructor(private readonly host: SnapshotHost) {}
 
@@ -74,9 +93,64 @@ export class PgSnapshots implements SnapshotStore {
 
   async write(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }> {
     const bytes = await encodeSnapshotInSlices(tenant, seq, at, body, onProgress)
+    await this.insert(tenant, seq, at, bytes)
+    return this.listed(tenant, seq, at, bytes)
+  }
+
+  /**
+   * Encodes the bytes now (a slice per turn) and stores them as a snapshot at a negative seq, which no listing takes
+   * (see the top); `place` moves its parts to their sequence number in one transaction that writes no part but the
+   * first (its header names the sequence number).
+   */
+  async writeUnplaced(tenant: string, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<UnplacedSnapshot> {
+    const bytes = await encodeSnapshotInSlices(tenant, 0, at, body, onProgress)
+    const { bodyBytes, sha256, format } = snapshotHeaderOf(bytes)
+    unplacedWritten = (unplacedWritten + 1) % UNPLACED_PER_MS
+    const unplacedSeq = -(Date.now() * UNPLACED_PER_MS + unplacedWritten)
+    const key = `${tenant}/${unplacedSeq}`
+    this.unplaced.add(key)
+    try {
+      await this.insert(tenant, unplacedSeq, at, bytes)
+    } catch (error) {
+      this.unplaced.delete(key)
+      throw error
+    }
+    const parts = partCount(bytes)
+    let settled = false
+    return {
+      place: async (seq) => {
+        assert(!settled, 'an unplaced snapshot is placed or discarded once')
+        settled = true
+        // The header's room does not depend on the sequence number (snapshotHeader.ts): the body stays where it is.
+        headerPart(headerOf(tenant, seq, at, bodyBytes, sha256)).copy(bytes, 0)
+        try {
+          await this.host.fenced(tenant, async (tx) => {
+            await tx`DELETE FROM snapshots WHERE tenant = ${tenant} AND seq = ${String(seq)}`
+            await tx`INSERT INTO snapshots (tenant, seq, at, format, body_bytes, sha256, parts, total_bytes)
+               VALUES (${tenant}, ${String(seq)}, ${String(at)}, ${format}, ${String(bodyBytes)}, ${sha256}, ${parts}, ${String(bytes.length)})`
+            const moved = await tx`UPDATE snapshot_parts SET seq = ${String(seq)} WHERE tenant = ${tenant} AND seq = ${String(unplacedSeq)}`
+            if (moved.count !== parts) throw new Error(`snapshot of tenant '${tenant}' to place at seq ${seq}: ${moved.count} of its ${parts} parts are stored`)
+            await tx`UPDATE snapshot_parts SET bytes = ${bytes.subarray(0, PART_BYTES)} WHERE tenant = ${tenant} AND seq = ${String(seq)} AND part = 0`
+            await tx`DELETE FROM snapshots WHERE tenant = ${tenant} AND seq = ${String(unplacedSeq)}`
+          })
+        } finally {
+          this.unplaced.delete(key)
+        }
+        return this.listed(tenant, seq, at, bytes)
+      },
+      discard: async () => {
+        if (settled) return
+        settled = true
+        this.unplaced.delete(key)
+        await this.host.fenced(tenant, (tx) => tx`DELETE FROM snapshots WHERE tenant = ${tenant} AND seq = ${String(unplacedSeq)}`)
+      },
+    }
+  }
+
+  /** Stores `bytes` as the snapshot at `seq` (replacing one there), in one transaction fenced by the lease. */
+  private async insert(tenant: string, seq: number, at: number, bytes: Buffer): Promise<void> {
     const header = snapshotHeaderOf(bytes)
-    const parts = Math.max(1, Math.ceil(bytes.length / PART_BYTES))
-    const stored: StoredSnapshot = { seq, at, format: header.format, bodyBytes: header.bodyBytes, sha256: header.sha256, totalBytes: bytes.length }
+    const parts = partCount(bytes)
     await this.host.fenced(tenant, async (tx) => {
       await tx`DELETE FROM snapshots WHERE tenant = ${tenant} AND seq = ${String(seq)}`
       const statements: Promise<unknown>[] = [
@@ -88,6 +162,12 @@ export class PgSnapshots implements SnapshotStore {
       }
       await Promise.all(statements)
     })
+  }
+
+  /** The snapshot stored at `seq`, now listed (checked: its writer made it) in the prepared listing. */
+  private listed(tenant: string, seq: number, at: number, bytes: Buffer): { file: string; bytes: number } {
+    const header = snapshotHeaderOf(bytes)
+    const stored: StoredSnapshot = { seq, at, format: header.format, bodyBytes: header.bodyBytes, sha256: header.sha256, totalBytes: bytes.length }
     const file = snapshotName(tenant, seq)
     this.noteChecked(file, null)
     const prepared = this.host.preparedIfAny(tenant)
@@ -107,9 +187,10 @@ export class PgSnapshots implements SnapshotStore {
         setAside.push({ seq: snapshot.seq, problem })
       },
     })
-    if (removed.length === 0 && setAside.length === 0) return logNeededAfter
+    const ownUnplaced = [...this.unplaced].filter((key) => key.startsWith(`${tenant}/`)).map((key) => key.slice(tenant.length + 1))
     await this.host.fenced(tenant, async (tx) => {
-      const statements: Promise<unknown>[] = []
+      // Snapshots left unplaced by a writer that stopped (a restore killed before its swap); this process's own stay.
+      const statements: Promise<unknown>[] = [tx`DELETE FROM snapshots WHERE tenant = ${tenant} AND seq < 0 AND seq <> ALL(${tx.array(ownUnplaced)}::int8[])`]
       if (removed.length > 0) statements.push(tx`DELETE FROM snapshots WHERE tenant = ${tenant} AND seq = ANY(${tx.array(removed.map(String))}::int8[])`)
       for (const { seq, problem } of setAside) statements.push(tx`UPDATE snapshots SET corrupt = ${problem} WHERE tenant = ${tenant} AND seq = ${String(seq)}`)
       await Promise.all(statements)

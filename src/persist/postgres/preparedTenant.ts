@@ -73,10 +73,11 @@ export function parseSnapshotName(name: string): { tenant: string; seq: number }
   return { tenant: name.slice(3, slash), seq: Number(name.slice(slash + 1)) }
 }
 
+/** The tenant's snapshots, newest first; not those set aside as corrupt, nor those not yet placed (pgSnapshots.ts: a negative seq). */
 export async function snapshotListing(sql: Sql, tenant: string): Promise<StoredSnapshot[]> {
   return sql<StoredSnapshot[]>`
     SELECT seq, at, format, body_bytes AS "bodyBytes", sha256, total_bytes AS "totalBytes"
-    FROM snapshots WHERE tenant = ${tenant} AND corrupt IS NULL ORDER BY seq DESC`
+    FROM snapshots WHERE tenant = ${tenant} AND seq > 0 AND corrupt IS NULL ORDER BY seq DESC`
 }
 
 /** A snapshot's bytes, its parts put together in order. */

@@ -109,3 +109,35 @@ t.test('removing the last record empties the totals; clear empties everything', 
   t.ok(days.isEmpty)
   t.same(days.sum(null, null), emptyTotals())
 })
+
+t.test('a frozen view keeps the totals of its moment while adds, removals, subtraction and clear go on', async (t) => {
+  const seed = fuzzSeed()
+  const random = new Random(seed)
+  for (let round = 0; round < 20; round += 1) {
+    const days = new DayTotals()
+    const added: [number, Totals][] = []
+    const step = () => {
+      if (added.length > 0 && random.chance(0.4)) {
+        const [day, totals] = added.splice(random.int(added.length), 1)[0] as [number, Totals]
+        days.add(day, totals, -1)
+      } else {
+        const entry: [number, Totals] = [randomDay(random), randomTotals(random)]
+        added.push(entry)
+        days.add(entry[0], entry[1])
+      }
+    }
+    for (let done = 0; done < 300; done += 1) step()
+    const atFreeze = days.stored()
+    const frozen = days.frozen()
+    const second = random.chance(0.5) ? days.frozen() : null
+    for (let done = 0; done < 300; done += 1) step()
+    if (random.chance(0.3)) days.subtract(withoutDays(days, []))
+    else if (random.chance(0.2)) days.clear()
+    const live = days.stored()
+    if (!t.same(frozen.stored(), atFreeze, `the frozen view is the moment's (seed ${seed})`)) return
+    if (second !== null) t.same(second.stored(), atFreeze, `a second view too (seed ${seed})`)
+    frozen.release()
+    second?.release()
+    t.same(days.stored(), live, `the live totals went on (seed ${seed})`)
+  }
+})

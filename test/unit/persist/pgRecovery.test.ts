@@ -101,6 +101,48 @@ if (installed(t, ['postgresql'])) {
     t.equal(state.collection('TimeRecord').size, 3000, 'every record read back')
   })
 
+  t.test('an unplaced snapshot is listed only once placed, as the bytes the embedded file has; one left unplaced is pruned', async (t) => {
+    const { node, url, embedded } = await filled(t)
+    const big = stateAfter(8)
+    const body = snapshotBodyOf(big)
+    body.collections.TimeRecord = Array.from({ length: 3000 }, (_, at) => ({ ...(body.collections.TimeRecord?.[0] as object), id: `big${at}`, description: crypto.randomBytes(300).toString('hex') }))
+    const unplaced = await node.snapshots.writeUnplaced('acme', AT + 9000, body)
+    const left = await node.snapshots.writeUnplaced('acme', AT + 9000, snapshotBodyOf(stateAfter(2)))
+    await node.prepare('acme')
+    t.same(
+      node.snapshots.list('acme').map((listing) => listing.seq),
+      [3],
+      'not listed before it is placed',
+    )
+    const { bytes } = await unplaced.place(9)
+    t.ok(bytes > PART_BYTES, `${bytes} bytes, over one part`)
+    const { file } = await embedded.snapshots.write('acme', 9, AT + 9000, body)
+    t.ok((await partsOf(url, 9)).equals(fs.readFileSync(file)), 'placed: byte for byte the embedded snapshot file of that seq')
+    t.same(
+      node.snapshots.list('acme').map((listing) => listing.seq),
+      [9, 3],
+    )
+    await node.prepare('acme')
+    const { state, report } = recoverTenant('acme', node)
+    t.equal(report.snapshotSeq, 9, 'recovery takes it')
+    t.equal(state.collection('TimeRecord').size, 3000)
+
+    const sql = postgres(url, { max: 1 })
+    const unplacedRows = async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM snapshot_parts WHERE tenant = 'acme' AND seq < 0`)[0]?.n
+    t.equal(await unplacedRows(), 1, 'the other one is still stored, unplaced')
+    await node.snapshots.prune('acme', 3, 0, () => true)
+    t.equal(await unplacedRows(), 1, "pruning leaves this process's own unplaced snapshot")
+    await left.discard()
+    t.equal(await unplacedRows(), 0, 'discarded')
+    // One left by a writer that stopped before placing it (another process: this one does not know it).
+    await sql`INSERT INTO snapshots (tenant, seq, at, format, body_bytes, sha256, parts, total_bytes) VALUES ('acme', -5, 0, 6, 1, '', 1, 13)`
+    await sql`INSERT INTO snapshot_parts (tenant, seq, part, bytes) VALUES ('acme', -5, 0, '\\x00')`
+    t.equal(await unplacedRows(), 1)
+    await node.snapshots.prune('acme', 3, 0, () => true)
+    t.equal(await unplacedRows(), 0, "pruning removes another writer's unplaced snapshot")
+    await sql.end()
+  })
+
   t.test('a damaged snapshot is skipped for the one before it, counted, and set aside by pruning', async (t) => {
     const { node, url } = await filled(t)
     await node.snapshots.write('acme', 6, AT + 6000, snapshotBodyOf(stateAfter(6)))
