@@ -35,8 +35,8 @@ import { runNow, type Steps } from './steps.js'
 import { StringPool } from './stringPool.js'
 import type { TableImage } from './tableImage.js'
 
-/** Loaded records one step of finishLoadSteps adds to one index (about 10 ms for time records). */
-export const INDEX_STEP_RECORDS = 65_536
+/** Loaded records one step of finishLoadSteps adds to one index, or restoreSteps indexes by id: a chunk of rows (rowChunks.ts), about a millisecond (steps.ts). */
+export const INDEX_STEP_RECORDS = 4096
 
 interface Indexed {
   readonly name: string
@@ -175,18 +175,32 @@ export class Collection {
     const from = this.loadingFrom
     if (from < 0) return
     const to = this.table.rowCount
-    for (const { column, index } of this.indexes.values()) {
-      yield* this.inSteps(from, to, (row) => {
-        const code = column.code(row)
-        if (code !== 0) index.add(code, null, row)
-        else {
-          const key = keyOf(column, row)
-          if (key !== null) index.add(key.code, key.misfit, row)
-        }
-      })
-    }
+    for (const indexed of this.indexes.values()) yield* this.indexRowsSteps(indexed, from, to)
     for (const buckets of this.rangeIndexes.values()) yield* this.inSteps(from, to, (row) => buckets.add(row))
     this.loadingFrom = -1
+  }
+
+  /**
+   * Adds the live rows in [from, to) to one secondary index: the rows of each code are counted first, so that each
+   * key makes room for its rows once (PostingIndex.reserve) and each row is then a push onto its key's set, found by
+   * its code in an array rather than in the index's map.
+   */
+  private *indexRowsSteps({ column, index }: Indexed, from: number, to: number): Steps<void> {
+    const counts = new Int32Array(this.pool.texts.length + 1)
+    yield* this.inSteps(from, to, (row) => {
+      const code = column.code(row)
+      counts[code] = (counts[code] as number) + 1
+    })
+    const sets: (RowKeySet | undefined)[] = []
+    for (let code = 1; code < counts.length; code += 1) sets.push(counts[code] === 0 ? undefined : index.reserve(code, counts[code] as number))
+    yield* this.inSteps(from, to, (row) => {
+      const code = column.code(row)
+      if (code !== 0) (sets[code - 1] as RowKeySet).add(row)
+      else {
+        const key = keyOf(column, row)
+        if (key !== null) index.add(key.code, key.misfit, row)
+      }
+    })
   }
 
   /**

@@ -132,6 +132,11 @@ export class OrderedRows {
     this.count -= 1
   }
 
+  /** Rows kept ascending make room at once; rows in order grow as they come. */
+  reserve(rows: number): void {
+    this.unordered?.reserve(rows)
+  }
+
   /** Rows kept ascending are trimmed; rows in order stay as they are. */
   trim(): void {
     this.unordered?.trim()

@@ -21,6 +21,8 @@ export interface RowKeySet {
   values(): IterableIterator<number>
   /** Gives back the room its array keeps beyond its rows (Collection.trimSteps). */
   trim(): void
+  /** Makes room for `rows` more rows, so that adding them copies none (a load counts its rows first). */
+  reserve(rows: number): void
 }
 
 export class PostingIndex<S extends RowKeySet> {
@@ -47,6 +49,17 @@ export class PostingIndex<S extends RowKeySet> {
       keys.set(key, set)
     }
     set.add(row)
+  }
+
+  /** The set of a pool code (made when new), with room for `rows` more rows (RowKeySet.reserve). */
+  reserve(code: number, rows: number): S {
+    let set = this.byCode.get(code)
+    if (set === undefined) {
+      set = this.newSet()
+      this.byCode.set(code, set)
+    }
+    set.reserve(rows)
+    return set
   }
 
   remove(code: number, misfit: unknown, row: number): void {

@@ -103,6 +103,11 @@ class IdShard {
   }
 }
 
+/** The positions an IdShard grows to while `count` entries are added to it: at most half full. */
+function capacityFor(count: number): number {
+  return 2 ** Math.ceil(Math.log2(Math.max(FIRST_CAPACITY, 2 * count)))
+}
+
 export class RowIndex {
   /** id → row: one IdShard, or SHARD_COUNT of them once the index is large. */
   private shards: IdShard[] = [new IdShard()]
@@ -151,6 +156,20 @@ export class RowIndex {
     this.count += 1
     if (this.shards.length === 1 && this.count >= this.shardedFrom) this.shard()
     return true
+  }
+
+  /**
+   * Makes the empty index ready for `count` ids (a snapshot's load knows how many first): the shards they need, each
+   * the size growing to that count would give it, so that adding them moves no entry (no growth, no split).
+   */
+  reserve(count: number): void {
+    if (this.count !== 0) assertionFailed('RowIndex: reserved after ids were added')
+    if (count < this.shardedFrom) {
+      this.shards = [new IdShard(capacityFor(count))]
+      return
+    }
+    const capacity = capacityFor(count / SHARD_COUNT)
+    this.shards = Array.from({ length: SHARD_COUNT }, () => new IdShard(capacity))
   }
 
   /** Takes `id` out; its row, or -1 when it was not there. */

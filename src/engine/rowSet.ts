@@ -99,6 +99,14 @@ export class RowSet {
     return this.rows.slice(0, this.size)
   }
 
+  /** Makes room for `rows` more rows at once (RowKeySet.reserve). */
+  reserve(rows: number): void {
+    if (this.size + rows <= this.rows.length) return
+    const grown = new Int32Array(this.size + rows)
+    grown.set(this.rows.subarray(0, this.size))
+    this.rows = grown
+  }
+
   /** Gives back the room beyond the rows. */
   trim(): void {
     if (this.rows.length > this.size) this.rows = this.rows.slice(0, Math.max(this.size, 1))

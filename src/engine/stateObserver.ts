@@ -7,6 +7,7 @@
 import type { Rec } from '../domain/record.js'
 import type { Collection } from './collection.js'
 import { CodeColumn } from './columns.js'
+import type { Steps } from './steps.js'
 
 /** Sees every change: before is undefined on insert, after is undefined on removal. */
 export interface StateObserver {
@@ -15,19 +16,27 @@ export interface StateObserver {
   follows(type: string): boolean
   /**
    * A snapshot's collection of `type` was loaded as columns: true when the observer took what it needs from the
-   * columns (untrashedRows), false to be shown each record instead (the default).
+   * columns (untrashedRowsSteps), false to be shown each record instead (the default). As steps: a million rows
+   * read at once held the event loop for 75 ms.
    */
-  takeLoaded?(type: string, collection: Collection): boolean
+  takeLoadedSteps?(type: string, collection: Collection): Steps<boolean>
   /** Forget everything (the state is being rebuilt). */
   reset(): void
 }
 
-/** Visits each live row of the collection whose trashItem is null (a value there other than a reference, or none at all, counts as trashed: `child.trashItem !== null`). */
-export function untrashedRows(collection: Collection, visit: (row: number) => void): void {
+/** Live rows untrashedRowsSteps reads between two pauses (a chunk: rowChunks.ts). */
+const UNTRASHED_STEP_ROWS = 4096
+
+/**
+ * Visits each live row of the collection whose trashItem is null (a value there other than a reference, or none at
+ * all, counts as trashed: `child.trashItem !== null`), pausing every UNTRASHED_STEP_ROWS live rows.
+ */
+export function* untrashedRowsSteps(collection: Collection, visit: (row: number) => void): Steps<void> {
   const trash = collection.column('trashItem')
-  if (!(trash instanceof CodeColumn)) {
-    for (const row of collection.rows()) visit(row)
-    return
+  const counts = (row: number) => !(trash instanceof CodeColumn) || (trash.code(row) === 0 && trash.misfits?.has(row) !== true && !collection.table.lacks(row, 'trashItem'))
+  let read = 0
+  for (const row of collection.rows()) {
+    if (counts(row)) visit(row)
+    if (++read % UNTRASHED_STEP_ROWS === 0) yield
   }
-  for (const row of collection.rows()) if (trash.code(row) === 0 && trash.misfits?.has(row) !== true && !collection.table.lacks(row, 'trashItem')) visit(row)
 }

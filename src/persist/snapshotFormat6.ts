@@ -39,8 +39,10 @@ import { LENGTH_BYTES, uint32 } from './snapshotHeader.js'
 
 /** The fewest rows of a collection written as columns (one chunk of rows: engine/rowChunks.ts). */
 const COLUMN_MIN_ROWS = 4096
-/** Array bytes written per event-loop turn (and read per pause). */
+/** Array bytes written per event-loop turn. */
 const STEP_BYTES = 4 * 1024 * 1024
+/** Array bytes read (and hashed) per pause of a load: about a millisecond (engine/steps.ts). */
+const READ_STEP_BYTES = 1024 * 1024
 const ALIGN = 8
 
 type Element = 'f64' | 'i32' | 'u16' | 'u8'
@@ -154,21 +156,33 @@ function arraysStart(bodyOffset: number, frameBytes: number): number {
 /** Reads body bytes [offset, offset + into.length) into `into`; called with offsets in order, each byte once. */
 export type BodyReader = (into: Uint8Array, offset: number) => void
 
-/** The arrays a frame names, made empty, to be read in order of their offsets. */
+/**
+ * The arrays a frame names, to be read in order of their offsets. Each is made only as it is read (a million time
+ * records' columns are 70 MB: made at once, the frame's step held the loop for the zeroing of all of them), so a
+ * list the frame describes holds null until its arrays are read.
+ */
 class Reading {
-  readonly wanted: { array: AnyArray; offset: number }[] = []
+  readonly wanted: { make: (typeof ELEMENTS)[Element]; length: number; offset: number; list: (AnyArray | null)[]; at: number }[] = []
 
   constructor(private readonly arrayBytes: number) {}
 
-  take(ref: unknown): AnyArray | null {
-    if (ref === null) return null
+  /** A list of array references: null in each place, filled as its array is read. */
+  arrays(value: unknown): (AnyArray | null)[] {
+    if (!Array.isArray(value)) throw new SnapshotInvalidError('bad column: a chunk list is not a list')
+    const list: (AnyArray | null)[] = value.map(() => null)
+    for (const [at, ref] of value.entries()) this.take(ref, list, at)
+    return list
+  }
+
+  /** Wants the array `ref` names read into `list[at]` (nothing when ref is null). */
+  private take(ref: unknown, list: (AnyArray | null)[], at: number): void {
+    if (ref === null) return
     const [element, offset, length] = Array.isArray(ref) ? (ref as unknown[]) : []
     const make = ELEMENTS[element as Element]
     if (make === undefined || !Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || (length as number) < 0) throw new SnapshotInvalidError(`bad column chunk ${JSON.stringify(ref)}`)
-    const array = new make(length as number)
-    if ((offset as number) < 0 || (offset as number) + array.byteLength > this.arrayBytes) throw new SnapshotInvalidError(`a column chunk at ${String(offset)} runs past the arrays`)
-    this.wanted.push({ array, offset: offset as number })
-    return array
+    if ((offset as number) < 0 || (offset as number) + (length as number) * make.BYTES_PER_ELEMENT > this.arrayBytes)
+      throw new SnapshotInvalidError(`a column chunk at ${String(offset)} runs past the arrays`)
+    this.wanted.push({ make, length: length as number, offset: offset as number, list, at })
   }
 
   list<T>(value: unknown, each: (item: unknown) => T): T[] {
@@ -184,11 +198,12 @@ class Reading {
 
   /** The constants of a number column, once read: NaN back to null. */
   numbers(value: unknown): (number | null)[] {
-    const floats = this.take(value)
-    if (!(floats instanceof Float64Array)) throw new SnapshotInvalidError('bad column: number constants are not doubles')
+    if (value === null || !Array.isArray(value) || value[0] !== 'f64') throw new SnapshotInvalidError('bad column: number constants are not doubles')
+    const read: (AnyArray | null)[] = [null]
+    this.take(value, read, 0)
     const constants: (number | null)[] = []
     this.after.push(() => {
-      for (const float of floats) constants.push(Number.isNaN(float) ? null : float)
+      for (const float of read[0] as Float64Array) constants.push(Number.isNaN(float) ? null : float)
     })
     return constants
   }
@@ -199,7 +214,7 @@ class Reading {
 
 function columnOf(description: unknown, reading: Reading): ColumnChunks {
   const column = (typeof description === 'object' && description !== null ? description : {}) as Record<string, unknown>
-  const taken = (value: unknown) => reading.list(value, (ref) => reading.take(ref))
+  const taken = (value: unknown) => reading.arrays(value)
   switch (column.kind) {
     case 'id':
       return { kind: 'id', words: taken(column.words) as (Int32Array | null)[], others: reading.list(column.others, (pairs) => reading.map<number, string>(pairs)) }
@@ -229,14 +244,14 @@ function tableOf(description: unknown, reading: Reading): TableImage {
   const table = (typeof description === 'object' && description !== null ? description : {}) as Record<string, unknown>
   const { type, rowCount, names } = table
   if (typeof type !== 'string' || !Number.isSafeInteger(rowCount) || !Array.isArray(names) || !names.every((name) => typeof name === 'string')) throw new SnapshotInvalidError('bad table')
-  const alive = reading.list(table.alive, (ref) => reading.take(ref)) as (Uint8Array | null)[]
+  const alive = reading.arrays(table.alive) as (Uint8Array | null)[]
   const columns = reading.list(table.columns, (column) => columnOf(column, reading))
   const extras = columnOf(table.extras, reading)
   if (extras.kind !== 'value' || columns.length !== names.length) throw new SnapshotInvalidError(`bad table ${type}`)
   return { type, rowCount: rowCount as number, names: names as string[], alive, columns, extras }
 }
 
-/** A format 6 body of `bodyBytes` read through `read` (see the top); `bodyOffset` as the writer had it. Pauses every STEP_BYTES of arrays and after each slice. */
+/** A format 6 body of `bodyBytes` read through `read` (see the top); `bodyOffset` as the writer had it. Pauses every READ_STEP_BYTES of arrays and after each slice. */
 export function* format6BodySteps(bodyBytes: number, bodyOffset: number, read: BodyReader): Steps<SnapshotBody> {
   const lengthBytes = new Uint8Array(LENGTH_BYTES)
   read(lengthBytes, 0)
@@ -260,16 +275,24 @@ export function* format6BodySteps(bodyBytes: number, bodyOffset: number, read: B
   read(new Uint8Array(arraysAt - LENGTH_BYTES - frameBytes), LENGTH_BYTES + frameBytes)
   let at = 0
   let sinceStep = 0
-  for (const { array, offset } of reading.wanted.sort((a, b) => a.offset - b.offset)) {
+  for (const { make, length, offset, list, at: place } of reading.wanted.sort((a, b) => a.offset - b.offset)) {
     if (offset < at) throw new SnapshotInvalidError(`column chunks overlap at ${offset}`)
     if (offset > at) read(new Uint8Array(offset - at), arraysAt + at)
-    read(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), arraysAt + offset)
-    at = offset + array.byteLength
-    sinceStep += array.byteLength
-    if (sinceStep >= STEP_BYTES) {
-      sinceStep = 0
-      yield
+    const array = new make(length)
+    list[place] = array
+    // A large array is read a step's worth at a time, each piece hashed as it comes (the reader's order is kept).
+    const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength)
+    for (let done = 0; done < bytes.length; ) {
+      const piece = Math.min(bytes.length - done, READ_STEP_BYTES - sinceStep)
+      read(bytes.subarray(done, done + piece), arraysAt + offset + done)
+      done += piece
+      sinceStep += piece
+      if (sinceStep >= READ_STEP_BYTES) {
+        sinceStep = 0
+        yield
+      }
     }
+    at = offset + array.byteLength
   }
   if (at < arrayBytes) read(new Uint8Array(arrayBytes - at), arraysAt + at)
   for (const then of reading.after) then()

@@ -51,8 +51,8 @@ export class DamagedEntryError extends RecoveryError {
   }
 }
 
-/** Records loaded or entries replayed between two pauses. */
-const SLICE_UNITS = 1_000
+/** Records loaded or entries replayed between two pauses (about a millisecond: engine/steps.ts). */
+const SLICE_UNITS = 100
 /** … and between two progress reports. */
 const PROGRESS_UNITS = 10_000
 
@@ -73,7 +73,7 @@ function checkType(type: string): void {
 function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Steps<void> {
   const storedTotals = body.derived?.[REPORT_TOTALS]
   if (storedTotals !== undefined) state.reports.expectStored()
-  if (body.columns !== undefined) state.restorePool(body.columns.pool)
+  if (body.columns !== undefined) yield* state.restorePoolSteps(body.columns.pool)
   let loaded = 0
   for (const [type, recs] of Object.entries(body.collections).sort(([, a], [, b]) => a.length - b.length)) {
     checkType(type)
@@ -91,7 +91,7 @@ function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (record
       onProgress?.(loaded)
       yield
     }
-    state.finishRestore()
+    yield* state.finishRestoreSteps()
   }
   for (const collection of state.collections.values()) {
     yield* collection.finishLoadSteps()
