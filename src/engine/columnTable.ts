@@ -118,6 +118,11 @@ export class ColumnTable {
     return this.index.rowOf(id)
   }
 
+  /** The live flags of a chunk's rows (1: live); null when its rows are all removed or it has none. */
+  liveFlags(chunk: number): Uint8Array | null {
+    return this.alive[chunk] ?? null
+  }
+
   isLive(row: number): boolean {
     return this.alive[row >>> CHUNK_BITS]?.[row & CHUNK_MASK] === 1
   }
@@ -275,19 +280,23 @@ export class ColumnTable {
     this.extras.adopt(extrasChunksOfStored(image.extras))
     this.rowCount = image.rowCount
     yield
-    this.index.reserve(this.live)
-    yield
     const codeColumns = image.columns.filter((column) => column.kind === 'code')
+    const liveRows = new Int32Array(this.live)
+    let listed = 0
     for (const [chunk, flags] of image.alive.entries()) {
       if (flags !== null) {
         for (const column of codeColumns) this.pool.countChunk(column.arrays[chunk] ?? column.constants[chunk] ?? 0, flags)
         for (let offset = 0; offset < CHUNK_ROWS; offset += 1) {
-          const row = chunk * CHUNK_ROWS + offset
-          if (flags[offset] === 1 && !this.index.addNew(row)) throw new Error(`${this.decl.type}: the id of row ${row} is held by another row`)
+          if (flags[offset] === 1) {
+            liveRows[listed] = chunk * CHUNK_ROWS + offset
+            listed += 1
+          }
         }
       }
       if ((chunk + 1) % chunksPerStep === 0) yield
     }
+    const held = yield* this.index.addAllSteps(liveRows, stepRows)
+    if (held >= 0) throw new Error(`${this.decl.type}: the id of row ${held} is held by another row`)
     assert(this.index.size === this.live, `${this.decl.type}: ${this.index.size} ids indexed, ${this.live} live rows`)
   }
 

@@ -21,8 +21,8 @@ export interface RowKeySet {
   values(): IterableIterator<number>
   /** Gives back the room its array keeps beyond its rows (Collection.trimSteps). */
   trim(): void
-  /** Makes room for `rows` more rows, so that adding them copies none (a load counts its rows first). */
-  reserve(rows: number): void
+  /** Adds `rows`, ascending and each after every row held, at once (a load: RowSet.takeRows). */
+  takeRows(rows: Int32Array): void
 }
 
 export class PostingIndex<S extends RowKeySet> {
@@ -51,15 +51,14 @@ export class PostingIndex<S extends RowKeySet> {
     set.add(row)
   }
 
-  /** The set of a pool code (made when new), with room for `rows` more rows (RowKeySet.reserve). */
-  reserve(code: number, rows: number): S {
+  /** Adds `rows` (ascending, each after every row the key holds) to the key of a pool code at once (RowKeySet.takeRows). */
+  addRows(code: number, rows: Int32Array): void {
     let set = this.byCode.get(code)
     if (set === undefined) {
       set = this.newSet()
       this.byCode.set(code, set)
     }
-    set.reserve(rows)
-    return set
+    set.takeRows(rows)
   }
 
   remove(code: number, misfit: unknown, row: number): void {
