@@ -177,7 +177,19 @@ export class Collection {
     if (from < 0) return
     const to = this.table.rowCount
     for (const indexed of this.indexes.values()) yield* this.indexRowsSteps(indexed, from, to)
-    for (const buckets of this.rangeIndexes.values()) yield* this.inSteps(from, to, (row) => buckets.add(row))
+    if (this.rangeIndexes.size > 0) {
+      const rows = new Int32Array(to - from)
+      let listed = 0
+      yield* this.eachRange(from, to, (chunk, flags, start, end) => {
+        const first = chunk << CHUNK_BITS
+        for (let offset = start; offset < end; offset += 1) {
+          if (flags[offset] !== 1) continue
+          rows[listed] = first + offset
+          listed += 1
+        }
+      })
+      for (const buckets of this.rangeIndexes.values()) yield* buckets.addAllSteps(rows.subarray(0, listed), this.indexStepRecords)
+    }
     this.loadingFrom = -1
   }
 
@@ -253,15 +265,6 @@ export class Collection {
     }
     for (const buckets of this.rangeIndexes.values()) {
       buckets.trim()
-      yield
-    }
-  }
-
-  /** `add` on the live rows in [from, to), indexStepRecords rows at a time, pausing after each. */
-  private *inSteps(from: number, to: number, add: (row: number) => void): Steps<void> {
-    for (let start = from; start < to; start += this.indexStepRecords) {
-      const end = Math.min(to, start + this.indexStepRecords)
-      for (let row = start; row < end; row += 1) if (this.table.isLive(row)) add(row)
       yield
     }
   }

@@ -300,6 +300,11 @@ export class ColumnTable {
     assert(this.index.size === this.live, `${this.decl.type}: ${this.index.size} ids indexed, ${this.live} live rows`)
   }
 
+  /** Whether no row of the chunk has extras (then none lacks a declared field: `lacks`); false when some may. */
+  noExtrasIn(chunk: number): boolean {
+    return (this.extras.arrays[chunk] ?? null) === null && this.extras.get(chunk << CHUNK_BITS) === null
+  }
+
   /** Whether the record at `row` lacks the declared field `name` (its extras say so: rowExtras.ts). */
   lacks(row: number, name: string): boolean {
     const extras = this.extras.get(row)

@@ -7,6 +7,7 @@
 import type { Rec } from '../domain/record.js'
 import type { Collection } from './collection.js'
 import { CodeColumn } from './columns.js'
+import { CHUNK_BITS, CHUNK_ROWS } from './rowChunks.js'
 import type { Steps } from './steps.js'
 
 /** Sees every change: before is undefined on insert, after is undefined on removal. */
@@ -24,19 +25,24 @@ export interface StateObserver {
   reset(): void
 }
 
-/** Live rows untrashedRowsSteps reads between two pauses (a chunk: rowChunks.ts). */
-const UNTRASHED_STEP_ROWS = 4096
-
 /**
  * Visits each live row of the collection whose trashItem is null (a value there other than a reference, or none at
- * all, counts as trashed: `child.trashItem !== null`), pausing every UNTRASHED_STEP_ROWS live rows.
+ * all, counts as trashed: `child.trashItem !== null`), a chunk of rows (rowChunks.ts) per step. A chunk whose
+ * trashItem is null in every row (one constant, nothing set aside, no row lacking the field) visits its live rows
+ * without reading the field per row.
  */
 export function* untrashedRowsSteps(collection: Collection, visit: (row: number) => void): Steps<void> {
   const trash = collection.column('trashItem')
-  const counts = (row: number) => !(trash instanceof CodeColumn) || (trash.code(row) === 0 && trash.misfits?.has(row) !== true && !collection.table.lacks(row, 'trashItem'))
-  let read = 0
-  for (const row of collection.rows()) {
-    if (counts(row)) visit(row)
-    if (++read % UNTRASHED_STEP_ROWS === 0) yield
+  const { table } = collection
+  const untrashed = (row: number) => !(trash instanceof CodeColumn) || (trash.code(row) === 0 && trash.misfits?.has(row) !== true && !table.lacks(row, 'trashItem'))
+  for (let chunk = 0; chunk << CHUNK_BITS < table.rowCount; chunk += 1) {
+    const flags = table.liveFlags(chunk)
+    if (flags !== null) {
+      const first = chunk << CHUNK_BITS
+      const end = Math.min(CHUNK_ROWS, table.rowCount - first)
+      const allNull = !(trash instanceof CodeColumn) || ((trash.arrays[chunk] ?? null) === null && (trash.constants[chunk] ?? 0) === 0 && trash.misfits === null && table.noExtrasIn(chunk))
+      for (let offset = 0; offset < end; offset += 1) if (flags[offset] === 1 && (allNull || untrashed(first + offset))) visit(first + offset)
+    }
+    yield
   }
 }

@@ -151,7 +151,7 @@ export class TenantState implements TenantView {
    * secondary and range indexes in bulk at the collection's next
    * finishLoad. Any other operation on that collection runs that
    * finishLoad first, and recovery runs it after the last entry. A log is
-   * mostly new time records, and one PostingIndex.addAll for many of them
+   * mostly new time records, and one PostingIndex.addRows for many of them
    * costs a fraction of a put each.
    */
   applyEntry(seq: number, entry: LoggedEntry): void {
