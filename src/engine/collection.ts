@@ -232,7 +232,16 @@ export class Collection {
         }
       }
     })
-    for (let code = 1; code < counts.length; code += 1) if (counts[code] !== 0) index.addRows(code, sorted.subarray(starts[code] as number, starts[code + 1] as number))
+    // A key that holds rows already (a replay's rows after a load) copies them to make room: a pause every step's worth.
+    let taken = 0
+    for (let code = 1; code < counts.length; code += 1) {
+      if (counts[code] === 0) continue
+      taken += index.addRows(code, sorted.subarray(starts[code] as number, starts[code + 1] as number))
+      if (taken >= this.indexStepRecords) {
+        taken = 0
+        yield
+      }
+    }
   }
 
   /**

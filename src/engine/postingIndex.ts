@@ -51,14 +51,18 @@ export class PostingIndex<S extends RowKeySet> {
     set.add(row)
   }
 
-  /** Adds `rows` (ascending, each after every row the key holds) to the key of a pool code at once (RowKeySet.takeRows). */
-  addRows(code: number, rows: Int32Array): void {
+  /**
+   * Adds `rows` (ascending, each after every row the key holds) to the key of a pool code at once (RowKeySet.takeRows);
+   * the rows the key holds now (what taking them may have copied).
+   */
+  addRows(code: number, rows: Int32Array): number {
     let set = this.byCode.get(code)
     if (set === undefined) {
       set = this.newSet()
       this.byCode.set(code, set)
     }
     set.takeRows(rows)
+    return set.size
   }
 
   remove(code: number, misfit: unknown, row: number): void {

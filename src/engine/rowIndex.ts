@@ -185,9 +185,10 @@ export class RowIndex {
     }
     // The rows and their hashes grouped by shard (a counting sort), each group in the rows' order.
     const starts = new Int32Array(SHARD_COUNT + 1)
-    for (const hash of hashes) {
-      const bound = (hash >>> (32 - SHARD_BITS)) + 1
+    for (let at = 0; at < hashes.length; at += 1) {
+      const bound = ((hashes[at] as number) >>> (32 - SHARD_BITS)) + 1
       starts[bound] = (starts[bound] as number) + 1
+      if ((at + 1) % stepRows === 0) yield
     }
     for (let shard = 0; shard < SHARD_COUNT; shard += 1) starts[shard + 1] = (starts[shard + 1] as number) + (starts[shard] as number)
     const next = starts.slice(0, SHARD_COUNT)
@@ -200,17 +201,20 @@ export class RowIndex {
       groupedHashes[position] = hash
       groupedRows[position] = rows[at] as number
       next[shard] = position + 1
+      if ((at + 1) % stepRows === 0) yield
     }
     yield
-    this.shards = Array.from({ length: SHARD_COUNT }, (_, shard) => new IdShard(capacityFor((starts[shard + 1] as number) - (starts[shard] as number))))
+    const shards: IdShard[] = []
     for (let shard = 0; shard < SHARD_COUNT; shard += 1) {
-      const into = this.shards[shard] as IdShard
+      const into = new IdShard(capacityFor((starts[shard + 1] as number) - (starts[shard] as number)))
+      shards.push(into)
       for (let position = starts[shard] as number; position < (starts[shard + 1] as number); position += 1) {
         if (!this.placeNew(into, groupedHashes[position] as number, groupedRows[position] as number)) return groupedRows[position] as number
       }
       this.count += into.size
       yield
     }
+    this.shards = shards
     return -1
   }
 

@@ -240,9 +240,10 @@ export function* snapshotFileSteps(file: string): Steps<{ header: SnapshotHeader
 const READ_AHEAD_BYTES = 1024 * 1024
 
 /**
- * A BodyReader of the body of `bodyBytes` at `bodyOffset` of the open file: the pieces asked for (in order, each byte
- * once) are copied out of READ_AHEAD_BYTES read at a time, each of which `onRead` hears first (to hash it), rather
- * than a read of the file each (6,000 of them for a million time records' columns). The body's end is read no further.
+ * A BodyReader of the body of `bodyBytes` at `bodyOffset` of the open file: the small pieces asked for (in order,
+ * each byte once) are copied out of READ_AHEAD_BYTES read at a time, rather than a read of the file each (thousands
+ * for a million time records' slices), and a piece at least that large is read where it goes; `onRead` hears each
+ * read first (to hash it). The body's end is read no further.
  */
 function bufferedReader(handle: number, bodyOffset: number, bodyBytes: number, onRead: (bytes: Uint8Array) => void): BodyReader {
   const ahead = Buffer.allocUnsafe(READ_AHEAD_BYTES)
@@ -253,6 +254,16 @@ function bufferedReader(handle: number, bodyOffset: number, bodyBytes: number, o
       const at = offset + done
       if (at >= aheadFrom + aheadBytes) {
         if (at !== aheadFrom + aheadBytes) assertionFailed(`snapshot body read out of order: byte ${at} after ${aheadFrom + aheadBytes}`)
+        if (into.length - done >= READ_AHEAD_BYTES) {
+          // A piece as large as the buffer is read where it goes.
+          const rest = into.subarray(done)
+          if (at + rest.length > bodyBytes) throw new SnapshotInvalidError(`the body ends early, at byte ${bodyBytes} (a torn snapshot?)`)
+          readExactly(handle, rest, rest.length, bodyOffset + at)
+          onRead(rest)
+          aheadFrom = at + rest.length
+          aheadBytes = 0
+          return
+        }
         aheadFrom = at
         aheadBytes = Math.min(READ_AHEAD_BYTES, bodyBytes - at)
         if (aheadBytes <= 0) throw new SnapshotInvalidError(`the body ends early, at byte ${bodyBytes} (a torn snapshot?)`)

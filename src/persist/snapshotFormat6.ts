@@ -23,11 +23,17 @@
  * account among them is also what a restore under another name renames
  * (tenants/restoreSource.ts takeTenantName) before it loads.
  *
+ * A load reads the arrays' bytes into one buffer and makes each array a
+ * view of its part of it: one allocation, not one per chunk (thousands for
+ * a million records, each an ArrayBuffer the GC tracks). The buffer lives
+ * as long as any of its views: a chunk later dropped or copied on a write
+ * gives back its bytes only when the tenant's loaded columns all go.
+ *
  * Nothing of the indexes is stored: the id → row index, the secondary and
- * range indexes and the pool's counts are rebuilt from the columns (one
- * pass over the rows: ColumnTable.restore, Collection.finishLoadSteps),
- * which keeps the format free of their layouts and of the process's hash
- * seed.
+ * range indexes and the pool's counts are rebuilt from the columns, in
+ * bulk (ColumnTable.restoreSteps, Collection.finishLoadSteps: a counting
+ * sort per index, about 0.3 s for a million time records), which keeps the
+ * format free of their layouts and of the process's hash seed.
  */
 import os from 'node:os'
 import { decodeSnapshotSlice, encodeSnapshotBody, releaseDecodedSource } from './codec.js'
@@ -41,8 +47,8 @@ import { LENGTH_BYTES, uint32 } from './snapshotHeader.js'
 const COLUMN_MIN_ROWS = 4096
 /** Array bytes written per event-loop turn. */
 const STEP_BYTES = 4 * 1024 * 1024
-/** Array bytes read (and hashed) per pause of a load: about a millisecond (engine/steps.ts). */
-const READ_STEP_BYTES = 1024 * 1024
+/** Array bytes read (and hashed) per pause of a load: under a millisecond (engine/steps.ts; a megabyte took 5-9 ms on a busy machine). */
+const READ_STEP_BYTES = 256 * 1024
 const ALIGN = 8
 
 type Element = 'f64' | 'i32' | 'u16' | 'u8'
@@ -162,9 +168,8 @@ function arraysStart(bodyOffset: number, frameBytes: number): number {
 export type BodyReader = (into: Uint8Array, offset: number) => void
 
 /**
- * The arrays a frame names, to be read in order of their offsets. Each is made only as it is read (a million time
- * records' columns are 70 MB: made at once, the frame's step held the loop for the zeroing of all of them), so a
- * list the frame describes holds null until its arrays are read.
+ * The arrays a frame names, made once the arrays' bytes are read (views of them: format6BodySteps), so a list the
+ * frame describes holds null until then.
  */
 class Reading {
   readonly wanted: { make: (typeof ELEMENTS)[Element]; length: number; offset: number; list: (AnyArray | null)[]; at: number }[] = []
@@ -265,6 +270,7 @@ export function* format6BodySteps(bodyBytes: number, bodyOffset: number, read: B
   if (arraysAt > bodyBytes) throw new SnapshotInvalidError(`the frame of ${frameBytes} bytes runs past the end of the body (a torn file?)`)
   const frameBuffer = Buffer.alloc(frameBytes)
   read(frameBuffer, LENGTH_BYTES)
+  yield
   let frame: Record<string, unknown>
   try {
     frame = decodeSnapshotSlice(frameBuffer) as Record<string, unknown>
@@ -276,31 +282,25 @@ export function* format6BodySteps(bodyBytes: number, bodyOffset: number, read: B
   const arrayBytes = frame.arrayBytes as number
   if (arraysAt + arrayBytes > bodyBytes) throw new SnapshotInvalidError('the arrays run past the end of the body (a torn file?)')
   const reading = new Reading(arrayBytes)
+  yield
   const tables = frame.tables.map((table) => tableOf(table, reading))
   read(new Uint8Array(arraysAt - LENGTH_BYTES - frameBytes), LENGTH_BYTES + frameBytes)
+  yield
+  // The arrays' bytes, read into one buffer a step's worth at a time (not zeroed first: every byte is read over), and
+  // each array a view of its part: 70 MB for a million time records, one allocation rather than one per chunk.
+  const arrays = Buffer.allocUnsafeSlow(arrayBytes)
+  for (let done = 0; done < arrayBytes; ) {
+    const piece = Math.min(READ_STEP_BYTES, arrayBytes - done)
+    read(arrays.subarray(done, done + piece), arraysAt + done)
+    done += piece
+    yield
+  }
   let at = 0
-  let sinceStep = 0
   for (const { make, length, offset, list, at: place } of reading.wanted.sort((a, b) => a.offset - b.offset)) {
     if (offset < at) throw new SnapshotInvalidError(`column chunks overlap at ${offset}`)
-    if (offset > at) read(new Uint8Array(offset - at), arraysAt + at)
-    // Not zeroed first: every byte is read over (a million time records' columns are 70 MB).
-    const array = new make(Buffer.allocUnsafeSlow(length * make.BYTES_PER_ELEMENT).buffer, 0, length)
-    list[place] = array
-    // A large array is read a step's worth at a time, each piece hashed as it comes (the reader's order is kept).
-    const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength)
-    for (let done = 0; done < bytes.length; ) {
-      const piece = Math.min(bytes.length - done, READ_STEP_BYTES - sinceStep)
-      read(bytes.subarray(done, done + piece), arraysAt + offset + done)
-      done += piece
-      sinceStep += piece
-      if (sinceStep >= READ_STEP_BYTES) {
-        sinceStep = 0
-        yield
-      }
-    }
-    at = offset + array.byteLength
+    list[place] = new make(arrays.buffer, arrays.byteOffset + offset, length)
+    at = offset + length * make.BYTES_PER_ELEMENT
   }
-  if (at < arrayBytes) read(new Uint8Array(arrayBytes - at), arraysAt + at)
   for (const then of reading.after) then()
   const tailAt = arraysAt + arrayBytes
   const values = yield* sliceValues(bodyBytes, tailAt, (offset, length) => {
