@@ -236,13 +236,15 @@ export function* snapshotFileSteps(file: string): Steps<{ header: SnapshotHeader
   }
 }
 
-/** Bytes of the file read at once by bufferedReader (the pieces asked for are often a column chunk's 4 to 32 KB). */
+/** Bytes of the file read at once by bufferedReader for the small pieces asked for (a length, a slice of records). */
 const READ_AHEAD_BYTES = 1024 * 1024
+/** The smallest piece bufferedReader reads where it goes rather than through its read-ahead. */
+const DIRECT_READ_MIN_BYTES = 64 * 1024
 
 /**
  * A BodyReader of the body of `bodyBytes` at `bodyOffset` of the open file: the small pieces asked for (in order,
  * each byte once) are copied out of READ_AHEAD_BYTES read at a time, rather than a read of the file each (thousands
- * for a million time records' slices), and a piece at least that large is read where it goes; `onRead` hears each
+ * for a million time records' slices), and a piece of DIRECT_READ_MIN_BYTES or more is read where it goes; `onRead` hears each
  * read first (to hash it). The body's end is read no further.
  */
 function bufferedReader(handle: number, bodyOffset: number, bodyBytes: number, onRead: (bytes: Uint8Array) => void): BodyReader {
@@ -254,8 +256,8 @@ function bufferedReader(handle: number, bodyOffset: number, bodyBytes: number, o
       const at = offset + done
       if (at >= aheadFrom + aheadBytes) {
         if (at !== aheadFrom + aheadBytes) assertionFailed(`snapshot body read out of order: byte ${at} after ${aheadFrom + aheadBytes}`)
-        if (into.length - done >= READ_AHEAD_BYTES) {
-          // A piece as large as the buffer is read where it goes.
+        if (into.length - done >= DIRECT_READ_MIN_BYTES) {
+          // A large piece (a step's worth of a format 6 body's arrays) is read where it goes.
           const rest = into.subarray(done)
           if (at + rest.length > bodyBytes) throw new SnapshotInvalidError(`the body ends early, at byte ${bodyBytes} (a torn snapshot?)`)
           readExactly(handle, rest, rest.length, bodyOffset + at)
