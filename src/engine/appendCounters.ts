@@ -15,7 +15,8 @@
 import { RESOURCES } from '../domain/resources/index.js'
 import { assert } from '../assert.js'
 import type { AppendCounter, Rec } from '../domain/schema.js'
-import { untrashedRows, type StateObserver } from './stateObserver.js'
+import { untrashedRowsSteps, type StateObserver } from './stateObserver.js'
+import type { Steps } from './steps.js'
 import type { Collection } from './collection.js'
 import { CodeColumn } from './columns.js'
 
@@ -61,14 +62,14 @@ export class AppendCounters implements StateObserver {
    * its untrashed rows per parent from the `via` column's pool codes, as onChange would one record at a time; false
    * (to be shown the records) when a counter of the type has such a condition.
    */
-  takeLoaded(type: string, collection: Collection): boolean {
+  *takeLoadedSteps(type: string, collection: Collection): Steps<boolean> {
     const tallies = this.byChildType.get(type) ?? []
     const columns = tallies.map((tally) => collection.column(tally.counter.via))
     if (tallies.some((tally, at) => tally.counter.counts !== undefined || tally.counter.visibleOnlyTo !== undefined || !(columns[at] instanceof CodeColumn))) return false
     for (const [at, tally] of tallies.entries()) {
       const via = columns[at] as CodeColumn
       const perCode = new Map<number, number>()
-      untrashedRows(collection, (row) => {
+      yield* untrashedRowsSteps(collection, (row) => {
         const code = via.code(row)
         if (code !== 0) perCode.set(code, (perCode.get(code) ?? 0) + 1)
       })

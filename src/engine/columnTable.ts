@@ -118,6 +118,11 @@ export class ColumnTable {
     return this.index.rowOf(id)
   }
 
+  /** The live flags of a chunk's rows (1: live); null when its rows are all removed or it has none. */
+  liveFlags(chunk: number): Uint8Array | null {
+    return this.alive[chunk] ?? null
+  }
+
   isLive(row: number): boolean {
     return this.alive[row >>> CHUNK_BITS]?.[row & CHUNK_MASK] === 1
   }
@@ -246,9 +251,10 @@ export class ColumnTable {
   }
 
   /**
-   * Takes a snapshot's columns (tableImage.ts) into this empty table as they are, then, as steps of `stepRows` rows,
-   * counts the pool codes of its live rows and indexes their ids; an Error when the image does not fit the table
-   * (fitsImage first) or its chunks are not whole. Nothing else may use the table before the steps end.
+   * Takes a snapshot's columns (tableImage.ts) into this empty table as they are, then counts the pool codes of its
+   * live rows and indexes their ids, as steps of about `stepRows` rows (a chunk at least); an Error when the image
+   * does not fit the table (fitsImage first) or its chunks are not whole. Nothing else may use the table before the
+   * steps end.
    */
   *restoreSteps(image: TableImage, stepRows: number): Steps<void> {
     assert(this.rowCount === 0 && this.fitsImage(image), `${this.decl.type}: a snapshot's columns restored into a table that holds rows or other columns`)
@@ -257,6 +263,8 @@ export class ColumnTable {
     checkChunks(image.extras, chunks, `${this.decl.type} extras`)
     if (image.alive.length !== chunks || image.alive.some((flags) => flags !== null && flags.length !== CHUNK_ROWS))
       throw new Error(`${this.decl.type}: live flags of ${image.alive.length} chunks, ${chunks} expected`)
+    const chunksPerStep = Math.max(1, Math.floor(stepRows / CHUNK_ROWS))
+    yield
     for (const [chunk, flags] of image.alive.entries()) {
       // Rows appended after the snapshot was taken may have marked the last chunk's flags as it was written.
       if (flags !== null && (chunk + 1) * CHUNK_ROWS > image.rowCount) flags.fill(0, image.rowCount - chunk * CHUNK_ROWS)
@@ -266,22 +274,35 @@ export class ColumnTable {
       this.aliveCopiedAt.push(this.freeze.epoch)
       this.liveInChunk.push(live)
       this.live += live
+      if ((chunk + 1) % chunksPerStep === 0) yield
     }
     for (const [at, column] of image.columns.entries()) adoptInto(this.columns[at] as Column, column)
     this.extras.adopt(extrasChunksOfStored(image.extras))
     this.rowCount = image.rowCount
-    const chunksPerStep = Math.max(1, Math.floor(stepRows / CHUNK_ROWS))
+    yield
+    const codeColumns = image.columns.filter((column) => column.kind === 'code')
+    const liveRows = new Int32Array(this.live)
+    let listed = 0
     for (const [chunk, flags] of image.alive.entries()) {
       if (flags !== null) {
-        for (const column of image.columns) if (column.kind === 'code') this.pool.countChunk(column.arrays[chunk] ?? column.constants[chunk] ?? 0, flags)
+        for (const column of codeColumns) this.pool.countChunk(column.arrays[chunk] ?? column.constants[chunk] ?? 0, flags)
         for (let offset = 0; offset < CHUNK_ROWS; offset += 1) {
-          const row = chunk * CHUNK_ROWS + offset
-          if (flags[offset] === 1 && !this.index.addNew(row)) throw new Error(`${this.decl.type}: the id of row ${row} is held by another row`)
+          if (flags[offset] === 1) {
+            liveRows[listed] = chunk * CHUNK_ROWS + offset
+            listed += 1
+          }
         }
       }
       if ((chunk + 1) % chunksPerStep === 0) yield
     }
+    const held = yield* this.index.addAllSteps(liveRows, stepRows)
+    if (held >= 0) throw new Error(`${this.decl.type}: the id of row ${held} is held by another row`)
     assert(this.index.size === this.live, `${this.decl.type}: ${this.index.size} ids indexed, ${this.live} live rows`)
+  }
+
+  /** Whether no row of the chunk has extras (then none lacks a declared field: `lacks`); false when some may. */
+  noExtrasIn(chunk: number): boolean {
+    return (this.extras.arrays[chunk] ?? null) === null && this.extras.get(chunk << CHUNK_BITS) === null
   }
 
   /** Whether the record at `row` lacks the declared field `name` (its extras say so: rowExtras.ts). */

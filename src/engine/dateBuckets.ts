@@ -13,8 +13,11 @@
 import type { Rec } from '../domain/schema.js'
 import { assertionFailed } from '../assert.js'
 import { RowSet } from './rowSet.js'
+import type { Steps } from './steps.js'
 
 const DAY_MS = 86_400_000
+/** The widest spread of days addAllSteps sorts by counting (its counts are an array of one slot a day). */
+const BULK_DAYS_MAX = 1 << 20
 
 export interface DateRange {
   low?: number
@@ -42,9 +45,63 @@ export class DateBuckets {
     private readonly recordOf: (row: number) => Rec,
   ) {}
 
-  /** Adds many rows at once (loading a snapshot), ascending and after every row held. */
-  addAll(rows: Iterable<number>): void {
-    for (const row of rows) this.add(row)
+  /**
+   * Adds `rows` (loaded: ascending, each after every row held) as steps of `stepRows` rows, as a counting sort: each
+   * row's day read, the rows of each day counted, then written in order into one array whose parts the days take
+   * (RowSet.takeRows: a view, no copy), instead of a bucket looked up and pushed to per row. Dates spread over more
+   * than BULK_DAYS_MAX days are added a row at a time.
+   */
+  *addAllSteps(rows: Int32Array, stepRows: number): Steps<void> {
+    const days = new Float64Array(rows.length)
+    let earliest = Number.POSITIVE_INFINITY
+    let latest = Number.NEGATIVE_INFINITY
+    for (let at = 0; at < rows.length; at += 1) {
+      const day = dayOf(this.dateOf(rows[at] as number)) ?? Number.NaN
+      days[at] = day
+      if (day < earliest) earliest = day
+      if (day > latest) latest = day
+      if ((at + 1) % stepRows === 0 || at + 1 === rows.length) yield
+    }
+    if (latest - earliest >= BULK_DAYS_MAX) {
+      for (let at = 0; at < rows.length; at += 1) {
+        this.add(rows[at] as number)
+        if ((at + 1) % stepRows === 0) yield
+      }
+      return
+    }
+    // Slot 0 counts the rows without a date, slot 1 + day - earliest those of a day.
+    const span = latest >= earliest ? latest - earliest + 1 : 0
+    const starts = new Int32Array(span + 2)
+    for (const day of days) {
+      const slot = Number.isNaN(day) ? 1 : day - earliest + 2
+      starts[slot] = (starts[slot] as number) + 1
+    }
+    for (let slot = 1; slot < starts.length; slot += 1) starts[slot] = (starts[slot] as number) + (starts[slot - 1] as number)
+    const next = starts.slice(0, span + 1)
+    const sorted = new Int32Array(rows.length)
+    for (let at = 0; at < rows.length; at += 1) {
+      const day = days[at] as number
+      const slot = Number.isNaN(day) ? 0 : day - earliest + 1
+      const position = next[slot] as number
+      sorted[position] = rows[at] as number
+      next[slot] = position + 1
+      if ((at + 1) % stepRows === 0 || at + 1 === rows.length) yield
+    }
+    if ((starts[1] as number) > 0) this.nulls.takeRows(sorted.subarray(0, starts[1]))
+    for (let slot = 1; slot <= span; slot += 1) {
+      const from = starts[slot] as number
+      const to = starts[slot + 1] as number
+      if (from === to) continue
+      const day = earliest + slot - 1
+      let set = this.buckets.get(day)
+      if (set === undefined) {
+        set = new RowSet(0)
+        this.buckets.set(day, set)
+        this.days.splice(this.insertionPoint(day), 0, day)
+      }
+      set.takeRows(sorted.subarray(from, to))
+    }
+    this.assertDaysListed()
   }
 
   /** Trims the days' row sets. */

@@ -132,6 +132,12 @@ export class OrderedRows {
     this.count -= 1
   }
 
+  /** Rows kept ascending take them at once (RowSet.takeRows); rows in order place each. */
+  takeRows(rows: Int32Array): void {
+    if (this.unordered !== null) this.unordered.takeRows(rows)
+    else for (const row of rows) this.add(row)
+  }
+
   /** Rows kept ascending are trimmed; rows in order stay as they are. */
   trim(): void {
     this.unordered?.trim()

@@ -21,6 +21,8 @@ export interface RowKeySet {
   values(): IterableIterator<number>
   /** Gives back the room its array keeps beyond its rows (Collection.trimSteps). */
   trim(): void
+  /** Adds `rows`, ascending and each after every row held, at once (a load: RowSet.takeRows). */
+  takeRows(rows: Int32Array): void
 }
 
 export class PostingIndex<S extends RowKeySet> {
@@ -47,6 +49,20 @@ export class PostingIndex<S extends RowKeySet> {
       keys.set(key, set)
     }
     set.add(row)
+  }
+
+  /**
+   * Adds `rows` (ascending, each after every row the key holds) to the key of a pool code at once (RowKeySet.takeRows);
+   * the rows the key holds now (what taking them may have copied).
+   */
+  addRows(code: number, rows: Int32Array): number {
+    let set = this.byCode.get(code)
+    if (set === undefined) {
+      set = this.newSet()
+      this.byCode.set(code, set)
+    }
+    set.takeRows(rows)
+    return set.size
   }
 
   remove(code: number, misfit: unknown, row: number): void {

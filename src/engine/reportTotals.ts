@@ -37,7 +37,7 @@ import { assertionFailed } from '../assert.js'
 import { DayTotals, daysOf, NO_DAY, STORES_DAYS, type FrozenDays, type Totals } from './dayTotals.js'
 import { runNow, type Steps } from './steps.js'
 import type { PersonalProjects } from './personalProjects.js'
-import { untrashedRows, type StateObserver } from './stateObserver.js'
+import { untrashedRowsSteps, type StateObserver } from './stateObserver.js'
 import type { Collection } from './collection.js'
 
 /** The group key of records whose grouping value is null, in the aggregates and on the query path alike. */
@@ -66,8 +66,8 @@ export function dayOfRecord(record: Rec, timeZone: string): number {
 /** The meaning of stored totals: raise it when what a record adds to them changes (see the top). */
 const STORED_TOTALS_FORMAT = 1
 /** Stored groups read, and records added in a rebuild, between two pauses of installSteps (a few milliseconds each). */
-const INSTALL_STEP_GROUPS = 32
-const REBUILD_STEP_RECORDS = 10_000
+const INSTALL_STEP_GROUPS = 4
+const REBUILD_STEP_RECORDS = 1_000
 
 /** What the aggregates read of the state they follow: its time records, and which projects are personal. */
 export interface AggregatedState {
@@ -121,10 +121,10 @@ export class ReportAggregates implements StateObserver {
    * Time records loaded as columns while a snapshot that keeps the totals loads (expectStored): the untrashed ones
    * count, as onChange would have counted them one by one; false (to be shown the records) otherwise.
    */
-  takeLoaded(type: string, collection: Collection): boolean {
+  *takeLoadedSteps(type: string, collection: Collection): Steps<boolean> {
     if (type !== 'TimeRecord' || this.heldRecords === null) return false
     let untrashed = 0
-    untrashedRows(collection, () => (untrashed += 1))
+    yield* untrashedRowsSteps(collection, () => (untrashed += 1))
     this.heldRecords += untrashed
     return true
   }

@@ -99,6 +99,25 @@ export class RowSet {
     return this.rows.slice(0, this.size)
   }
 
+  /**
+   * Adds `rows`, ascending and each after every row held (RowKeySet.takeRows): an empty set takes the array itself
+   * as its rows, which may be a view into a larger array shared with other sets (a load's: Collection.finishLoadSteps);
+   * it is copied when the set grows past it or is trimmed, like any array the set outgrows.
+   */
+  takeRows(rows: Int32Array): void {
+    if (this.size === 0) {
+      this.rows = rows
+      this.size = rows.length
+      return
+    }
+    if (this.size + rows.length > this.rows.length) {
+      const grown = new Int32Array(this.size + rows.length)
+      grown.set(this.rows.subarray(0, this.size))
+      this.rows = grown
+    }
+    for (const row of rows) this.add(row)
+  }
+
   /** Gives back the room beyond the rows. */
   trim(): void {
     if (this.rows.length > this.size) this.rows = this.rows.slice(0, Math.max(this.size, 1))

@@ -20,7 +20,11 @@
  */
 import { assert, assertionFailed } from '../assert.js'
 import type { PoolImage } from './tableImage.js'
+import type { Steps } from './steps.js'
 import { ownCopy } from './textPool.js'
+
+/** Texts restoreSteps takes between two pauses (about a millisecond: steps.ts). */
+const RESTORE_STEP_TEXTS = 2048
 
 export class StringPool {
   private readonly codes = new Map<string, number>()
@@ -106,9 +110,10 @@ export class StringPool {
   /**
    * Takes a snapshot's texts (tableImage.ts PoolImage) into this empty pool, each at its code and held by no row yet:
    * the columns restored from the snapshot count theirs (`countChunk`), records loaded meanwhile take theirs as any
-   * write does, and `finishRestore` then frees the codes no row holds. An Error when a text comes twice.
+   * write does, and `finishRestoreSteps` then frees the codes no row holds. An Error when a text comes twice. Pauses every
+   * RESTORE_STEP_TEXTS texts (a tenant may hold hundreds of thousands of distinct descriptions).
    */
-  restore(image: PoolImage): void {
+  *restoreSteps(image: PoolImage): Steps<void> {
     assert(this.texts.length === 0, 'string pool: a snapshot restored into a pool that holds texts')
     this.counts = new Int32Array(Math.max(64, image.texts.length))
     for (const [position, text] of image.texts.entries()) {
@@ -121,6 +126,7 @@ export class StringPool {
       if (this.codes.has(own)) throw new Error(`string pool: the text of code ${position + 1} is the text of code ${this.codes.get(own) as number} too`)
       this.texts.push(own)
       this.codes.set(own, position + 1)
+      if ((position + 1) % RESTORE_STEP_TEXTS === 0) yield
     }
     this.free.reverse()
   }
@@ -138,9 +144,10 @@ export class StringPool {
     }
   }
 
-  /** Ends a restore: the codes no row holds are free. */
-  finishRestore(): void {
+  /** Ends a restore: the codes no row holds are free. Pauses as restoreSteps does. */
+  *finishRestoreSteps(): Steps<void> {
     for (const [position, text] of this.texts.entries()) {
+      if ((position + 1) % RESTORE_STEP_TEXTS === 0) yield
       if (text === undefined || (this.counts[position] as number) > 0) continue
       this.codes.delete(text)
       this.texts[position] = undefined

@@ -65,15 +65,15 @@ export class TenantState implements TenantView {
   }
 
   /** Begins loading a snapshot that stores columns: the tenant's texts at their codes (StringPool.restore), before its collections. */
-  restorePool(image: PoolImage): void {
-    this.pool.restore(image)
+  *restorePoolSteps(image: PoolImage): Steps<void> {
+    yield* this.pool.restoreSteps(image)
   }
 
   /**
    * Loads a snapshot's collection stored as columns (tableImage.ts): the columns are taken as they are
    * (Collection.restoreSteps), or, when the declaration's fields changed since the snapshot, its records are made from
    * them and loaded one by one (imageRecords.ts). Observers see the records only when they follow the type
-   * (StateObserver.follows) and do not take what they need from the columns (StateObserver.takeLoaded). Pauses every `stepRecords` records made; answers the records loaded.
+   * (StateObserver.follows) and do not take what they need from the columns (StateObserver.takeLoadedSteps). Pauses every `stepRecords` records made; answers the records loaded.
    */
   *restoreSteps(image: TableImage, stepRecords: number): Steps<number> {
     const { type } = image
@@ -88,7 +88,12 @@ export class TenantState implements TenantView {
     }
     yield* collection.restoreSteps(image)
     this.changes += 1
-    const shown = this.observers.filter((observer) => observer.follows(type) && observer.takeLoaded?.(type, collection) !== true)
+    const shown: StateObserver[] = []
+    for (const observer of this.observers) {
+      if (!observer.follows(type)) continue
+      const taken = observer.takeLoadedSteps === undefined ? false : yield* observer.takeLoadedSteps(type, collection)
+      if (!taken) shown.push(observer)
+    }
     if (shown.length > 0) {
       for (const rec of collection.values()) {
         for (const observer of shown) observer.onChange(type, undefined, rec)
@@ -98,9 +103,9 @@ export class TenantState implements TenantView {
     return collection.size
   }
 
-  /** Ends loading a snapshot that stores columns: the codes no row holds are free (StringPool.finishRestore). */
-  finishRestore(): void {
-    this.pool.finishRestore()
+  /** Ends loading a snapshot that stores columns: the codes no row holds are free (StringPool.finishRestoreSteps). */
+  *finishRestoreSteps(): Steps<void> {
+    yield* this.pool.finishRestoreSteps()
   }
 
   /** Ends loading a snapshot: indexes what `load` put in (before anything else reads or writes the state). */
@@ -146,7 +151,7 @@ export class TenantState implements TenantView {
    * secondary and range indexes in bulk at the collection's next
    * finishLoad. Any other operation on that collection runs that
    * finishLoad first, and recovery runs it after the last entry. A log is
-   * mostly new time records, and one PostingIndex.addAll for many of them
+   * mostly new time records, and one PostingIndex.addRows for many of them
    * costs a fraction of a put each.
    */
   applyEntry(seq: number, entry: LoggedEntry): void {

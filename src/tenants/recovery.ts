@@ -9,18 +9,21 @@
  * that is not there), or a gap in the sequence, stops the recovery of this
  * tenant with an error naming the tenant and the sequence number.
  *
- * The work is written once, as steps (engine/steps.ts): it pauses after each
- * slice of the snapshot read and decoded (SnapshotStore.readSteps), every
- * SLICE_UNITS records loaded or entries replayed (about 10 ms of work), and
- * after each slice of an index built for the loaded records
- * (Collection.finishLoadSteps: INDEX_STEP_RECORDS records, about 10 ms)
- * and after each index of the snapshot's records is trimmed
+ * The work is written once, as steps (engine/steps.ts) of a millisecond or
+ * less: it pauses after each slice of the snapshot read and decoded
+ * (SnapshotStore.readSteps: 256 KB of a format 6 file's arrays), every
+ * SLICE_UNITS records loaded or entries replayed, after each chunk of rows
+ * of a table's columns taken and its ids indexed (ColumnTable.restoreSteps),
+ * of each pass of an index built for the loaded records
+ * (Collection.finishLoadSteps: INDEX_STEP_RECORDS rows) and of the counts
+ * the aggregates take from the columns (StateObserver.takeLoadedSteps), and
+ * after each index of the snapshot's records is trimmed
  * (Collection.trimSteps), and likewise for the records the log's entries
  * added, which wait for their indexes too (TenantState.applyEntry). It is
  * run two ways: `recoverTenant` runs it to the end at once (the CLI, tests),
- * and `recoverTenantInTurns` runs one slice per event-loop turn, so a
- * server activating or rebuilding a large tenant keeps serving the others
- * meanwhile.
+ * and `recoverTenantInTurns` runs it a turn's budget at a time (4 ms of
+ * steps, then the event loop goes on), so a server activating or rebuilding
+ * a large tenant keeps serving the others meanwhile.
  */
 import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
@@ -51,8 +54,8 @@ export class DamagedEntryError extends RecoveryError {
   }
 }
 
-/** Records loaded or entries replayed between two pauses. */
-const SLICE_UNITS = 1_000
+/** Records loaded or entries replayed between two pauses (about a millisecond: engine/steps.ts). */
+const SLICE_UNITS = 100
 /** … and between two progress reports. */
 const PROGRESS_UNITS = 10_000
 
@@ -73,7 +76,7 @@ function checkType(type: string): void {
 function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (recordsDone: number) => void): Steps<void> {
   const storedTotals = body.derived?.[REPORT_TOTALS]
   if (storedTotals !== undefined) state.reports.expectStored()
-  if (body.columns !== undefined) state.restorePool(body.columns.pool)
+  if (body.columns !== undefined) yield* state.restorePoolSteps(body.columns.pool)
   let loaded = 0
   for (const [type, recs] of Object.entries(body.collections).sort(([, a], [, b]) => a.length - b.length)) {
     checkType(type)
@@ -91,7 +94,7 @@ function* loadSteps(state: TenantState, body: SnapshotBody, onProgress?: (record
       onProgress?.(loaded)
       yield
     }
-    state.finishRestore()
+    yield* state.finishRestoreSteps()
   }
   for (const collection of state.collections.values()) {
     yield* collection.finishLoadSteps()
@@ -168,7 +171,7 @@ export function recoverTenant(tenant: string, store: Storage, options: RecoveryO
   return runNow(recoverSteps(tenant, store, options))
 }
 
-/** Rebuilds the tenant a slice per event-loop turn. */
+/** Rebuilds the tenant a turn's budget of steps at a time (engine/steps.ts runInTurns). */
 export function recoverTenantInTurns(tenant: string, store: Storage, options: RecoveryOptions = {}): Promise<Recovered> {
   return runInTurns(recoverSteps(tenant, store, options))
 }

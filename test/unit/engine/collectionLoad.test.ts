@@ -1,11 +1,11 @@
 /*
  * Loading a snapshot indexes its records in one go (Collection.load, then
- * finishLoad; PostingIndex.addAll). The indexes built that way must answer exactly
+ * finishLoad; PostingIndex.addRows, DateBuckets.addAllSteps). The indexes built that way must answer exactly
  * as indexes built by one put per record: every lookup and every range
  * walk, over random time records (null references and null starts
  * included). Using the collection before finishLoad is refused; finishLoad
- * run as steps pauses after each index, and within an index after each
- * step of records. Trimming the indexes after a load (trimSteps) pauses
+ * run as steps pauses after each pass over the rows of an index, and within
+ * a pass after each step of records. Trimming the indexes after a load (trimSteps) pauses
  * after each index and changes no answer, nor any write after it.
  */
 import t from 'tap'
@@ -70,7 +70,14 @@ t.test('a collection is not used while loaded records wait to be indexed', async
   t.equal(collection.size, 2)
 })
 
-t.test('finishLoad as steps pauses after each index and leaves the collection indexed', async (t) => {
+/**
+ * Passes of finishLoadSteps over the loaded rows: two per secondary index (its keys' rows counted, then placed), one
+ * listing the live rows for the range indexes, and two per range index (the rows' days read, then the rows placed).
+ */
+const rangeIndexes = TimeRecord.fields.filter((fieldDecl) => fieldDecl.rangeIndexed === true).length
+const indexPasses = TimeRecord.fields.filter((fieldDecl) => fieldDecl.indexed === true).length * 2 + (rangeIndexes > 0 ? 1 : 0) + rangeIndexes * 2
+
+t.test('finishLoad as steps pauses after each pass over the rows of an index and leaves the collection indexed', async (t) => {
   const collection = new Collection(TimeRecord)
   const records = randomRecords(new Random(2), 100)
   for (const rec of records) collection.load(rec)
@@ -80,8 +87,7 @@ t.test('finishLoad as steps pauses after each index and leaves the collection in
     pauses += 1
     if (pauses === 1) t.throws(() => collection.put(records[0] as Rec), /before the loaded records were indexed/, 'not before the last index')
   }
-  const indexed = TimeRecord.fields.filter((fieldDecl) => fieldDecl.indexed === true || fieldDecl.rangeIndexed === true).length
-  t.equal(pauses, indexed, 'one pause per index')
+  t.equal(pauses, indexPasses, 'one pause per pass')
   t.equal([...collection.lookup('user', 'u1')].length, records.filter((rec) => rec.user === 'u1').length)
 })
 
@@ -97,8 +103,7 @@ t.test('finishLoad as steps adds at most a step of records to an index at a time
   let pauses = 0
   const steps = stepped.finishLoadSteps()
   for (let next = steps.next(); next.done !== true; next = steps.next()) pauses += 1
-  const indexed = TimeRecord.fields.filter((fieldDecl) => fieldDecl.indexed === true || fieldDecl.rangeIndexed === true).length
-  t.equal(pauses, indexed * Math.ceil(1_000 / 64), 'a pause after each 64 records of each index')
+  t.ok(pauses >= indexPasses * Math.ceil(1_000 / 64), `${pauses} pauses: one after each 64 records of each pass at least`)
   for (const field of ['user', 'project']) {
     for (const value of ['u1', 'u2', 'u3', 'p1', 'p2', 'p3', 'p4', null]) {
       t.same(ids(stepped.lookup(field, value)), ids(put.lookup(field, value)), `${field} = ${value} (seed ${seed})`)
@@ -146,4 +151,19 @@ t.test('trimSteps pauses after each index and leaves every index answering as be
   }
   const walkIds = (collection: Collection) => [...(collection.rangeIndexes.get('start')?.walk({ lowInclusive: true, highInclusive: true }, false) ?? [])].map((rec) => rec.id)
   t.same(walkIds(trimmed).sort(), walkIds(put).sort(), `the range index holds the same records (seed ${seed})`)
+})
+
+t.test('dates spread over more days than the bulk sort counts are indexed one at a time, as puts index them', async (t) => {
+  const random = new Random(3)
+  const records = randomRecords(random, 300).map((rec, index) => (index % 50 === 0 ? { ...rec, start: index === 0 ? 0 : 4e14 + index } : rec))
+  const loaded = new Collection(TimeRecord, 64)
+  const put = new Collection(TimeRecord)
+  for (const rec of records) {
+    loaded.load(rec)
+    put.put(rec)
+  }
+  loaded.finishLoad()
+  const walkIds = (collection: Collection) => [...(collection.rangeIndexes.get('start')?.walk({ lowInclusive: true, highInclusive: true }, false) ?? [])].map((rec) => rec.id)
+  t.same(walkIds(loaded), walkIds(put), 'the whole walk, nulls first, in day order')
+  t.same(walkIds(loaded).length, records.length)
 })
