@@ -18,6 +18,12 @@ export interface StateObserver {
    * columns (untrashedRows), false to be shown each record instead (the default).
    */
   takeLoaded?(type: string, collection: Collection): boolean
+  /**
+   * The records of `type` at the live rows [from, to) of the collection were inserted (replaying the log:
+   * TenantState.applyEntry), in row order: true when the observer took them from the columns as onChange would
+   * have seen them one by one, false to be shown each record instead (the default).
+   */
+  takeRows?(type: string, collection: Collection, from: number, to: number): boolean
   /** Forget everything (the state is being rebuilt). */
   reset(): void
 }
@@ -30,4 +36,14 @@ export function untrashedRows(collection: Collection, visit: (row: number) => vo
     return
   }
   for (const row of collection.rows()) if (trash.code(row) === 0 && trash.misfits?.has(row) !== true && !collection.table.lacks(row, 'trashItem')) visit(row)
+}
+
+/** untrashedRows over the rows [from, to) alone, in order. */
+export function untrashedRowsIn(collection: Collection, from: number, to: number, visit: (row: number) => void): void {
+  const { table } = collection
+  const trash = collection.column('trashItem')
+  for (let row = from; row < to; row += 1) {
+    if (!table.isLive(row)) continue
+    if (!(trash instanceof CodeColumn) || (trash.code(row) === 0 && trash.misfits?.has(row) !== true && !table.lacks(row, 'trashItem'))) visit(row)
+  }
 }

@@ -56,6 +56,12 @@ const SLICE_UNITS = 1_000
 /** … and between two progress reports. */
 const PROGRESS_UNITS = 10_000
 
+/**
+ * Records the replayed entries inserted that the observers may not have seen (TenantState.applyEntry) before the
+ * replay pauses to show them: the most an operation other than an insert shows them at once, in its slice.
+ */
+const UNSEEN_ROWS_MAX = 16_384
+
 /** The name under which a snapshot keeps the report totals (persist/snapshotFile.ts: derived state). */
 const REPORT_TOTALS = 'reportTotals'
 
@@ -210,10 +216,13 @@ function* recoverSteps(tenant: string, store: Storage, options: RecoveryOptions)
     }
     replayedEntries += 1
     if (replayedEntries % PROGRESS_UNITS === 0) options.onProgress?.(replayedEntries)
-    if (replayedEntries % SLICE_UNITS === 0) yield
+    if (replayedEntries % SLICE_UNITS === 0) {
+      yield
+      if (state.unseenRows >= UNSEEN_ROWS_MAX) yield* state.seeInsertedSteps()
+    }
   }
-  // The records the entries added wait to be indexed (TenantState.applyEntry).
-  for (const collection of state.collections.values()) yield* collection.finishLoadSteps()
+  // The records the entries added wait for the observers and to be indexed (TenantState.applyEntry).
+  yield* state.finishReplaySteps()
   return {
     state,
     report: { snapshotSeq, snapshotFile, replayedEntries, skippedSnapshots, durationMs: performance.now() - started },
