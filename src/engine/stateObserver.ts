@@ -21,7 +21,8 @@ export interface StateObserver {
   /**
    * The records of `type` at the live rows [from, to) of the collection were inserted (replaying the log:
    * TenantState.applyEntry), in row order: true when the observer took them from the columns as onChange would
-   * have seen them one by one, false to be shown each record instead (the default).
+   * have seen them one by one, false to be shown each record instead (the default). Either way the collection may
+   * hold rows inserted after them already (the other collections are as they were).
    */
   takeRows?(type: string, collection: Collection, from: number, to: number): boolean
   /** Forget everything (the state is being rebuilt). */

@@ -51,7 +51,7 @@ export class TenantState implements TenantView {
   /** Live report totals per day, project and user. */
   readonly reports: ReportAggregates = new ReportAggregates(this)
   private readonly observers: StateObserver[] = [this.counters, this.sums, this.personalProjects, this.reports]
-  /** Runs of rows applyEntry inserted that the observers have not seen yet, in order; how many rows they hold. */
+  /** Runs of rows applyEntry inserted that the observers have not seen yet, in order, all of one collection; how many rows they hold. */
   private readonly unseen: InsertedRun[] = []
   private unseenCount = 0
   /** What derived fields read: the live counters and sums. */
@@ -156,7 +156,10 @@ export class TenantState implements TenantView {
    * making a record (Collection.loadNewFields); otherwise it is first put in its declaration's shape
    * (recordFromFields, or for format 1 inRecordShape). The observers see the new records later too, in bulk and in
    * the order they came (`seeInsertedSteps`: an observer that can takes them from the columns, StateObserver.takeRows).
-   * Any other operation first lets the observers see every record inserted before it, and runs its collection's
+   * The records waiting are always of one collection (a new record of another shows them first), so that an
+   * observer told of them finds every other collection as it was when they came (ReportAggregates reads how many
+   * time records there are when the account changes). Any other operation first lets the observers see every
+   * record inserted before it, and runs its collection's
    * finishLoad; recovery sees and indexes the rest after the last entry (finishReplaySteps). A log is mostly new
    * time records, and one PostingIndex.addAll, or one pass of the report totals over a run of rows, costs a
    * fraction of a put each.
@@ -166,6 +169,8 @@ export class TenantState implements TenantView {
     for (const op of entry.ops) {
       const collection = this.collection(op.type)
       if (op.op === 'putFields') {
+        // The rows waiting are one collection's: an observer told of another's sees every other collection as it was then.
+        if (this.unseen[0] !== undefined && this.unseen[0].collection !== collection) this.seeInserted()
         const row = collection.loadNewFields(op.names, op.values)
         if (row >= 0) {
           this.inserted(collection, row)
