@@ -83,23 +83,30 @@ class TotalsFields {
   }
 }
 
-/** What a run of time records adds to the totals (ReportAggregates.takeRows): per record its day, its totals and its groups, in order. */
+/** What a run of time records adds to the totals (ReportAggregates.takeRows): per record its day, its totals and its groups, in order. Reused from one run to the next. */
 class AddedRows {
   size = 0
-  private readonly days: Float64Array
-  private readonly sums: Float64Array
+  private days = new Float64Array(0)
+  private sums = new Float64Array(0)
   readonly projects: string[] = []
   readonly users: string[] = []
 
-  constructor(capacity: number) {
-    this.days = new Float64Array(capacity)
-    this.sums = new Float64Array(capacity * 5)
+  /** Empties it for a run of up to `rows` records. */
+  clear(rows: number): this {
+    if (this.days.length < rows) {
+      this.days = new Float64Array(rows)
+      this.sums = new Float64Array(rows * 5)
+    }
+    this.size = 0
+    this.projects.length = 0
+    this.users.length = 0
+    return this
   }
 
   add(day: number, totals: Totals, project: string, user: string): void {
     const at = this.size
+    const { sums } = this
     this.days[at] = day
-    const sums = this.sums
     sums[at * 5] = totals.count
     sums[at * 5 + 1] = totals.timeMs
     sums[at * 5 + 2] = totals.billableTimeMs
@@ -116,7 +123,7 @@ class AddedRows {
 
   /** The totals of record `at`, in `into`. */
   totals(at: number, into: Totals): Totals {
-    const sums = this.sums
+    const { sums } = this
     into.count = sums[at * 5] as number
     into.timeMs = sums[at * 5 + 1] as number
     into.billableTimeMs = sums[at * 5 + 2] as number
@@ -156,6 +163,8 @@ export class ReportAggregates implements StateObserver {
   readonly byUser = new Map<string, DayTotals>()
   private zone = 'UTC'
   private stale = false
+  /** The records of a run takeRows adds. */
+  private readonly added = new AddedRows()
   /** While a snapshot that keeps the totals loads: the time records it loaded that count (not trashed). */
   private heldRecords: number | null = null
 
@@ -214,7 +223,7 @@ export class ReportAggregates implements StateObserver {
   takeRows(type: string, collection: Collection, from: number, to: number): boolean {
     if (type !== 'TimeRecord' || this.heldRecords !== null) return false
     if (this.stale) return true
-    const batch = new AddedRows(to - from)
+    const batch = this.added.clear(to - from)
     const view = new TotalsFields(collection)
     const totals = emptyTotals()
     for (let row = from; row < to; row += 1) {
