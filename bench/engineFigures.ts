@@ -115,14 +115,18 @@ function heapUsed(): number {
   return heap + arrayBuffers
 }
 
-/** Heap taken by the decoded records of the newest snapshot alone (objects and their strings). */
+/**
+ * Memory taken by the decoded body of the newest snapshot alone: its records (objects and their strings), or, in a
+ * snapshot that stores columns (format 6), its columns' arrays and the texts.
+ */
 function decodedRecordBytes(dataDir: string, tenant: string, records: number): number {
   const newest = listSnapshots(dataDir, tenant)[0]
   if (newest === undefined) throw new Error('the fixture has no snapshot')
   const before = heapUsed()
   const { body } = readSnapshotFile(newest.file)
   const after = heapUsed()
-  if (body.collections.TimeRecord?.length !== records) throw new Error('snapshot record count differs from the fixture')
+  const held = body.collections[TimeRecord.type]?.length ?? body.columns?.tables.find((table) => table.type === TimeRecord.type)?.rowCount
+  if (held !== records) throw new Error(`the snapshot holds ${held ?? 0} time records, the fixture ${records}`)
   return (after - before) / records
 }
 
