@@ -83,24 +83,18 @@ class TotalsFields {
   }
 }
 
-/** What a run of time records adds to the totals (ReportAggregates.takeRows): per record its day, its totals and its groups, in order. Reused from one run to the next. */
+/** What a run of time records adds to the totals (ReportAggregates.takeRows): per record its day, its totals and its groups, in order. */
 class AddedRows {
   size = 0
-  private days = new Float64Array(0)
-  private sums = new Float64Array(0)
+  private readonly days: Float64Array
+  private readonly sums: Float64Array
   readonly projects: string[] = []
   readonly users: string[] = []
 
-  /** Empties it for a run of up to `rows` records. */
-  clear(rows: number): this {
-    if (this.days.length < rows) {
-      this.days = new Float64Array(rows)
-      this.sums = new Float64Array(rows * 5)
-    }
-    this.size = 0
-    this.projects.length = 0
-    this.users.length = 0
-    return this
+  /** For a run of up to `rows` records (made per run: kept, the arrays of the longest run would stay with every tenant that replayed one). */
+  constructor(rows: number) {
+    this.days = new Float64Array(rows)
+    this.sums = new Float64Array(rows * 5)
   }
 
   add(day: number, totals: Totals, project: string, user: string): void {
@@ -163,8 +157,6 @@ export class ReportAggregates implements StateObserver {
   readonly byUser = new Map<string, DayTotals>()
   private zone = 'UTC'
   private stale = false
-  /** The records of a run takeRows adds. */
-  private readonly added = new AddedRows()
   /** While a snapshot that keeps the totals loads: the time records it loaded that count (not trashed). */
   private heldRecords: number | null = null
 
@@ -223,7 +215,7 @@ export class ReportAggregates implements StateObserver {
   takeRows(type: string, collection: Collection, from: number, to: number): boolean {
     if (type !== 'TimeRecord' || this.heldRecords !== null) return false
     if (this.stale) return true
-    const batch = this.added.clear(to - from)
+    const batch = new AddedRows(to - from)
     const view = new TotalsFields(collection)
     const totals = emptyTotals()
     for (let row = from; row < to; row += 1) {
