@@ -16,7 +16,9 @@
  * (Collection.finishLoadSteps: INDEX_STEP_RECORDS records, about 10 ms)
  * and after each index of the snapshot's records is trimmed
  * (Collection.trimSteps), and likewise for the records the log's entries
- * added, which wait for their indexes too (TenantState.applyEntry). It is
+ * added, which wait for their indexes and for the report totals and
+ * counters too (TenantState.applyEntry, finishReplaySteps; shown to them
+ * during the replay whenever UNSEEN_ROWS_MAX wait). It is
  * run two ways: `recoverTenant` runs it to the end at once (the CLI, tests),
  * and `recoverTenantInTurns` runs one slice per event-loop turn, so a
  * server activating or rebuilding a large tenant keeps serving the others
