@@ -49,12 +49,18 @@ const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York']
 const timeValuesArb = fc.record({
   user: fc.constantFrom(...USERS, null),
   project: fc.constantFrom(...PROJECTS, null),
-  start: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 40 * DAY_MS }).map((ms) => BASE_MS + ms)),
+  start: fc.oneof(
+    fc.constant(null),
+    fc.integer({ min: 0, max: 40 * DAY_MS }).map((ms) => BASE_MS + ms),
+  ),
   duration: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 8 * 3_600_000 })),
   description: fc.constantFrom('Support call', 'Code review', 'ünïcödé', null),
   billable: fc.constantFrom(true, false, null),
   effective: fc.constantFrom(true, false, null),
-  price: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 100_000 }).map((cents) => cents / 100)),
+  price: fc.oneof(
+    fc.constant(null),
+    fc.integer({ min: 0, max: 100_000 }).map((cents) => cents / 100),
+  ),
 })
 
 type Write =
@@ -66,7 +72,10 @@ type Write =
   | { kind: 'zone'; zone: string }
 
 const writeArb: fc.Arbitrary<Write> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('create' as const), values: timeValuesArb, extra: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({ kind: fc.constant('create' as const), values: timeValuesArb, extra: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }) }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('change' as const), pick: fc.nat(), values: timeValuesArb }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('trash' as const), pick: fc.nat(), trashed: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
@@ -177,7 +186,8 @@ t.test('a replay of the log answers every read as the state that wrote it', asyn
   let checked = 0
   await fc.assert(
     fc.asyncProperty(entriesArb, fc.option(fc.nat(), { freq: 3 }), async (entries, damagedAt) => {
-      const tenant = `${TENANT}${(tenantNumber += 1)}`
+      tenantNumber += 1
+      const tenant = `${TENANT}${tenantNumber}`
       const written = new TenantState(tenant)
       let now = BASE_MS
       for (const writes of entries) {
