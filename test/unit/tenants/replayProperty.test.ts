@@ -32,6 +32,7 @@ import { LOG_ENTRY_FORMAT } from '../../../src/engine/logEntry.js'
 import { runNow } from '../../../src/engine/steps.js'
 import { TenantState } from '../../../src/engine/tenantState.js'
 import { WriteTx } from '../../../src/engine/writeTx.js'
+import { decodeLogEntry, encodeLogEntry } from '../../../src/persist/codec.js'
 import { EmbeddedStorage } from '../../../src/persist/embeddedStorage.js'
 import { parseSummary, summaryOfRowsSteps } from '../../../src/query/summary.js'
 import { planList } from '../../../src/query/plan.js'
@@ -223,4 +224,39 @@ t.test('a replay of the log answers every read as the state that wrote it', asyn
     { numRuns: RUNS, seed: process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED) },
   )
   t.pass(`${checked} random logs replayed and compared read by read`)
+})
+
+t.test('a long log of new time records: the observers see them in runs during the replay and in steps at its end', async (t) => {
+  const config = loadConfig(testEnv(tempDataDir('replay-long')))
+  const store = EmbeddedStorage.open(config.dataDir, config.lmdbMapSizeBytes)
+  t.teardown(() => store.close())
+  const written = new TenantState(TENANT)
+  const direct = new TenantState(TENANT)
+  // More than the replay lets wait before it shows them (16,384) and than one step shows (65,536).
+  const count = 70_000
+  const appended: Promise<number>[] = []
+  for (let index = 0; index < count; index += 1) {
+    const now = BASE_MS + index
+    const tx = new WriteTx(written, now)
+    const values = {
+      user: USERS[index % USERS.length],
+      project: PROJECTS[index % PROJECTS.length],
+      start: BASE_MS + (index % 40) * DAY_MS,
+      duration: index % 7_200_000,
+      billable: index % 3 === 0,
+      price: index % 1000,
+    }
+    tx.put(TimeRecord.type, buildRecord(TimeRecord, values, now))
+    written.seq += 1
+    const entry = { v: LOG_ENTRY_FORMAT, at: now, ops: [...tx.ops], by: null }
+    appended.push(store.append(TENANT, written.seq, entry))
+    direct.applyEntry(written.seq, decodeLogEntry(encodeLogEntry(entry)))
+  }
+  await Promise.all(appended)
+  const writtenBody = snapshotBodyOf(written)
+  direct.finishLoad()
+  t.equal(difference(direct, written, writtenBody), null, 'entries applied one by one, then finishLoad (two steps of rows)')
+  const { state: replayed } = await recoverTenantInTurns(TENANT, store)
+  t.equal(difference(replayed, written, writtenBody), null, 'a recovery in turns')
+  t.equal(replayed.reports.overall.size, count, 'every record counted once')
 })
