@@ -69,6 +69,11 @@ export function recordFieldNames(decl: ResourceDecl): readonly string[] {
   return Object.keys(recordTemplate(decl).template)
 }
 
+/** What a field of recordFieldNames holds in a new record (its default, or null), as recordFromFields gives it to a field the entry lacks. */
+export function recordFieldDefault(decl: ResourceDecl, name: string): unknown {
+  return recordTemplate(decl).template[name]
+}
+
 /**
  * A record decoded from the log, copied into its declaration's shape. The
  * decoder builds each record key by key, so it arrives as a hash table

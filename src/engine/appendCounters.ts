@@ -15,7 +15,7 @@
 import { RESOURCES } from '../domain/resources/index.js'
 import { assert } from '../assert.js'
 import type { AppendCounter, Rec } from '../domain/schema.js'
-import { untrashedRowsSteps, type StateObserver } from './stateObserver.js'
+import { untrashedRowsIn, untrashedRowsSteps, type StateObserver } from './stateObserver.js'
 import type { Steps } from './steps.js'
 import type { Collection } from './collection.js'
 import { CodeColumn } from './columns.js'
@@ -63,11 +63,9 @@ export class AppendCounters implements StateObserver {
    * (to be shown the records) when a counter of the type has such a condition.
    */
   *takeLoadedSteps(type: string, collection: Collection): Steps<boolean> {
-    const tallies = this.byChildType.get(type) ?? []
-    const columns = tallies.map((tally) => collection.column(tally.counter.via))
-    if (tallies.some((tally, at) => tally.counter.counts !== undefined || tally.counter.visibleOnlyTo !== undefined || !(columns[at] instanceof CodeColumn))) return false
-    for (const [at, tally] of tallies.entries()) {
-      const via = columns[at] as CodeColumn
+    const vias = this.plainVias(type, collection)
+    if (vias === null) return false
+    for (const [tally, via] of vias) {
       const perCode = new Map<number, number>()
       yield* untrashedRowsSteps(collection, (row) => {
         const code = via.code(row)
@@ -76,6 +74,33 @@ export class AppendCounters implements StateObserver {
       for (const [code, count] of perCode) addTo(tally.shared, collection.pool.text(code), count)
     }
     return true
+  }
+
+  /**
+   * Rows inserted by the log's replay: as takeLoadedSteps, each counter without a condition on the child counts them from
+   * the `via` column's codes, one row at a time in order as onChange would; false when a counter of the type has one.
+   */
+  takeRows(type: string, collection: Collection, from: number, to: number): boolean {
+    const vias = this.plainVias(type, collection)
+    if (vias === null) return false
+    for (const [tally, via] of vias) {
+      untrashedRowsIn(collection, from, to, (row) => {
+        const code = via.code(row)
+        if (code !== 0) addTo(tally.shared, collection.pool.text(code), 1)
+      })
+    }
+    return true
+  }
+
+  /** The counters of `type` and their `via` columns, when none of them has a condition on the child (`counts`, `visibleOnlyTo`) and each `via` is a column of codes; null otherwise. */
+  private plainVias(type: string, collection: Collection): [Tally, CodeColumn][] | null {
+    const vias: [Tally, CodeColumn][] = []
+    for (const tally of this.byChildType.get(type) ?? []) {
+      const via = collection.column(tally.counter.via)
+      if (tally.counter.counts !== undefined || tally.counter.visibleOnlyTo !== undefined || !(via instanceof CodeColumn)) return null
+      vias.push([tally, via])
+    }
+    return vias
   }
 
   reset(): void {

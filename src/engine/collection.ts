@@ -162,6 +162,17 @@ export class Collection {
     return true
   }
 
+  /**
+   * loadNew for a record logged as field names and values (ColumnTable.insertNewFields), without making it: its
+   * row; -1, and nothing changed, when the id is there; NOT_AS_FIELDS when the record has to be made (recordFromFields) and loaded by loadNew.
+   */
+  loadNewFields(names: readonly string[], values: readonly unknown[]): number {
+    this.changed()
+    const row = this.table.insertNewFields(names, values)
+    if (row >= 0 && this.loadingFrom < 0) this.loadingFrom = row
+    return row
+  }
+
   /** Indexes the records loaded since the last finishLoad. */
   finishLoad(): void {
     runNow(this.finishLoadSteps())

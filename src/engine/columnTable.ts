@@ -30,7 +30,7 @@
  * a slice per event-loop turn while the tenant goes on.
  */
 import { assert, assertionFailed } from '../assert.js'
-import { recordFieldNames } from '../domain/recordMaking.js'
+import { recordFieldDefault, recordFieldNames } from '../domain/recordMaking.js'
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import { CodeColumn, NumberColumn, type Column } from './columns.js'
 import { FlagColumn } from './flagColumn.js'
@@ -53,6 +53,16 @@ function adoptInto(column: Column, chunks: ColumnChunks): void {
   else (column as ValueColumn).adopt(chunks)
 }
 
+/** insertNewFields: the entry's fields are not the declaration's own (make the record and insertNew it). */
+export const NOT_AS_FIELDS = -2
+
+/**
+ * How a record logged as field names and values (engine/logEntry.ts) is written: per column, the position of its
+ * value among the entry's, or -1 where the entry lacks the field (the declaration's default goes there, as
+ * recordFromFields gives it). Null when the entry names a field the declaration does not have, or one field twice.
+ */
+type FieldsPlan = Int32Array | null
+
 /** The hash seed of every table's row index in this process (idColumn.ts says why it is random). */
 const HASH_SEED = (Math.random() * 2 ** 32) | 0
 
@@ -67,6 +77,12 @@ export class ColumnTable {
   private readonly columnAt = new Map<string, number>()
   private readonly idAt: number
   private readonly extras: ValueColumn
+  /** Per column: what a new record holds there (recordFieldDefault). */
+  private readonly defaults: readonly unknown[]
+  /** The columns of each kind but the id, in the fields' order, and where each is among `columns` (insertNewFields). */
+  private readonly byKind: readonly (readonly [Int32Array, readonly Column[]])[]
+  /** Per list of field names of logged puts (codec.ts hands out one array per list): its FieldsPlan. */
+  private readonly plans = new WeakMap<readonly string[], FieldsPlan>()
   /** Per chunk: 1 for a live row, 0 for a removed one (null: a chunk whose rows are all removed). */
   private readonly alive: (Uint8Array | null)[] = []
   private readonly aliveCopiedAt: number[] = []
@@ -99,6 +115,11 @@ export class ColumnTable {
       return new ValueColumn(this.freeze)
     })
     this.extras = new ValueColumn(this.freeze)
+    this.defaults = this.names.map((name) => recordFieldDefault(decl, name))
+    this.byKind = (['number', 'code', 'flag', 'value'] as const).map((kind) => {
+      const ats = this.kinds.flatMap((held, at) => (held === kind ? [at] : []))
+      return [Int32Array.from(ats), ats.map((at) => this.columns[at] as Column)] as const
+    })
     this.record = makerOf(decl, this.names)(this.columns, this.extras, pool)
   }
 
@@ -136,7 +157,60 @@ export class ColumnTable {
 
   /** Appends a record when its id is new (one probe of the index): its row; -1, and nothing changed, when the id is there. */
   insertNew(rec: Rec): number {
-    if (typeof rec.id !== 'string') assertionFailed(`${this.decl.type}: a record's id must be a string, not ${typeof rec.id}`)
+    const row = this.appendId(rec.id)
+    if (row < 0) return row
+    this.write(row, rec, true)
+    this.assertIndexedLive()
+    return row
+  }
+
+  /**
+   * insertNew for a record logged as its field names and values (codec.ts), written to the columns as
+   * recordFromFields would make it, without making it: its row; -1, and nothing changed, when the id is there;
+   * NOT_AS_FIELDS, and nothing changed, when the entry's fields are not the declaration's own (FieldsPlan).
+   */
+  insertNewFields(names: readonly string[], values: readonly unknown[]): number {
+    const plan = this.planOf(names)
+    if (plan === null) return NOT_AS_FIELDS
+    const idAt = plan[this.idAt] as number
+    const row = this.appendId(idAt < 0 ? this.defaults[this.idAt] : values[idAt])
+    if (row < 0) return row
+    const { defaults } = this
+    // A loop per kind of column: each call site sees one class (a loop over all columns calls five, and V8 looks each call up).
+    // Only code columns take texts from the pool, in the order of the fields, as `write` takes them.
+    for (const [ats, columns] of this.byKind) {
+      for (let index = 0; index < ats.length; index += 1) {
+        const at = ats[index] as number
+        const position = plan[at] as number
+        ;(columns[index] as Column).write(row, position < 0 ? defaults[at] : values[position], true)
+      }
+    }
+    this.extras.write(row, null, true)
+    this.assertIndexedLive()
+    return row
+  }
+
+  private planOf(names: readonly string[]): FieldsPlan {
+    let plan = this.plans.get(names)
+    if (plan === undefined) {
+      const positions = new Int32Array(this.names.length).fill(-1)
+      plan = positions
+      for (const [position, name] of names.entries()) {
+        const at = this.columnAt.get(name)
+        if (at === undefined || positions[at] !== -1) {
+          plan = null
+          break
+        }
+        positions[at] = position
+      }
+      this.plans.set(names, plan)
+    }
+    return plan
+  }
+
+  /** Appends a row for `id` when no row holds it (the id column and index only): the row; -1, and nothing changed, when the id is held. */
+  private appendId(id: unknown): number {
+    if (typeof id !== 'string') assertionFailed(`${this.decl.type}: a record's id must be a string, not ${typeof id}`)
     const row = this.rowCount
     if (row >= 2 ** 31 - 1) assertionFailed(`${this.decl.type}: no row numbers left`)
     const chunk = row >>> CHUNK_BITS
@@ -147,7 +221,7 @@ export class ColumnTable {
     }
     ;(this.alive[chunk] as Uint8Array)[row & CHUNK_MASK] = 1
     this.liveInChunk[chunk] = (this.liveInChunk[chunk] as number) + 1
-    this.ids.write(row, rec.id)
+    this.ids.write(row, id)
     if (!this.index.addNew(row)) {
       ;(this.alive[chunk] as Uint8Array)[row & CHUNK_MASK] = 0
       this.liveInChunk[chunk] = (this.liveInChunk[chunk] as number) - 1
@@ -155,9 +229,11 @@ export class ColumnTable {
     }
     this.rowCount = row + 1
     this.live += 1
-    this.write(row, rec, true)
-    if (this.index.size !== this.live) assertionFailed(`${this.decl.type}: ${this.index.size} ids indexed, ${this.live} live rows`)
     return row
+  }
+
+  private assertIndexedLive(): void {
+    if (this.index.size !== this.live) assertionFailed(`${this.decl.type}: ${this.index.size} ids indexed, ${this.live} live rows`)
   }
 
   /** Writes a new version of the record at `row` (the same id) over it. */
@@ -182,7 +258,7 @@ export class ColumnTable {
     }
     alive[row & CHUNK_MASK] = 0
     this.live -= 1
-    if (this.index.size !== this.live) assertionFailed(`${this.decl.type}: ${this.index.size} ids indexed, ${this.live} live rows`)
+    this.assertIndexedLive()
     const left = (this.liveInChunk[chunk] as number) - 1
     if (left < 0) assertionFailed(`${this.decl.type}: chunk ${chunk} counts fewer than no live rows`)
     this.liveInChunk[chunk] = left
@@ -303,6 +379,11 @@ export class ColumnTable {
   /** Whether no row of the chunk has extras (then none lacks a declared field: `lacks`); false when some may. */
   noExtrasIn(chunk: number): boolean {
     return (this.extras.arrays[chunk] ?? null) === null && this.extras.get(chunk << CHUNK_BITS) === null
+  }
+
+  /** Whether the record at `row` holds more or less than its declaration's fields (rowExtras.ts): made, it is not its columns alone. */
+  hasExtras(row: number): boolean {
+    return this.extras.get(row) !== null
   }
 
   /** Whether the record at `row` lacks the declared field `name` (its extras say so: rowExtras.ts). */

@@ -34,7 +34,8 @@ import { durationOf } from '../domain/pricing.js'
 import type { Caller } from '../domain/caller.js'
 import { projectHiddenFrom } from '../domain/policy.js'
 import { assertionFailed } from '../assert.js'
-import { DayTotals, daysOf, NO_DAY, STORES_DAYS, type FrozenDays, type Totals } from './dayTotals.js'
+import { DayTotals, daysOf, emptyTotals, NO_DAY, STORES_DAYS, type FrozenDays, type Totals } from './dayTotals.js'
+import type { ColumnReader } from './columns.js'
 import { runNow, type Steps } from './steps.js'
 import type { PersonalProjects } from './personalProjects.js'
 import { untrashedRowsSteps, type StateObserver } from './stateObserver.js'
@@ -61,6 +62,81 @@ export function totalsOfRecord(record: Rec): Totals {
 
 export function dayOfRecord(record: Rec, timeZone: string): number {
   return typeof record.start === 'number' ? localDay(record.start, timeZone) : NO_DAY
+}
+
+/** The fields of a time record the totals read (totalsOfRecord, dayOfRecord, the groups), read from a collection's columns: one object, filled again for each row. */
+class TotalsFields {
+  private static readonly NAMES = ['trashItem', 'start', 'stop', 'duration', 'billable', 'effective', 'price', 'project', 'user'] as const
+  private readonly columns: (ColumnReader | undefined)[]
+  private readonly fields: Record<string, unknown> = {}
+
+  constructor(private readonly collection: Collection) {
+    this.columns = TotalsFields.NAMES.map((name) => collection.column(name))
+  }
+
+  /** The record at `row` as the totals read it (valid until the next call); made whole when it has extras. */
+  at(row: number): Rec {
+    if (this.collection.table.hasExtras(row)) return this.collection.table.record(row)
+    const { columns, fields } = this
+    for (let at = 0; at < columns.length; at += 1) fields[TotalsFields.NAMES[at] as string] = columns[at]?.get(row)
+    return fields as Rec
+  }
+}
+
+/** What a run of time records adds to the totals (ReportAggregates.takeRows): per record its day, its totals and its groups, in order. */
+class AddedRows {
+  size = 0
+  private readonly days: Float64Array
+  private readonly sums: Float64Array
+  readonly projects: string[] = []
+  readonly users: string[] = []
+
+  /** For a run of up to `rows` records (made per run: kept, the arrays of the longest run would stay with every tenant that replayed one). */
+  constructor(rows: number) {
+    this.days = new Float64Array(rows)
+    this.sums = new Float64Array(rows * 5)
+  }
+
+  add(day: number, totals: Totals, project: string, user: string): void {
+    const at = this.size
+    const { sums } = this
+    this.days[at] = day
+    sums[at * 5] = totals.count
+    sums[at * 5 + 1] = totals.timeMs
+    sums[at * 5 + 2] = totals.billableTimeMs
+    sums[at * 5 + 3] = totals.effectiveTimeMs
+    sums[at * 5 + 4] = totals.moneyCents
+    this.projects.push(project)
+    this.users.push(user)
+    this.size = at + 1
+  }
+
+  day(at: number): number {
+    return this.days[at] as number
+  }
+
+  /** The totals of record `at`, in `into`. */
+  totals(at: number, into: Totals): Totals {
+    const { sums } = this
+    into.count = sums[at * 5] as number
+    into.timeMs = sums[at * 5 + 1] as number
+    into.billableTimeMs = sums[at * 5 + 2] as number
+    into.effectiveTimeMs = sums[at * 5 + 3] as number
+    into.moneyCents = sums[at * 5 + 4] as number
+    return into
+  }
+}
+
+/** The positions [0, size) grouped by their key, groups in the order of their first position, positions in order. */
+function groupsOf(keys: readonly string[], size: number): Map<string, number[]> {
+  const groups = new Map<string, number[]>()
+  for (let at = 0; at < size; at += 1) {
+    const key = keys[at] as string
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [at])
+    else group.push(at)
+  }
+  return groups
 }
 
 /** The meaning of stored totals: raise it when what a record adds to them changes (see the top). */
@@ -126,6 +202,39 @@ export class ReportAggregates implements StateObserver {
     let untrashed = 0
     yield* untrashedRowsSteps(collection, () => (untrashed += 1))
     this.heldRecords += untrashed
+    return true
+  }
+
+  /**
+   * Time records inserted by the log's replay, at the rows [from, to): added as onChange adds them, from the columns
+   * (a record with extras is made whole), without making the records. Overall in row order; then per project and
+   * per user a group at a time, each group's rows in row order: every day of every group gets the same additions in
+   * the same order as one record at a time, and a group's days (a few pages) stay in the cache while its rows are
+   * added, where a million records' pages, record by record, were a cache miss each (1.5–2 µs a record).
+   */
+  takeRows(type: string, collection: Collection, from: number, to: number): boolean {
+    if (type !== 'TimeRecord' || this.heldRecords !== null) return false
+    if (this.stale) return true
+    const batch = new AddedRows(to - from)
+    const view = new TotalsFields(collection)
+    const totals = emptyTotals()
+    for (let row = from; row < to; row += 1) {
+      if (!collection.table.isLive(row)) continue
+      const record = view.at(row)
+      if (record.trashItem !== null) continue
+      const day = dayOfRecord(record, this.zone)
+      batch.add(day, totalsOfRecord(record), groupKey(record.project), groupKey(record.user))
+    }
+    for (let at = 0; at < batch.size; at += 1) this.overall.add(batch.day(at), batch.totals(at, totals))
+    for (const [byKey, keys] of [
+      [this.byProject, batch.projects],
+      [this.byUser, batch.users],
+    ] as const) {
+      for (const [key, rows] of groupsOf(keys, batch.size)) {
+        const days = daysOf(byKey, key)
+        for (const at of rows) days.add(batch.day(at), batch.totals(at, totals))
+      }
+    }
     return true
   }
 

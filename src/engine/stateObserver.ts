@@ -21,6 +21,13 @@ export interface StateObserver {
    * read at once held the event loop for 75 ms.
    */
   takeLoadedSteps?(type: string, collection: Collection): Steps<boolean>
+  /**
+   * The records of `type` at the live rows [from, to) of the collection were inserted (replaying the log:
+   * TenantState.applyEntry), in row order: true when the observer took them from the columns as onChange would
+   * have seen them one by one, false to be shown each record instead (the default). Either way the collection may
+   * hold rows inserted after them already (the other collections are as they were).
+   */
+  takeRows?(type: string, collection: Collection, from: number, to: number): boolean
   /** Forget everything (the state is being rebuilt). */
   reset(): void
 }
@@ -44,5 +51,15 @@ export function* untrashedRowsSteps(collection: Collection, visit: (row: number)
       for (let offset = 0; offset < end; offset += 1) if (flags[offset] === 1 && (allNull || untrashed(first + offset))) visit(first + offset)
     }
     yield
+  }
+}
+
+/** The rows untrashedRowsSteps visits, of [from, to) alone, in order and at once. */
+export function untrashedRowsIn(collection: Collection, from: number, to: number, visit: (row: number) => void): void {
+  const { table } = collection
+  const trash = collection.column('trashItem')
+  for (let row = from; row < to; row += 1) {
+    if (!table.isLive(row)) continue
+    if (!(trash instanceof CodeColumn) || (trash.code(row) === 0 && trash.misfits?.has(row) !== true && !table.lacks(row, 'trashItem'))) visit(row)
   }
 }

@@ -11,6 +11,7 @@ import type { LiveAggregates, Rec } from '../domain/schema.js'
 import type { TenantView } from '../domain/tx.js'
 import { assertionFailed } from '../assert.js'
 import { AppendCounters } from './appendCounters.js'
+import { NOT_AS_FIELDS } from './columnTable.js'
 import { Collection, INDEX_STEP_RECORDS } from './collection.js'
 import { LiveSums } from './liveSums.js'
 import { PersonalProjects } from './personalProjects.js'
@@ -18,9 +19,16 @@ import { StringPool } from './stringPool.js'
 import { ReportAggregates } from './reportTotals.js'
 import type { LoggedEntry, Op } from './logEntry.js'
 import type { StateObserver } from './stateObserver.js'
-import type { Steps } from './steps.js'
+import { runNow, type Steps } from './steps.js'
 import type { PoolImage, TableImage } from './tableImage.js'
 import { imageRecords } from './imageRecords.js'
+
+/** Rows [from, to) of one collection, inserted in that order. */
+interface InsertedRun {
+  readonly collection: Collection
+  from: number
+  to: number
+}
 
 export class TenantState implements TenantView {
   readonly collections = new Map<string, Collection>()
@@ -43,6 +51,9 @@ export class TenantState implements TenantView {
   /** Live report totals per day, project and user. */
   readonly reports: ReportAggregates = new ReportAggregates(this)
   private readonly observers: StateObserver[] = [this.counters, this.sums, this.personalProjects, this.reports]
+  /** Runs of rows applyEntry inserted that the observers have not seen yet, in order, all of one collection; how many rows they hold. */
+  private readonly unseen: InsertedRun[] = []
+  private unseenCount = 0
   /** What derived fields read: the live counters and sums. */
   readonly aggregates: LiveAggregates = {
     count: (parentType, counterName, parentId, viewerId) => this.counters.count(parentType, counterName, parentId, viewerId),
@@ -108,12 +119,13 @@ export class TenantState implements TenantView {
     yield* this.pool.finishRestoreSteps()
   }
 
-  /** Ends loading a snapshot: indexes what `load` put in (before anything else reads or writes the state). */
+  /** Ends loading a snapshot, or replaying entries: indexes what `load` or applyEntry put in, which the observers see (before anything else reads or writes the state). */
   finishLoad(): void {
-    for (const collection of this.collections.values()) collection.finishLoad()
+    runNow(this.finishReplaySteps())
   }
 
   addObserver(observer: StateObserver): void {
+    this.seeInserted()
     this.observers.push(observer)
     for (const collection of this.collections.values()) {
       for (const rec of collection.values()) observer.onChange(collection.decl.type, undefined, rec)
@@ -142,22 +154,41 @@ export class TenantState implements TenantView {
 
   /**
    * Replays one entry of the log (tenants/recovery.ts): the state moves to `seq`.
-   * Its records are first put in their declaration's shape
-   * (recordFromFields, or for format 1 inRecordShape); their texts go into
-   * the string pool as any record's do.
    *
-   * A record new to its collection goes in as a snapshot's records do
-   * (Collection.loadNew): into the primary index at once, into the
-   * secondary and range indexes in bulk at the collection's next
-   * finishLoad. Any other operation on that collection runs that
-   * finishLoad first, and recovery runs it after the last entry. A log is
-   * mostly new time records, and one PostingIndex.addRows for many of them
-   * costs a fraction of a put each.
+   * A record new to its collection goes in as a snapshot's records do: into the table and the primary index at
+   * once, into the secondary and range indexes in bulk at the collection's next finishLoad (Collection.loadNew).
+   * Logged as field names and values (formats 2 on), it is written to the columns as it lies in the entry, without
+   * making a record (Collection.loadNewFields); otherwise it is first put in its declaration's shape
+   * (recordFromFields, or for format 1 inRecordShape). The observers see the new records later too, in bulk and in
+   * the order they came (`seeInsertedSteps`: an observer that can takes them from the columns, StateObserver.takeRows).
+   * The records waiting are always of one collection (a new record of another shows them first), so that an
+   * observer told of them finds every other collection as it was when they came (ReportAggregates reads how many
+   * time records there are when the account changes). Any other operation first lets the observers see every
+   * record inserted before it, and runs its collection's
+   * finishLoad; recovery sees and indexes the rest after the last entry (finishReplaySteps). A log is mostly new
+   * time records, and one PostingIndex.addRows, or one pass of the report totals over a run of rows, costs a
+   * fraction of a put each.
    */
   applyEntry(seq: number, entry: LoggedEntry): void {
     if (seq !== this.seq + 1) assertionFailed(`tenant ${this.tenant}: entry ${seq} applied after ${this.seq}`)
     for (const op of entry.ops) {
       const collection = this.collection(op.type)
+      if (op.op === 'putFields') {
+        // The rows waiting are one collection's: an observer told of another's sees every other collection as it was then.
+        if (this.unseen[0] !== undefined && this.unseen[0].collection !== collection) this.seeInserted()
+        const row = collection.loadNewFields(op.names, op.values)
+        if (row >= 0) {
+          this.inserted(collection, row)
+          continue
+        }
+        if (row !== NOT_AS_FIELDS) {
+          this.seeInserted()
+          collection.finishLoad()
+          this.put(collection, recordFromFields(collection.decl, op.names, op.values))
+          continue
+        }
+      }
+      this.seeInserted()
       if (op.op !== 'del') {
         const rec = op.op === 'putFields' ? recordFromFields(collection.decl, op.names, op.values) : inRecordShape(collection.decl, op.rec)
         if (collection.loadNew(rec)) this.notify(op.type, undefined, rec)
@@ -173,8 +204,56 @@ export class TenantState implements TenantView {
     this.seq = seq
   }
 
+  /** Rows the log's entries inserted that the observers have not seen yet (applyEntry). */
+  get unseenRows(): number {
+    return this.unseenCount
+  }
+
+  /** A row applyEntry inserted: the observers see it with the others at the next seeInsertedSteps. */
+  private inserted(collection: Collection, row: number): void {
+    this.changes += 1
+    this.unseenCount += 1
+    const last = this.unseen[this.unseen.length - 1]
+    if (last !== undefined && last.collection === collection && last.to === row) last.to = row + 1
+    else this.unseen.push({ collection, from: row, to: row + 1 })
+  }
+
+  /** seeInsertedSteps at once. */
+  private seeInserted(): void {
+    if (this.unseenCount > 0) runNow(this.seeInsertedSteps())
+  }
+
+  /**
+   * The observers see the records applyEntry inserted, in the order they came, as steps of at most
+   * INDEX_STEP_RECORDS rows: each observer that follows their type takes a run of rows from the columns
+   * (StateObserver.takeRows), or is shown each record, made from its row.
+   */
+  *seeInsertedSteps(): Steps<void> {
+    while (this.unseen.length > 0) {
+      const run = this.unseen[0] as InsertedRun
+      const { collection, from } = run
+      const to = Math.min(run.to, from + INDEX_STEP_RECORDS)
+      const type = collection.decl.type
+      for (const observer of this.observers) {
+        if (!observer.follows(type) || observer.takeRows?.(type, collection, from, to) === true) continue
+        for (let row = from; row < to; row += 1) if (collection.table.isLive(row)) observer.onChange(type, undefined, collection.table.record(row))
+      }
+      this.unseenCount -= to - from
+      if (to === run.to) this.unseen.shift()
+      else run.from = to
+      if (this.unseen.length > 0) yield
+    }
+  }
+
+  /** Ends a replay (tenants/recovery.ts): the observers see the records inserted, and every collection indexes them. */
+  *finishReplaySteps(): Steps<void> {
+    yield* this.seeInsertedSteps()
+    for (const collection of this.collections.values()) yield* collection.finishLoadSteps()
+  }
+
   /** Applies one operation and returns the operation that undoes it. */
   applyOp(op: Op): Op {
+    this.seeInserted()
     const collection = this.collection(op.type)
     if (op.op === 'put') return this.put(collection, op.rec)
     const before = collection.remove(op.id)

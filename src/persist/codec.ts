@@ -70,12 +70,17 @@ function fieldListOf(type: string, names: readonly string[]): string {
   return list
 }
 
+/** The list read last and its names: a log of one kind of write reads the same list entry after entry, and comparing it costs less than hashing it again. */
+let lastRead: { list: string; names: readonly string[] } = { list: '', names: [''] }
+
 function namesOf(list: string): readonly string[] {
+  if (list === lastRead.list) return lastRead.names
   let names = readFieldLists.get(list)
   if (names === undefined) {
     names = list.split(',')
     if (readFieldLists.size < FIELD_LISTS_MAX) readFieldLists.set(list, names)
   }
+  if (readFieldLists.get(list) === names) lastRead = { list, names }
   return names
 }
 

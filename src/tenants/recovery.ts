@@ -19,7 +19,9 @@
  * the aggregates take from the columns (StateObserver.takeLoadedSteps), and
  * after each index of the snapshot's records is trimmed
  * (Collection.trimSteps), and likewise for the records the log's entries
- * added, which wait for their indexes too (TenantState.applyEntry). It is
+ * added, which wait for their indexes and for the report totals and
+ * counters too (TenantState.applyEntry, finishReplaySteps; shown to them
+ * during the replay whenever UNSEEN_ROWS_MAX wait). It is
  * run two ways: `recoverTenant` runs it to the end at once (the CLI, tests),
  * and `recoverTenantInTurns` runs it a turn's budget at a time (4 ms of
  * steps, then the event loop goes on), so a server activating or rebuilding
@@ -58,6 +60,12 @@ export class DamagedEntryError extends RecoveryError {
 const SLICE_UNITS = 100
 /** … and between two progress reports. */
 const PROGRESS_UNITS = 10_000
+
+/**
+ * Records the replayed entries inserted that the observers may not have seen (TenantState.applyEntry) before the
+ * replay pauses to show them: the most an operation other than an insert shows them at once, in its slice.
+ */
+const UNSEEN_ROWS_MAX = 16_384
 
 /** The name under which a snapshot keeps the report totals (persist/snapshotFile.ts: derived state). */
 const REPORT_TOTALS = 'reportTotals'
@@ -214,10 +222,13 @@ function* recoverSteps(tenant: string, store: Storage, options: RecoveryOptions)
     }
     replayedEntries += 1
     if (replayedEntries % PROGRESS_UNITS === 0) options.onProgress?.(replayedEntries)
-    if (replayedEntries % SLICE_UNITS === 0) yield
+    if (replayedEntries % SLICE_UNITS === 0) {
+      yield
+      if (state.unseenRows >= UNSEEN_ROWS_MAX) yield* state.seeInsertedSteps()
+    }
   }
-  // The records the entries added wait to be indexed (TenantState.applyEntry).
-  for (const collection of state.collections.values()) yield* collection.finishLoadSteps()
+  // The records the entries added wait for the observers and to be indexed (TenantState.applyEntry).
+  yield* state.finishReplaySteps()
   return {
     state,
     report: { snapshotSeq, snapshotFile, replayedEntries, skippedSnapshots, durationMs: performance.now() - started },
