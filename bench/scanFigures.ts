@@ -84,10 +84,13 @@ async function measure(dist: string, records: number): Promise<RoundFigures> {
       const filterScanMs = timed(REPEATS, () => filterPlan.count(state, caller, all))
       const summaryPlan = summary.parseSummary(TimeRecord, 'user/id;count();sum(duration)')
       const everything = planList(TimeRecord, new Map())
+      // Each build's own summary: over blocks of rows, over rows (the first column store), or over records (before it).
       const summaryUserMs = timed(REPEATS, () =>
-        summary.summaryOfRowsSteps === undefined
-          ? runNow(summary.summarySteps(summaryPlan, (visit: unknown) => everything.eachMatching(state, caller, all, visit), state))
-          : runNow(summary.summaryOfRowsSteps(summaryPlan, (visit: unknown) => everything.eachMatchingRow(state, caller, all, visit), state)),
+        summary.summaryOfBlocksSteps !== undefined
+          ? runNow(summary.summaryOfBlocksSteps(summaryPlan, (visit: unknown) => everything.eachMatchingBlock(state, caller, all, visit), state))
+          : summary.summaryOfRowsSteps !== undefined
+            ? runNow(summary.summaryOfRowsSteps(summaryPlan, (visit: unknown) => everything.eachMatchingRow(state, caller, all, visit), state))
+            : runNow(summary.summarySteps(summaryPlan, (visit: unknown) => everything.eachMatching(state, caller, all, visit), state)),
       )
       const ids: string[] = []
       for (const rec of state.collection('TimeRecord').values()) if (ids.length < GETS * 10) ids.push(rec.id as string)

@@ -118,6 +118,11 @@ export class ColumnTable {
     return this.index.rowOf(id)
   }
 
+  /** The live flags of a chunk's rows (1 live, 0 removed; null: none of its rows is live), for a scan of every row (query/blockScan.ts). Read only. */
+  liveFlags(chunk: number): Uint8Array | null {
+    return this.alive[chunk] ?? null
+  }
+
   isLive(row: number): boolean {
     return this.alive[row >>> CHUNK_BITS]?.[row & CHUNK_MASK] === 1
   }
