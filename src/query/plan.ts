@@ -24,7 +24,9 @@
  * and the full predicate, so an index only ever narrows the work, never
  * changes the answer. Candidates are rows: the predicate reads their
  * columns (rowScan.ts), the sort compares keys read from columns, and
- * records are made of the page alone.
+ * records are made of the page alone. A count or a summary of every row
+ * (no index narrows it) tests them a block at a time in loops over the
+ * columns (blockScan.ts), the same tests in the same order of rows.
  *
  * A caller that needs only part of the matching records (a report needs
  * the records of its periods) may hand `eachMatching` bounds on range-indexed
