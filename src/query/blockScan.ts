@@ -134,7 +134,7 @@ function keepByCode(rows: Int32Array, count: number, chunk: number, memo: CodeMe
   for (let at = 0; at < count; at += 1) {
     const row = rows[at] as number
     let passes: boolean
-    if (misfits !== null && misfits.has(row)) passes = part.test(row, context)
+    if (misfits?.has(row)) passes = part.test(row, context)
     else {
       const code = codes === null ? constant : (codes[row & CHUNK_MASK] as number)
       const known = code < answers.length ? (answers[code] as number) : 0

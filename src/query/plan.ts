@@ -52,7 +52,7 @@ import type { TenantView } from '../domain/tx.js'
 import { compiledFilter } from './compiledFilters.js'
 import type { CompiledFilter } from './filterCompiler.js'
 import { runNow, type Steps } from '../engine/steps.js'
-import { countMatchingSteps, pageSteps, parsePaging, SCAN_STEP_RECORDS, type Paging } from './listQuery.js'
+import { countMatchingSteps, pageSteps, parsePaging, type Paging } from './listQuery.js'
 import { PRIMARY_KEY } from './fieldPath.js'
 import { parseOrderBy, type OrderKey } from './orderBy.js'
 import { RowBinding } from './rowScan.js'
@@ -349,7 +349,13 @@ export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>,
     const binding = RowBinding.of(state.collection(decl.type))
     return countAcceptedSteps(binding.collection, candidates(state, binding, scope, filter, []), scopeOfRows(decl, state, caller, scope, filter, binding))
   }
-  const eachMatchingBlock = (view: TenantView, caller: Caller, scope: ListScope, visit: (rows: Int32Array, count: number, binding: RowBinding) => void, bounds: CandidateBounds = NO_BOUNDS): Steps<void> => {
+  const eachMatchingBlock = (
+    view: TenantView,
+    caller: Caller,
+    scope: ListScope,
+    visit: (rows: Int32Array, count: number, binding: RowBinding) => void,
+    bounds: CandidateBounds = NO_BOUNDS,
+  ): Steps<void> => {
     const state = stateBehind(view)
     const binding = RowBinding.of(state.collection(decl.type))
     const found = candidates(state, binding, scope, filter, [], Number.POSITIVE_INFINITY, bounds)

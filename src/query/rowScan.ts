@@ -37,7 +37,7 @@ const MEMO_ARRAY_MAX = 65_536
 const MEMO_MAP_MAX = 65_536
 /** A memo's answer true, false (CodeMemo.bytes). */
 export const MEMO_TRUE = 1
-export const MEMO_FALSE = 2
+const MEMO_FALSE = 2
 
 /** A value of the row at `row` (the scan's subject). */
 export type RowRead = (row: number, context: DisplayContext) => unknown
@@ -119,7 +119,6 @@ export class CodeMemo {
     return value
   }
 }
-
 
 /** The reader of a column's values, null for none: a function per kind of column, so that each call site sees one. */
 function columnReader(column: Column): RowRead {

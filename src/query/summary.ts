@@ -196,7 +196,7 @@ export function* summaryOfBlocksSteps(
     return group
   }
   const groupBy = plan.groupBy
-  const countRow = (row: number): void => {
+  const countRow = (row: number) => {
     if (groupBy === null) return count(byKey('*'), row)
     const column = groupColumn
     if (column !== null && (column.misfits === null || !column.misfits.has(row))) {
