@@ -88,17 +88,26 @@ export function* eachBlockSteps(collection: Collection, scan: BlockScan, visit: 
 /** The rows `from` … `to` - 1 of a chunk that `scan` accepts, into `rows`; how many. */
 function selectBlock(of: ChunkOfScan, from: number, to: number, scan: BlockScan, trashTest: (row: number) => boolean, rows: Int32Array): number {
   const { alive, base } = of
-  let count = 0
-  for (let offset = from; offset < to; offset += 1) {
-    if (alive[offset] === 1) {
-      rows[count] = base + offset
-      count += 1
-    }
-  }
-  if (of.whole === null) count = keepPassing(rows, count, trashTest)
   const { parts, context, rowTest } = scan
-  for (const part of parts) {
+  const first = parts[0]
+  let count = 0
+  let tested = 0
+  if (of.whole !== null && first !== undefined && first.byCode !== null && first.byCode.column.misfits === null) {
+    // The common case in one loop: the live rows whose code passes the first part.
+    count = selectByCode(alive, base, from, to, of.chunk, first.byCode, first, context, rows)
+    tested = 1
+  } else {
+    for (let offset = from; offset < to; offset += 1) {
+      if (alive[offset] === 1) {
+        rows[count] = base + offset
+        count += 1
+      }
+    }
+    if (of.whole === null) count = keepPassing(rows, count, trashTest)
+  }
+  for (let at = tested; at < parts.length; at += 1) {
     if (count === 0) return 0
+    const part = parts[at] as RowFilterPart
     count = part.byCode === null ? keepPassing(rows, count, (row) => part.test(row, context)) : keepByCode(rows, count, of.chunk, part.byCode, part, context)
   }
   if (rowTest !== null && count > 0) count = keepPassing(rows, count, rowTest)
@@ -120,6 +129,29 @@ function keepPassing(rows: Int32Array, count: number, test: (row: number) => boo
     }
   }
   return kept
+}
+
+/** The live rows `from` … `to` - 1 of a chunk (its flags: `alive`) that pass `part`, answered by code (`memo`: its column has no misfit), into `rows`; how many. */
+function selectByCode(alive: Uint8Array, base: number, from: number, to: number, chunk: number, memo: CodeMemo, part: RowFilterPart, context: DisplayContext, rows: Int32Array): number {
+  memo.check()
+  const codes = memo.column.arrays[chunk] ?? null
+  const constant = memo.column.constants[chunk] ?? 0
+  let answers = memo.bytes
+  let count = 0
+  for (let offset = from; offset < to; offset += 1) {
+    if (alive[offset] !== 1) continue
+    const code = codes === null ? constant : (codes[offset] as number)
+    let known = code < answers.length ? (answers[code] as number) : 0
+    if (known === 0) {
+      known = part.test(base + offset, context) ? MEMO_TRUE : 0
+      answers = memo.bytes
+    }
+    if (known === MEMO_TRUE) {
+      rows[count] = base + offset
+      count += 1
+    }
+  }
+  return count
 }
 
 /** keepPassing for a part answered by code (`memo`), over rows of `chunk`: the code array and the answers read directly. */
