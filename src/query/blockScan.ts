@@ -135,18 +135,30 @@ function keepPassing(rows: Int32Array, count: number, test: (row: number) => boo
 function selectByCode(alive: Uint8Array, base: number, from: number, to: number, chunk: number, memo: CodeMemo, part: RowFilterPart, context: DisplayContext, rows: Int32Array): number {
   memo.check()
   const codes = memo.column.arrays[chunk] ?? null
-  const constant = memo.column.constants[chunk] ?? 0
-  let answers = memo.bytes
   let count = 0
+  if (codes === null) {
+    // One code for the whole chunk: one answer, asked of the part at the first live row.
+    let passes: boolean | null = null
+    for (let offset = from; offset < to; offset += 1) {
+      if (alive[offset] !== 1) continue
+      passes ??= part.test(base + offset, context)
+      if (!passes) return 0
+      rows[count] = base + offset
+      count += 1
+    }
+    return count
+  }
+  const passing = MEMO_TRUE
+  let answers = memo.bytes
   for (let offset = from; offset < to; offset += 1) {
     if (alive[offset] !== 1) continue
-    const code = codes === null ? constant : (codes[offset] as number)
+    const code = codes[offset] as number
     let known = code < answers.length ? (answers[code] as number) : 0
     if (known === 0) {
-      known = part.test(base + offset, context) ? MEMO_TRUE : 0
+      known = part.test(base + offset, context) ? passing : 0
       answers = memo.bytes
     }
-    if (known === MEMO_TRUE) {
+    if (known === passing) {
       rows[count] = base + offset
       count += 1
     }
