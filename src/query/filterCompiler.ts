@@ -93,7 +93,10 @@ export function compileFilter(decl: ResourceDecl, text: string): CompiledFilter 
 function rowFilterOf(evaluates: readonly Evaluate[]): RowFilter {
   const parts = evaluates.map((evaluate): RowFilterPart => {
     const read = evaluate as RowRead
-    return { test: (row, context) => read(row, context) === true, byCode: codeMemoOf(read) }
+    const byCode = codeMemoOf(read)
+    // A part answered by code reads its memo itself (one call less per row than through `read`).
+    if (byCode !== null) return { test: (row, context) => byCode.read(row, context) === true, byCode }
+    return { test: (row, context) => read(row, context) === true, byCode }
   })
   const [first, second] = parts
   if (parts.length === 1 && first !== undefined) return { test: first.test, parts }
