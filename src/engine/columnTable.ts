@@ -139,7 +139,7 @@ export class ColumnTable {
     return this.index.rowOf(id)
   }
 
-  /** The live flags of a chunk's rows (1: live); null when its rows are all removed or it has none. */
+  /** The live flags of a chunk's rows (1 live, 0 removed; null: none of its rows is live), for a scan of every row (query/blockScan.ts, the loads' bulk passes). Read only. */
   liveFlags(chunk: number): Uint8Array | null {
     return this.alive[chunk] ?? null
   }

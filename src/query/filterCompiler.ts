@@ -46,14 +46,14 @@ import { FilterLimitError, FilterSyntaxError, parseFilter } from './filterParser
 import { extractEqualities, extractRanges, topLevelConjuncts } from './filterPinsAndBounds.js'
 import { resolvePath, type ResolvedPath } from './fieldPath.js'
 import type { DateRange } from '../engine/dateBuckets.js'
-import type { RowBinding } from './rowScan.js'
+import { codeMemoOf, type RowBinding, type RowFilter, type RowFilterPart, type RowRead } from './rowScan.js'
 import { depOf, describe, isWild, startOf, typeError, type Evaluate, type FilterType, type Subject, type Typed } from './typedFilterNode.js'
 
 export interface CompiledFilter {
   /** True when the record passes the filter. */
   test(rec: Rec, context: DisplayContext): boolean
   /** `test` over the rows of one collection, reading their columns (rowScan.ts); compiled once per binding and kept. */
-  bindRows(binding: RowBinding): (row: number, context: DisplayContext) => boolean
+  bindRows(binding: RowBinding): RowFilter
   /** Indexable pins from `<indexed path> eq <literal>` (`id` too: the primary map) joined only by top-level `and`. */
   equalities: ReadonlyMap<string, unknown>
   /** Bounds on Date fields from top-level `and` conjuncts `<datefield> gt|ge|lt|le datetime'…'`. */
@@ -69,14 +69,13 @@ export function compileFilter(decl: ResourceDecl, text: string): CompiledFilter 
   const evaluate = compiled.evaluate
   const conjuncts = topLevelConjuncts(root)
   // Compiled once per binding, a collection's (rowScan.ts RowBinding.of): kept with the filter for its later reads.
-  const boundRows = new WeakMap<RowBinding, (row: number, context: DisplayContext) => boolean>()
+  const boundRows = new WeakMap<RowBinding, RowFilter>()
   return {
     test: (rec, context) => evaluate(rec, context) === true,
     bindRows: (binding) => {
       let bound = boundRows.get(binding)
       if (bound === undefined) {
-        const onRows = compileNode(decl, root, rowLeaves(binding)).evaluate
-        bound = (row, context) => onRows(row, context) === true
+        bound = rowFilterOf(conjuncts.map((conjunct) => compileNode(decl, conjunct, rowLeaves(binding)).evaluate))
         boundRows.set(binding, bound)
       }
       return bound
@@ -84,6 +83,25 @@ export function compileFilter(decl: ResourceDecl, text: string): CompiledFilter 
     equalities: extractEqualities(decl, conjuncts),
     ranges: extractRanges(decl, conjuncts),
   }
+}
+
+/**
+ * The filter over rows from its top-level `and` parts, each compiled alone: a row passes the whole when it passes
+ * every part (Kleene's `and` is true only when both sides are), so a block scan (plan.ts) may narrow its rows one
+ * part at a time, a part that depends on one text column by its answers per code.
+ */
+function rowFilterOf(evaluates: readonly Evaluate[]): RowFilter {
+  const parts = evaluates.map((evaluate): RowFilterPart => {
+    const read = evaluate as RowRead
+    const byCode = codeMemoOf(read)
+    // A part answered by code reads its memo itself (one call less per row than through `read`).
+    if (byCode !== null) return { test: (row, context) => byCode.read(row, context) === true, byCode }
+    return { test: (row, context) => read(row, context) === true, byCode }
+  })
+  const [first, second] = parts
+  if (parts.length === 1 && first !== undefined) return { test: first.test, parts }
+  if (parts.length === 2 && first !== undefined && second !== undefined) return { test: (row, context) => first.test(row, context) && second.test(row, context), parts }
+  return { test: (row, context) => parts.every((part) => part.test(row, context)), parts }
 }
 
 // ---------------------------------------------------------------------------

@@ -24,7 +24,9 @@
  * and the full predicate, so an index only ever narrows the work, never
  * changes the answer. Candidates are rows: the predicate reads their
  * columns (rowScan.ts), the sort compares keys read from columns, and
- * records are made of the page alone.
+ * records are made of the page alone. A count or a summary of every row
+ * (no index narrows it) tests them a block at a time in loops over the
+ * columns (blockScan.ts), the same tests in the same order of rows.
  *
  * A caller that needs only part of the matching records (a report needs
  * the records of its periods) may hand `eachMatching` bounds on range-indexed
@@ -50,10 +52,11 @@ import type { TenantView } from '../domain/tx.js'
 import { compiledFilter } from './compiledFilters.js'
 import type { CompiledFilter } from './filterCompiler.js'
 import { runNow, type Steps } from '../engine/steps.js'
-import { countMatchingSteps, pageSteps, parsePaging, SCAN_STEP_RECORDS, type Paging } from './listQuery.js'
+import { countMatchingSteps, pageSteps, parsePaging, type Paging } from './listQuery.js'
 import { PRIMARY_KEY } from './fieldPath.js'
 import { parseOrderBy, type OrderKey } from './orderBy.js'
 import { RowBinding } from './rowScan.js'
+import { BLOCK_ROWS, eachBlockSteps, type BlockScan, type BlockVisit } from './blockScan.js'
 import { CodeColumn } from '../engine/columns.js'
 
 /** Values of a field one of which every record of a scope has: the planner may read only those records (an index, or the primary map for `id`). */
@@ -90,8 +93,11 @@ export interface ListPlan {
    * them.
    */
   eachMatching(state: TenantView, caller: Caller, scope: ListScope, visit: (rec: Rec) => void, bounds?: CandidateBounds): Steps<void>
-  /** eachMatching over rows, read through `binding` (rowScan.ts): a summary reads their columns, not records. */
-  eachMatchingRow(state: TenantView, caller: Caller, scope: ListScope, visit: (row: number, binding: RowBinding) => void, bounds?: CandidateBounds): Steps<void>
+  /**
+   * eachMatching over rows, read through `binding` (rowScan.ts): a summary reads their columns, not records. The
+   * rows come in blocks (`rows[0 … count - 1]`, valid during the call: blockScan.ts), in the candidates' order.
+   */
+  eachMatchingBlock(state: TenantView, caller: Caller, scope: ListScope, visit: (rows: Int32Array, count: number, binding: RowBinding) => void, bounds?: CandidateBounds): Steps<void>
 }
 
 /** Ranges of range-indexed fields (field name → range) that candidates may be limited to. */
@@ -103,6 +109,8 @@ interface Candidates {
   rows: Iterable<number>
   /** The rows come already in $orderby order. */
   sorted: boolean
+  /** The rows are every row of the collection (a block scan reads them: blockScan.ts). */
+  every?: true
 }
 
 /**
@@ -201,7 +209,7 @@ function candidates(
       bestSize = size
     }
   }
-  return best ?? { rows: collection.rows(), sorted: false }
+  return best ?? { rows: collection.rows(), sorted: false, every: true }
 }
 
 /** A child names its parent in `via`: the reference itself, or one of a list of references (a tag's time records). */
@@ -209,37 +217,48 @@ export function isChildOf(via: unknown, parentId: string): boolean {
   return via === parentId || (Array.isArray(via) && via.includes(parentId))
 }
 
+/** Whether a row is in the list: as a test of one row (`accepts`), and as the same test of a block scan (blockScan.ts). */
+interface RowScope {
+  accepts: (row: number) => boolean
+  blocks: BlockScan
+}
+
 /**
  * Whether a row is in the list: first what its columns decide (trashed or not, the parent, the $filter: rowScan.ts),
  * then, for the rows that pass, what a record decides: a view's rule (the record made whole) and the caller's
  * visibility (handed the few fields it reads: policy.ts visibilityFieldsOf).
  */
-function scopePredicate(decl: ResourceDecl, state: TenantState, caller: Caller, scope: ListScope, filter: CompiledFilter | null, binding: RowBinding): (row: number) => boolean {
+function scopeOfRows(decl: ResourceDecl, state: TenantState, caller: Caller, scope: ListScope, filter: CompiledFilter | null, binding: RowBinding): RowScope {
   const trashed = scope.kind === 'trashed'
   const parent = parentLinkOf(scope)
   const collection = binding.collection
   const trash = collection.column('trashItem')
   const isTrashed = trash instanceof CodeColumn ? (row: number) => trash.code(row) !== 0 || trash.misfits?.has(row) === true : (row: number) => (trash?.get(row) ?? null) !== null
   const via = parent === undefined ? undefined : collection.column(parent.via)
-  const test = filter === null ? null : filter.bindRows(binding)
+  const bound = filter === null ? null : filter.bindRows(binding)
+  const test = bound === null ? null : bound.test
+  const parts = bound === null ? [] : bound.parts
+  const ofParent = parent === undefined ? null : (row: number) => isChildOf(via?.get(row) ?? null, parent.parentId)
   if (scope.kind !== 'view' && seesEveryRecord(caller, decl, state.personalProjects.byId)) {
     // The common case (an owner or admin, no personal projects): the columns decide alone.
-    if (parent !== undefined) return (row) => isTrashed(row) === trashed && isChildOf(via?.get(row) ?? null, parent.parentId) && (test === null || test(row, state))
-    if (test === null) return (row) => isTrashed(row) === trashed
-    return (row) => isTrashed(row) === trashed && test(row, state)
+    const blocks = { trashed, parts, context: state, rowTest: ofParent }
+    if (ofParent !== null) return { accepts: (row) => isTrashed(row) === trashed && ofParent(row) && (test === null || test(row, state)), blocks }
+    if (test === null) return { accepts: (row) => isTrashed(row) === trashed, blocks }
+    return { accepts: (row) => isTrashed(row) === trashed && test(row, state), blocks }
   }
   const visible = visibilityFor(caller, decl, state, state.personalProjects.byId)
   const fields = visibilityFieldsOf(decl)
   const visibleRow = fields === null || scope.kind === 'view' ? null : visibilityOfRows(collection, fields, visible)
-  return (row) => {
-    if (isTrashed(row) !== trashed) return false
-    if (parent !== undefined && !isChildOf(via?.get(row) ?? null, parent.parentId)) return false
-    if (test !== null && !test(row, state)) return false
+  /** What the columns do not decide: the parent, then the view's rule and the visibility. */
+  const rest = (row: number): boolean => {
+    if (ofParent !== null && !ofParent(row)) return false
     if (visibleRow !== null) return visibleRow(row)
     const rec = binding.record(row)
     if (scope.kind === 'view' && !scope.accepts(rec, state)) return false
     return visible(rec)
   }
+  const accepts = (row: number): boolean => isTrashed(row) === trashed && (test === null || test(row, state)) && rest(row)
+  return { accepts, blocks: { trashed, parts, context: state, rowTest: rest } }
 }
 
 /**
@@ -271,16 +290,39 @@ function visibilityOfRows(collection: Collection, fields: readonly string[], vis
   }
 }
 
-/** `visit` on each of `rows` that `accepts`, as steps (a module-level generator: see routes/resources.ts on closures). */
-function* eachAcceptedSteps(rows: Iterable<number>, accepts: (row: number) => boolean, visit: (row: number) => void): Steps<void> {
+/**
+ * `visit` on the selection of each block of the candidates that the scope accepts, as steps: every row of the
+ * collection by blockScan.ts, other candidates a block of SCAN_STEP_RECORDS at a time (a module-level generator: see
+ * routes/resources.ts on closures).
+ */
+function* eachAcceptedBlockSteps(collection: Collection, found: Candidates, scope: RowScope, visit: BlockVisit): Steps<void> {
+  if (found.every === true) return yield* eachBlockSteps(collection, scope.blocks, visit)
+  const accepts = scope.accepts
+  const rows = new Int32Array(BLOCK_ROWS)
   let visited = 0
-  for (const row of rows) {
-    if (++visited === SCAN_STEP_RECORDS) {
+  let count = 0
+  for (const row of found.rows) {
+    if (accepts(row)) {
+      rows[count] = row
+      count += 1
+    }
+    if (++visited === BLOCK_ROWS) {
+      if (count > 0) visit(rows, count)
       visited = 0
+      count = 0
       yield
     }
-    if (accepts(row)) visit(row)
   }
+  if (count > 0) visit(rows, count)
+}
+
+function* countAcceptedSteps(collection: Collection, found: Candidates, scope: RowScope): Steps<number> {
+  if (found.every !== true) return yield* countMatchingSteps(found.rows, scope.accepts)
+  let matched = 0
+  yield* eachBlockSteps(collection, scope.blocks, (_rows, count) => {
+    matched += count
+  })
+  return matched
 }
 
 /** The page's records, made from its rows. */
@@ -300,25 +342,40 @@ export function planList(decl: ResourceDecl, query: ReadonlyMap<string, string>,
     const binding = RowBinding.of(state.collection(decl.type))
     const found = candidates(state, binding, scope, filter, order, paging.skip + paging.top)
     const compare = found.sorted || order.length === 0 ? null : binding.comparator(order, state)
-    return recordsOfSteps(binding.collection, pageSteps(found.rows, scopePredicate(decl, state, caller, scope, filter, binding), compare, paging))
+    return recordsOfSteps(binding.collection, pageSteps(found.rows, scopeOfRows(decl, state, caller, scope, filter, binding).accepts, compare, paging))
   }
   const countSteps = (view: TenantView, caller: Caller, scope: ListScope): Steps<number> => {
     const state = stateBehind(view)
     const binding = RowBinding.of(state.collection(decl.type))
-    return countMatchingSteps(candidates(state, binding, scope, filter, []).rows, scopePredicate(decl, state, caller, scope, filter, binding))
+    return countAcceptedSteps(binding.collection, candidates(state, binding, scope, filter, []), scopeOfRows(decl, state, caller, scope, filter, binding))
   }
-  const eachMatchingRow = (view: TenantView, caller: Caller, scope: ListScope, visit: (row: number, binding: RowBinding) => void, bounds: CandidateBounds = NO_BOUNDS): Steps<void> => {
+  const eachMatchingBlock = (
+    view: TenantView,
+    caller: Caller,
+    scope: ListScope,
+    visit: (rows: Int32Array, count: number, binding: RowBinding) => void,
+    bounds: CandidateBounds = NO_BOUNDS,
+  ): Steps<void> => {
     const state = stateBehind(view)
     const binding = RowBinding.of(state.collection(decl.type))
     const found = candidates(state, binding, scope, filter, [], Number.POSITIVE_INFINITY, bounds)
-    return eachAcceptedSteps(found.rows, scopePredicate(decl, state, caller, scope, filter, binding), (row) => visit(row, binding))
+    return eachAcceptedBlockSteps(binding.collection, found, scopeOfRows(decl, state, caller, scope, filter, binding), (rows, count) => visit(rows, count, binding))
   }
   return {
     runSteps,
     run: (state, caller, scope) => runNow(runSteps(state, caller, scope)),
     countSteps,
     count: (state, caller, scope) => runNow(countSteps(state, caller, scope)),
-    eachMatching: (state, caller, scope, visit, bounds = NO_BOUNDS) => eachMatchingRow(state, caller, scope, (row, binding) => visit(binding.record(row)), bounds),
-    eachMatchingRow,
+    eachMatching: (state, caller, scope, visit, bounds = NO_BOUNDS) =>
+      eachMatchingBlock(
+        state,
+        caller,
+        scope,
+        (rows, count, binding) => {
+          for (let at = 0; at < count; at += 1) visit(binding.record(rows[at] as number))
+        },
+        bounds,
+      ),
+    eachMatchingBlock,
   }
 }

@@ -35,11 +35,90 @@ import { compareValues, type OrderKey } from './orderBy.js'
 const MEMO_ARRAY_MAX = 65_536
 /** The most answers a memo keeps in its map (codes of MEMO_ARRAY_MAX on: a pool of unique texts); then it starts over. */
 const MEMO_MAP_MAX = 65_536
+/** A memo's answer true, false (CodeMemo.bytes). */
+export const MEMO_TRUE = 1
+const MEMO_FALSE = 2
 
 /** A value of the row at `row` (the scan's subject). */
 export type RowRead = (row: number, context: DisplayContext) => unknown
 
+/** One top-level `and` part of a compiled `$filter` over rows (filterCompiler.ts bindRows). */
+export interface RowFilterPart {
+  test(row: number, context: DisplayContext): boolean
+  /** The part's answers by the code of the one text or reference column it depends on (the row passes on MEMO_TRUE), when it has them. */
+  byCode: CodeMemo | null
+}
+
+/** A compiled `$filter` over the rows of one collection: `test`, which is every part's. */
+export interface RowFilter {
+  test(row: number, context: DisplayContext): boolean
+  parts: readonly RowFilterPart[]
+}
+
 const bindings = new WeakMap<Collection, RowBinding>()
+/** The memo behind a reader RowBinding.memo made. */
+const memos = new WeakMap<RowRead, CodeMemo>()
+
+/** What a block scan needs of a memoized reader: its answers by code (RowBinding.memo), or null when it has none. */
+export function codeMemoOf(read: RowRead): CodeMemo | null {
+  return memos.get(read) ?? null
+}
+
+/** Answers of a computation over one text or reference column, by pool code (RowBinding.memo; see the top). */
+export class CodeMemo {
+  /** By code below MEMO_ARRAY_MAX: 0 not known yet, MEMO_TRUE, MEMO_FALSE or 3 (null). Replaced when it grows. */
+  bytes = new Int8Array(0)
+  private map: Map<number, number> | null = null
+  private reuses: number
+
+  constructor(
+    readonly column: CodeColumn,
+    /** The computation, at a row. */
+    readonly evaluate: RowRead,
+  ) {
+    this.reuses = column.pool.reuses
+  }
+
+  /** Forgets every answer when the pool has given a freed code to another text since they were found. */
+  check(): void {
+    const reuses = this.column.pool.reuses
+    if (reuses !== this.reuses) {
+      this.bytes.fill(0)
+      this.map = null
+      this.reuses = reuses
+    }
+  }
+
+  /** `evaluate` at `row`, from the answer of its code when known. */
+  read(row: number, context: DisplayContext): unknown {
+    const column = this.column
+    if (column.misfits?.has(row)) return this.evaluate(row, context)
+    this.check()
+    const code = column.code(row)
+    const bytes = this.bytes
+    const known = code < bytes.length ? (bytes[code] as number) : this.map === null ? 0 : (this.map.get(code) ?? 0)
+    if (known !== 0) return known === MEMO_TRUE ? true : known === MEMO_FALSE ? false : null
+    return this.learn(code, this.evaluate(row, context))
+  }
+
+  /** Keeps `value` as the answer of `code` (when a boolean or null); `value`. */
+  private learn(code: number, value: unknown): unknown {
+    const answer = value === true ? MEMO_TRUE : value === false ? MEMO_FALSE : value === null ? 3 : 0
+    if (answer === 0) return value
+    if (code < MEMO_ARRAY_MAX) {
+      if (code >= this.bytes.length) {
+        const grown = new Int8Array(Math.min(MEMO_ARRAY_MAX, Math.max(64, 2 ** Math.ceil(Math.log2(code + 1)))))
+        grown.set(this.bytes)
+        this.bytes = grown
+      }
+      this.bytes[code] = answer
+    } else {
+      if (this.map === null || this.map.size >= MEMO_MAP_MAX) this.map = new Map()
+      this.map.set(code, answer)
+    }
+    return value
+  }
+}
 
 /** The reader of a column's values, null for none: a function per kind of column, so that each call site sees one. */
 function columnReader(column: Column): RowRead {
@@ -94,42 +173,15 @@ export class RowBinding {
   /**
    * `evaluate`, remembered by the pool code of the one text or reference column it depends on (`path`), when its
    * answer is a boolean or null; `evaluate` itself for a path read otherwise. The answers are kept across reads
-   * while the pool reuses no code (see the top).
+   * while the pool reuses no code (see the top). A block scan reads the answers directly (`codeMemoOf`).
    */
   memo(path: ResolvedPath, evaluate: RowRead): RowRead {
     const column = this.columnOf(path)
     if (!(column instanceof CodeColumn)) return evaluate
-    const pool = this.collection.pool
-    // 0: not known yet, 1 true, 2 false, 3 null.
-    let bytes = new Int8Array(0)
-    let map: Map<number, number> | null = null
-    let reuses = pool.reuses
-    return (row, context) => {
-      if (column.misfits?.has(row)) return evaluate(row, context)
-      if (pool.reuses !== reuses) {
-        bytes.fill(0)
-        map = null
-        reuses = pool.reuses
-      }
-      const code = column.code(row)
-      const known = code < bytes.length ? (bytes[code] as number) : map === null ? 0 : (map.get(code) ?? 0)
-      if (known !== 0) return known === 1 ? true : known === 2 ? false : null
-      const value = evaluate(row, context)
-      const answer = value === true ? 1 : value === false ? 2 : value === null ? 3 : 0
-      if (answer === 0) return value
-      if (code < MEMO_ARRAY_MAX) {
-        if (code >= bytes.length) {
-          const grown = new Int8Array(Math.min(MEMO_ARRAY_MAX, Math.max(64, 2 ** Math.ceil(Math.log2(code + 1)))))
-          grown.set(bytes)
-          bytes = grown
-        }
-        bytes[code] = answer
-      } else {
-        if (map === null || map.size >= MEMO_MAP_MAX) map = new Map()
-        map.set(code, answer)
-      }
-      return value
-    }
+    const memo = new CodeMemo(column, evaluate)
+    const read: RowRead = (row, context) => memo.read(row, context)
+    memos.set(read, memo)
+    return read
   }
 
   /** `$orderby` over rows: the keys read by `reader`, ties broken by id (as recordComparator does over records). */

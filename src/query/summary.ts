@@ -18,6 +18,7 @@ import { resolvePath, type ResolvedPath } from './fieldPath.js'
 import { sortInSteps } from './sortInSteps.js'
 import { CodeColumn } from '../engine/columns.js'
 import type { RowBinding, RowRead } from './rowScan.js'
+import { CodeGroups } from './codeGroups.js'
 
 type Aggregate = 'count' | 'sum' | 'avg' | 'min' | 'max'
 
@@ -156,13 +157,20 @@ function* entriesSteps(plan: SummaryPlan, groups: Map<string, Group>): Steps<Sum
 }
 
 /**
- * summarySteps over rows (ListPlan.eachMatchingRow), reading their columns
- * (rowScan.ts) instead of records: grouped by a text or a reference kept as
- * it is (`user/id`), a row's group is found by its pool code, an integer,
- * and the codes are turned into their texts once at the end. The answer is
- * summarySteps' over the same records.
+ * summarySteps over rows (ListPlan.eachMatchingBlock, a block of rows at a
+ * time), reading their columns (rowScan.ts) instead of records. Grouped by
+ * nothing or by a text or reference kept as it is (`user/id`), over number
+ * fields kept as they are, the groups are pool codes counted in typed
+ * arrays (codeGroups.ts). Otherwise row by row: grouped by such a column,
+ * a row's group is still found by its pool code, an integer; the codes are
+ * turned into their texts once at the end. The answer is summarySteps'
+ * over the same records.
  */
-export function* summaryOfRowsSteps(plan: SummaryPlan, rows: (visit: (row: number, binding: RowBinding) => void) => Steps<void>, context: DisplayContext): Steps<SummaryEntry[]> {
+export function* summaryOfBlocksSteps(
+  plan: SummaryPlan,
+  blocks: (visit: (rows: Int32Array, count: number, binding: RowBinding) => void) => Steps<void>,
+  context: DisplayContext,
+): Steps<SummaryEntry[]> {
   const byCode = new Map<number, Group>()
   const byText = new Map<string, Group>()
   const newGroup = (): Group => ({ records: 0, accumulators: plan.functions.map(() => new Accumulator()) })
@@ -170,6 +178,7 @@ export function* summaryOfRowsSteps(plan: SummaryPlan, rows: (visit: (row: numbe
   let readers: (RowRead | null)[] = []
   let groupColumn: CodeColumn | null = null
   let groupRead: RowRead | null = null
+  let codeGroups: CodeGroups | null = null
   const count = (group: Group, row: number): void => {
     group.records += 1
     for (let at = 0; at < readers.length; at += 1) {
@@ -187,16 +196,9 @@ export function* summaryOfRowsSteps(plan: SummaryPlan, rows: (visit: (row: numbe
     return group
   }
   const groupBy = plan.groupBy
-  yield* rows((row, binding) => {
-    if (bound !== binding) {
-      bound = binding
-      readers = plan.functions.map((fn) => (fn.path === null ? null : binding.reader(fn.path)))
-      const column = groupBy === null ? undefined : binding.columnOf(groupBy)
-      groupColumn = column instanceof CodeColumn && groupBy !== null && !groupBy.many ? column : null
-      groupRead = groupBy === null ? null : binding.reader(groupBy)
-    }
+  const countRow = (row: number) => {
     if (groupBy === null) return count(byKey('*'), row)
-    const column = groupColumn as CodeColumn | null
+    const column = groupColumn
     if (column !== null && (column.misfits === null || !column.misfits.has(row))) {
       const code = column.code(row)
       let group = byCode.get(code)
@@ -211,11 +213,28 @@ export function* summaryOfRowsSteps(plan: SummaryPlan, rows: (visit: (row: numbe
     const elements = raw as readonly unknown[]
     if (elements.length === 0) return count(byKey(null), row)
     for (const element of new Set(elements)) count(byKey(element), row)
+  }
+  yield* blocks((rows, rowCount, binding) => {
+    if (bound !== binding) {
+      bound = binding
+      readers = plan.functions.map((fn) => (fn.path === null ? null : binding.reader(fn.path)))
+      const column = groupBy === null ? undefined : binding.columnOf(groupBy)
+      groupColumn = column instanceof CodeColumn && groupBy !== null && !groupBy.many ? column : null
+      groupRead = groupBy === null ? null : binding.reader(groupBy)
+      codeGroups =
+        groupBy !== null && groupColumn === null
+          ? null
+          : CodeGroups.of(
+              groupColumn,
+              plan.functions.map((fn) => (fn.path === null ? null : (binding.columnOf(fn.path) ?? undefined))),
+              rows.length,
+            )
+    }
+    if (codeGroups !== null) codeGroups.add(rows, rowCount)
+    else for (let at = 0; at < rowCount; at += 1) countRow(rows[at] as number)
   })
   const groups = new Map<string, Group>()
-  const codeColumn = groupColumn as CodeColumn | null
-  for (const [code, group] of byCode) groups.set(code === 0 ? 'null' : String(codeColumn?.pool.text(code)), group)
-  for (const [key, group] of byText) {
+  const merge = (key: string, group: Group): void => {
     const held = groups.get(key)
     if (held === undefined) groups.set(key, group)
     else {
@@ -225,5 +244,15 @@ export function* summaryOfRowsSteps(plan: SummaryPlan, rows: (visit: (row: numbe
       })
     }
   }
+  const codeColumn = groupColumn as CodeColumn | null
+  const keyOf = (code: number): string => (groupBy === null ? '*' : code === 0 ? 'null' : String(codeColumn?.pool.text(code)))
+  for (const group of (codeGroups as CodeGroups | null)?.groups() ?? []) {
+    merge(keyOf(group.code), {
+      records: group.records,
+      accumulators: group.figures.map((figures) => Object.assign(new Accumulator(), figures)),
+    })
+  }
+  for (const [code, group] of byCode) merge(keyOf(code), group)
+  for (const [key, group] of byText) merge(key, group)
   return yield* entriesSteps(plan, groups)
 }

@@ -4,7 +4,7 @@
  * (etag.ts: listCondition) and, as a list or summary, also a CSV or XLSX
  * file (export/). They run in slices (TenantAccess.readInSlices).
  */
-import { parseSummary, summaryOfRowsSteps, type SummaryPlan } from '../../query/summary.js'
+import { parseSummary, summaryOfBlocksSteps, type SummaryPlan } from '../../query/summary.js'
 import { planList, type ListPlan, type ListScope } from '../../query/plan.js'
 import type { ResourceDecl } from '../../domain/schema.js'
 import type { Steps } from '../../domain/steps.js'
@@ -76,7 +76,7 @@ function* summaryAnswerSteps(
 ): Steps<ApiResponse> {
   const { etag, notModified } = listCondition(call.request, state.seq, principal.userId)
   if (notModified !== null) return notModified
-  const entries = yield* summaryOfRowsSteps(summaryPlan, (visit) => plan.eachMatchingRow(state, principal, scope, visit), state)
+  const entries = yield* summaryOfBlocksSteps(summaryPlan, (visit) => plan.eachMatchingBlock(state, principal, scope, visit), state)
   if (format !== null) return tagged(summaryExport(format, `${decl.xmlListName}-summary`, state, summaryPlan, entries), etag)
   return tagged(dataResponse(call.request, entries, { root: 'summaries', item: 'summary' }), etag)
 }

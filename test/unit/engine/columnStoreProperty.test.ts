@@ -36,7 +36,7 @@ import { TenantState } from '../../../src/engine/tenantState.js'
 import { WriteTx } from '../../../src/engine/writeTx.js'
 import { decodeLogEntry, encodeLogEntry } from '../../../src/persist/codec.js'
 import { decodeSnapshot, encodeSnapshot } from '../../../src/persist/snapshotFile.js'
-import { parseSummary, runSummary, summaryOfRowsSteps } from '../../../src/query/summary.js'
+import { parseSummary, runSummary, summaryOfBlocksSteps } from '../../../src/query/summary.js'
 import { runNow } from '../../../src/engine/steps.js'
 import { planList } from '../../../src/query/plan.js'
 import { compileFilter } from '../../../src/query/filterCompiler.js'
@@ -274,7 +274,7 @@ function disagreement(state: TenantState, model: Model, shape: (decl: ResourceDe
     }
     for (const summary of SUMMARIES) {
       const plan = planList(TimeRecord, new Map(filter === null ? [] : [['$filter', filter]]))
-      const got = runNow(summaryOfRowsSteps(parseSummary(TimeRecord, summary), (visit) => plan.eachMatchingRow(state, caller, { kind: 'all' }, visit), state))
+      const got = runNow(summaryOfBlocksSteps(parseSummary(TimeRecord, summary), (visit) => plan.eachMatchingBlock(state, caller, { kind: 'all' }, visit), state))
       const wanted = runSummary(parseSummary(TimeRecord, summary), matching, state)
       if (!isDeepStrictEqual(got, wanted)) return `summary ${summary} of ${filter}: ${JSON.stringify(got)} is not ${JSON.stringify(wanted)}`
     }

@@ -34,7 +34,7 @@ import { TenantState } from '../../../src/engine/tenantState.js'
 import { WriteTx } from '../../../src/engine/writeTx.js'
 import { decodeLogEntry, encodeLogEntry } from '../../../src/persist/codec.js'
 import { EmbeddedStorage } from '../../../src/persist/embeddedStorage.js'
-import { parseSummary, summaryOfRowsSteps } from '../../../src/query/summary.js'
+import { parseSummary, summaryOfBlocksSteps } from '../../../src/query/summary.js'
 import { planList } from '../../../src/query/plan.js'
 import { DamagedEntryError, recoverTenant, recoverTenantInTurns, snapshotBodyOf } from '../../../src/tenants/recovery.js'
 import { tempDataDir, testEnv } from '../../helpers/server.js'
@@ -159,7 +159,7 @@ function difference(replayed: TenantState, written: TenantState, writtenBody: un
     }
     const plan = planList(TimeRecord, new Map(filter === null ? [] : [['$filter', filter]]))
     for (const summary of SUMMARIES) {
-      const of = (state: TenantState) => runNow(summaryOfRowsSteps(parseSummary(TimeRecord, summary), (visit) => plan.eachMatchingRow(state, caller, { kind: 'all' }, visit), state))
+      const of = (state: TenantState) => runNow(summaryOfBlocksSteps(parseSummary(TimeRecord, summary), (visit) => plan.eachMatchingBlock(state, caller, { kind: 'all' }, visit), state))
       if (!isDeepStrictEqual(of(replayed), of(written))) return `summary ${summary} of ${filter}`
     }
   }
