@@ -9,7 +9,7 @@
 import t from 'tap'
 import { api, newUser, type Api } from '../helpers/api.js'
 import { inClusterParitySuite } from '../helpers/paritySuite.js'
-import { startInProcess } from '../helpers/server.js'
+import { activeActor, startInProcess } from '../helpers/server.js'
 
 inClusterParitySuite()
 
@@ -225,9 +225,11 @@ t.test('the tenant’s history: owner and admins, $filter on user, resource and 
 })
 
 t.test('a write no signed-in user made says so: user null, known', async (t) => {
-  const actor = server.service.services.registry.get('hist')
   const tag = await owner.create('time/tags', { name: 'system', color: '#000000' })
-  await actor?.write((tx) => {
+  // The node serving the tenant (in a cluster, either node may hold it).
+  const actor = activeActor(server, 'hist')
+  if (actor === undefined) throw new Error("no node serves tenant 'hist'")
+  await actor.write((tx) => {
     const rec = tx.state.get('Tag', tag)
     if (rec !== undefined) tx.put('Tag', { ...rec, color: '#111111', version: rec.version + 1, updatedAt: tx.now })
   })
