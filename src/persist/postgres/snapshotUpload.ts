@@ -56,7 +56,7 @@ function written(copy: Writable, bytes: Uint8Array): Promise<void> {
 function ended(copy: Writable): Promise<void> {
   return new Promise((resolve, reject) => {
     copy.once('error', reject)
-    copy.end(() => resolve())
+    copy.end((error?: Error | null) => (error ? reject(error) : resolve()))
   })
 }
 
