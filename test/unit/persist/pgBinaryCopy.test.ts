@@ -124,10 +124,7 @@ if (installed(t, ['postgresql'])) {
         t.fail(`round ${round}: the connection hung after the COPY`)
         return
       }
-      t.ok(
-        read.rows.length === blobs.length && read.rows.every((bytes, k) => bytes.equals(blobs[k] as Buffer)),
-        `round ${round}: the bytes written`,
-      )
+      t.ok(read.rows.length === blobs.length && read.rows.every((bytes, k) => bytes.equals(blobs[k] as Buffer)), `round ${round}: the bytes written`)
       t.equal(read.n, blobs.length, `round ${round}: the connection answers a query after it`)
     }
   })
@@ -135,10 +132,12 @@ if (installed(t, ['postgresql'])) {
   t.test('a COPY FROM STDIN the server refuses fails with its error', async (t) => {
     const sql = await oneConnection(t)
     await sql`INSERT INTO blobs VALUES (1, '\\x00')`
-    const outcome = await unlessHung(copyIn(sql, [[{ int4: 1 }, { bytes: Buffer.from('again') }]]).then(
-      () => 'stored',
-      (error: unknown) => error,
-    ))
+    const outcome = await unlessHung(
+      copyIn(sql, [[{ int4: 1 }, { bytes: Buffer.from('again') }]]).then(
+        () => 'stored',
+        (error: unknown) => error,
+      ),
+    )
     t.not(outcome, 'hung', 'it ends')
     t.match(outcome, { code: '23505' }, 'with the duplicate key error')
     t.same(await sql`SELECT k FROM blobs`, [{ k: 1 }], 'and the connection goes on')
