@@ -106,6 +106,25 @@ export function encodeSnapshot(tenant: string, seq: number, at: number, body: Sn
   )
 }
 
+/**
+ * Copies a turn's parts into one buffer kept for every turn and answers the view of them, valid until the next copy: a
+ * new buffer per turn (a hundred megabytes for a million records) made V8 collect its whole heap every few turns for
+ * the memory outside it, holding the event loop up to 50 ms at a time.
+ */
+function turnCopier(): (parts: readonly Uint8Array[]) => Buffer {
+  let buffer = Buffer.allocUnsafe(0)
+  return (parts) => {
+    const length = parts.reduce((sum, part) => sum + part.length, 0)
+    if (buffer.length < length) buffer = Buffer.allocUnsafe(length)
+    let filled = 0
+    for (const part of parts) {
+      buffer.set(part, filled)
+      filled += part.length
+    }
+    return buffer.subarray(0, length)
+  }
+}
+
 /** Body bytes copied into the one buffer of encodeSnapshotInSlices per event-loop turn. */
 const JOIN_STEP_BYTES = 8 * 1024 * 1024
 
@@ -158,17 +177,11 @@ export async function* snapshotInParts(
   const hash = crypto.createHash('sha256')
   let bodyBytes = 0
   let recordsDone = 0
-  let turnBuffer = Buffer.allocUnsafe(0)
+  const copyTurn = turnCopier()
   for (const slice of bodyParts(tenant, at, body)) {
     // A copy in this turn: the last chunk of a frozen column may take rows appended after the moment it keeps.
-    const length = slice.parts.reduce((sum, piece) => sum + piece.length, 0)
-    if (turnBuffer.length < length) turnBuffer = Buffer.allocUnsafe(length)
-    let copied = 0
-    for (const piece of slice.parts) {
-      turnBuffer.set(piece, copied)
-      copied += piece.length
-    }
-    const bytes = turnBuffer.subarray(0, length)
+    const bytes = copyTurn(slice.parts)
+    const length = bytes.length
     hash.update(bytes)
     bodyBytes += length
     for (let taken = 0; taken < length; ) {
@@ -234,19 +247,10 @@ export async function writeUnplacedSnapshot(dir: string, tenant: string, at: num
     // A file left by an earlier write under the same name keeps its mode through open: set it.
     await handle.chmod(PRIVATE_FILE_MODE)
     let recordsDone = 0
-    // One buffer for every turn: a new one per turn (a hundred megabytes for a million records) made V8 collect its
-    // whole heap every few turns for the memory outside it, holding the event loop up to 50 ms at a time.
-    let turnBuffer = Buffer.allocUnsafe(0)
+    const copyTurn = turnCopier()
     for (const slice of bodyParts(tenant, at, body)) {
       // One copy of the turn's parts, hashed and written: what is hashed is what the file holds.
-      const length = slice.parts.reduce((sum, part) => sum + part.length, 0)
-      if (turnBuffer.length < length) turnBuffer = Buffer.allocUnsafe(length)
-      let filled = 0
-      for (const part of slice.parts) {
-        turnBuffer.set(part, filled)
-        filled += part.length
-      }
-      const bytes = turnBuffer.subarray(0, length)
+      const bytes = copyTurn(slice.parts)
       hash.update(bytes)
       await writeFully(handle, bytes, bodyOffset + bodyBytes)
       bodyBytes += bytes.length
