@@ -29,10 +29,11 @@
  * records of the small collections a slice per turn.
  *
  * Cluster mode keeps the same bytes in PostgreSQL rather than in a file
- * (persist/postgres/): it encodes them in memory (encodeSnapshotInSlices),
- * reads them back as steps from memory (snapshotBytesSteps), checks them
- * without decoding (snapshotBytesProblem), and prunes by the same rule
- * (snapshotPruning.ts).
+ * (persist/postgres/): it stores them as they are made, in parts
+ * (snapshotInParts: the body hashed as it goes, the header's room filled
+ * last), reads them back as steps from the parts it holds
+ * (postgres/heldSnapshot.ts; snapshotBytesSteps for formats before 6), and
+ * prunes by the same rule (snapshotPruning.ts).
  */
 import crypto from 'node:crypto'
 import fs from 'node:fs'
@@ -105,18 +106,100 @@ export function encodeSnapshot(tenant: string, seq: number, at: number, body: Sn
   )
 }
 
-/** The same bytes as encodeSnapshot, encoded a turn's worth per event-loop turn; `onProgress` hears the records encoded so far. */
+/**
+ * Copies a turn's parts into one buffer kept for every turn and answers the view of them, valid until the next copy: a
+ * new buffer per turn (a hundred megabytes for a million records) made V8 collect its whole heap every few turns for
+ * the memory outside it, holding the event loop up to 50 ms at a time.
+ */
+function turnCopier(): (parts: readonly Uint8Array[]) => Buffer {
+  let buffer = Buffer.allocUnsafe(0)
+  return (parts) => {
+    const length = parts.reduce((sum, part) => sum + part.length, 0)
+    if (buffer.length < length) buffer = Buffer.allocUnsafe(length)
+    let filled = 0
+    for (const part of parts) {
+      buffer.set(part, filled)
+      filled += part.length
+    }
+    return buffer.subarray(0, length)
+  }
+}
+
+/** Body bytes copied into the one buffer of encodeSnapshotInSlices per event-loop turn. */
+const JOIN_STEP_BYTES = 8 * 1024 * 1024
+
+/**
+ * The same bytes as encodeSnapshot, encoded a turn's worth per event-loop turn (snapshotInParts) and put together a few
+ * megabytes per turn; `onProgress` hears the records encoded so far.
+ */
 export async function encodeSnapshotInSlices(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<Buffer> {
-  const parts: Uint8Array[] = []
+  const parts: Buffer[] = []
+  const encoding = snapshotInParts(tenant, at, body, JOIN_STEP_BYTES, onProgress)
+  let next = await encoding.next()
+  for (; next.done !== true; next = await encoding.next()) parts.push(Buffer.from(next.value))
+  const { bodyBytes, sha256 } = next.value
+  const bytes = Buffer.allocUnsafe(parts.reduce((sum, part) => sum + part.length, 0))
+  let filled = 0
+  for (const part of parts) {
+    bytes.set(part, filled)
+    filled += part.length
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  headerPart(headerOf(tenant, seq, at, bodyBytes, sha256)).copy(bytes, 0)
+  return bytes
+}
+
+/** What snapshotInParts answers once every part is out: what the header names of the body. */
+export interface EncodedSnapshot {
+  bodyBytes: number
+  sha256: string
+}
+
+/**
+ * The bytes of encodeSnapshot, made a turn's worth per event-loop turn (each turn's parts copied at once into one
+ * buffer kept for every turn, and hashed: what is hashed is what is handed out) and handed out in parts of
+ * `partBytes` (the last shorter) as they fill. The first part starts with the header's room, zeroed: the header needs
+ * the body's length and hash, answered at the end, and the room is the same at any sequence number (snapshotHeader.ts),
+ * so the writer puts `headerPart(headerOf(…))` there last. A part handed out is a view of a buffer the next one reuses:
+ * the consumer is done with it before it asks for the next. `onProgress` hears the records encoded so far.
+ */
+export async function* snapshotInParts(
+  tenant: string,
+  at: number,
+  body: SnapshotSource,
+  partBytes: number,
+  onProgress?: (recordsDone: number) => void,
+): AsyncGenerator<Uint8Array, EncodedSnapshot, undefined> {
+  const bodyOffset = bodyOffsetOf(tenant, at)
+  assert(partBytes > bodyOffset, 'the first part holds the header')
+  const part = Buffer.alloc(partBytes)
+  let filled = bodyOffset
+  const hash = crypto.createHash('sha256')
+  let bodyBytes = 0
   let recordsDone = 0
+  const copyTurn = turnCopier()
   for (const slice of bodyParts(tenant, at, body)) {
-    // A copy: the last chunk of a frozen column may still take rows appended after the moment it keeps.
-    for (const part of slice.parts) parts.push(Buffer.from(part))
+    // A copy in this turn: the last chunk of a frozen column may take rows appended after the moment it keeps.
+    const bytes = copyTurn(slice.parts)
+    const length = bytes.length
+    hash.update(bytes)
+    bodyBytes += length
+    for (let taken = 0; taken < length; ) {
+      const step = Math.min(length - taken, partBytes - filled)
+      part.set(bytes.subarray(taken, taken + step), filled)
+      filled += step
+      taken += step
+      if (filled === partBytes) {
+        yield part
+        filled = 0
+      }
+    }
     recordsDone += slice.records
     onProgress?.(recordsDone)
     await new Promise((resolve) => setImmediate(resolve))
   }
-  return frame(tenant, seq, at, parts)
+  if (filled > 0) yield part.subarray(0, filled)
+  return { bodyBytes, sha256: hash.digest('hex') }
 }
 
 /**
@@ -164,19 +247,10 @@ export async function writeUnplacedSnapshot(dir: string, tenant: string, at: num
     // A file left by an earlier write under the same name keeps its mode through open: set it.
     await handle.chmod(PRIVATE_FILE_MODE)
     let recordsDone = 0
-    // One buffer for every turn: a new one per turn (a hundred megabytes for a million records) made V8 collect its
-    // whole heap every few turns for the memory outside it, holding the event loop up to 50 ms at a time.
-    let turnBuffer = Buffer.allocUnsafe(0)
+    const copyTurn = turnCopier()
     for (const slice of bodyParts(tenant, at, body)) {
       // One copy of the turn's parts, hashed and written: what is hashed is what the file holds.
-      const length = slice.parts.reduce((sum, part) => sum + part.length, 0)
-      if (turnBuffer.length < length) turnBuffer = Buffer.allocUnsafe(length)
-      let filled = 0
-      for (const part of slice.parts) {
-        turnBuffer.set(part, filled)
-        filled += part.length
-      }
-      const bytes = turnBuffer.subarray(0, length)
+      const bytes = copyTurn(slice.parts)
       hash.update(bytes)
       await writeFully(handle, bytes, bodyOffset + bodyBytes)
       bodyBytes += bytes.length
@@ -267,17 +341,6 @@ export function* snapshotBytesSteps(bytes: Buffer): Steps<{ header: SnapshotHead
   }
   const values = header.format === 2 ? decodeSnapshotValues(bodyBytes) : yield* sliceValues(bodyBytes.length, 0, (offset, length) => bodyBytes.subarray(offset, offset + length))
   return { header, body: checkedBody(yield* bodyOfSlices(values, header.format)) }
-}
-
-/** Why the bytes cannot be the snapshot of `tenant` at `seq` (header, length, SHA-256 of the body), or null when they can. */
-export function snapshotBytesProblem(bytes: Buffer, tenant: string, seq: number): string | null {
-  try {
-    const { header } = checkedBytes(bytes)
-    if (header.tenant !== tenant || header.seq !== seq) return `the header names tenant '${header.tenant}' at seq ${header.seq}, not tenant '${tenant}' at seq ${seq}`
-    return null
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error)
-  }
 }
 
 /** A snapshot file: from format 3 on a piece at a time (see the top), older formats read whole. */

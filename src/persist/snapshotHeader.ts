@@ -101,11 +101,6 @@ export function checkSha256(header: SnapshotHeader, sha256: string): void {
   if (sha256 !== header.sha256) throw new SnapshotInvalidError('checksum mismatch')
 }
 
-/** The header of a snapshot held in memory; the body is not checked. */
-export function snapshotHeaderOf(bytes: Buffer): SnapshotHeader {
-  return decodeHeader(bytes).header
-}
-
 /** Reads exactly `length` bytes at `position` of the file into `into`; a torn file when it ends first. */
 export function readExactly(handle: number, into: Uint8Array, length: number, position: number): void {
   for (let done = 0; done < length; ) {

@@ -24,7 +24,11 @@
  * such a query never settles: a lease claim, or a group commit sent right
  * after one that failed, would wait for good), and a write queued on a
  * connection already closed fails its queries instead of throwing from a
- * timer.
+ * timer. Two more for the binary COPYs of snapshots (binaryCopy.ts): a COPY
+ * TO STDOUT whose last data paused the socket resumes it when it ends
+ * (unpatched, the connection's next answers are never read), and a COPY
+ * FROM STDIN that fails after its end was sent fails its stream (unpatched,
+ * the stream never finishes).
  *
  * A transaction holds its tenants' lease rows FOR SHARE until it ends
  * (fencedTransaction.ts, groupCommit.ts), and a takeover waits for them. A
@@ -92,13 +96,13 @@ export function isLostConnection(error: unknown): boolean {
   return typeof code === 'string' && LOST_CONNECTION_CODES.has(code)
 }
 
-/** `work`, run again when it failed because its connection was found lost (see the top). */
-export async function retryingLostConnection<T>(work: () => Promise<T>): Promise<T> {
+/** `work`, run again when it failed because its connection was found lost (see the top), while `mayRetry()` says it may. */
+export async function retryingLostConnection<T>(work: () => Promise<T>, mayRetry: () => boolean = () => true): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await work()
     } catch (error) {
-      if (attempt >= LOST_CONNECTION_ATTEMPTS || !isLostConnection(error)) throw error
+      if (attempt >= LOST_CONNECTION_ATTEMPTS || !isLostConnection(error) || !mayRetry()) throw error
     }
   }
 }

@@ -29,23 +29,18 @@ import { assert } from '../../assert.js'
 import type { Steps } from '../../engine/steps.js'
 import { type SnapshotBody, type SnapshotHeader, type SnapshotListing, type SnapshotSource, type SnapshotStore, type UnplacedSnapshot, SnapshotInvalidError } from '../ports.js'
 import { SnapshotFaults } from '../snapshotFaults.js'
-import { encodeSnapshotInSlices, snapshotBytesProblem, snapshotBytesSteps } from '../snapshotFile.js'
-import { headerOf, headerPart, snapshotHeaderOf } from '../snapshotHeader.js'
+import { headerOf, headerPart } from '../snapshotHeader.js'
 import { pruneSnapshotSet } from '../snapshotPruning.js'
-import type { Sql, TxSql } from './connection.js'
-import { parseSnapshotName, snapshotBytes, snapshotListing, snapshotName, type PreparedTenant, type StoredSnapshot } from './preparedTenant.js'
+import { retryingLostConnection, type Sql, type TxSql } from './connection.js'
+import { heldSnapshotSteps, readHeldSnapshot } from './heldSnapshot.js'
+import { parseSnapshotName, snapshotListing, snapshotName, type PreparedTenant, type StoredSnapshot } from './preparedTenant.js'
+import { uploadSnapshot, type UploadedSnapshot } from './snapshotUpload.js'
 
-/** The most bytes of one snapshot_parts row. */
-export const PART_BYTES = 1024 * 1024
 /** Past this many remembered checks the memory starts over. */
 const MAX_CHECKED = 10_000
 /** Unplaced snapshots numbered per millisecond: their negative seq is -(ms × this + a counter). */
 const UNPLACED_PER_MS = 1000
 let unplacedWritten = 0
-
-function partCount(bytes: Buffer): number {
-  return Math.max(1, Math.ceil(bytes.length / PART_BYTES))
-}
 
 export interface SnapshotHost {
   readonly sql: Sql
@@ -74,9 +69,9 @@ export class PgSnapshots implements SnapshotStore {
     const prepared = this.host.preparedOf(tenant)
     const problem = prepared.problems.get(seq)
     if (problem !== undefined) throw new SnapshotInvalidError(problem)
-    const bytes = prepared.loaded.get(seq)
-    if (bytes === undefined) throw new Error(`snapshot ${file} was not loaded: prepare loads the newest good one (prepare the tenant again, with uptoSeq for an older one)`)
-    return yield* snapshotBytesSteps(bytes)
+    const held = prepared.loaded.get(seq)
+    if (held === undefined) throw new Error(`snapshot ${file} was not loaded: prepare loads the newest good one (prepare the tenant again, with uptoSeq for an older one)`)
+    return yield* heldSnapshotSteps(held)
   }
 
   readHeader(file: string): SnapshotHeader {
@@ -91,88 +86,73 @@ export class PgSnapshots implements SnapshotStore {
     this.checked.set(file, problem)
   }
 
+  /** Stores the snapshot unplaced as it is made (snapshotUpload.ts) and places it at `seq` (see the top). */
   async write(tenant: string, seq: number, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<{ file: string; bytes: number }> {
-    const bytes = await encodeSnapshotInSlices(tenant, seq, at, body, onProgress)
-    await this.insert(tenant, seq, at, bytes)
-    return this.listed(tenant, seq, at, bytes)
+    const unplaced = await this.writeUnplaced(tenant, at, body, onProgress)
+    return unplaced.place(seq)
   }
 
   /**
-   * Encodes the bytes now (a slice per turn) and stores them as a snapshot at a negative seq, which no listing takes
-   * (see the top); `place` moves its parts to their sequence number in one transaction that writes no part but the
-   * first (its header names the sequence number).
+   * Stores the snapshot as it is made (a slice per turn, a part at a time: snapshotUpload.ts) at a negative seq, which
+   * no listing takes (see the top); `place` moves its parts to their sequence number in one transaction fenced by the
+   * lease, which writes no part but the first (its header names the sequence number).
    */
   async writeUnplaced(tenant: string, at: number, body: SnapshotSource, onProgress?: (recordsDone: number) => void): Promise<UnplacedSnapshot> {
-    const bytes = await encodeSnapshotInSlices(tenant, 0, at, body, onProgress)
-    const { bodyBytes, sha256, format } = snapshotHeaderOf(bytes)
     unplacedWritten = (unplacedWritten + 1) % UNPLACED_PER_MS
     const unplacedSeq = -(Date.now() * UNPLACED_PER_MS + unplacedWritten)
     const key = `${tenant}/${unplacedSeq}`
     this.unplaced.add(key)
+    let uploaded: UploadedSnapshot
     try {
-      await this.insert(tenant, unplacedSeq, at, bytes)
+      uploaded = await uploadSnapshot(this.host.sql, tenant, unplacedSeq, at, body, onProgress)
     } catch (error) {
       this.unplaced.delete(key)
       throw error
     }
-    const parts = partCount(bytes)
+    const { format, bodyBytes, sha256, parts, totalBytes, firstPart } = uploaded
+    /** Removes the unplaced rows; without the lease, as they are no snapshot any listing takes (see the top). */
+    const removeUnplaced = () => retryingLostConnection(() => this.host.sql`DELETE FROM snapshots WHERE tenant = ${tenant} AND seq = ${String(unplacedSeq)}`)
     let settled = false
     return {
       place: async (seq) => {
         assert(!settled, 'an unplaced snapshot is placed or discarded once')
         settled = true
         // The header's room does not depend on the sequence number (snapshotHeader.ts): the body stays where it is.
-        headerPart(headerOf(tenant, seq, at, bodyBytes, sha256)).copy(bytes, 0)
+        headerPart(headerOf(tenant, seq, at, bodyBytes, sha256)).copy(firstPart, 0)
         try {
           await this.host.fenced(tenant, async (tx) => {
             await tx`DELETE FROM snapshots WHERE tenant = ${tenant} AND seq = ${String(seq)}`
             await tx`INSERT INTO snapshots (tenant, seq, at, format, body_bytes, sha256, parts, total_bytes)
-               VALUES (${tenant}, ${String(seq)}, ${String(at)}, ${format}, ${String(bodyBytes)}, ${sha256}, ${parts}, ${String(bytes.length)})`
+               VALUES (${tenant}, ${String(seq)}, ${String(at)}, ${format}, ${String(bodyBytes)}, ${sha256}, ${parts}, ${String(totalBytes)})`
             const moved = await tx`UPDATE snapshot_parts SET seq = ${String(seq)} WHERE tenant = ${tenant} AND seq = ${String(unplacedSeq)}`
             if (moved.count !== parts) throw new Error(`snapshot of tenant '${tenant}' to place at seq ${seq}: ${moved.count} of its ${parts} parts are stored`)
-            await tx`UPDATE snapshot_parts SET bytes = ${bytes.subarray(0, PART_BYTES)} WHERE tenant = ${tenant} AND seq = ${String(seq)} AND part = 0`
+            await tx`UPDATE snapshot_parts SET bytes = ${firstPart} WHERE tenant = ${tenant} AND seq = ${String(seq)} AND part = 0`
             await tx`DELETE FROM snapshots WHERE tenant = ${tenant} AND seq = ${String(unplacedSeq)}`
           })
+        } catch (error) {
+          await removeUnplaced().catch(() => undefined)
+          throw error
         } finally {
           this.unplaced.delete(key)
         }
-        return this.listed(tenant, seq, at, bytes)
+        return this.listed(tenant, { seq, at, format, bodyBytes, sha256, totalBytes })
       },
       discard: async () => {
         if (settled) return
         settled = true
         this.unplaced.delete(key)
-        await this.host.fenced(tenant, (tx) => tx`DELETE FROM snapshots WHERE tenant = ${tenant} AND seq = ${String(unplacedSeq)}`)
+        await removeUnplaced()
       },
     }
   }
 
-  /** Stores `bytes` as the snapshot at `seq` (replacing one there), in one transaction fenced by the lease. */
-  private async insert(tenant: string, seq: number, at: number, bytes: Buffer): Promise<void> {
-    const header = snapshotHeaderOf(bytes)
-    const parts = partCount(bytes)
-    await this.host.fenced(tenant, async (tx) => {
-      await tx`DELETE FROM snapshots WHERE tenant = ${tenant} AND seq = ${String(seq)}`
-      const statements: Promise<unknown>[] = [
-        tx`INSERT INTO snapshots (tenant, seq, at, format, body_bytes, sha256, parts, total_bytes)
-           VALUES (${tenant}, ${String(seq)}, ${String(at)}, ${header.format}, ${String(header.bodyBytes)}, ${header.sha256}, ${parts}, ${String(bytes.length)})`,
-      ]
-      for (let part = 0; part < parts; part += 1) {
-        statements.push(tx`INSERT INTO snapshot_parts (tenant, seq, part, bytes) VALUES (${tenant}, ${String(seq)}, ${part}, ${bytes.subarray(part * PART_BYTES, (part + 1) * PART_BYTES)})`)
-      }
-      await Promise.all(statements)
-    })
-  }
-
   /** The snapshot stored at `seq`, now listed (checked: its writer made it) in the prepared listing. */
-  private listed(tenant: string, seq: number, at: number, bytes: Buffer): { file: string; bytes: number } {
-    const header = snapshotHeaderOf(bytes)
-    const stored: StoredSnapshot = { seq, at, format: header.format, bodyBytes: header.bodyBytes, sha256: header.sha256, totalBytes: bytes.length }
-    const file = snapshotName(tenant, seq)
+  private listed(tenant: string, stored: StoredSnapshot): { file: string; bytes: number } {
+    const file = snapshotName(tenant, stored.seq)
     this.noteChecked(file, null)
     const prepared = this.host.preparedIfAny(tenant)
-    if (prepared !== undefined) prepared.snapshots = [stored, ...prepared.snapshots.filter((listed) => listed.seq !== seq)].sort((a, b) => b.seq - a.seq)
-    return { file, bytes: bytes.length }
+    if (prepared !== undefined) prepared.snapshots = [stored, ...prepared.snapshots.filter((listed) => listed.seq !== stored.seq)].sort((a, b) => b.seq - a.seq)
+    return { file, bytes: stored.totalBytes }
   }
 
   async prune(tenant: string, kept: number, windowStartMs: number, startsLogLine: (seq: number) => boolean): Promise<number> {
@@ -216,7 +196,7 @@ export class PgSnapshots implements SnapshotStore {
     const file = snapshotName(tenant, seq)
     const known = this.checked.get(file)
     if (known !== undefined) return known
-    const problem = snapshotBytesProblem(await snapshotBytes(this.host.sql, tenant, seq), tenant, seq)
+    const { problem } = await readHeldSnapshot(this.host.sql, tenant, seq)
     this.noteChecked(file, problem)
     return problem
   }

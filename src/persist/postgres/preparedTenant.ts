@@ -8,11 +8,13 @@
  *              pruning and truncation for as long as the tenant is held
  *   snapshots  its snapshot listing, newest first (without the corrupt ones
  *              set aside); kept current by writes and pruning
- *   loaded     the bytes of the newest snapshot whose checks pass (at or
- *              before `uptoSeq`), with the problem of each newer one that
- *              failed them; with `everySnapshot` the bytes of every one that
- *              passes (an operator's restore to an earlier point picks its
- *              base among them); dropped by forget()
+ *   loaded     the newest snapshot whose checks pass (at or before
+ *              `uptoSeq`), its parts as they were read (heldSnapshot.ts:
+ *              a binary COPY, checked as they arrive, never joined), with
+ *              the problem of each newer one that failed them; with
+ *              `everySnapshot` every one that passes (an operator's restore
+ *              to an earlier point picks its base among them); dropped by
+ *              forget()
  *   entries    the log entries after that snapshot (all of them with
  *              `wholeLog`), raw, decoded when read; appends that commit
  *              meanwhile join them; dropped by forget()
@@ -22,8 +24,8 @@
  * snapshots' parts newest first until one checks, then the entries.
  */
 import type { SnapshotFaults } from '../snapshotFaults.js'
-import { snapshotBytesProblem } from '../snapshotFile.js'
 import type { Sql } from './connection.js'
+import { readHeldSnapshot, type HeldSnapshot } from './heldSnapshot.js'
 import { LogRuns } from './logRuns.js'
 
 export interface StoredSnapshot {
@@ -46,8 +48,8 @@ export interface PreparedTenant {
   readonly runs: LogRuns
   /** Newest first. */
   snapshots: StoredSnapshot[]
-  /** The snapshot bytes loaded, by sequence number. */
-  readonly loaded: Map<number, Buffer>
+  /** The snapshots loaded, by sequence number. */
+  readonly loaded: Map<number, HeldSnapshot>
   /** Why a snapshot newer than the one loaded failed its checks. */
   readonly problems: Map<number, string>
   entries: HeldEntries | null
@@ -80,12 +82,6 @@ export async function snapshotListing(sql: Sql, tenant: string): Promise<StoredS
     FROM snapshots WHERE tenant = ${tenant} AND seq > 0 AND corrupt IS NULL ORDER BY seq DESC`
 }
 
-/** A snapshot's bytes, its parts put together in order. */
-export async function snapshotBytes(sql: Sql, tenant: string, seq: number): Promise<Buffer> {
-  const parts = await sql<{ bytes: Buffer }[]>`SELECT bytes FROM snapshot_parts WHERE tenant = ${tenant} AND seq = ${String(seq)} ORDER BY part`
-  return Buffer.concat(parts.map((part) => part.bytes))
-}
-
 export async function loadPreparedTenant(
   sql: Sql,
   tenant: string,
@@ -104,12 +100,11 @@ export async function loadPreparedTenant(
   let base = 0
   for (const snapshot of snapshots) {
     if (options.uptoSeq !== undefined && snapshot.seq > options.uptoSeq) continue
-    const bytes = await snapshotBytes(sql, tenant, snapshot.seq)
-    const problem = snapshotBytesProblem(bytes, tenant, snapshot.seq)
+    const { held, problem } = await readHeldSnapshot(sql, tenant, snapshot.seq)
     const name = snapshotName(tenant, snapshot.seq)
     noteChecked(name, problem)
     if (problem === null) {
-      prepared.loaded.set(snapshot.seq, bytes)
+      prepared.loaded.set(snapshot.seq, held)
       base = Math.max(base, snapshot.seq)
       if (options.everySnapshot === true) continue
       break

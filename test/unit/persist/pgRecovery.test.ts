@@ -16,7 +16,7 @@ import postgres from 'postgres'
 import { TenantState } from '../../../src/engine/tenantState.js'
 import { EmbeddedStorage } from '../../../src/persist/embeddedStorage.js'
 import type { PgStorage } from '../../../src/persist/postgres/index.js'
-import { PART_BYTES } from '../../../src/persist/postgres/pgSnapshots.js'
+import { PART_BYTES } from '../../../src/persist/postgres/snapshotUpload.js'
 import { recoverTenant, snapshotBodyOf } from '../../../src/tenants/recovery.js'
 import { holdTenant, openNode, timeRecordEntry } from '../../helpers/pgStorage.js'
 import { startPostgres, type PostgresServer } from '../../helpers/postgresServer.js'
@@ -141,6 +141,38 @@ if (installed(t, ['postgresql'])) {
     await node.snapshots.prune('acme', 3, 0, () => true)
     t.equal(await unplacedRows(), 0, "pruning removes another writer's unplaced snapshot")
     await sql.end()
+  })
+
+  t.test('a snapshot is stored as it is made without the lease row; only its placement waits for it', async (t) => {
+    const { node, url } = await filled(t)
+    const body = snapshotBodyOf(stateAfter(8))
+    body.collections.TimeRecord = Array.from({ length: 3000 }, (_, at) => ({ ...(body.collections.TimeRecord?.[0] as object), id: `big${at}`, description: crypto.randomBytes(300).toString('hex') }))
+    const sql = postgres(url, { max: 2 })
+    t.teardown(() => sql.end({ timeout: 1 }))
+    // The lease row locked as a takeover locks it, until released.
+    let release: () => void = () => undefined
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let locked: () => void = () => undefined
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve))
+    const locking = sql.begin(async (tx) => {
+      await tx`SELECT 1 FROM leases WHERE tenant = 'acme' FOR UPDATE`
+      locked()
+      await released
+    })
+    t.teardown(() => release())
+    await lockTaken
+    const writing = node.snapshots.write('acme', 8, AT, body)
+    const unplacedParts = async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM snapshot_parts WHERE tenant = 'acme' AND seq < 0`)[0]?.n ?? 0
+    const deadline = Date.now() + 30_000
+    while ((await unplacedParts()) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    t.ok((await unplacedParts()) >= 2, 'its parts are stored, unplaced, while the lease row is locked')
+    t.same(await sql`SELECT seq FROM snapshots WHERE tenant = 'acme' AND seq = 8`, [], 'not yet at its seq')
+    release()
+    await locking
+    const { bytes } = await writing
+    t.ok(bytes > PART_BYTES, `${bytes} bytes, over one part`)
+    t.equal((await partsOf(url, 8)).length, bytes, 'placed once the lease row is free')
+    t.equal(await unplacedParts(), 0, 'nothing left unplaced')
   })
 
   t.test('a damaged snapshot is skipped for the one before it, counted, and set aside by pruning', async (t) => {
