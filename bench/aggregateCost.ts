@@ -20,7 +20,8 @@
  */
 import type { Rec } from '../src/domain/schema.js'
 import { TenantState } from '../src/engine/tenantState.js'
-import { listSnapshots, readSnapshotFile } from '../src/persist/snapshotFile.js'
+import { listSnapshots } from '../src/persist/snapshotFile.js'
+import { readSnapshotFile } from '../src/persist/snapshotReading.js'
 import { isMainModule, scriptArgs } from './cliOptions.js'
 import { fixtureDataDir, readFixtureInfo } from './fixture.js'
 

@@ -17,7 +17,7 @@
  * micro-benchmark; a `$filter=project/id eq '…'` compares with every
  * record it visits).
  *
- * The pool lives while one snapshot file is read (snapshotFile.ts) and is
+ * The pool lives while one snapshot file is read (snapshotReading.ts) and is
  * dropped after it; it keeps at most MAX_TEXTS texts of at most
  * MAX_TEXT_CHARS characters, so unique texts cost one bounded table, not
  * one entry per record.

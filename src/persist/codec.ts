@@ -30,7 +30,7 @@
  * tenant's file (267 MB for a million time records) stayed in memory for
  * as long as nothing else was decoded: a fifth of the resident memory of
  * the loaded tenant. So whatever decodes a whole file (an older snapshot,
- * an export file) or the slices of one (snapshotFile.ts) decodes one byte
+ * an export file) or the slices of one (snapshotReading.ts) decodes one byte
  * afterwards (`releasingSource`, `releaseDecodedSource`), which lets the
  * source go. Binary values of a snapshot are copies for the same reason
  * (a view would hold the file).

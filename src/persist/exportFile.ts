@@ -19,7 +19,8 @@
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import { decodePlain, encodePlain } from './codec.js'
-import { decodeSnapshot, type SnapshotBody, type SnapshotHeader } from './snapshotFile.js'
+import type { SnapshotBody, SnapshotHeader } from './snapshotFile.js'
+import { decodeSnapshot } from './snapshotReading.js'
 import { snapshotTenantOf } from './snapshotHeader.js'
 
 const MAGIC = Buffer.from('TLEXPORT', 'ascii')

@@ -28,7 +28,8 @@ import { checkReachable, entriesToReplay, readHistory, seqAtTime } from '../pers
 import { RestorePointError, type Storage } from '../persist/ports.js'
 import { loadSnapshotBodyInTurns, recoverTenantInTurns, type Recovered } from './recovery.js'
 import { exportedTenantOf } from '../persist/exportFile.js'
-import { readSnapshotFile, type SnapshotBody } from '../persist/snapshotFile.js'
+import type { SnapshotBody } from '../persist/snapshotFile.js'
+import { readSnapshotFile } from '../persist/snapshotReading.js'
 
 /** `as`: the tenant restored, named again to allow a snapshot taken of another tenant (see the top). */
 export type RestoreSource = { file: string; as?: string } | { toSeq: number } | { toTimeMs: number }

@@ -17,7 +17,7 @@
 import crypto from 'node:crypto'
 import type { Steps } from '../../engine/steps.js'
 import { type SnapshotBody, type SnapshotHeader, SnapshotInvalidError } from '../ports.js'
-import { snapshotBytesSteps } from '../snapshotFile.js'
+import { snapshotBytesSteps } from '../snapshotReading.js'
 import { format6BodySteps, type BodyReader } from '../snapshotFormat6.js'
 import { checkBodyBytes, checkSha256, decodeHeader } from '../snapshotHeader.js'
 import { CopyOutRows, sqlLiteral } from './binaryCopy.js'

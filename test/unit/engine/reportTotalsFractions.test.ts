@@ -16,7 +16,8 @@ import { TimeRecord } from '../../../src/domain/resources/timeRecord.js'
 import { buildRecord } from '../../../src/domain/recordMaking.js'
 import { TenantState } from '../../../src/engine/tenantState.js'
 import { WriteTx } from '../../../src/engine/writeTx.js'
-import { decodeSnapshot, encodeSnapshot } from '../../../src/persist/snapshotFile.js'
+import { encodeSnapshot } from '../../../src/persist/snapshotFile.js'
+import { decodeSnapshot } from '../../../src/persist/snapshotReading.js'
 import { loadSnapshotBody, snapshotBodyOf, snapshotSourceOf } from '../../../src/tenants/recovery.js'
 
 const NOW_MS = 1_700_000_000_000

@@ -10,7 +10,8 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import t from 'tap'
 import { decodePlain, encodePlain } from '../../../src/persist/codec.js'
-import { decodeSnapshot, encodeSnapshot, type SnapshotBody } from '../../../src/persist/snapshotFile.js'
+import { encodeSnapshot, type SnapshotBody } from '../../../src/persist/snapshotFile.js'
+import { decodeSnapshot } from '../../../src/persist/snapshotReading.js'
 
 setFlagsFromString('--expose-gc')
 const collectGarbage = runInNewContext('gc') as () => void

@@ -15,7 +15,8 @@ import { resourceByType } from '../../../src/domain/resources/index.js'
 import type { Rec } from '../../../src/domain/schema.js'
 import { TenantState } from '../../../src/engine/tenantState.js'
 import { loadSnapshotBody, snapshotBodyOf } from '../../../src/tenants/recovery.js'
-import { decodeSnapshot, encodeSnapshot, type SnapshotBody } from '../../../src/persist/snapshotFile.js'
+import { encodeSnapshot, type SnapshotBody } from '../../../src/persist/snapshotFile.js'
+import { decodeSnapshot } from '../../../src/persist/snapshotReading.js'
 import { Random } from '../../helpers/fuzz.js'
 
 const DAY_MS = 86_400_000
