@@ -24,14 +24,17 @@
 import type { Rec, ResourceDecl } from '../domain/schema.js'
 import { assertionFailed } from '../assert.js'
 import { CodeColumn, NumberColumn, type Column } from './columns.js'
-import { ColumnTable, type FrozenTable, type LiveRows } from './columnTable.js'
+import { ColumnTable } from './columnTable.js'
+import type { FrozenTable } from './frozenTable.js'
+import type { LiveRows } from './liveRows.js'
 import type { RecordMaker } from './recordMaker.js'
+import { eachLiveRange, indexRowsSteps, keyOf } from './bulkIndexing.js'
 import { DateBuckets } from './dateBuckets.js'
 import { KeptRecords } from './keptRecords.js'
 import { OrderedRows, type RowOrder } from './orderedRows.js'
 import { PostingIndex, type RowKeySet } from './postingIndex.js'
 import { RowSet } from './rowSet.js'
-import { CHUNK_BITS, CHUNK_MASK } from './rowChunks.js'
+import { CHUNK_BITS } from './rowChunks.js'
 import { runNow, type Steps } from './steps.js'
 import { StringPool } from './stringPool.js'
 import type { TableImage } from './tableImage.js'
@@ -43,14 +46,6 @@ interface Indexed {
   readonly name: string
   readonly column: CodeColumn
   readonly index: PostingIndex<RowKeySet>
-}
-
-/** The key of `row` in an index of `column`: its pool code, or (code 0) its misfit value; null when the row has no value. */
-function keyOf(column: CodeColumn, row: number): { code: number; misfit: unknown } | null {
-  const code = column.code(row)
-  if (code !== 0) return { code, misfit: null }
-  const misfit = column.misfits?.get(row)
-  return misfit === undefined || misfit === null ? null : { code: 0, misfit }
 }
 
 export class Collection {
@@ -187,11 +182,11 @@ export class Collection {
     const from = this.loadingFrom
     if (from < 0) return
     const to = this.table.rowCount
-    for (const indexed of this.indexes.values()) yield* this.indexRowsSteps(indexed, from, to)
+    for (const { column, index } of this.indexes.values()) yield* indexRowsSteps(this.table, column, index, from, to, this.indexStepRecords)
     if (this.rangeIndexes.size > 0) {
       const rows = new Int32Array(to - from)
       let listed = 0
-      yield* this.eachRange(from, to, (chunk, flags, start, end) => {
+      yield* eachLiveRange(this.table, from, to, this.indexStepRecords, (chunk, flags, start, end) => {
         const first = chunk << CHUNK_BITS
         for (let offset = start; offset < end; offset += 1) {
           if (flags[offset] !== 1) continue
@@ -202,73 +197,6 @@ export class Collection {
       for (const buckets of this.rangeIndexes.values()) yield* buckets.addAllSteps(rows.subarray(0, listed), this.indexStepRecords)
     }
     this.loadingFrom = -1
-  }
-
-  /**
-   * Adds the live rows in [from, to) to one secondary index, as a counting sort: the rows of each code are counted,
-   * then written, in order, into one array where each code's rows follow the previous code's, and each key takes its
-   * part of it (PostingIndex.addRows: a view, no copy; a million time records' five indexes took 400 ms of
-   * `add`s a row at a time). Both passes read the codes a chunk's array at a time (eachRange).
-   */
-  private *indexRowsSteps({ column, index }: Indexed, from: number, to: number): Steps<void> {
-    const counts = new Int32Array(this.pool.texts.length + 1)
-    yield* this.eachRange(from, to, (chunk, flags, start, end) => {
-      const codes = column.arrays[chunk]
-      const constant = column.constants[chunk] ?? 0
-      for (let offset = start; offset < end; offset += 1) {
-        if (flags[offset] !== 1) continue
-        const code = codes === null || codes === undefined ? constant : (codes[offset] as number)
-        counts[code] = (counts[code] as number) + 1
-      }
-    })
-    // Where each code's rows start in `sorted` (code 0, null or a misfit, has none there).
-    const starts = new Int32Array(counts.length + 1)
-    for (let code = 1; code < counts.length; code += 1) starts[code + 1] = (starts[code] as number) + (counts[code] as number)
-    const sorted = new Int32Array(starts[counts.length] as number)
-    const next = starts.slice(0, counts.length)
-    yield* this.eachRange(from, to, (chunk, flags, start, end) => {
-      const codes = column.arrays[chunk]
-      const constant = column.constants[chunk] ?? 0
-      const first = chunk << CHUNK_BITS
-      for (let offset = start; offset < end; offset += 1) {
-        if (flags[offset] !== 1) continue
-        const code = codes === null || codes === undefined ? constant : (codes[offset] as number)
-        if (code !== 0) {
-          const at = next[code] as number
-          sorted[at] = first + offset
-          next[code] = at + 1
-        } else {
-          const key = keyOf(column, first + offset)
-          if (key !== null) index.add(key.code, key.misfit, first + offset)
-        }
-      }
-    })
-    // A key that holds rows already (a replay's rows after a load) copies them to make room: a pause every step's worth.
-    let taken = 0
-    for (let code = 1; code < counts.length; code += 1) {
-      if (counts[code] === 0) continue
-      taken += index.addRows(code, sorted.subarray(starts[code] as number, starts[code + 1] as number))
-      if (taken >= this.indexStepRecords) {
-        taken = 0
-        yield
-      }
-    }
-  }
-
-  /**
-   * `visit` for each piece of [from, to) within one chunk of rows and at most indexStepRecords long: the chunk, its
-   * rows' live flags, and the offsets [start, end) in it; a pause after each. Chunks whose rows are all removed are
-   * passed over.
-   */
-  private *eachRange(from: number, to: number, visit: (chunk: number, flags: Uint8Array, start: number, end: number) => void): Steps<void> {
-    for (let start = from; start < to; ) {
-      const chunk = start >>> CHUNK_BITS
-      const end = Math.min(to, (chunk + 1) << CHUNK_BITS, start + this.indexStepRecords)
-      const flags = this.table.liveFlags(chunk)
-      if (flags !== null) visit(chunk, flags, start & CHUNK_MASK, end - (chunk << CHUNK_BITS))
-      start = end
-      yield
-    }
   }
 
   /**

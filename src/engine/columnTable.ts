@@ -43,6 +43,9 @@ import type { Steps } from './steps.js'
 import type { StringPool } from './stringPool.js'
 import { checkChunks, type ColumnChunks, type TableImage } from './tableImage.js'
 import { ValueColumn } from './valueColumn.js'
+import { FieldsPlans, NOT_AS_FIELDS } from './fieldsPlans.js'
+import { FrozenTable } from './frozenTable.js'
+import { LiveRows } from './liveRows.js'
 
 /** A column takes its chunks from a snapshot (tableImage.ts); the kinds were checked (fitsImage). */
 function adoptInto(column: Column, chunks: ColumnChunks): void {
@@ -52,16 +55,6 @@ function adoptInto(column: Column, chunks: ColumnChunks): void {
   else if (chunks.kind === 'flag') (column as FlagColumn).adopt(chunks)
   else (column as ValueColumn).adopt(chunks)
 }
-
-/** insertNewFields: the entry's fields are not the declaration's own (make the record and insertNew it). */
-export const NOT_AS_FIELDS = -2
-
-/**
- * How a record logged as field names and values (engine/logEntry.ts) is written: per column, the position of its
- * value among the entry's, or -1 where the entry lacks the field (the declaration's default goes there, as
- * recordFromFields gives it). Null when the entry names a field the declaration does not have, or one field twice.
- */
-type FieldsPlan = Int32Array | null
 
 /** The hash seed of every table's row index in this process (idColumn.ts says why it is random). */
 const HASH_SEED = (Math.random() * 2 ** 32) | 0
@@ -81,8 +74,8 @@ export class ColumnTable {
   private readonly defaults: readonly unknown[]
   /** The columns of each kind but the id, in the fields' order, and where each is among `columns` (insertNewFields). */
   private readonly byKind: readonly (readonly [Int32Array, readonly Column[]])[]
-  /** Per list of field names of logged puts (codec.ts hands out one array per list): its FieldsPlan. */
-  private readonly plans = new WeakMap<readonly string[], FieldsPlan>()
+  /** How a logged put's fields go into the columns (fieldsPlans.ts). */
+  private readonly plans: FieldsPlans
   /** Per chunk: 1 for a live row, 0 for a removed one (null: a chunk whose rows are all removed). */
   private readonly alive: (Uint8Array | null)[] = []
   private readonly aliveCopiedAt: number[] = []
@@ -115,6 +108,7 @@ export class ColumnTable {
       return new ValueColumn(this.freeze)
     })
     this.extras = new ValueColumn(this.freeze)
+    this.plans = new FieldsPlans(this.columnAt)
     this.defaults = this.names.map((name) => recordFieldDefault(decl, name))
     this.byKind = (['number', 'code', 'flag', 'value'] as const).map((kind) => {
       const ats = this.kinds.flatMap((held, at) => (held === kind ? [at] : []))
@@ -170,7 +164,7 @@ export class ColumnTable {
    * NOT_AS_FIELDS, and nothing changed, when the entry's fields are not the declaration's own (FieldsPlan).
    */
   insertNewFields(names: readonly string[], values: readonly unknown[]): number {
-    const plan = this.planOf(names)
+    const plan = this.plans.of(names)
     if (plan === null) return NOT_AS_FIELDS
     const idAt = plan[this.idAt] as number
     const row = this.appendId(idAt < 0 ? this.defaults[this.idAt] : values[idAt])
@@ -188,24 +182,6 @@ export class ColumnTable {
     this.extras.write(row, null, true)
     this.assertIndexedLive()
     return row
-  }
-
-  private planOf(names: readonly string[]): FieldsPlan {
-    let plan = this.plans.get(names)
-    if (plan === undefined) {
-      const positions = new Int32Array(this.names.length).fill(-1)
-      plan = positions
-      for (const [position, name] of names.entries()) {
-        const at = this.columnAt.get(name)
-        if (at === undefined || positions[at] !== -1) {
-          plan = null
-          break
-        }
-        positions[at] = position
-      }
-      this.plans.set(names, plan)
-    }
-    return plan
   }
 
   /** Appends a row for `id` when no row holds it (the id column and index only): the row; -1, and nothing changed, when the id is held. */
@@ -403,90 +379,5 @@ export class ColumnTable {
     for (const [at, column] of this.columns.entries()) if (at !== this.idAt) bytes += column.arrayBytes()
     for (const alive of this.alive) bytes += alive?.byteLength ?? 0
     return bytes
-  }
-}
-
-/** The rows of a table as they were at one moment (ColumnTable.frozen); `release` once read. */
-export class FrozenTable {
-  private released = false
-
-  constructor(
-    readonly rowCount: number,
-    /** Live rows. */
-    readonly size: number,
-    private readonly alive: readonly (Uint8Array | null)[],
-    /** The record at a row, as it was. */
-    readonly record: (row: number) => Rec,
-    /** The columns as a snapshot stores them (tableImage.ts), as they were. */
-    readonly image: () => TableImage,
-    private readonly onRelease: () => void,
-  ) {}
-
-  rows(from = 0): LiveRows {
-    return new LiveRows(this.alive, this.rowCount, from)
-  }
-
-  /** The live rows' records, `records` at a time, made as each slice is asked for. */
-  *slices(records: number): IterableIterator<Rec[]> {
-    let slice: Rec[] = []
-    for (const row of this.rows()) {
-      slice.push(this.record(row))
-      if (slice.length === records) {
-        yield slice
-        slice = []
-      }
-    }
-    if (slice.length > 0) yield slice
-  }
-
-  release(): void {
-    if (this.released) return
-    this.released = true
-    this.onRelease()
-  }
-}
-
-/** The live rows from `from` on, in order: an iterator object reusing its result (see rowSet.ts RowWalk). */
-export class LiveRows implements IterableIterator<number> {
-  private row: number
-  private readonly result = { done: false, value: 0 }
-
-  constructor(
-    private readonly alive: readonly (Uint8Array | null)[],
-    private readonly end: number,
-    from: number,
-  ) {
-    this.row = from
-  }
-
-  [Symbol.iterator](): IterableIterator<number> {
-    return this
-  }
-
-  /** The next live row, or -1 after the last. */
-  nextRow(): number {
-    const { alive, end } = this
-    let row = this.row
-    while (row < end) {
-      const flags = alive[row >>> CHUNK_BITS]
-      if (flags === null || flags === undefined) {
-        row = ((row >>> CHUNK_BITS) + 1) << CHUNK_BITS
-        continue
-      }
-      if (flags[row & CHUNK_MASK] === 1) {
-        this.row = row + 1
-        return row
-      }
-      row += 1
-    }
-    this.row = end
-    return -1
-  }
-
-  next(): IteratorResult<number> {
-    const row = this.nextRow()
-    if (row < 0) return { done: true, value: undefined }
-    this.result.value = row
-    return this.result
   }
 }

@@ -122,13 +122,13 @@ export interface SnapshotBody {
   columns?: { pool: PoolImage; tables: TableImage[] }
 }
 
-/** A collection's records as a snapshot writer reads them: a slice at a time, made as it is asked for (engine/columnTable.ts FrozenTable). */
+/** A collection's records as a snapshot writer reads them: a slice at a time, made as it is asked for (engine/frozenTable.ts). */
 export interface RecordSlices {
   readonly size: number
   slices(records: number): Iterable<readonly unknown[]>
 }
 
-/** A collection frozen at one moment that a writer may also store as its columns (engine/columnTable.ts FrozenTable). */
+/** A collection frozen at one moment that a writer may also store as its columns (engine/frozenTable.ts). */
 export interface ColumnSlices extends RecordSlices {
   image(): TableImage
 }

@@ -31,7 +31,7 @@ import { findResourceByType } from '../domain/resources/index.js'
 import type { Rec } from '../domain/schema.js'
 import { runInTurns, runNow, type Steps } from '../engine/steps.js'
 import { TenantState } from '../engine/tenantState.js'
-import type { FrozenTable } from '../engine/columnTable.js'
+import type { FrozenTable } from '../engine/frozenTable.js'
 import { SnapshotInvalidError, type SnapshotBody, type SnapshotSource, type Storage } from '../persist/ports.js'
 
 export interface RecoveryReport {
