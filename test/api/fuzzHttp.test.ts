@@ -446,10 +446,14 @@ t.test('bodies, paths and headers: no 5xx, error bodies as designed, refusals ch
     const seqBefore = actor.state.seq
     const results = await Promise.all(rawBatch.map((item) => rawExchange(item.bytes, 250)))
     let writes = 0
+    let unansweredHere = 0
     for (const [index, answers] of results.entries()) {
       const item = rawBatch[index] as { label: string }
       rawSent += 1
-      if (answers.length === 0) rawUnanswered += 1
+      if (answers.length === 0) {
+        rawUnanswered += 1
+        unansweredHere += 1
+      }
       for (const answer of answers) {
         if (answer.status >= 500) fiveHundreds += 1
         if (!expectWithSeed(t, answer.status > 0 && answer.status < 500, seed, `raw request answered ${answer.status} ${answer.body.slice(0, 200)}`, item.label)) failures += 1
@@ -469,9 +473,10 @@ t.test('bodies, paths and headers: no 5xx, error bodies as designed, refusals ch
     if (
       !expectWithSeed(
         t,
-        actor.state.seq - seqBefore === writes,
+        // A request given no answer within its wait (a body it never finished, or a loaded machine) may still have been written.
+        actor.state.seq - seqBefore >= writes && actor.state.seq - seqBefore <= writes + unansweredHere,
         seed,
-        `raw requests logged ${actor.state.seq - seqBefore} entries for ${writes} accepted writes`,
+        `raw requests logged ${actor.state.seq - seqBefore} entries for ${writes} accepted writes (${unansweredHere} requests unanswered)`,
         rawBatch.map((item) => item.label),
       )
     )
