@@ -1,7 +1,7 @@
 /*
  * The embedded SnapshotStore (ports.ts): one folder per tenant under
  * DATA_DIR/snapshots, one file per snapshot, named by its sequence number
- * (the file format and its atomic writing: snapshotFile.ts; its checks:
+ * (the file format and its atomic writing: snapshotFile.ts, its reading: snapshotReading.ts; its checks:
  * snapshotChecks.ts; the pruning rule: snapshotPruning.ts). A snapshot is named by its file's path. Corrupt files
  * met on the way are told to the store's SnapshotFaults.
  */

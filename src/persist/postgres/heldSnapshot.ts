@@ -5,9 +5,9 @@
  * They are read by a binary COPY (binaryCopy.ts: the bytes as they are,
  * where a query would carry them as hex text) and checked as they arrive:
  * the header from the first part, the body's length and SHA-256 over each
- * part in turn, then the tenant and sequence number the header names, the
- * checks and the words of snapshotBytesProblem (snapshotFile.ts). What was
- * checked is what is held, so it is not hashed again when read.
+ * part in turn, then the tenant and sequence number the header names, with
+ * the checks and the words a file's reader uses (snapshotHeader.ts). What
+ * was checked is what is held, so it is not hashed again when read.
  *
  * Read back (heldSnapshotSteps), a format 6 body is read through a reader
  * that walks the parts (snapshotFormat6.ts format6BodySteps: each column
